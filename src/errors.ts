@@ -1,0 +1,100 @@
+/**
+ * The one error class the module raises on purpose, and its stable codes.
+ *
+ * @module
+ */
+
+/**
+ * Every stable code a {@linkcode SystemPromptError} can carry. Match on the
+ * code, never on the message: messages may be reworded, codes may not.
+ *
+ * @example Branch on a code
+ * ```ts
+ * import { renderPrompt, SystemPromptError } from "@rxprompt/system-prompt";
+ *
+ * try {
+ *   renderPrompt({
+ *     sections: [{ name: "a", order: 0, text: "{{missing}}" }],
+ *     tools: [],
+ *     variables: {},
+ *   });
+ * } catch (error) {
+ *   if (error instanceof SystemPromptError && error.code === "UNKNOWN_VARIABLE") {
+ *     console.log("a section references an unregistered variable");
+ *   }
+ * }
+ * ```
+ */
+export type SystemPromptErrorCode =
+  | "DUPLICATE_SECTION"
+  | "DUPLICATE_VARIABLE"
+  | "INVALID_VARIABLE_NAME"
+  | "INVALID_SECTION"
+  | "INVALID_PROVIDER"
+  | "INVALID_CONFIG"
+  | "INVALID_TOOL_ORDER"
+  | "UNKNOWN_TOOL_IN_ORDER"
+  | "RESERVED_TOOL_NAME"
+  | "INVALID_TOOL_SCHEMA"
+  | "UNKNOWN_VARIABLE"
+  | "VARIABLE_WITHOUT_VALUE"
+  | "INVALID_VARIABLE_VALUE"
+  | "MALFORMED_REFERENCE"
+  | "PROVIDER_FAILED"
+  | "DISPOSED"
+  | "INVALID_SCOPE_KEY";
+
+/** Options of the {@linkcode SystemPromptError} constructor. */
+export interface SystemPromptErrorOptions {
+  /** The underlying error, for example what a provider threw. */
+  cause?: unknown;
+}
+
+/**
+ * An error the module raises on purpose. `code` is stable; `message` says
+ * what is wrong, where (section, variable, tool or scope) and what would be
+ * valid; `cause` carries the original error when one exists.
+ *
+ * @example
+ * ```ts
+ * import { SystemPromptError } from "@rxprompt/system-prompt";
+ *
+ * const error = new SystemPromptError("DISPOSED", "the registry is disposed");
+ * console.log(error.code); // "DISPOSED"
+ * console.log(error.name); // "SystemPromptError"
+ * ```
+ */
+export class SystemPromptError extends Error {
+  /** The stable, machine-readable reason. */
+  readonly code: SystemPromptErrorCode;
+
+  /**
+   * Creates an error with a stable code.
+   *
+   * @param code the stable reason
+   * @param message what is wrong, where, and what would be valid
+   * @param options the original error as `cause`, when there is one
+   */
+  constructor(
+    code: SystemPromptErrorCode,
+    message: string,
+    options?: SystemPromptErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "SystemPromptError";
+    this.code = code;
+  }
+}
+
+/** Quotes a user-supplied name for an error message, unambiguously. */
+export function quote(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "symbol") return value.toString();
+  if (typeof value === "function") {
+    return `function ${value.name || "(anonymous)"}`;
+  }
+  if (typeof value === "object" && value !== null) {
+    return Array.isArray(value) ? "an array" : "an object";
+  }
+  return String(value);
+}

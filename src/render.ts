@@ -1,0 +1,172 @@
+/**
+ * `renderPrompt`: the strict, single-pass `{{name}}` interpolator.
+ *
+ * Pure: no state, no RxJS. Runs in time linear in the total text length on
+ * every input, including adversarial ones such as megabytes of `{{`.
+ *
+ * @module
+ */
+
+import { quote, SystemPromptError } from "./errors.ts";
+import type { AssembledSection, PromptAssembly } from "./types.ts";
+
+/** What a variable name must look like, everywhere in the module. */
+export const VARIABLE_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]*$/;
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const EXCERPT_LENGTH = 40;
+
+/**
+ * Renders an assembly into the exact system prompt text.
+ *
+ * Each section is interpolated in the given order; sections that render to
+ * `""` are dropped and the rest are joined with one blank line (`"\n\n"`).
+ * A reference is `{{name}}` with `name` matching `^[a-z][a-z0-9_]*$` and an
+ * own key of `assembly.variables` holding a string. Substituted values are
+ * never scanned again. Anything else fails loud with a
+ * {@linkcode SystemPromptError} naming the section:
+ *
+ * - `MALFORMED_REFERENCE`: `{{ model }}`, `{{}}`, `{{{model}}}`, or a `{{`
+ *   that does not start a complete group while a `}}` follows it (a `{{` with
+ *   no `}}` anywhere after it, and a lone `}}`, are ordinary text);
+ * - `UNKNOWN_VARIABLE`: the name is not a registered variable;
+ * - `VARIABLE_WITHOUT_VALUE`: the variable's value is `undefined`;
+ * - `INVALID_VARIABLE_VALUE` / `INVALID_SECTION`: a value or a section text
+ *   that is not a string.
+ *
+ * @param assembly the sections (in render order) and variables to render
+ * @returns the prompt text
+ *
+ * @example
+ * ```ts
+ * import { renderPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = renderPrompt({
+ *   sections: [
+ *     { name: "identity", order: -100, text: "You are a coding agent." },
+ *     { name: "persona", order: 0, text: "" },
+ *     { name: "facts", order: 10, text: "Model: {{model}}. Literal: {{ is fine." },
+ *   ],
+ *   tools: [],
+ *   variables: { model: "example-model" },
+ * });
+ * console.log(prompt);
+ * // You are a coding agent.
+ * //
+ * // Model: example-model. Literal: {{ is fine.
+ * ```
+ */
+export function renderPrompt(assembly: PromptAssembly): string {
+  const { sections, variables } = assembly;
+  let prompt = "";
+  for (let index = 0; index < sections.length; index++) {
+    const text = interpolate(sections[index], variables);
+    if (text === "") continue;
+    prompt = prompt === "" ? text : prompt + "\n\n" + text;
+  }
+  return prompt;
+}
+
+function interpolate(
+  section: AssembledSection,
+  variables: PromptAssembly["variables"],
+): string {
+  const text = section.text;
+  if (typeof text !== "string") {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `Section ${quote(section.name)} has text of type ${typeof text}; ` +
+        `an assembled section's text must be a string.`,
+    );
+  }
+  let open = text.indexOf("{{");
+  if (open === -1) return text;
+  // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
+  // a per-`{{` search would make megabytes of `{{` quadratic.
+  const lastClose = text.lastIndexOf("}}");
+  const length = text.length;
+  let rendered = "";
+  let copied = 0;
+  while (open !== -1) {
+    let end = open + 2;
+    let code = text.charCodeAt(end);
+    while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
+      code = text.charCodeAt(++end);
+    }
+    if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+      if (lastClose >= open + 2) throw unclosed(section, text, open);
+      // No `}}` after this `{{`, so none after any later `{{` either: the
+      // rest is ordinary text.
+      break;
+    }
+    const name = text.slice(open + 2, end);
+    rendered += text.slice(copied, open) + resolve(section, name, variables);
+    copied = end + 2;
+    open = text.indexOf("{{", copied);
+  }
+  return copied === 0 ? text : rendered + text.slice(copied);
+}
+
+function resolve(
+  section: AssembledSection,
+  name: string,
+  variables: PromptAssembly["variables"],
+): string {
+  if (!VARIABLE_NAME_PATTERN.test(name)) {
+    throw new SystemPromptError(
+      "MALFORMED_REFERENCE",
+      `Section ${quote(section.name)} has a malformed reference ` +
+        `${quote(`{{${name}}}`)}: a reference is {{name}} where name matches ` +
+        `${VARIABLE_NAME_PATTERN.source} (no spaces, lower case), ` +
+        `for example {{model}}.`,
+    );
+  }
+  if (!Object.hasOwn(variables, name)) {
+    throw new SystemPromptError(
+      "UNKNOWN_VARIABLE",
+      `Section ${quote(section.name)} references unknown variable ` +
+        `${quote(`{{${name}}}`)}; ${describeVariables(variables)}.`,
+    );
+  }
+  const value = variables[name];
+  if (typeof value === "string") return value;
+  if (value === undefined) {
+    throw new SystemPromptError(
+      "VARIABLE_WITHOUT_VALUE",
+      `Section ${quote(section.name)} references variable ` +
+        `${quote(`{{${name}}}`)}, which has no value for this assembly ` +
+        `(its provider returned undefined); provide a string, or drop the ` +
+        `reference for this context.`,
+    );
+  }
+  throw new SystemPromptError(
+    "INVALID_VARIABLE_VALUE",
+    `Section ${quote(section.name)} references variable ` +
+      `${quote(`{{${name}}}`)}, whose value is of type ${typeof value}; ` +
+      `a variable's value must be a string or undefined.`,
+  );
+}
+
+function describeVariables(variables: PromptAssembly["variables"]): string {
+  const names = Object.keys(variables).sort();
+  return names.length === 0
+    ? "no variables are registered"
+    : `registered variables: ${names.join(", ")}`;
+}
+
+function unclosed(
+  section: AssembledSection,
+  text: string,
+  open: number,
+): SystemPromptError {
+  const excerpt = text.slice(open, open + EXCERPT_LENGTH);
+  const ellipsis = open + EXCERPT_LENGTH < text.length ? "…" : "";
+  return new SystemPromptError(
+    "MALFORMED_REFERENCE",
+    `Section ${quote(section.name)} has a malformed reference at offset ` +
+      `${open} (${quote(excerpt + ellipsis)}): a "{{" followed later by ` +
+      `"}}" must start a complete {{name}} group with no "{" or "}" inside; ` +
+      `a literal "{{" is only allowed where no "}}" follows it.`,
+  );
+}
