@@ -1,0 +1,751 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type AssembleContext,
+  type PromptAssembly,
+  type PromptChange,
+  type Registrar,
+  SystemPrompt,
+  SystemPromptError,
+} from "../mod.ts";
+import { scopeLayerCount } from "../src/system_prompt.ts";
+
+function code(expected: string) {
+  return (error: unknown): true => {
+    assert.ok(
+      error instanceof SystemPromptError,
+      `expected a SystemPromptError ${expected}, got ${String(error)}`,
+    );
+    assert.equal(error.code, expected, error.message);
+    return true;
+  };
+}
+
+const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+function sectionNames(assembly: PromptAssembly): string[] {
+  return assembly.sections.map((section) => section.name);
+}
+
+/** Logs `+name` / `-name` for every section (un)registration. */
+function logSections(prompt: SystemPrompt, log: string[]): void {
+  prompt.change$.subscribe((change: PromptChange) => {
+    if (change.kind !== "section") return;
+    log.push(`${change.type === "register" ? "+" : "-"}${change.name}`);
+  });
+}
+
+function section(name: string, order = 1) {
+  return { name, order, text: name };
+}
+
+async function registered(
+  prompt: SystemPrompt,
+  name: string,
+  context: AssembleContext = {},
+): Promise<boolean> {
+  return sectionNames(await prompt.assemble(context)).includes(name);
+}
+
+describe("registrar.dispose()", () => {
+  it("tears down LIFO, awaiting each async teardown before the next", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    registrar.section(section("first"));
+    for (const name of ["a", "b", "c"]) {
+      registrar.effect(function* () {
+        yield async () => {
+          log.push(`${name}:start`);
+          await macrotask();
+          await macrotask();
+          log.push(`${name}:end`);
+        };
+      });
+    }
+    registrar.section(section("last"));
+    log.length = 0;
+    await registrar.dispose();
+    assert.deepEqual(log, [
+      "-last",
+      "c:start",
+      "c:end",
+      "b:start",
+      "b:end",
+      "a:start",
+      "a:end",
+      "-first",
+    ]);
+  });
+
+  it("tears down child registrars in reverse order of creation, recursively", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const parent = prompt.fork();
+    parent.section(section("p1"));
+    const child = parent.fork();
+    child.section(section("c1"));
+    const scoped = parent.scope("agent");
+    scoped.section(section("s1"));
+    child.section(section("c2"));
+    parent.section(section("p2"));
+    log.length = 0;
+    await parent.dispose();
+    assert.deepEqual(log, ["-p2", "-s1", "-c2", "-c1", "-p1"]);
+    assert.equal(child.disposed, true);
+    assert.equal(scoped.disposed, true);
+    assert.equal(prompt.disposed, false);
+  });
+
+  it("continues past a failing teardown and rejects with that one error", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const boom = new Error("boom");
+    registrar.section(section("kept-going"));
+    registrar.effect(function* () {
+      yield () => {
+        log.push("failing");
+        throw boom;
+      };
+    });
+    registrar.effect(function* () {
+      yield () => void log.push("ran first");
+    });
+    log.length = 0;
+    await assert.rejects(registrar.dispose(), (error) => error === boom);
+    assert.deepEqual(log, ["ran first", "failing", "-kept-going"]);
+    assert.equal(await registered(prompt, "kept-going"), false);
+  });
+
+  it("rejects with an AggregateError of several failures, after running everything", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    const first = new Error("first");
+    const second = new TypeError("second");
+    registrar.effect(function* () {
+      yield () => {
+        log.push("sync failure");
+        throw first;
+      };
+    });
+    registrar.effect(function* () {
+      yield () => void log.push("between");
+    });
+    registrar.effect(function* () {
+      yield async () => {
+        await macrotask();
+        log.push("async failure");
+        throw second;
+      };
+    });
+    let caught: unknown;
+    await registrar.dispose().catch((error) => {
+      caught = error;
+    });
+    assert.ok(caught instanceof AggregateError, String(caught));
+    assert.equal(caught.errors.length, 2);
+    assert.ok(caught.errors.includes(first));
+    assert.ok(caught.errors.includes(second));
+    assert.deepEqual(log, ["async failure", "between", "sync failure"]);
+  });
+
+  it("returns the same promise on every call, and is pre-bound", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    registrar.section(section("x"));
+    const { dispose } = registrar;
+    assert.equal(registrar.dispose, dispose);
+    const first = dispose();
+    assert.equal(registrar.dispose(), first);
+    assert.equal(dispose(), first);
+    await first;
+    assert.equal(registrar.dispose(), first);
+    assert.equal(await registered(prompt, "x"), false);
+  });
+
+  it("a detached dispose works without its receiver", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.scope("agent");
+    registrar.section(section("x"));
+    const d = registrar.dispose;
+    await d.call(undefined);
+    assert.equal(registrar.disposed, true);
+    assert.equal(await registered(prompt, "x", { scope: "agent" }), false);
+  });
+
+  it("flips disposed to true synchronously at the start of dispose()", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    let seenDuringTeardown: boolean | undefined;
+    registrar.effect(function* () {
+      yield async () => {
+        await macrotask();
+        seenDuringTeardown = registrar.disposed;
+      };
+    });
+    assert.equal(registrar.disposed, false);
+    const disposing = registrar.dispose();
+    assert.equal(registrar.disposed, true);
+    assert.throws(() => registrar.section(section("late")), code("DISPOSED"));
+    await disposing;
+    assert.equal(seenDuringTeardown, true);
+    assert.equal(registrar.disposed, true);
+  });
+
+  it("[Symbol.asyncDispose] disposes the registrar", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    registrar.section(section("x"));
+    await registrar[Symbol.asyncDispose]();
+    assert.equal(registrar.disposed, true);
+    assert.equal(await registered(prompt, "x"), false);
+  });
+
+  it("await using a registrar disposes it at block end", async () => {
+    const prompt = new SystemPrompt();
+    {
+      await using registrar = prompt.fork();
+      registrar.section(section("x"));
+      assert.equal(await registered(prompt, "x"), true);
+    }
+    assert.equal(await registered(prompt, "x"), false);
+  });
+
+  it("a child disposed on its own detaches from its parent", async () => {
+    const prompt = new SystemPrompt();
+    const parent = prompt.fork();
+    const child = parent.fork();
+    let runs = 0;
+    child.effect(function* () {
+      yield () => void runs++;
+    });
+    const log: string[] = [];
+    logSections(prompt, log);
+    child.section(section("child"));
+    parent.section(section("parent"));
+    await child.dispose();
+    assert.equal(runs, 1);
+    assert.equal(parent.disposed, false);
+    // The parent still works and no longer owns the child.
+    parent.section(section("after"));
+    await parent.dispose();
+    assert.equal(runs, 1);
+    assert.deepEqual(log, [
+      "+child",
+      "+parent",
+      "-child",
+      "+after",
+      "-after",
+      "-parent",
+    ]);
+  });
+});
+
+describe("exact disposers", () => {
+  it("remove exactly their registration, once, with one unregister event", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const changes: PromptChange[] = [];
+    prompt.change$.subscribe((change) => changes.push(change));
+    const disposeA = registrar.section(section("a"));
+    registrar.section(section("b"));
+    const disposeVar = registrar.variable("model", () => "m");
+    const disposeTools = registrar.tools(() => ({
+      schemas: [{ name: "t", description: "", parameters: {} }],
+    }));
+    const disposeListener = registrar.onAssemble((assembly) => ({
+      ...assembly,
+      variables: { ...assembly.variables, listener: "yes" },
+    }));
+    assert.equal(changes.length, 5);
+
+    const result = disposeA();
+    assert.equal(typeof result?.then, "function");
+    await result;
+    assert.equal(changes.length, 6);
+    assert.equal(changes[5].type, "unregister");
+    assert.equal(changes[5].name, "a");
+    let assembly = await prompt.assemble();
+    assert.deepEqual(sectionNames(assembly).slice(2), ["b"]);
+
+    // The second call is a no-op and may be awaited.
+    await disposeA();
+    assert.equal(changes.length, 6);
+
+    assert.equal(assembly.variables.listener, "yes");
+    await disposeListener();
+    await disposeVar();
+    await disposeTools();
+    assert.deepEqual(
+      changes.slice(6).map((c) => [c.type, c.kind, c.name]),
+      [
+        ["unregister", "listener", undefined],
+        ["unregister", "variable", "model"],
+        ["unregister", "tools", undefined],
+      ],
+    );
+    assembly = await prompt.assemble();
+    assert.deepEqual(assembly.variables, {});
+    assert.deepEqual(assembly.tools, []);
+    assert.deepEqual(sectionNames(assembly).slice(2), ["b"]);
+
+    // Detached from its owner: the owner's dispose does not remove it again.
+    await registrar.dispose();
+    assert.deepEqual(
+      changes.slice(9).map((c) => [c.type, c.name]),
+      [["unregister", "b"]],
+    );
+  });
+
+  it("removes the registration on the first call even when called concurrently", async () => {
+    const prompt = new SystemPrompt();
+    const changes: PromptChange[] = [];
+    const dispose = prompt.section(section("a"));
+    prompt.change$.subscribe((change) => changes.push(change));
+    await Promise.all([dispose(), dispose(), dispose()]);
+    assert.equal(changes.length, 1);
+  });
+
+  it("is AsyncDisposable: await using removes at block end", async () => {
+    const prompt = new SystemPrompt();
+    {
+      await using _d = prompt.section(section("scoped-to-block"));
+      assert.equal(await registered(prompt, "scoped-to-block"), true);
+    }
+    assert.equal(await registered(prompt, "scoped-to-block"), false);
+  });
+
+  it(
+    "works with AsyncDisposableStack#use",
+    { skip: typeof AsyncDisposableStack === "undefined" },
+    async () => {
+      const prompt = new SystemPrompt();
+      const stack = new AsyncDisposableStack();
+      const d = prompt.section(section("stacked"));
+      assert.equal(stack.use(d), d);
+      stack.use(prompt.variable("model", () => "m"));
+      assert.equal(await registered(prompt, "stacked"), true);
+      await stack.disposeAsync();
+      const assembly = await prompt.assemble();
+      assert.equal(sectionNames(assembly).includes("stacked"), false);
+      assert.deepEqual(assembly.variables, {});
+    },
+  );
+});
+
+describe("effects", () => {
+  it("collects a sync generator's teardowns and runs them in reverse", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const dispose = prompt.effect(function* () {
+      yield () => void log.push("1");
+      yield prompt.section(section("s"));
+      yield async () => {
+        await macrotask();
+        log.push("3");
+      };
+      yield () => void log.push("4");
+    });
+    assert.equal(await registered(prompt, "s"), true);
+    log.length = 0;
+    await dispose();
+    assert.deepEqual(log, ["4", "3", "-s", "1"]);
+    await dispose();
+    assert.deepEqual(log, ["4", "3", "-s", "1"]);
+  });
+
+  it("collects an async generator's teardowns and runs them in reverse", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const dispose = prompt.effect(async function* () {
+      yield () => void log.push("1");
+      await macrotask();
+      yield prompt.section(section("s"));
+      await macrotask();
+      yield async () => {
+        await macrotask();
+        log.push("3");
+      };
+    });
+    for (let i = 0; i < 5; i++) await macrotask();
+    assert.equal(await registered(prompt, "s"), true);
+    log.length = 0;
+    await dispose();
+    assert.deepEqual(log, ["3", "-s", "1"]);
+  });
+
+  it("is torn down by its owner at its place, and emits no change of its own", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const changes: PromptChange[] = [];
+    prompt.change$.subscribe((change) => changes.push(change));
+    const log: string[] = [];
+    registrar.effect(function* () {
+      yield () => void log.push("teardown");
+    });
+    assert.deepEqual(changes, []);
+    await registrar.dispose();
+    assert.deepEqual(log, ["teardown"]);
+  });
+
+  it("takes its place in the owner's order when effect() is called, before body runs", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    registrar.section(section("x"));
+    registrar.effect(function* () {
+      // Registered through the owner while the body runs: newer than the
+      // effect itself, so torn down before it.
+      registrar.section(section("y"));
+      yield () => void log.push("effect");
+    });
+    registrar.section(section("z"));
+    log.length = 0;
+    await registrar.dispose();
+    assert.deepEqual(log, ["-z", "-y", "effect", "-x"]);
+  });
+
+  it("takes its place when effect() is called, for an async body too", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    registrar.effect(async function* () {
+      await macrotask();
+      yield () => void log.push("effect");
+    });
+    registrar.section(section("after"));
+    for (let i = 0; i < 3; i++) await macrotask();
+    log.length = 0;
+    await registrar.dispose();
+    assert.deepEqual(log, ["-after", "effect"]);
+  });
+
+  it("adopts a yielded exact disposer: it runs at the effect's position, once", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    registrar.effect(function* () {
+      yield registrar.section(section("adopted"));
+      yield () => void log.push("yielded after");
+    });
+    log.length = 0;
+    await registrar.dispose();
+    // Not adopted, the registration would be a newer item of the registrar
+    // and would go first.
+    assert.deepEqual(log, ["yielded after", "-adopted"]);
+  });
+
+  it("adoption detaches the disposer from another registrar", async () => {
+    const prompt = new SystemPrompt();
+    const other = prompt.fork();
+    const owner = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const d = other.section(section("moved"));
+    owner.effect(function* () {
+      yield d;
+    });
+    await other.dispose();
+    assert.equal(await registered(prompt, "moved"), true);
+    await owner.dispose();
+    assert.equal(await registered(prompt, "moved"), false);
+    assert.deepEqual(log, ["+moved", "-moved"]);
+  });
+
+  it("an effect's own disposer is adoptable by another effect", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    registrar.effect(function* () {
+      yield registrar.effect(function* () {
+        yield () => void log.push("inner");
+      });
+      yield () => void log.push("outer, yielded last");
+    });
+    await registrar.dispose();
+    assert.deepEqual(log, ["outer, yielded last", "inner"]);
+  });
+
+  it("yielding a child registrar's dispose nests the whole child there", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    let child: Registrar<AssembleContext> | undefined;
+    registrar.effect(function* () {
+      child = registrar.fork();
+      child.section(section("child-section"));
+      child.effect(function* () {
+        yield () => void log.push("child effect");
+      });
+      yield child.dispose;
+      yield () => void log.push("yielded after the child");
+    });
+    log.length = 0;
+    await registrar.dispose();
+    assert.deepEqual(log, [
+      "yielded after the child",
+      "child effect",
+      "-child-section",
+    ]);
+    assert.equal(child?.disposed, true);
+  });
+
+  it("a nested child registrar no longer belongs to its parent", async () => {
+    const prompt = new SystemPrompt();
+    const parent = prompt.fork();
+    const owner = prompt.fork();
+    const child = parent.scope("agent");
+    child.section(section("c"));
+    owner.effect(function* () {
+      yield child.dispose;
+    });
+    await parent.dispose();
+    assert.equal(child.disposed, false);
+    assert.equal(await registered(prompt, "c", { scope: "agent" }), true);
+    await owner.dispose();
+    assert.equal(child.disposed, true);
+    assert.equal(await registered(prompt, "c", { scope: "agent" }), false);
+  });
+
+  it("a sync body that throws part-way runs the collected teardowns in reverse and surfaces the error", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const boom = new Error("body failed");
+    let thrown: unknown;
+    let dispose: (() => Promise<void>) | undefined;
+    try {
+      dispose = registrar.effect(function* () {
+        yield () => void log.push("a");
+        yield registrar.section(section("s"));
+        yield () => void log.push("b");
+        throw boom;
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    await macrotask();
+    assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+    // Assumption: a sync body's error is thrown by effect() itself; if the
+    // implementation chose to return a disposer instead, the error must
+    // surface through it.
+    if (thrown === undefined) {
+      assert.ok(dispose, "effect() neither threw nor returned a disposer");
+      await assert.rejects(dispose(), (error) => error === boom);
+    } else {
+      assert.equal(thrown, boom);
+    }
+    // Nothing runs twice, and the registrar is still usable.
+    registrar.section(section("later"));
+    await registrar.dispose();
+    assert.deepEqual(log, ["+s", "b", "-s", "a", "+later", "-later"]);
+  });
+
+  it("an async body that throws part-way runs the collected teardowns in reverse and surfaces the error", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const boom = new Error("async body failed");
+    const dispose = registrar.effect(async function* () {
+      yield () => void log.push("a");
+      await macrotask();
+      yield registrar.section(section("s"));
+      yield () => void log.push("b");
+      throw boom;
+    });
+    for (let i = 0; i < 5; i++) await macrotask();
+    assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+    // Assumption: an async body's error surfaces through the effect's
+    // disposer (there is no caller left to throw to).
+    await assert.rejects(dispose(), (error) => error === boom);
+    await registrar.dispose();
+    assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+  });
+
+  it("effect() on a disposed registrar throws DISPOSED and never runs the body", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    await registrar.dispose();
+    let ran = false;
+    assert.throws(
+      () =>
+        registrar.effect(function* () {
+          ran = true;
+          yield () => {};
+        }),
+      code("DISPOSED"),
+    );
+    assert.equal(ran, false);
+  });
+});
+
+describe("pinning test (SPEC 4.3)", () => {
+  for (const kind of ["fork", "scope"] as const) {
+    for (const bodyKind of ["sync", "async"] as const) {
+      const run = async (wrapped: boolean): Promise<string[]> => {
+        const prompt = new SystemPrompt();
+        const key = { agent: true };
+        const registrar = kind === "fork" ? prompt.fork() : prompt.scope(key);
+        const context = kind === "fork" ? {} : { scope: key };
+        const log: string[] = [];
+        prompt.change$.subscribe((change) => {
+          if (change.name !== "R") return;
+          log.push(change.type === "register" ? "registered" : "unregistered");
+        });
+        const teardownA = () => void log.push("disposed-last");
+        const probeP = async () => {
+          await macrotask();
+          log.push(
+            (await registered(prompt, "R", context))
+              ? "first: still registered"
+              : "first: gone",
+          );
+        };
+        const yieldR = () => {
+          const r = registrar.section({ name: "R", order: 1, text: "r" });
+          return wrapped ? () => void r() : r;
+        };
+        if (bodyKind === "sync") {
+          registrar.effect(function* () {
+            yield teardownA;
+            yield yieldR();
+            yield probeP;
+          });
+        } else {
+          registrar.effect(async function* () {
+            yield teardownA;
+            await macrotask();
+            yield yieldR();
+            yield probeP;
+          });
+          for (let i = 0; i < 3; i++) await macrotask();
+        }
+        assert.deepEqual(log, ["registered"]);
+        await registrar.dispose();
+        assert.equal(await registered(prompt, "R", context), false);
+        return log;
+      };
+
+      it(`${kind}, ${bodyKind} body: with the exact disposer, P sees R, then R goes, then A`, async () => {
+        assert.deepEqual(await run(false), [
+          "registered",
+          "first: still registered",
+          "unregistered",
+          "disposed-last",
+        ]);
+      });
+
+      it(`${kind}, ${bodyKind} body: with a wrapped disposer, R is gone before P finishes`, async () => {
+        assert.deepEqual(await run(true), [
+          "registered",
+          "unregistered",
+          "first: gone",
+          "disposed-last",
+        ]);
+      });
+    }
+  }
+});
+
+describe("scope layers", () => {
+  it("a scope layer with no registrations left is deleted", async () => {
+    const prompt = new SystemPrompt();
+    const key = { id: "agent" };
+    const before = scopeLayerCount(prompt);
+    const scoped = prompt.scope(key);
+    const dSection = scoped.section(section("s"));
+    const dVariable = scoped.variable("v", () => "x");
+    const dTools = scoped.tools(() => ({ schemas: [] }));
+    const dListener = scoped.onAssemble((assembly) => assembly);
+    assert.equal(scopeLayerCount(prompt), before + 1);
+    await dSection();
+    await dVariable();
+    await dTools();
+    assert.equal(scopeLayerCount(prompt), before + 1);
+    await dListener();
+    assert.equal(scopeLayerCount(prompt), before);
+    // The registrar is still alive and recreates the layer on demand.
+    scoped.section(section("s"));
+    assert.equal(scopeLayerCount(prompt), before + 1);
+    await scoped.dispose();
+    assert.equal(scopeLayerCount(prompt), before);
+  });
+
+  it("a disposed scope leaves no residue and a later registrar for the key starts clean", async () => {
+    const prompt = new SystemPrompt();
+    const key = { id: "agent" };
+    const first = prompt.scope(key);
+    first.section(section("persona-override"));
+    first.variable("model", () => "old");
+    first.fork().tools(() => ({
+      schemas: [{ name: "old_tool", description: "", parameters: {} }],
+    }));
+    first.onAssemble((assembly) => ({ ...assembly, tools: [] }));
+    assert.equal(scopeLayerCount(prompt), 1);
+    await first.dispose();
+    assert.equal(scopeLayerCount(prompt), 0);
+
+    const assemblyAfter = await prompt.assemble({ scope: key });
+    assert.deepEqual(sectionNames(assemblyAfter).slice(2), []);
+    assert.deepEqual(assemblyAfter.variables, {});
+    assert.deepEqual(assemblyAfter.tools, []);
+    // Assembling for a key without a layer creates none.
+    assert.equal(scopeLayerCount(prompt), 0);
+
+    const second = prompt.scope(key);
+    second.section(section("persona-override"));
+    second.variable("model", () => "new");
+    const assembly = await prompt.assemble({ scope: key });
+    assert.deepEqual(sectionNames(assembly).slice(2), ["persona-override"]);
+    assert.deepEqual(assembly.variables, { model: "new" });
+    assert.equal(scopeLayerCount(prompt), 1);
+  });
+
+  it("creating and disposing scopes scales linearly (ratio of best-of-3 timings)", async () => {
+    const churn = async (count: number): Promise<number> => {
+      const prompt = new SystemPrompt();
+      prompt.change$.subscribe(() => {});
+      const start = performance.now();
+      const scopes: Registrar<AssembleContext>[] = [];
+      for (let i = 0; i < count; i++) {
+        const scoped = prompt.scope({ i });
+        scoped.section({ name: "s", order: 1, text: "x" });
+        scoped.variable("v", () => "x");
+        scopes.push(scoped);
+      }
+      // Oldest first: the worst case for array-based bookkeeping.
+      for (const scoped of scopes) await scoped.dispose();
+      const elapsed = performance.now() - start;
+      assert.equal(scopeLayerCount(prompt), 0);
+      await prompt.dispose();
+      return elapsed;
+    };
+    const best = async (count: number) => {
+      let result = Infinity;
+      for (let i = 0; i < 3; i++) result = Math.min(result, await churn(count));
+      return result;
+    };
+    await churn(2_500); // warm-up
+    const small = await best(2_500);
+    const large = await best(10_000);
+    const ratio = large / Math.max(small, 0.001);
+    assert.ok(
+      ratio < 8,
+      `10,000 scopes took ${large.toFixed(1)}ms, 2,500 took ` +
+        `${small.toFixed(1)}ms: ratio ${ratio.toFixed(1)} (linear ≈ 4)`,
+    );
+  });
+});
