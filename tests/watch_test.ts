@@ -284,6 +284,20 @@ describe("SystemPrompt#watch", () => {
     assert.equal(value.calls, callsBefore, "no provider call");
   });
 
+  it("matches its own scope with Map semantics (a NaN key)", async () => {
+    const prompt = registry();
+    const watcher = collect(prompt.watch({ scope: NaN }));
+    await watcher.views$(1);
+    prompt.scope(NaN).section({ name: "nan", order: 1, text: "NaN agent" });
+    // The registry itself resolves the key like a Map does:
+    assert.match(
+      renderPrompt(await prompt.assemble({ scope: NaN })),
+      /NaN agent/,
+    );
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "NaN agent");
+  });
+
   it("does not re-assemble an unscoped watcher after a scoped change", async () => {
     const prompt = registry();
     const value = counted(() => "v");
@@ -527,6 +541,19 @@ describe("SystemPrompt#watch", () => {
       [[], [], []],
       "completion, not an error",
     );
+  });
+
+  it("completes at once when subscribed after the registry is disposed", async () => {
+    const prompt = registry();
+    await prompt.dispose();
+    const watcher = collect(prompt.watch({ scope: "agent" }));
+    await until(() => watcher.completed, "the watch stream to complete");
+    for (const view of watcher.views) {
+      const error = errorOf(view);
+      assert.ok(error instanceof SystemPromptError);
+      assert.equal(error.code, "DISPOSED");
+    }
+    assert.deepEqual(watcher.errors, []);
   });
 
   it("completes on dispose even with an assembly in flight, and aborts it", async () => {
