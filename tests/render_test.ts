@@ -415,33 +415,49 @@ describe("renderPrompt: variables", () => {
   });
 });
 
-/** The best per-call time of `fn`, each sample repeated for >= 15 ms. */
-function bestTime(fn: () => void, samples = 5): number {
-  let best = Infinity;
-  fn(); // warm up
-  for (let sample = 0; sample < samples; sample++) {
-    let calls = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    do {
-      fn();
-      calls++;
-      elapsed = performance.now() - start;
-    } while (elapsed < 15);
-    best = Math.min(best, elapsed / calls);
-  }
-  return best;
+/** The per-call time of `fn`, repeated for at least 10 ms. */
+function timePerCall(fn: () => void): number {
+  let calls = 0;
+  let elapsed = 0;
+  const start = performance.now();
+  do {
+    fn();
+    calls++;
+    elapsed = performance.now() - start;
+  } while (elapsed < 10);
+  return elapsed / calls;
 }
 
-/** Asserts that 4x the input takes well under 16x (quadratic) the time. */
+/**
+ * Asserts that 4x the input takes under 10x the time (quadratic would be
+ * 16x, and far more in practice). Samples of both sizes are interleaved and
+ * the best of each is kept; a noisy machine gets up to three attempts. The
+ * 1 s sampling budget only stops resampling runs that are too slow to need
+ * it (a quadratic regression); the verdict is the ratio alone.
+ */
 function assertLinear(
   make: (n: number) => string,
   run: (text: string) => void,
-) {
+): void {
   const small = make(100_000);
   const large = make(400_000);
-  const ratio = bestTime(() => run(large)) / bestTime(() => run(small));
-  assert.ok(ratio < 10, `4x input took ${ratio.toFixed(1)}x the time`);
+  run(small); // warm up
+  const ratios: string[] = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const started = performance.now();
+    let bestSmall = Infinity;
+    let bestLarge = Infinity;
+    for (let round = 0; round < 7; round++) {
+      bestSmall = Math.min(bestSmall, timePerCall(() => run(small)));
+      bestLarge = Math.min(bestLarge, timePerCall(() => run(large)));
+      if (performance.now() - started > 1000) break;
+    }
+    const ratio = bestLarge / bestSmall;
+    if (ratio < 10) return;
+    ratios.push(ratio.toFixed(1));
+    if (performance.now() - started > 1000) break;
+  }
+  assert.fail(`4x input took ${ratios.join("x, ")}x the time`);
 }
 
 describe("renderPrompt: linear time on adversarial input", () => {
