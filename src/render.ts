@@ -15,6 +15,11 @@ export const VARIABLE_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]*$/;
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const LOWER_A = 0x61;
+const LOWER_Z = 0x7a;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const UNDERSCORE = 0x5f;
 const EXCERPT_LENGTH = 40;
 
 /**
@@ -89,9 +94,15 @@ function interpolate(
   let rendered = "";
   let copied = 0;
   while (open !== -1) {
+    // Scan the group's inside once, checking the name as we go.
     let end = open + 2;
     let code = text.charCodeAt(end);
+    let wellFormed = code >= LOWER_A && code <= LOWER_Z;
     while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
+      if (
+        !((code >= LOWER_A && code <= LOWER_Z) ||
+          (code >= DIGIT_0 && code <= DIGIT_9) || code === UNDERSCORE)
+      ) wellFormed = false;
       code = text.charCodeAt(++end);
     }
     if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
@@ -101,18 +112,23 @@ function interpolate(
       break;
     }
     const name = text.slice(open + 2, end);
-    rendered += text.slice(copied, open) + resolve(section, name, variables);
+    const value = wellFormed && Object.hasOwn(variables, name)
+      ? variables[name]
+      : undefined;
+    rendered += text.slice(copied, open) +
+      (typeof value === "string" ? value : resolve(section, name, variables));
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
   return copied === 0 ? text : rendered + text.slice(copied);
 }
 
+/** The slow path of a reference: says precisely why it does not resolve. */
 function resolve(
   section: AssembledSection,
   name: string,
   variables: PromptAssembly["variables"],
-): string {
+): never {
   if (!VARIABLE_NAME_PATTERN.test(name)) {
     throw new SystemPromptError(
       "MALFORMED_REFERENCE",
@@ -130,7 +146,6 @@ function resolve(
     );
   }
   const value = variables[name];
-  if (typeof value === "string") return value;
   if (value === undefined) {
     throw new SystemPromptError(
       "VARIABLE_WITHOUT_VALUE",
