@@ -1119,22 +1119,24 @@ describe("cost", () => {
     const key = { id: "target" };
     const build = (otherScopes: number) => {
       const prompt = new SystemPrompt();
+      // The other scopes first, so that a search through the scopes in
+      // insertion order would not find the target at once.
+      for (let i = 0; i < otherScopes; i++) {
+        const scoped = prompt.scope({ i });
+        scoped.section({ name: "other", order: 1, text: "other" });
+        scoped.variable("model", () => "other");
+      }
       for (let i = 0; i < 5; i++) {
         prompt.section({ name: `g${i}`, order: i, text: "g" });
         prompt.scope(key).section({ name: `s${i}`, order: i, text: "s" });
       }
       prompt.variable("model", () => "m");
       prompt.scope(key).tools(() => ({ schemas: [tool("t")] }));
-      for (let i = 0; i < otherScopes; i++) {
-        const scoped = prompt.scope({ i });
-        scoped.section({ name: "other", order: 1, text: "other" });
-        scoped.variable("model", () => "other");
-      }
       return prompt;
     };
     const alone = build(0);
     const crowded = build(20_000);
-    const batch = 300;
+    const batch = 1_000;
     const time = async (prompt: SystemPrompt) => {
       const start = performance.now();
       for (let i = 0; i < batch; i++) await prompt.assemble({ scope: key });
