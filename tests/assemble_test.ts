@@ -753,6 +753,27 @@ describe("waterfall", () => {
     assert.deepEqual(log, ["g1", "g2", "g3"]);
   });
 
+  it("interleaves global and scope listeners by registration time", async () => {
+    // "In registration order" read literally: one sequence across layers
+    // (not all global listeners first).
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    const named = (name: string): Listener => (_assembly, _context, next) => {
+      log.push(name);
+      return next();
+    };
+    const scoped = prompt.scope("a");
+    scoped.onAssemble(named("a1"));
+    prompt.onAssemble(named("g1"));
+    scoped.onAssemble(named("a2"));
+    prompt.onAssemble(named("g2"));
+    await prompt.assemble({ scope: "a" });
+    assert.deepEqual(log, ["a1", "g1", "a2", "g2"]);
+    log.length = 0;
+    await prompt.assemble();
+    assert.deepEqual(log, ["g1", "g2"]);
+  });
+
   it("passes the caller's context object itself to every listener", async () => {
     const prompt = new SystemPrompt<AssembleContext & { extra?: number }>();
     const key = { id: "agent" };
