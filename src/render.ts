@@ -73,25 +73,47 @@ export function renderPrompt(assembly: PromptAssembly): string {
   return prompt;
 }
 
-function interpolate(
-  section: AssembledSection,
-  variables: PromptAssembly["variables"],
-): string {
-  const text = section.text;
-  if (typeof text !== "string") {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `Section ${quote(section.name)} has text of type ${typeof text}; ` +
-        `an assembled section's text must be a string.`,
-    );
+/**
+ * A section text split at its references: `literals[i]`, then `names[i]`,
+ * ..., then the last literal. Parsing stops at the first malformed group,
+ * recorded in `failure`, so errors still surface in text order: the
+ * references before it are resolved first.
+ */
+interface Template {
+  readonly literals: readonly string[];
+  readonly names: readonly string[];
+  readonly failure?: { readonly name: string } | { readonly open: number };
+}
+
+/**
+ * Parsed templates by text. Prompts repeat from step to step, so the same
+ * texts come back; a hit skips the scan. Bounded in entries and in text
+ * size, and invisible in results.
+ */
+const templates = new Map<string, Template>();
+const TEMPLATE_CACHE_ENTRIES = 4096;
+const TEMPLATE_CACHE_TEXT_LENGTH = 65_536;
+
+function templateOf(text: string): Template {
+  let template = templates.get(text);
+  if (template !== undefined) return template;
+  template = parse(text);
+  if (text.length <= TEMPLATE_CACHE_TEXT_LENGTH) {
+    if (templates.size >= TEMPLATE_CACHE_ENTRIES) templates.clear();
+    templates.set(text, template);
   }
+  return template;
+}
+
+function parse(text: string): Template {
+  const literals: string[] = [];
+  const names: string[] = [];
   let open = text.indexOf("{{");
-  if (open === -1) return text;
+  if (open === -1) return { literals: [text], names };
   // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
   // a per-`{{` search would make megabytes of `{{` quadratic.
   const lastClose = text.lastIndexOf("}}");
   const length = text.length;
-  let rendered = "";
   let copied = 0;
   while (open !== -1) {
     // Scan the group's inside once, checking the name as we go.
@@ -106,21 +128,47 @@ function interpolate(
       code = text.charCodeAt(++end);
     }
     if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
-      if (lastClose >= open + 2) throw unclosed(section, text, open);
+      if (lastClose >= open + 2) return { literals, names, failure: { open } };
       // No `}}` after this `{{`, so none after any later `{{` either: the
       // rest is ordinary text.
       break;
     }
     const name = text.slice(open + 2, end);
-    const value = wellFormed && Object.hasOwn(variables, name)
-      ? variables[name]
-      : undefined;
-    rendered += text.slice(copied, open) +
-      (typeof value === "string" ? value : resolve(section, name, variables));
+    if (!wellFormed) return { literals, names, failure: { name } };
+    literals.push(text.slice(copied, open));
+    names.push(name);
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
-  return copied === 0 ? text : rendered + text.slice(copied);
+  literals.push(text.slice(copied));
+  return { literals, names };
+}
+
+function interpolate(
+  section: AssembledSection,
+  variables: PromptAssembly["variables"],
+): string {
+  const text = section.text;
+  if (typeof text !== "string") {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `Section ${quote(section.name)} has text of type ${typeof text}; ` +
+        `an assembled section's text must be a string.`,
+    );
+  }
+  const { literals, names, failure } = templateOf(text);
+  let rendered = literals[0];
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index];
+    const value = variables[name];
+    if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
+      resolve(section, name, variables);
+    }
+    rendered += value + literals[index + 1];
+  }
+  if (failure === undefined) return names.length === 0 ? text : rendered;
+  if ("name" in failure) return resolve(section, failure.name, variables);
+  throw unclosed(section, text, failure.open);
 }
 
 /** The slow path of a reference: says precisely why it does not resolve. */
