@@ -3,22 +3,33 @@
  * one deterministic system prompt per model step.
  *
  * Plugins register ordered sections, tool-schema providers, prompt variables
- * and assembly listeners, each owned by a lifetime and removed by the exact
- * disposer it returned. Per-agent scopes shadow global registrations for one
- * agent only. `assemble(context)` produces one deterministic assembly per
- * step, and {@linkcode renderPrompt} interpolates its `{{variables}}`
- * strictly.
+ * and assembly listeners through registrars, each registration owned by a
+ * lifetime and removed by the exact disposer it returned. Per-agent scopes
+ * shadow global registrations for one agent only.
+ * {@linkcode SystemPrompt.assemble} produces one deterministic assembly per
+ * step, {@linkcode renderPrompt} interpolates its `{{variables}}` strictly,
+ * and `change$` / `watch()` let reactive consumers re-render on change.
  *
- * @example Render a prompt
+ * @example Assemble and render
  * ```ts
- * import { renderPrompt } from "@rxprompt/system-prompt";
+ * import { renderPrompt, SystemPrompt } from "@rxprompt/system-prompt";
  *
- * const prompt = renderPrompt({
- *   sections: [{ name: "persona", order: 0, text: "You run on {{model}}." }],
- *   tools: [],
- *   variables: { model: "example-model" },
+ * const prompt = new SystemPrompt<{ scope?: string }>({
+ *   persona: "You are a coding agent working in {{cwd}}.",
  * });
- * console.log(prompt); // "You run on example-model."
+ * prompt.variable("cwd", () => "/work/app");
+ * const shell = prompt.fork();
+ * shell.section({ name: "tools:shell", order: 110, text: "Prefer short commands." });
+ * shell.tools(() => ({
+ *   schemas: [{ name: "shell", description: "Run a command.", parameters: { type: "object" } }],
+ * }));
+ *
+ * const assembly = await prompt.assemble();
+ * console.log(renderPrompt(assembly));
+ * console.log(assembly.tools.map((tool) => tool.name)); // ["shell"]
+ *
+ * await shell.dispose(); // the shell plugin unloads: its section and tool go
+ * await prompt.dispose();
  * ```
  *
  * @module
@@ -30,9 +41,31 @@ export {
   type SystemPromptErrorOptions,
 } from "./src/errors.ts";
 export type {
+  AssembleContext,
   AssembledSection,
+  AssembleListener,
   PromptAssembly,
+  PromptChange,
+  PromptSection,
+  PromptView,
+  ScopeKey,
+  SystemPromptConfig,
+  ToolProvider,
+  ToolProviderResult,
   ToolSchema,
+  VariableProvider,
 } from "./src/types.ts";
+export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt } from "./src/render.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";
+export {
+  HARNESS_IDENTITY,
+  HARNESS_IDENTITY_ORDER,
+  HARNESS_IDENTITY_SECTION,
+  PERSONA_ORDER,
+  PERSONA_SECTION,
+  type Registrar,
+  SystemPrompt,
+  TOOL_GUIDANCE_ORDER,
+  TOOL_GUIDANCE_ORDER_END,
+} from "./src/system_prompt.ts";

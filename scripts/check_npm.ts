@@ -205,23 +205,49 @@ async function runTests(
 }
 
 const SMOKE_JS = `import assert from "node:assert/strict";
+import { firstValueFrom } from "rxjs";
 import {
+  HARNESS_IDENTITY,
   renderPrompt,
+  SystemPrompt,
   SystemPromptError,
   TOOL_ORDER_REST,
 } from "@rxprompt/system-prompt";
 
-const prompt = renderPrompt({
-  sections: [
-    { name: "identity", order: -100, text: "You are a coding agent." },
-    { name: "empty", order: 0, text: "" },
-    { name: "env", order: 100, text: "You run on {{model}}." },
-  ],
-  tools: [],
-  variables: { model: "example-model" },
+const prompt = new SystemPrompt({
+  persona: "You are {{agent_name}}.",
+  toolOrder: ["shell", TOOL_ORDER_REST],
 });
-assert.equal(prompt, "You are a coding agent.\\n\\nYou run on example-model.");
-assert.equal(TOOL_ORDER_REST, "<unlisted-tools>");
+const changes = [];
+prompt.change$.subscribe((change) => changes.push(change.type));
+prompt.variable("agent_name", () => "Ada");
+prompt.variable("model", () => "example-model");
+prompt.section({ name: "env", order: 50, text: "You run on {{model}}." });
+prompt.tools(() => ({
+  schemas: [
+    { name: "read", description: "Reads a file.", parameters: {} },
+    { name: "shell", description: "Runs a command.", parameters: {} },
+  ],
+}));
+const agent = { id: "reviewer" };
+const scope = prompt.scope(agent);
+scope.section({ name: "deployment:persona", order: 0, text: "You review code." });
+
+const assembly = await prompt.assemble();
+const text = renderPrompt(assembly);
+assert.equal(
+  text,
+  HARNESS_IDENTITY + "\\n\\nYou are Ada.\\n\\nYou run on example-model.",
+);
+assert.deepEqual(assembly.tools.map((tool) => tool.name), ["shell", "read"]);
+const scoped = renderPrompt(await prompt.assemble({ scope: agent }));
+assert.match(scoped, /You review code\\./);
+assert.doesNotMatch(scoped, /Ada/);
+const view = await firstValueFrom(prompt.watch({ scope: agent }));
+assert.equal(view.prompt, scoped);
+
+await scope.dispose();
+assert.equal(renderPrompt(await prompt.assemble({ scope: agent })), text);
 assert.throws(
   () =>
     renderPrompt({
@@ -231,7 +257,10 @@ assert.throws(
     }),
   (error) => error instanceof SystemPromptError && error.code === "UNKNOWN_VARIABLE",
 );
-console.log(prompt);
+await prompt.dispose();
+await assert.rejects(prompt.assemble(), SystemPromptError);
+assert.ok(changes.includes("register") && changes.includes("unregister"));
+console.log(text);
 `;
 
 const SMOKE_CJS =
@@ -241,33 +270,64 @@ if (!process.features.require_module) {
   console.log("require(esm) is not available on Node " + process.version);
   return;
 }
-const { renderPrompt } = require("@rxprompt/system-prompt");
-assert.equal(
-  renderPrompt({ sections: [{ name: "a", order: 0, text: "hi" }], tools: [], variables: {} }),
-  "hi",
-);
-console.log("require() works on Node " + process.version);
+const { renderPrompt, SystemPrompt } = require("@rxprompt/system-prompt");
+const prompt = new SystemPrompt({ includeHarnessIdentity: false, persona: "hi" });
+prompt.assemble().then((assembly) => {
+  assert.equal(renderPrompt(assembly), "hi");
+  console.log("require() works on Node " + process.version);
+  return prompt.dispose();
+});
 `;
 
-const SMOKE_TS = `import {
+const SMOKE_TS = `import type { Observable } from "rxjs";
+import {
   type AssembledSection,
+  type Disposer,
   type PromptAssembly,
+  type PromptChange,
+  type PromptView,
+  type Registrar,
   renderPrompt,
+  SystemPrompt,
   SystemPromptError,
   type SystemPromptErrorCode,
   TOOL_ORDER_REST,
   type ToolSchema,
 } from "@rxprompt/system-prompt";
 
-const section: AssembledSection = { name: "env", order: 100, text: "On {{model}}." };
+interface Agent {
+  name: string;
+}
+interface Context {
+  scope?: Agent;
+  signal?: AbortSignal;
+  cwd?: string;
+}
+
+const prompt = new SystemPrompt<Context>({
+  persona: "You are {{agent_name}}.",
+  toolOrder: ["shell", TOOL_ORDER_REST],
+});
+const agent: Agent = { name: "reviewer" };
+const scope: Registrar<Context> = prompt.scope(agent);
+const name: Disposer = scope.variable("agent_name", () => agent.name);
+const cwd: Disposer = prompt.variable("cwd", (context) => context.cwd);
 const tool: ToolSchema = { name: "shell", description: "Runs a command.", parameters: {} };
-const assembly: PromptAssembly = {
-  sections: [section],
-  tools: [tool],
-  variables: { model: "example-model", unset: undefined },
-};
-const prompt: string = renderPrompt(assembly);
-const rest: string = TOOL_ORDER_REST;
+prompt.tools(() => ({ schemas: [tool] }));
+prompt.onAssemble(async (assembly, _context, next) => {
+  const rest: PromptAssembly = await next();
+  return { ...rest, sections: [...rest.sections, ...assembly.sections.slice(0, 0)] };
+});
+const changes: Observable<PromptChange> = prompt.change$;
+const views: Observable<PromptView> = prompt.watch({ scope: agent });
+
+async function render(): Promise<string> {
+  await using _cwd = cwd;
+  const assembly: PromptAssembly = await prompt.assemble({ scope: agent, cwd: "/tmp" });
+  const first: AssembledSection | undefined = assembly.sections[0];
+  await name();
+  return renderPrompt(assembly) + (first?.name ?? "");
+}
 
 function codeOf(error: unknown): SystemPromptErrorCode | undefined {
   return error instanceof SystemPromptError ? error.code : undefined;
@@ -278,8 +338,12 @@ function codeOf(error: unknown): SystemPromptErrorCode | undefined {
 renderPrompt({ sections: "text", tools: [], variables: {} });
 // @ts-expect-error not a code
 const bad: SystemPromptErrorCode = "NOT_A_CODE";
+// @ts-expect-error a section needs an order
+prompt.section({ name: "x", text: "y" });
+// @ts-expect-error the context type is checked
+void prompt.assemble({ cwd: 42 });
 
-export { bad, codeOf, prompt, rest };
+export { bad, changes, codeOf, render, views };
 `;
 
 const TSCONFIG = {
@@ -295,6 +359,16 @@ const TSCONFIG = {
     verbatimModuleSyntax: true,
   },
   files: ["smoke.ts"],
+};
+
+/** A consumer without `@types/node`: the DOM and disposable libs instead. */
+const TSCONFIG_DOM = {
+  ...TSCONFIG,
+  compilerOptions: {
+    ...TSCONFIG.compilerOptions,
+    lib: ["es2022", "dom", "esnext.disposable"],
+    types: [],
+  },
 };
 
 async function main(): Promise<number> {
@@ -429,6 +503,7 @@ async function main(): Promise<number> {
       Deno.writeTextFileSync(path.join(consumer, "smoke.cjs"), SMOKE_CJS);
       Deno.writeTextFileSync(path.join(consumer, "smoke.ts"), SMOKE_TS);
       writeJson(path.join(consumer, "tsconfig.json"), TSCONFIG);
+      writeJson(path.join(consumer, "tsconfig.dom.json"), TSCONFIG_DOM);
     });
     await check("consumer: import and render on Node", async () => {
       await execOk("node", ["smoke.mjs"], consumer);
@@ -441,6 +516,9 @@ async function main(): Promise<number> {
     });
     await check("consumer: tsc --noEmit (strict, nodenext)", async () => {
       await execOk(bin("tsc"), ["-p", "tsconfig.json"], consumer);
+    });
+    await check("consumer: tsc --noEmit without @types/node", async () => {
+      await execOk(bin("tsc"), ["-p", "tsconfig.dom.json"], consumer);
     });
     return summary(started);
   } finally {

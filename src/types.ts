@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { Observable } from "rxjs";
+
 /**
  * One section of an assembly: resolved text, not yet interpolated.
  *
@@ -72,4 +74,207 @@ export interface PromptAssembly {
    * has no value for this assembly; referencing it fails at render.
    */
   variables: Record<string, string | undefined>;
+}
+
+/**
+ * Selects a scope layer: any non-nullish value, compared by identity (`Map`
+ * semantics). Usually the agent object or an agent id.
+ *
+ * @example
+ * ```ts
+ * import type { ScopeKey } from "@rxprompt/system-prompt";
+ *
+ * const agent = { id: "reviewer" };
+ * const keys: ScopeKey[] = [agent, "reviewer", 7, Symbol("reviewer")];
+ * ```
+ */
+export type ScopeKey = string | number | bigint | boolean | symbol | object;
+
+/**
+ * What `assemble(context)` receives. A harness extends it with its own
+ * fields (`SystemPrompt<{ agent?: Agent }>`); providers must tolerate absent
+ * fields, because a bare `assemble()` carries an empty context.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleContext } from "@rxprompt/system-prompt";
+ *
+ * interface StepContext extends AssembleContext {
+ *   model?: string;
+ * }
+ * const context: StepContext = { scope: "reviewer", model: "example-model" };
+ * ```
+ */
+export interface AssembleContext {
+  /** The scope whose layer shadows the global layer for this assembly. */
+  scope?: ScopeKey;
+  /** Cancels the assembly: it rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An ordered text section. `text` is a template (`{{name}}` references are
+ * resolved at render) or a function of the assembly context.
+ *
+ * @example
+ * ```ts
+ * import type { PromptSection } from "@rxprompt/system-prompt";
+ *
+ * const guidance: PromptSection<{ cwd?: string }> = {
+ *   name: "tools:shell",
+ *   order: 110,
+ *   text: (context) => context.cwd ? "Commands run in {{cwd}}." : "",
+ * };
+ * ```
+ */
+export interface PromptSection<C = AssembleContext> {
+  /** Unique within its layer; a scope section shadows a global one of the same name. */
+  name: string;
+  /** Finite number; ascending render position (ties: code-unit order of names). */
+  order: number;
+  /** The template text, or a function returning it for one assembly. */
+  text: string | ((context: C) => string);
+}
+
+/**
+ * What a tool provider returns for one assembly.
+ *
+ * @example
+ * ```ts
+ * import type { ToolProviderResult } from "@rxprompt/system-prompt";
+ *
+ * // This agent may not use `shell`, but it is a known tool, so a
+ * // `toolOrder` naming it stays valid.
+ * const result: ToolProviderResult = { schemas: [], knownNames: ["shell"] };
+ * ```
+ */
+export interface ToolProviderResult {
+  /** The tools offered for this assembly. */
+  schemas: readonly ToolSchema[];
+  /**
+   * Every tool this provider could offer (default: the names of `schemas`);
+   * `toolOrder` is checked against the union of these.
+   */
+  knownNames?: readonly string[];
+}
+
+/**
+ * Contributes tool schemas to an assembly.
+ *
+ * @example
+ * ```ts
+ * import type { ToolProvider } from "@rxprompt/system-prompt";
+ *
+ * const shellTools: ToolProvider = () => ({
+ *   schemas: [{
+ *     name: "shell",
+ *     description: "Run a command.",
+ *     parameters: { type: "object", properties: { command: { type: "string" } } },
+ *   }],
+ * });
+ * ```
+ */
+export type ToolProvider<C = AssembleContext> = (
+  context: C,
+) => ToolProviderResult;
+
+/**
+ * Resolves one prompt variable for an assembly; `undefined` means
+ * "registered, no value here" (referencing it then fails at render).
+ *
+ * @example
+ * ```ts
+ * import type { VariableProvider } from "@rxprompt/system-prompt";
+ *
+ * const model: VariableProvider<{ model?: string }> = (context) => context.model;
+ * ```
+ */
+export type VariableProvider<C = AssembleContext> = (
+  context: C,
+) => string | undefined;
+
+/**
+ * One stage of the assembly waterfall. Receives the assembly, the caller's
+ * context object itself, and `next()`, which runs the rest of the pipeline
+ * (memoized). May mutate and call `next()`, wrap `next()`'s result, or
+ * return its own assembly without calling `next()`.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleListener } from "@rxprompt/system-prompt";
+ *
+ * const footer: AssembleListener = async (assembly, _context, next) => {
+ *   const result = await next();
+ *   result.sections.push({ name: "footer", order: 1000, text: "End of instructions." });
+ *   return result;
+ * };
+ * ```
+ */
+export type AssembleListener<C = AssembleContext> = (
+  assembly: PromptAssembly,
+  context: C,
+  next: () => Promise<PromptAssembly>,
+) =>
+  | PromptAssembly
+  | PromiseLike<PromptAssembly>
+  | Observable<PromptAssembly>;
+
+/**
+ * One event of `change$`: a registration, an unregistration, or an
+ * `invalidate()`. Scoped changes carry their scope key.
+ *
+ * @example
+ * ```ts
+ * import type { PromptChange } from "@rxprompt/system-prompt";
+ *
+ * const change: PromptChange = { type: "register", kind: "section", name: "rules" };
+ * ```
+ */
+export interface PromptChange {
+  /** What happened. */
+  type: "register" | "unregister" | "invalidate";
+  /** What kind of registration changed; absent for `invalidate`. */
+  kind?: "section" | "tools" | "variable" | "listener";
+  /** The section or variable name; absent for tools and listeners. */
+  name?: string;
+  /** The scope key of a scoped change; absent for a global one. */
+  scope?: ScopeKey;
+}
+
+/**
+ * What `watch()` emits: a rendered assembly, or the error that prevented it.
+ *
+ * @example
+ * ```ts
+ * import type { PromptView } from "@rxprompt/system-prompt";
+ *
+ * function show(view: PromptView): string {
+ *   return "error" in view ? `failed: ${String(view.error)}` : view.prompt;
+ * }
+ * ```
+ */
+export type PromptView =
+  | { assembly: PromptAssembly; prompt: string }
+  | { error: unknown };
+
+/**
+ * Options of the `SystemPrompt` constructor.
+ *
+ * @example
+ * ```ts
+ * import { type SystemPromptConfig, TOOL_ORDER_REST } from "@rxprompt/system-prompt";
+ *
+ * const config: SystemPromptConfig = {
+ *   persona: "You are a careful reviewer working in {{cwd}}.",
+ *   toolOrder: ["read_file", TOOL_ORDER_REST],
+ * };
+ * ```
+ */
+export interface SystemPromptConfig {
+  /** The deployment's persona template (default `""`). */
+  persona?: string;
+  /** Canonical tool order; must contain `TOOL_ORDER_REST` exactly once. */
+  toolOrder?: readonly string[];
+  /** Register the `harness:identity` section (default `true`). */
+  includeHarnessIdentity?: boolean;
 }

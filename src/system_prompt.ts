@@ -1,0 +1,675 @@
+/**
+ * `SystemPrompt`: wires registrars, layers, `change$`, `assemble` and
+ * `watch`.
+ *
+ * @module
+ */
+
+import {
+  asapScheduler,
+  catchError,
+  debounceTime,
+  defer,
+  EMPTY,
+  filter,
+  finalize,
+  firstValueFrom,
+  map,
+  type Observable,
+  of,
+  startWith,
+  switchMap,
+} from "rxjs";
+import { assembly$, type Snapshot } from "./assemble.ts";
+import { quote, SystemPromptError } from "./errors.ts";
+import {
+  emptyLayer,
+  Layers,
+  type LayerState,
+  type ListenerRecord,
+  type SectionRecord,
+  type ToolsRecord,
+  type VariableRecord,
+  withAppended,
+  without,
+  withSection,
+} from "./layers.ts";
+import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
+import { renderPrompt, VARIABLE_NAME_PATTERN } from "./render.ts";
+import { compileToolOrder, type ToolOrderPlan } from "./tool_order.ts";
+import type {
+  AssembleContext,
+  AssembleListener,
+  PromptAssembly,
+  PromptChange,
+  PromptSection,
+  PromptView,
+  ScopeKey,
+  SystemPromptConfig,
+  ToolProvider,
+  VariableProvider,
+} from "./types.ts";
+
+/** Name of the built-in section that states the harness's identity. */
+export const HARNESS_IDENTITY_SECTION = "harness:identity";
+/** Name of the built-in section that holds the deployment's persona. */
+export const PERSONA_SECTION = "deployment:persona";
+/** Order of the harness identity section: first. */
+export const HARNESS_IDENTITY_ORDER: -100 = -100;
+/** Order of the persona section; other negative orders render before it. */
+export const PERSONA_ORDER = 0;
+/** First order of the band reserved for tool guidance sections (100–199). */
+export const TOOL_GUIDANCE_ORDER = 100;
+/** Last order of the tool guidance band. */
+export const TOOL_GUIDANCE_ORDER_END = 199;
+
+/** The text of the built-in `harness:identity` section. */
+export const HARNESS_IDENTITY: string =
+  "You are an AI agent running inside an agent harness. Follow the " +
+  "instructions in this system prompt, use the tools you are given when " +
+  "they help, and report truthfully what you did and what you could not do.";
+
+/**
+ * A handle that writes to one layer (the global layer, or one scope's) and
+ * owns what it registers. The registry is the root registrar; `fork()` and
+ * `scope(key)` make child registrars that the parent owns.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const plugin = prompt.fork();
+ * plugin.section({ name: "tools:search", order: 120, text: "Search before you guess." });
+ * await plugin.dispose(); // removes everything the plugin registered
+ * ```
+ */
+export interface Registrar<C extends AssembleContext = AssembleContext>
+  extends AsyncDisposable {
+  /** The layer this registrar writes to; `undefined` is the global layer. */
+  readonly scopeKey: ScopeKey | undefined;
+  /** True once this registrar, or one of its owners, started disposing. */
+  readonly disposed: boolean;
+  /** Registers a section in this registrar's layer. */
+  section(section: PromptSection<C>): Disposer;
+  /** Registers a tool-schema provider in this registrar's layer. */
+  tools(provider: ToolProvider<C>): Disposer;
+  /** Registers a `{{name}}` variable in this registrar's layer. */
+  variable(name: string, provider: VariableProvider<C>): Disposer;
+  /** Registers an assembly listener (scope listeners run for that scope only). */
+  onAssemble(listener: AssembleListener<C>): Disposer;
+  /** Builds a composite registration from a generator of teardowns. */
+  effect(body: EffectBody): Disposer;
+  /** A child owner that writes to the same layer. */
+  fork(): Registrar<C>;
+  /** A child owner that writes to `key`'s scope layer. */
+  scope(key: ScopeKey): Registrar<C>;
+  /** Pre-bound, idempotent exact disposer of everything this registrar owns. */
+  readonly dispose: Disposer;
+}
+
+/** What every registrar of one registry shares. */
+class Registry<C extends AssembleContext> {
+  readonly layers = new Layers<C>();
+  readonly toolOrder: ToolOrderPlan | undefined;
+  #sequence = 0;
+
+  constructor(toolOrder: ToolOrderPlan | undefined) {
+    this.toolOrder = toolOrder;
+  }
+
+  nextSequence(): number {
+    return ++this.#sequence;
+  }
+
+  /**
+   * Commits `record` to a layer and gives its removal to `lifetime`. The
+   * entry is owned before the commit, so a change subscriber that disposes
+   * the registrar cannot strand the registration.
+   */
+  register<K extends "sections" | "variables" | "tools" | "listeners">(
+    lifetime: Lifetime,
+    scope: ScopeKey | undefined,
+    key: K,
+    record: LayerState<C>[K][number],
+    change: PromptChange,
+  ): Disposer {
+    const layers = this.layers;
+    const disposer = lifetime.own(() =>
+      layers.commit(
+        scope,
+        (state) => without(state, key, record),
+        { ...change, type: "unregister" },
+      )
+    );
+    layers.commit(
+      scope,
+      (state) =>
+        key === "sections"
+          ? withSection(state, record as SectionRecord<C>)
+          : withAppended(
+            state,
+            key as "variables" | "tools" | "listeners",
+            record as LayerState<
+              C
+            >["variables" | "tools" | "listeners"][number],
+          ),
+      change,
+    );
+    return disposer;
+  }
+
+  snapshot(scope: ScopeKey | undefined): Snapshot<C> {
+    return {
+      global: this.layers.state(),
+      scoped: scope === undefined ? emptyLayer() : this.layers.state(scope),
+      scopeLabel: describeLayer(scope),
+    };
+  }
+}
+
+function describeLayer(scope: ScopeKey | undefined): string {
+  if (scope === undefined) return "the global layer";
+  if (typeof scope === "object" || typeof scope === "function") {
+    const name = (scope as { constructor?: { name?: unknown } }).constructor
+      ?.name;
+    return `scope ${
+      typeof name === "string" && name ? name : "object"
+    } (an object key)`;
+  }
+  return `scope ${quote(scope)}`;
+}
+
+function assertScopeKey(key: unknown): asserts key is ScopeKey {
+  if (key === null || key === undefined) {
+    throw new SystemPromptError(
+      "INVALID_SCOPE_KEY",
+      `A scope key must not be ${key}; use any other value (usually the ` +
+        `agent object or its id), compared by identity.`,
+    );
+  }
+}
+
+function changeOf(
+  type: PromptChange["type"],
+  kind: PromptChange["kind"],
+  name: string | undefined,
+  scope: ScopeKey | undefined,
+): PromptChange {
+  const change: PromptChange = { type, kind };
+  if (name !== undefined) change.name = name;
+  if (scope !== undefined) change.scope = scope;
+  return change;
+}
+
+function assertFunction(
+  value: unknown,
+  what: string,
+): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== "function") {
+    throw new SystemPromptError(
+      "INVALID_PROVIDER",
+      `${what} must be a function; got ${quote(value)}.`,
+    );
+  }
+}
+
+/** One registrar: a lifetime bound to one layer of one registry. */
+class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
+  readonly #registry: Registry<C>;
+  readonly #lifetime: Lifetime;
+  readonly scopeKey: ScopeKey | undefined;
+  readonly dispose: Disposer;
+
+  constructor(
+    registry: Registry<C>,
+    lifetime: Lifetime,
+    scopeKey: ScopeKey | undefined,
+  ) {
+    this.#registry = registry;
+    this.#lifetime = lifetime;
+    this.scopeKey = scopeKey;
+    this.dispose = lifetime.dispose;
+  }
+
+  get disposed(): boolean {
+    return this.#lifetime.disposed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  #assertOpen(action: string): void {
+    this.#lifetime.assertOpen(
+      action,
+      `this registrar (${describeLayer(this.scopeKey)})`,
+    );
+  }
+
+  section(section: PromptSection<C>): Disposer {
+    const label = typeof section?.name === "string"
+      ? `section ${quote(section.name)}`
+      : "a section";
+    this.#assertOpen(`register ${label}`);
+    const record = toSectionRecord(section);
+    const scope = this.scopeKey;
+    const state = this.#registry.layers.state(scope);
+    if (state.sections.some((existing) => existing.name === record.name)) {
+      throw new SystemPromptError(
+        "DUPLICATE_SECTION",
+        duplicateMessage("Section", record.name, scope),
+      );
+    }
+    return this.#registry.register(
+      this.#lifetime,
+      scope,
+      "sections",
+      record,
+      changeOf("register", "section", record.name, scope),
+    );
+  }
+
+  tools(provider: ToolProvider<C>): Disposer {
+    this.#assertOpen("register a tool provider");
+    assertFunction(provider, "A tool provider");
+    const record: ToolsRecord<C> = { provider };
+    return this.#registry.register(
+      this.#lifetime,
+      this.scopeKey,
+      "tools",
+      record,
+      changeOf("register", "tools", undefined, this.scopeKey),
+    );
+  }
+
+  variable(name: string, provider: VariableProvider<C>): Disposer {
+    this.#assertOpen(`register variable ${quote(name)}`);
+    if (typeof name !== "string" || !VARIABLE_NAME_PATTERN.test(name)) {
+      throw new SystemPromptError(
+        "INVALID_VARIABLE_NAME",
+        `Variable name ${quote(name)} is invalid: it must match ` +
+          `${VARIABLE_NAME_PATTERN.source} (lower case letters, digits and ` +
+          `"_", starting with a letter), or no {{reference}} could name it.`,
+      );
+    }
+    assertFunction(provider, `The provider of variable ${quote(name)}`);
+    const scope = this.scopeKey;
+    const state = this.#registry.layers.state(scope);
+    if (state.variables.some((existing) => existing.name === name)) {
+      throw new SystemPromptError(
+        "DUPLICATE_VARIABLE",
+        duplicateMessage("Variable", name, scope),
+      );
+    }
+    const record: VariableRecord<C> = { name, provider };
+    return this.#registry.register(
+      this.#lifetime,
+      scope,
+      "variables",
+      record,
+      changeOf("register", "variable", name, scope),
+    );
+  }
+
+  onAssemble(listener: AssembleListener<C>): Disposer {
+    this.#assertOpen("register an assembly listener");
+    assertFunction(listener, "An assembly listener");
+    const record: ListenerRecord<C> = {
+      listener,
+      sequence: this.#registry.nextSequence(),
+    };
+    return this.#registry.register(
+      this.#lifetime,
+      this.scopeKey,
+      "listeners",
+      record,
+      changeOf("register", "listener", undefined, this.scopeKey),
+    );
+  }
+
+  effect(body: EffectBody): Disposer {
+    this.#assertOpen("start an effect");
+    return this.#lifetime.effect(body);
+  }
+
+  fork(): Registrar<C> {
+    this.#assertOpen("fork");
+    return new LayerRegistrar(
+      this.#registry,
+      new Lifetime(this.#lifetime),
+      this.scopeKey,
+    );
+  }
+
+  scope(key: ScopeKey): Registrar<C> {
+    assertScopeKey(key);
+    this.#assertOpen(`open ${describeLayer(key)}`);
+    return new LayerRegistrar(
+      this.#registry,
+      new Lifetime(this.#lifetime),
+      key,
+    );
+  }
+}
+
+function duplicateMessage(
+  kind: "Section" | "Variable",
+  name: string,
+  scope: ScopeKey | undefined,
+): string {
+  return scope === undefined
+    ? `${kind} ${quote(name)} is already registered in the global layer; a ` +
+      `name has one owner per layer. Dispose the existing registration ` +
+      `first, or override it for one agent through a scope registrar ` +
+      `(prompt.scope(agent)).`
+    : `${kind} ${quote(name)} is already registered in ` +
+      `${describeLayer(scope)}; a name has one owner per layer. Dispose the ` +
+      `existing registration first.`;
+}
+
+function toSectionRecord<C>(section: PromptSection<C>): SectionRecord<C> {
+  if (typeof section !== "object" || section === null) {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `A section must be an object { name, order, text }; got ${
+        quote(section)
+      }.`,
+    );
+  }
+  const { name, order, text } = section;
+  if (typeof name !== "string" || name === "") {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `A section's name must be a non-empty string; got ${quote(name)}.`,
+    );
+  }
+  if (typeof order !== "number" || !Number.isFinite(order)) {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `Section ${quote(name)} has order ${quote(order)}; the order must be ` +
+        `a finite number (bands: -100 identity, 0 persona, 100–199 tool ` +
+        `guidance).`,
+    );
+  }
+  if (typeof text !== "string" && typeof text !== "function") {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `Section ${quote(name)} has text of type ${typeof text}; the text must ` +
+        `be a string or a function of the assembly context returning one.`,
+    );
+  }
+  return { name, order, text };
+}
+
+function validateConfig(config: unknown): SystemPromptConfig {
+  if (config === undefined) return {};
+  if (typeof config !== "object" || config === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
+        `includeHarnessIdentity? }; got ${quote(config)}.`,
+    );
+  }
+  const { persona, includeHarnessIdentity } = config as SystemPromptConfig;
+  if (persona !== undefined && typeof persona !== "string") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `persona must be a string (a template, "" for none); got ` +
+        `${quote(persona)}.`,
+    );
+  }
+  if (
+    includeHarnessIdentity !== undefined &&
+    typeof includeHarnessIdentity !== "boolean"
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `includeHarnessIdentity must be a boolean; got ` +
+        `${quote(includeHarnessIdentity)}.`,
+    );
+  }
+  return config as SystemPromptConfig;
+}
+
+function withSignal<C extends AssembleContext>(
+  context: C,
+  signal: AbortSignal,
+): C {
+  const combined = context.signal === undefined
+    ? signal
+    : AbortSignal.any([context.signal, signal]);
+  return Object.assign(Object.create(Object.getPrototypeOf(context)), context, {
+    signal: combined,
+  });
+}
+
+const layersOf = new WeakMap<object, { readonly scopeCount: number }>();
+
+/**
+ * How many scope layers a registry holds right now. For tests and
+ * diagnostics: a disposed scope must leave none behind.
+ */
+export function scopeLayerCount(prompt: object): number {
+  return layersOf.get(prompt)?.scopeCount ?? 0;
+}
+
+/**
+ * The system prompt registry: plugins register sections, tool providers,
+ * variables and listeners through registrars; the agent loop calls
+ * {@linkcode SystemPrompt.assemble} once per step and renders the result
+ * with `renderPrompt`.
+ *
+ * @typeParam C the assembly context a harness passes to providers
+ *
+ * @example
+ * ```ts
+ * import { renderPrompt, SystemPrompt, TOOL_ORDER_REST } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt<{ scope?: string; model?: string }>({
+ *   persona: "You are a helpful assistant running on {{model}}.",
+ *   toolOrder: ["read_file", TOOL_ORDER_REST],
+ * });
+ * prompt.variable("model", (context) => context.model ?? "example-model");
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }],
+ * }));
+ * prompt.scope("reviewer").section({
+ *   name: "deployment:persona",
+ *   order: 0,
+ *   text: "You review code on {{model}}.",
+ * });
+ *
+ * const assembly = await prompt.assemble({ scope: "reviewer" });
+ * console.log(renderPrompt(assembly));
+ * await prompt.dispose();
+ * ```
+ */
+export class SystemPrompt<C extends AssembleContext = AssembleContext>
+  implements Registrar<C> {
+  readonly #registry: Registry<C>;
+  readonly #root: LayerRegistrar<C>;
+
+  /**
+   * Every registration, unregistration and invalidation, emitted
+   * synchronously after the state is committed. Hot; not scope-filtered;
+   * completes when the registry is disposed.
+   */
+  readonly change$: Observable<PromptChange>;
+
+  /**
+   * Creates a registry with the built-in identity and persona sections.
+   *
+   * @throws {SystemPromptError} `INVALID_TOOL_ORDER` or `INVALID_CONFIG`.
+   */
+  constructor(config?: SystemPromptConfig) {
+    const { persona = "", toolOrder, includeHarnessIdentity = true } =
+      validateConfig(config);
+    const registry = new Registry<C>(
+      toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
+    );
+    this.#registry = registry;
+    this.change$ = registry.layers.change$;
+    const lifetime = new Lifetime();
+    // The first entry is torn down last: the streams complete after every
+    // registration is gone.
+    lifetime.own(() => registry.layers.complete());
+    this.#root = new LayerRegistrar(registry, lifetime, undefined);
+    layersOf.set(this, registry.layers);
+    if (includeHarnessIdentity) {
+      this.#root.section({
+        name: HARNESS_IDENTITY_SECTION,
+        order: HARNESS_IDENTITY_ORDER,
+        text: HARNESS_IDENTITY,
+      });
+    }
+    this.#root.section({
+      name: PERSONA_SECTION,
+      order: PERSONA_ORDER,
+      text: persona,
+    });
+  }
+
+  /** Always `undefined`: the registry writes to the global layer. */
+  get scopeKey(): undefined {
+    return undefined;
+  }
+
+  /** True once the registry started disposing. */
+  get disposed(): boolean {
+    return this.#root.disposed;
+  }
+
+  /**
+   * Disposes every registrar and registration, then completes `change$`
+   * and every `watch()` stream. Pre-bound and idempotent.
+   */
+  get dispose(): Disposer {
+    return this.#root.dispose;
+  }
+
+  /** Same as {@linkcode SystemPrompt.dispose}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.#root.dispose();
+  }
+
+  /** Registers a section in the global layer. */
+  section(section: PromptSection<C>): Disposer {
+    return this.#root.section(section);
+  }
+
+  /** Registers a tool-schema provider in the global layer. */
+  tools(provider: ToolProvider<C>): Disposer {
+    return this.#root.tools(provider);
+  }
+
+  /** Registers a `{{name}}` variable in the global layer. */
+  variable(name: string, provider: VariableProvider<C>): Disposer {
+    return this.#root.variable(name, provider);
+  }
+
+  /** Registers a listener that runs for every assembly. */
+  onAssemble(listener: AssembleListener<C>): Disposer {
+    return this.#root.onAssemble(listener);
+  }
+
+  /** Builds a composite registration owned by the registry. */
+  effect(body: EffectBody): Disposer {
+    return this.#root.effect(body);
+  }
+
+  /** A child registrar of the global layer. */
+  fork(): Registrar<C> {
+    return this.#root.fork();
+  }
+
+  /** A child registrar of `key`'s scope layer. */
+  scope(key: ScopeKey): Registrar<C> {
+    return this.#root.scope(key);
+  }
+
+  /**
+   * Assembles the prompt for one step: one snapshot of the global layer and
+   * of `context.scope`'s layer, variables, sections by order, tools in
+   * canonical order, then the listener waterfall. Never throws: every
+   * failure is a rejection.
+   */
+  assemble(context?: C): Promise<PromptAssembly> {
+    return firstValueFrom(this.#assembly$(context ?? {} as C));
+  }
+
+  #assembly$(context: C): Observable<PromptAssembly> {
+    return defer(() => {
+      if (typeof context !== "object" || context === null) {
+        throw new SystemPromptError(
+          "INVALID_CONTEXT",
+          `The assembly context must be an object ({ scope?, signal?, ... }); ` +
+            `got ${quote(context)}.`,
+        );
+      }
+      if (this.#root.disposed) {
+        throw new SystemPromptError(
+          "DISPOSED",
+          `Cannot assemble: the registry is disposed.`,
+        );
+      }
+      const scope = context.scope;
+      if (scope === null) assertScopeKey(scope);
+      return assembly$(this.#registry.snapshot(scope), context, {
+        toolOrder: this.#registry.toolOrder,
+      });
+    });
+  }
+
+  /**
+   * A cold stream of rendered views for `context`: one on subscription, and
+   * one after each burst of changes that can affect it (global changes and
+   * changes to its own scope). A newer change cancels an assembly in flight
+   * (its context's `signal` aborts). Failures arrive as `{ error }` and the
+   * stream stays alive; it completes when the registry is disposed.
+   *
+   * Providers and listeners receive a copy of `context` whose `signal` also
+   * aborts when the view is superseded or unsubscribed.
+   */
+  watch(context?: C): Observable<PromptView> {
+    const given = context ?? {} as C;
+    const scope = given.scope;
+    return this.change$.pipe(
+      filter((change) => change.scope === undefined || change.scope === scope),
+      startWith(undefined),
+      debounceTime(0, asapScheduler),
+      switchMap(() => this.disposed ? EMPTY : this.#view$(given)),
+    );
+  }
+
+  #view$(context: C): Observable<PromptView> {
+    return defer(() => {
+      const controller = new AbortController();
+      return this.#assembly$(withSignal(context, controller.signal)).pipe(
+        map((assembly): PromptView => ({
+          assembly,
+          prompt: renderPrompt(assembly),
+        })),
+        catchError((error: unknown) => of<PromptView>({ error })),
+        finalize(() => controller.abort()),
+      );
+    });
+  }
+
+  /**
+   * Says that a provider's underlying value changed (the clock, the working
+   * directory): emits `{ type: "invalidate" }` on `change$`, so every
+   * watcher re-assembles.
+   *
+   * @throws {SystemPromptError} `DISPOSED` after the registry is disposed.
+   */
+  invalidate(): void {
+    if (this.#root.disposed) {
+      throw new SystemPromptError(
+        "DISPOSED",
+        `Cannot invalidate: the registry is disposed.`,
+      );
+    }
+    this.#registry.layers.emit({ type: "invalidate" });
+  }
+}
