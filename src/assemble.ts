@@ -295,7 +295,7 @@ function copyToolSchema(schema: unknown, label: string): ToolSchema {
     );
   }
   try {
-    return copyJson(candidate, "", []) as ToolSchema;
+    return copyJson(candidate, [], []) as ToolSchema;
   } catch (error) {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
@@ -315,43 +315,67 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Deep-copies JSON-like data: plain objects, arrays and primitives. Anything
  * else (functions, symbols, bigints, class instances, cycles) throws, so an
- * assembly never shares a mutable object with a provider.
+ * assembly never shares a mutable object with a provider. `path` holds the
+ * keys from the root to `value`; it is only read to describe a failure.
  */
-function copyJson(value: unknown, path: string, ancestors: object[]): unknown {
+function copyJson(
+  value: unknown,
+  path: (string | number)[],
+  ancestors: object[],
+): unknown {
   if (typeof value !== "object" || value === null) {
     if (
       typeof value === "function" || typeof value === "symbol" ||
       typeof value === "bigint"
     ) {
-      throw new TypeError(`${path || "the schema"} is a ${typeof value}`);
+      throw new TypeError(`${describePath(path)} is a ${typeof value}`);
     }
     return value;
   }
   if (ancestors.includes(value)) {
-    throw new TypeError(`${path || "the schema"} contains itself (a cycle)`);
+    throw new TypeError(`${describePath(path)} contains itself (a cycle)`);
   }
   ancestors.push(value);
   let copy: unknown;
   if (Array.isArray(value)) {
     const array: unknown[] = new Array(value.length);
     for (let index = 0; index < value.length; index++) {
-      array[index] = copyJson(value[index], `${path}[${index}]`, ancestors);
+      path.push(index);
+      array[index] = copyJson(value[index], path, ancestors);
+      path.pop();
     }
     copy = array;
   } else if (isPlainObject(value)) {
-    const object: Record<string, unknown> = {};
-    for (const key in value) {
-      if (Object.hasOwn(value, key)) {
-        object[key] = copyJson(value[key], `${path}.${key}`, ancestors);
+    // A spread copies the object's shape in one step; only nested values
+    // need a look.
+    const object: Record<string, unknown> = { ...value };
+    for (const key in object) {
+      const item = object[key];
+      if (typeof item === "object" && item !== null) {
+        path.push(key);
+        object[key] = copyJson(item, path, ancestors);
+        path.pop();
+      } else if (
+        typeof item === "function" || typeof item === "symbol" ||
+        typeof item === "bigint"
+      ) {
+        path.push(key);
+        copyJson(item, path, ancestors);
       }
     }
     copy = object;
   } else {
     const kind = value.constructor?.name ?? "exotic object";
-    throw new TypeError(`${path || "the schema"} is a ${kind}, not plain data`);
+    throw new TypeError(`${describePath(path)} is a ${kind}, not plain data`);
   }
   ancestors.pop();
   return copy;
+}
+
+function describePath(path: readonly (string | number)[]): string {
+  if (path.length === 0) return "the schema";
+  return path.map((key) => typeof key === "number" ? `[${key}]` : `.${key}`)
+    .join("").replace(/^\./, "");
 }
 
 function providerName(provider: unknown, index: number): string {

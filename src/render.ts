@@ -15,6 +15,11 @@ export const VARIABLE_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]*$/;
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const LOWER_A = 0x61;
+const LOWER_Z = 0x7a;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const UNDERSCORE = 0x5f;
 const EXCERPT_LENGTH = 40;
 
 /**
@@ -68,6 +73,77 @@ export function renderPrompt(assembly: PromptAssembly): string {
   return prompt;
 }
 
+/**
+ * A section text split at its references: `literals[i]`, then `names[i]`,
+ * ..., then the last literal. Parsing stops at the first malformed group,
+ * recorded in `failure`, so errors still surface in text order: the
+ * references before it are resolved first.
+ */
+interface Template {
+  readonly literals: readonly string[];
+  readonly names: readonly string[];
+  readonly failure?: { readonly name: string } | { readonly open: number };
+}
+
+/**
+ * Parsed templates by text. Prompts repeat from step to step, so the same
+ * texts come back; a hit skips the scan. Bounded in entries and in text
+ * size, and invisible in results.
+ */
+const templates = new Map<string, Template>();
+const TEMPLATE_CACHE_ENTRIES = 4096;
+const TEMPLATE_CACHE_TEXT_LENGTH = 65_536;
+
+function templateOf(text: string): Template {
+  let template = templates.get(text);
+  if (template !== undefined) return template;
+  template = parse(text);
+  if (text.length <= TEMPLATE_CACHE_TEXT_LENGTH) {
+    if (templates.size >= TEMPLATE_CACHE_ENTRIES) templates.clear();
+    templates.set(text, template);
+  }
+  return template;
+}
+
+function parse(text: string): Template {
+  const literals: string[] = [];
+  const names: string[] = [];
+  let open = text.indexOf("{{");
+  if (open === -1) return { literals: [text], names };
+  // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
+  // a per-`{{` search would make megabytes of `{{` quadratic.
+  const lastClose = text.lastIndexOf("}}");
+  const length = text.length;
+  let copied = 0;
+  while (open !== -1) {
+    // Scan the group's inside once, checking the name as we go.
+    let end = open + 2;
+    let code = text.charCodeAt(end);
+    let wellFormed = code >= LOWER_A && code <= LOWER_Z;
+    while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
+      if (
+        !((code >= LOWER_A && code <= LOWER_Z) ||
+          (code >= DIGIT_0 && code <= DIGIT_9) || code === UNDERSCORE)
+      ) wellFormed = false;
+      code = text.charCodeAt(++end);
+    }
+    if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+      if (lastClose >= open + 2) return { literals, names, failure: { open } };
+      // No `}}` after this `{{`, so none after any later `{{` either: the
+      // rest is ordinary text.
+      break;
+    }
+    const name = text.slice(open + 2, end);
+    if (!wellFormed) return { literals, names, failure: { name } };
+    literals.push(text.slice(copied, open));
+    names.push(name);
+    copied = end + 2;
+    open = text.indexOf("{{", copied);
+  }
+  literals.push(text.slice(copied));
+  return { literals, names };
+}
+
 function interpolate(
   section: AssembledSection,
   variables: PromptAssembly["variables"],
@@ -80,39 +156,27 @@ function interpolate(
         `an assembled section's text must be a string.`,
     );
   }
-  let open = text.indexOf("{{");
-  if (open === -1) return text;
-  // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
-  // a per-`{{` search would make megabytes of `{{` quadratic.
-  const lastClose = text.lastIndexOf("}}");
-  const length = text.length;
-  let rendered = "";
-  let copied = 0;
-  while (open !== -1) {
-    let end = open + 2;
-    let code = text.charCodeAt(end);
-    while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
-      code = text.charCodeAt(++end);
+  const { literals, names, failure } = templateOf(text);
+  let rendered = literals[0];
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index];
+    const value = variables[name];
+    if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
+      resolve(section, name, variables);
     }
-    if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
-      if (lastClose >= open + 2) throw unclosed(section, text, open);
-      // No `}}` after this `{{`, so none after any later `{{` either: the
-      // rest is ordinary text.
-      break;
-    }
-    const name = text.slice(open + 2, end);
-    rendered += text.slice(copied, open) + resolve(section, name, variables);
-    copied = end + 2;
-    open = text.indexOf("{{", copied);
+    rendered += value + literals[index + 1];
   }
-  return copied === 0 ? text : rendered + text.slice(copied);
+  if (failure === undefined) return names.length === 0 ? text : rendered;
+  if ("name" in failure) return resolve(section, failure.name, variables);
+  throw unclosed(section, text, failure.open);
 }
 
+/** The slow path of a reference: says precisely why it does not resolve. */
 function resolve(
   section: AssembledSection,
   name: string,
   variables: PromptAssembly["variables"],
-): string {
+): never {
   if (!VARIABLE_NAME_PATTERN.test(name)) {
     throw new SystemPromptError(
       "MALFORMED_REFERENCE",
@@ -130,7 +194,6 @@ function resolve(
     );
   }
   const value = variables[name];
-  if (typeof value === "string") return value;
   if (value === undefined) {
     throw new SystemPromptError(
       "VARIABLE_WITHOUT_VALUE",

@@ -180,6 +180,14 @@ function describeLayer(scope: ScopeKey | undefined): string {
   return `scope ${quote(scope)}`;
 }
 
+/** Key equality as a `Map` sees it (SameValueZero: `NaN` equals `NaN`). */
+function sameScopeKey(
+  a: ScopeKey | undefined,
+  b: ScopeKey | undefined,
+): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
 function assertScopeKey(key: unknown): asserts key is ScopeKey {
   if (key === null || key === undefined) {
     throw new SystemPromptError(
@@ -635,7 +643,9 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const given = context ?? {} as C;
     const scope = given.scope;
     return this.change$.pipe(
-      filter((change) => change.scope === undefined || change.scope === scope),
+      filter((change) =>
+        change.scope === undefined || sameScopeKey(change.scope, scope)
+      ),
       startWith(undefined),
       debounceTime(0, asapScheduler),
       switchMap(() => this.disposed ? EMPTY : this.#view$(given)),

@@ -1,0 +1,237 @@
+/**
+ * A realistic harness in one file: a persona template, two tool plugins
+ * that each own a guidance section and a tool provider, a tool order, two
+ * agents as scopes (one with its own persona and a private tool), and a
+ * listener that appends a section. It prints each agent's prompt and tools,
+ * unloads a plugin, then watches one agent live while plugins come and go.
+ *
+ * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
+ *
+ * @module
+ */
+
+import {
+  type PromptAssembly,
+  type PromptView,
+  type Registrar,
+  renderPrompt,
+  SystemPrompt,
+  TOOL_GUIDANCE_ORDER,
+  TOOL_ORDER_REST,
+} from "../mod.ts";
+
+interface Agent {
+  name: string;
+  model: string;
+}
+
+interface StepContext {
+  scope?: Agent;
+  signal?: AbortSignal;
+}
+
+const coder: Agent = { name: "coder", model: "large-model-2" };
+const reviewer: Agent = { name: "reviewer", model: "small-model-1" };
+let cwd = "/work/shop";
+
+// The harness: identity, persona template, facts as variables, tool order.
+const prompt = new SystemPrompt<StepContext>({
+  persona: "You are a software agent on {{model}}, working in {{cwd}}.",
+  toolOrder: ["read_file", "write_file", TOOL_ORDER_REST],
+});
+prompt.variable("model", (context) => context.scope?.model);
+prompt.variable("cwd", () => cwd);
+prompt.onAssemble(async (_assembly, _context, next) => {
+  const assembly = await next();
+  assembly.sections.push({
+    name: "harness:budget",
+    order: 900,
+    text: "Stop after 30 tool calls and summarise what is left.",
+  });
+  return assembly;
+});
+
+// A tool plugin: one guidance section and one tool provider, both owned by
+// the plugin's own registrar, so unloading the plugin is one dispose(). The
+// files plugin stays loaded: `toolOrder` names its tools, and naming a tool
+// that no provider knows fails the assembly loudly.
+function loadFilesPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
+  const plugin = host.fork();
+  plugin.section({
+    name: "tools:files",
+    order: TOOL_GUIDANCE_ORDER + 10,
+    text: "Read a file before you change it. Paths are relative to {{cwd}}.",
+  });
+  plugin.tools(() => ({
+    schemas: [
+      tool("read_file", "Read a file.", { path: "string" }),
+      tool("write_file", "Write a file.", { path: "string", text: "string" }),
+    ],
+  }));
+  return plugin;
+}
+
+function loadShellPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
+  const plugin = host.fork();
+  plugin.section({
+    name: "tools:shell",
+    order: TOOL_GUIDANCE_ORDER + 20,
+    text: "Run one command at a time and read its output.",
+  });
+  plugin.tools(() => ({
+    schemas: [tool("shell", "Run a shell command.", { command: "string" })],
+  }));
+  return plugin;
+}
+
+function tool(
+  name: string,
+  description: string,
+  fields: Record<string, string>,
+): { name: string; description: string; parameters: Record<string, unknown> } {
+  const properties = Object.fromEntries(
+    Object.entries(fields).map(([field, type]) => [field, { type }]),
+  );
+  return {
+    name,
+    description,
+    parameters: { type: "object", properties, required: Object.keys(fields) },
+  };
+}
+
+const files = loadFilesPlugin(prompt);
+const shell = loadShellPlugin(prompt);
+
+// The coder agent: its own persona (shadows the deployment's for this agent
+// only) and a private tool.
+const coderScope = prompt.scope(coder);
+coderScope.section({
+  name: "deployment:persona",
+  order: 0,
+  text: "You are the coder. You write small, tested changes on {{model}}.",
+});
+coderScope.tools(() => ({
+  schemas: [tool("run_tests", "Run the test suite.", {})],
+}));
+
+async function show(agent: Agent): Promise<PromptAssembly> {
+  const assembly = await prompt.assemble({ scope: agent });
+  console.log(box(`${agent.name} (${agent.model})`));
+  console.log(renderPrompt(assembly));
+  console.log(`\ntools: ${assembly.tools.map((t) => t.name).join(", ")}\n`);
+  return assembly;
+}
+
+function box(title: string): string {
+  return `── ${title} ${"─".repeat(Math.max(0, 60 - title.length))}`;
+}
+
+/** Each section's rendered text, by name. */
+function renderedSections(assembly: PromptAssembly): Map<string, string> {
+  return new Map(assembly.sections.map((section) => [
+    section.name,
+    renderPrompt({ ...assembly, sections: [section] }),
+  ]));
+}
+
+function diff(before: PromptAssembly, after: PromptAssembly): string[] {
+  const lines: string[] = [];
+  const old = renderedSections(before);
+  const now = renderedSections(after);
+  for (const [name, text] of now) {
+    if (!old.has(name)) lines.push(`+ section ${name}`);
+    else if (old.get(name) !== text) lines.push(`~ section ${name}: "${text}"`);
+  }
+  for (const name of old.keys()) {
+    if (!now.has(name)) lines.push(`- section ${name}`);
+  }
+  const oldTools = new Set(before.tools.map((t) => t.name));
+  const newTools = new Set(after.tools.map((t) => t.name));
+  for (const name of newTools) {
+    if (!oldTools.has(name)) lines.push(`+ tool ${name}`);
+  }
+  for (const name of oldTools) {
+    if (!newTools.has(name)) lines.push(`- tool ${name}`);
+  }
+  return lines;
+}
+
+// 1. Both agents, as the model would see them.
+const coderBefore = await show(coder);
+const reviewerBefore = await show(reviewer);
+
+// 2. The shell plugin unloads: its section and its tool go, for everyone.
+await shell.dispose();
+console.log(box("after unloading the shell plugin"));
+for (
+  const [agent, before] of [[coder, coderBefore], [
+    reviewer,
+    reviewerBefore,
+  ]] as const
+) {
+  const after = await prompt.assemble({ scope: agent });
+  console.log(`${agent.name}: ${diff(before, after).join(", ")}`);
+}
+
+// 3. Live: watch the reviewer while plugins load and unload, then change a
+// provider's underlying value and invalidate.
+console.log(`\n${box("watching reviewer")}`);
+let previous: PromptAssembly | undefined;
+let views = 0;
+const settled: Array<() => void> = [];
+function nextView(): Promise<void> {
+  return new Promise((resolve) => settled.push(resolve));
+}
+const subscription = prompt.watch({ scope: reviewer }).subscribe(
+  (view: PromptView) => {
+    views++;
+    if ("error" in view) {
+      console.log(`view ${views}: error ${String(view.error)}`);
+    } else if (previous === undefined) {
+      console.log(
+        `view ${views}: ${view.assembly.sections.length} sections, tools ` +
+          view.assembly.tools.map((t) => t.name).join(", "),
+      );
+    } else {
+      const changes = diff(previous, view.assembly);
+      console.log(`view ${views}:`);
+      for (const change of changes) console.log(`  ${change}`);
+    }
+    if ("assembly" in view) previous = view.assembly;
+    settled.shift()?.();
+  },
+);
+await nextView();
+
+console.log("> load the shell plugin again (two registrations, one view)");
+const shellAgain = loadShellPlugin(prompt);
+await nextView();
+
+console.log("> the reviewer gets a persona of its own");
+prompt.scope(reviewer).section({
+  name: "deployment:persona",
+  order: 0,
+  text: "You are the reviewer in {{cwd}}. Comment; never edit.",
+});
+await nextView();
+
+console.log("> a change to the coder only: no view for the reviewer");
+const coderExtra = prompt.scope(coder).section({
+  name: "coder:extra",
+  order: 50,
+  text: "Prefer small commits.",
+});
+await new Promise((resolve) => setTimeout(resolve, 20));
+console.log(`  views so far: ${views}`);
+
+console.log("> the working directory changes; invalidate()");
+cwd = "/work/shop/backend";
+prompt.invalidate();
+await nextView();
+
+subscription.unsubscribe();
+await coderExtra();
+await shellAgain.dispose();
+await files.dispose();
+await prompt.dispose();
+console.log("\ndone: registry disposed.");

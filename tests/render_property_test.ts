@@ -1,0 +1,205 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type PromptAssembly,
+  renderPrompt,
+  SystemPromptError,
+} from "../mod.ts";
+
+type Variables = PromptAssembly["variables"];
+type Outcome = { text: string } | { code: string; section: string };
+
+/**
+ * The reference model: SPEC 4.5 read literally, one position at a time, with
+ * no attempt at speed (a fresh `indexOf` per `{{` makes it quadratic).
+ */
+function referenceRender(assembly: PromptAssembly): Outcome {
+  const rendered: string[] = [];
+  for (const { name, text } of assembly.sections) {
+    const result = referenceInterpolate(text, assembly.variables);
+    if (typeof result !== "string") return { code: result.code, section: name };
+    if (result !== "") rendered.push(result);
+  }
+  return { text: rendered.join("\n\n") };
+}
+
+function referenceInterpolate(
+  text: string,
+  variables: Variables,
+): string | { code: string } {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    if (!text.startsWith("{{", i)) {
+      out += text[i];
+      i += 1;
+      continue;
+    }
+    // A complete group: "{{" + characters other than "{" and "}" + "}}".
+    let j = i + 2;
+    while (j < text.length && text[j] !== "{" && text[j] !== "}") j += 1;
+    if (text.startsWith("}}", j)) {
+      const inner = text.slice(i + 2, j);
+      if (!/^[a-z][a-z0-9_]*$/.test(inner)) {
+        return { code: "MALFORMED_REFERENCE" };
+      }
+      if (!Object.prototype.hasOwnProperty.call(variables, inner)) {
+        return { code: "UNKNOWN_VARIABLE" };
+      }
+      const value = variables[inner];
+      if (value === undefined) return { code: "VARIABLE_WITHOUT_VALUE" };
+      out += value;
+      i = j + 2;
+      continue;
+    }
+    // Not a complete group: malformed if any "}}" follows, else plain text.
+    if (text.indexOf("}}", i + 2) !== -1) {
+      return { code: "MALFORMED_REFERENCE" };
+    }
+    out += "{";
+    i += 1;
+  }
+  return out;
+}
+
+function actualRender(assembly: PromptAssembly): Outcome {
+  try {
+    return { text: renderPrompt(assembly) };
+  } catch (error) {
+    assert.ok(error instanceof SystemPromptError, String(error));
+    return { code: error.code, section: error.message };
+  }
+}
+
+const REGISTERED = ["model", "cwd", "a", "x_1", "constructor", "empty"];
+const VALID_NAMES = [...REGISTERED, "unknown", "b"];
+const INVALID_NAMES = ["", " model ", "Model", "1a", "a-b", "toString", "_a"];
+
+const nameArb = fc.constantFrom(...VALID_NAMES, ...INVALID_NAMES);
+
+const tokenArb = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(...VALID_NAMES).map((n) => `{{${n}}}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...INVALID_NAMES).map((n) => `{{${n}}}`),
+  },
+  { weight: 2, arbitrary: nameArb },
+  { weight: 6, arbitrary: fc.constantFrom("x", " ", "\n", "é", "say ", ".") },
+  { weight: 1, arbitrary: fc.constantFrom("{", "}", "{{", "}}") },
+);
+
+/** Texts whose only "}}" close groups exercise the verbatim "{{" rule. */
+const textArb = fc.oneof(
+  fc.array(tokenArb, { maxLength: 14 }).map((tokens) => tokens.join("")),
+  fc.tuple(
+    fc.array(
+      fc.oneof(
+        fc.constantFrom(...REGISTERED).map((n) => `{{${n}}}`),
+        fc.constantFrom("x", " ", "{", "é"),
+      ),
+      { maxLength: 6 },
+    ),
+    fc.array(fc.constantFrom("{{", "{", "{{{", "x", "}", "{{a}", " "), {
+      maxLength: 6,
+    }),
+  ).map(([head, tail]) =>
+    (head.join("") + tail.join("")).replaceAll("}}", "}")
+  ),
+);
+
+/** Whether some section keeps a "{{" that starts no complete group. */
+function hasLiteralOpen(assembly: PromptAssembly): boolean {
+  return assembly.sections.some((section) =>
+    section.text.replaceAll(/\{\{[^{}]*\}\}/g, "").includes("{{")
+  );
+}
+
+const valueArb = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom("", "v", "{{model}}", "{{", "}}", "{{ x }}"),
+  },
+  { weight: 2, arbitrary: fc.string({ maxLength: 4 }) },
+);
+
+const variablesArb: fc.Arbitrary<Variables> = fc.tuple(
+  fc.uniqueArray(fc.tuple(fc.constantFrom(...REGISTERED), valueArb), {
+    selector: ([name]) => name,
+  }),
+  fc.boolean(),
+).map(([entries, bare]) => {
+  const variables: Variables = bare ? Object.create(null) : {};
+  for (const [name, value] of entries) variables[name] = value;
+  return variables;
+});
+
+const assemblyArb: fc.Arbitrary<PromptAssembly> = fc.record({
+  sections: fc.array(textArb, { maxLength: 4 }).map((texts) =>
+    texts.map((text, index) => ({ name: `section-${index}`, order: 0, text }))
+  ),
+  tools: fc.constant([]),
+  variables: variablesArb,
+});
+
+describe("renderPrompt: property", () => {
+  it("agrees with a literal reference model on text or error code and section", () => {
+    const seen = new Map<string, number>();
+    fc.assert(
+      fc.property(assemblyArb, (assembly) => {
+        const expected = referenceRender(assembly);
+        const actual = actualRender(assembly);
+        const kind = "text" in expected
+          ? (hasLiteralOpen(assembly) ? "verbatim" : "text")
+          : expected.code;
+        seen.set(kind, (seen.get(kind) ?? 0) + 1);
+        if ("text" in expected) {
+          assert.deepEqual(actual, expected);
+        } else {
+          assert.ok("code" in actual, `rendered ${JSON.stringify(actual)}`);
+          assert.equal(actual.code, expected.code);
+          assert.ok(
+            actual.section.includes(`"${expected.section}"`),
+            `${actual.section} does not name "${expected.section}"`,
+          );
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // The generator reaches every outcome, so agreement means something.
+    for (
+      const kind of [
+        "text",
+        "verbatim",
+        "MALFORMED_REFERENCE",
+        "UNKNOWN_VARIABLE",
+        "VARIABLE_WITHOUT_VALUE",
+      ]
+    ) {
+      assert.ok((seen.get(kind) ?? 0) >= 20, `${kind}: ${seen.get(kind)}`);
+    }
+  });
+
+  it("keeps a text without any }} verbatim when it has no complete group", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("{", "{{", "}", "x", " ", "model"), {
+          maxLength: 20,
+        }).map((parts) => parts.join("").replaceAll("}}", "} ")),
+        (text) => {
+          const assembly = {
+            sections: [{ name: "s", order: 0, text }],
+            tools: [],
+            variables: {},
+          };
+          assert.equal(renderPrompt(assembly), text);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,625 @@
+/**
+ * Behaviour of the reactive view: `watch(context)` and `invalidate()`
+ * (SPEC 4.8), tested through the public API only.
+ */
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { Observable, Subscription } from "rxjs";
+import {
+  type AssembleContext,
+  type AssembleListener,
+  type PromptChange,
+  type PromptView,
+  renderPrompt,
+  type ScopeKey,
+  SystemPrompt,
+  SystemPromptError,
+} from "../mod.ts";
+
+// ---------------------------------------------------------------- helpers
+
+/** Everything a test must end: subscriptions, registries, held promises. */
+const cleanups: (() => unknown)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A registry without the identity section, disposed after the test. */
+function registry<C extends AssembleContext = AssembleContext>(
+  persona = "",
+): SystemPrompt<C> {
+  const prompt = new SystemPrompt<C>({
+    persona,
+    includeHarnessIdentity: false,
+  });
+  cleanups.push(() => prompt.dispose());
+  return prompt;
+}
+
+/** Awaits a few macrotasks (and a short pause) so that pending work runs. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 15));
+}
+
+/** Waits (macrotask by macrotask, at most one second) until `ready()`. */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 1000;
+  while (!ready()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+interface Collected {
+  readonly views: PromptView[];
+  readonly errors: unknown[];
+  readonly completed: boolean;
+  readonly subscription: Subscription;
+  /** Waits until `count` views have arrived. */
+  views$(count: number): Promise<void>;
+}
+
+/** Subscribes to a watch stream and records everything it delivers. */
+function collect(view$: Observable<PromptView>): Collected {
+  const views: PromptView[] = [];
+  const errors: unknown[] = [];
+  let completed = false;
+  const subscription = view$.subscribe({
+    next: (view) => views.push(view),
+    error: (error) => errors.push(error),
+    complete: () => completed = true,
+  });
+  cleanups.push(() => subscription.unsubscribe());
+  return {
+    views,
+    errors,
+    get completed() {
+      return completed;
+    },
+    subscription,
+    views$: (count) =>
+      until(
+        () => views.length >= count,
+        `${count} view(s), got ${views.length}`,
+      ),
+  };
+}
+
+/** The prompt of a successful view; fails the test on an error view. */
+function promptOf(view: PromptView | undefined): string {
+  assert.ok(view, "expected a view");
+  if ("error" in view) {
+    assert.fail(`expected a prompt, got error ${view.error}`);
+  }
+  assert.equal(view.prompt, renderPrompt(view.assembly));
+  return view.prompt;
+}
+
+/** The error of a failed view; fails the test on a successful view. */
+function errorOf(view: PromptView | undefined): unknown {
+  assert.ok(view, "expected a view");
+  assert.ok("error" in view, "expected an error view");
+  assert.equal("prompt" in view, false, "an error view carries no prompt");
+  return view.error;
+}
+
+/** A provider that counts its calls. */
+function counted<A extends unknown[], R>(fn: (...args: A) => R) {
+  const wrapped = (...args: A): R => {
+    wrapped.calls++;
+    return fn(...args);
+  };
+  wrapped.calls = 0;
+  return wrapped;
+}
+
+interface Held {
+  readonly signal: AbortSignal | undefined;
+  readonly context: AssembleContext;
+  release(): void;
+}
+
+/**
+ * A global listener that, while `hold` is true, parks each assembly on a
+ * promise the test controls and records the signal of its context.
+ */
+function slowListener() {
+  const held: Held[] = [];
+  const control = {
+    hold: false,
+    held,
+    listener: (async (_assembly, context, next) => {
+      if (!control.hold) return next();
+      let release!: () => void;
+      const parked = new Promise<void>((resolve) => release = resolve);
+      held.push({ signal: context.signal, context, release });
+      await parked;
+      return next();
+    }) as AssembleListener<AssembleContext>,
+  };
+  cleanups.push(() => held.forEach((h) => h.release()));
+  return control;
+}
+
+// ------------------------------------------------------------------ tests
+
+describe("SystemPrompt#watch", () => {
+  it("is cold: nothing assembles before subscription", async () => {
+    const prompt = registry();
+    const who = counted(() => "world");
+    prompt.variable("who", who);
+    prompt.section({ name: "greeting", order: 10, text: "hello {{who}}" });
+
+    const view$ = prompt.watch();
+    await settle();
+    assert.equal(who.calls, 0, "no assembly before subscribe");
+
+    const watcher = collect(view$);
+    await watcher.views$(1);
+    assert.equal(promptOf(watcher.views[0]), "hello world");
+    assert.equal(who.calls, 1);
+    await settle();
+    assert.equal(watcher.views.length, 1, "exactly one view on subscription");
+  });
+
+  it("emits { assembly, prompt } with prompt === renderPrompt(assembly)", async () => {
+    const prompt = registry("You are {{role}}.");
+    prompt.variable("role", () => "a tester");
+    prompt.tools(() => ({
+      schemas: [{ name: "shell", description: "run", parameters: {} }],
+    }));
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    const view = watcher.views[0];
+    assert.ok(view && "assembly" in view);
+    assert.equal(view.prompt, renderPrompt(view.assembly));
+    assert.equal(view.prompt, "You are a tester.");
+    assert.deepEqual(view.assembly.tools.map((t) => t.name), ["shell"]);
+    assert.deepEqual(view.assembly.variables, { role: "a tester" });
+  });
+
+  it("gives every subscriber its own emission and assembly", async () => {
+    const prompt = registry();
+    const who = counted(() => "world");
+    prompt.variable("who", who);
+    prompt.section({ name: "greeting", order: 10, text: "hi {{who}}" });
+    const view$ = prompt.watch();
+    const a = collect(view$);
+    const b = collect(view$);
+    await a.views$(1);
+    await b.views$(1);
+    await settle();
+    assert.equal(a.views.length, 1);
+    assert.equal(b.views.length, 1);
+    assert.equal(promptOf(a.views[0]), "hi world");
+    assert.equal(promptOf(b.views[0]), "hi world");
+    assert.equal(who.calls, 2, "one assembly per subscriber");
+    const [va, vb] = [a.views[0], b.views[0]];
+    assert.ok(va && vb && "assembly" in va && "assembly" in vb);
+    assert.notEqual(va.assembly, vb.assembly, "fresh assembly objects");
+  });
+
+  it("works without a context and re-assembles after global changes", async () => {
+    const prompt = registry();
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    assert.equal(promptOf(watcher.views[0]), "");
+
+    const removeSection = prompt.section({
+      name: "a",
+      order: 1,
+      text: "A {{x}}",
+    });
+    prompt.variable("x", () => "1");
+    await watcher.views$(2);
+    await settle();
+    assert.equal(promptOf(watcher.views.at(-1)), "A 1");
+
+    const count = watcher.views.length;
+    await removeSection();
+    await watcher.views$(count + 1);
+    assert.equal(promptOf(watcher.views.at(-1)), "", "unregistration too");
+  });
+
+  it("re-assembles a scoped watcher after a change in its own scope", async () => {
+    const prompt = registry("global persona");
+    const agent = { id: "A" };
+    const watcher = collect(prompt.watch({ scope: agent }));
+    await watcher.views$(1);
+    assert.equal(promptOf(watcher.views[0]), "global persona");
+
+    const scoped = prompt.scope(agent);
+    scoped.section({ name: "deployment:persona", order: 0, text: "agent A" });
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "agent A");
+
+    await scoped.dispose();
+    await watcher.views$(3);
+    assert.equal(promptOf(watcher.views.at(-1)), "global persona");
+  });
+
+  it("re-assembles a scoped watcher after a global change", async () => {
+    const prompt = registry();
+    const agent = Symbol("agent");
+    const watcher = collect(prompt.watch({ scope: agent }));
+    await watcher.views$(1);
+    prompt.section({ name: "global", order: 5, text: "for everyone" });
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "for everyone");
+  });
+
+  it("never re-assembles because of another scope's change", async () => {
+    const prompt = registry();
+    const agentA = { id: "A" };
+    const agentB = { id: "B" };
+    const value = counted(() => "v");
+    prompt.variable("v", value);
+    const changes: PromptChange[] = [];
+    const changeSub = prompt.change$.subscribe((c) => changes.push(c));
+    cleanups.push(() => changeSub.unsubscribe());
+
+    const scopedWatcher = collect(prompt.watch({ scope: agentA }));
+    const globalWatcher = collect(prompt.watch());
+    await scopedWatcher.views$(1);
+    await globalWatcher.views$(1);
+    await settle();
+    const callsBefore = value.calls;
+
+    const b = prompt.scope(agentB);
+    b.section({ name: "b", order: 1, text: "only for B" });
+    b.variable("w", () => "w");
+    b.tools(() => ({ schemas: [] }));
+    b.onAssemble((assembly) => assembly);
+    await settle();
+    await b.dispose();
+    await settle();
+
+    assert.ok(changes.length >= 8, "the other scope did change the registry");
+    assert.equal(scopedWatcher.views.length, 1, "scope A watcher untouched");
+    assert.equal(globalWatcher.views.length, 1, "global watcher untouched");
+    assert.equal(value.calls, callsBefore, "no provider call");
+  });
+
+  it("matches its own scope with Map semantics (a NaN key)", async () => {
+    const prompt = registry();
+    const watcher = collect(prompt.watch({ scope: NaN }));
+    await watcher.views$(1);
+    prompt.scope(NaN).section({ name: "nan", order: 1, text: "NaN agent" });
+    // The registry itself resolves the key like a Map does:
+    assert.match(
+      renderPrompt(await prompt.assemble({ scope: NaN })),
+      /NaN agent/,
+    );
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "NaN agent");
+  });
+
+  it("does not re-assemble an unscoped watcher after a scoped change", async () => {
+    const prompt = registry();
+    const value = counted(() => "v");
+    prompt.variable("v", value);
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    await settle();
+    const callsBefore = value.calls;
+
+    const dispose = prompt.scope("agent-a").section({
+      name: "a",
+      order: 1,
+      text: "scoped",
+    });
+    await settle();
+    await dispose();
+    await settle();
+    assert.equal(watcher.views.length, 1);
+    assert.equal(value.calls, callsBefore);
+  });
+
+  it("passes the watched context's fields to providers", async () => {
+    type Ctx = AssembleContext & { agent?: string };
+    const prompt = registry<Ctx>();
+    const key = { id: "A" };
+    const seen: Ctx[] = [];
+    prompt.scope(key).variable("name", (context) => {
+      seen.push(context);
+      return context.agent;
+    });
+    prompt.section({ name: "s", order: 1, text: "I am {{name}}" });
+    const watcher = collect(prompt.watch({ scope: key, agent: "Ada" }));
+    await watcher.views$(1);
+    assert.equal(promptOf(watcher.views[0]), "I am Ada");
+    assert.equal(seen[0]?.scope, key);
+    assert.equal(seen[0]?.agent, "Ada");
+  });
+
+  it("coalesces 1,000 registrations in one synchronous block into one view", async () => {
+    const prompt = registry();
+    const value = counted(() => "v");
+    prompt.variable("v", value);
+    const listener = counted((a: Parameters<AssembleListener>[0]) => a);
+    prompt.onAssemble(listener);
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    await settle();
+    assert.equal(watcher.views.length, 1);
+    const [calls, listened] = [value.calls, listener.calls];
+
+    const texts = counted((i: number) => `s${i} {{v}}`);
+    const fork = prompt.fork();
+    for (let i = 0; i < 1000; i++) {
+      fork.section({
+        name: `s${String(i).padStart(4, "0")}`,
+        order: 1,
+        text: () => texts(i),
+      });
+    }
+    prompt.invalidate();
+
+    await watcher.views$(2);
+    await settle();
+    assert.equal(watcher.views.length, 2, "exactly one new view");
+    assert.equal(value.calls - calls, 1, "one variable provider call");
+    assert.equal(listener.calls - listened, 1, "one listener call");
+    assert.equal(texts.calls, 1000, "each section text resolved once");
+    const view = watcher.views[1];
+    assert.ok(view && "assembly" in view);
+    const burst = view.assembly.sections.filter((s) => /^s\d{4}$/.test(s.name));
+    assert.equal(burst.length, 1000);
+    assert.ok(view.prompt.startsWith("s0 v\n\ns1 v"));
+  });
+
+  it("cancels a stale in-flight assembly, never emits it, and keeps views in order", async () => {
+    const prompt = registry();
+    let value = "0";
+    prompt.variable("v", () => value);
+    prompt.section({ name: "s", order: 1, text: "v={{v}}" });
+    const slow = slowListener();
+    prompt.onAssemble(slow.listener);
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    await settle();
+    const first = watcher.views.length;
+    assert.equal(promptOf(watcher.views.at(-1)), "v=0");
+
+    // #1 parks; #2 supersedes it and parks too.
+    slow.hold = true;
+    value = "1";
+    prompt.invalidate();
+    await until(() => slow.held.length === 1, "assembly #1 to park");
+    const one = slow.held[0]!;
+    assert.ok(one.signal instanceof AbortSignal, "assembly gets a signal");
+    assert.equal(one.signal.aborted, false);
+
+    value = "2";
+    prompt.invalidate();
+    await until(() => slow.held.length === 2, "assembly #2 to park");
+    const two = slow.held[1]!;
+    assert.equal(one.signal.aborted, true, "stale assembly #1 aborted");
+    assert.equal(two.signal?.aborted, false);
+
+    // The stale one finishing first emits nothing.
+    one.release();
+    await settle();
+    assert.equal(watcher.views.length, first, "stale result never emitted");
+
+    two.release();
+    await watcher.views$(first + 1);
+    assert.equal(promptOf(watcher.views.at(-1)), "v=2");
+
+    // A newer assembly finishing while the stale one is still parked.
+    value = "3";
+    prompt.invalidate();
+    await until(() => slow.held.length === 3, "assembly #3 to park");
+    const three = slow.held[2]!;
+    slow.hold = false;
+    value = "4";
+    prompt.invalidate();
+    await watcher.views$(first + 2);
+    assert.equal(promptOf(watcher.views.at(-1)), "v=4");
+    assert.equal(three.signal?.aborted, true, "stale assembly #3 aborted");
+    three.release();
+    await settle();
+
+    assert.deepEqual(watcher.views.map(promptOf), ["v=0", "v=2", "v=4"]);
+    assert.deepEqual(watcher.errors, []);
+    assert.equal(watcher.completed, false);
+  });
+
+  it("emits { error } on a render failure, stays alive, and recovers", async () => {
+    const prompt = registry();
+    prompt.section({ name: "s", order: 1, text: "cwd is {{cwd}}" });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    const error = errorOf(watcher.views[0]);
+    assert.ok(error instanceof SystemPromptError);
+    assert.equal(error.code, "UNKNOWN_VARIABLE");
+
+    prompt.variable("cwd", () => "/repo");
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "cwd is /repo");
+    assert.deepEqual(watcher.errors, []);
+    assert.equal(watcher.completed, false);
+  });
+
+  it("emits { error } when a provider throws, and retries on the next change", async () => {
+    const prompt = registry();
+    const boom = new Error("disk gone");
+    let fail = true;
+    prompt.variable("cwd", () => {
+      if (fail) throw boom;
+      return "/repo";
+    });
+    prompt.section({ name: "s", order: 1, text: "in {{cwd}}" });
+    const watcher = collect(prompt.watch({ scope: "agent" }));
+    await watcher.views$(1);
+    const error = errorOf(watcher.views[0]);
+    assert.ok(error instanceof SystemPromptError);
+    assert.equal(error.code, "PROVIDER_FAILED");
+    assert.equal(error.cause, boom);
+
+    prompt.invalidate(); // still failing: another error view, still alive
+    await watcher.views$(2);
+    errorOf(watcher.views[1]);
+
+    fail = false;
+    prompt.invalidate();
+    await watcher.views$(3);
+    assert.equal(promptOf(watcher.views[2]), "in /repo");
+    assert.deepEqual(watcher.errors, []);
+    assert.equal(watcher.completed, false);
+  });
+
+  it("emits a listener's own error as { error }", async () => {
+    const prompt = registry();
+    const boom = new Error("listener failed");
+    const dispose = prompt.onAssemble(() => {
+      throw boom;
+    });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    assert.equal(errorOf(watcher.views[0]), boom);
+    await dispose();
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "");
+  });
+
+  it("cancels in-flight work on unsubscribe and calls no provider after", async () => {
+    const prompt = registry();
+    const value = counted(() => "v");
+    prompt.variable("v", value);
+    const slow = slowListener();
+    prompt.onAssemble(slow.listener);
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    await settle();
+
+    slow.hold = true;
+    prompt.invalidate();
+    await until(() => slow.held.length === 1, "an assembly to park");
+    const parked = slow.held[0]!;
+    assert.equal(parked.signal?.aborted, false);
+
+    watcher.subscription.unsubscribe();
+    await settle();
+    assert.equal(parked.signal?.aborted, true, "in-flight signal aborted");
+
+    const [calls, views] = [value.calls, watcher.views.length];
+    parked.release();
+    slow.hold = false;
+    prompt.invalidate();
+    prompt.section({ name: "later", order: 1, text: "later" });
+    await settle();
+    assert.equal(value.calls, calls, "no provider call after unsubscribe");
+    assert.equal(watcher.views.length, views, "no view after unsubscribe");
+  });
+
+  it("completes every watch stream when the registry is disposed", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    cleanups.push(() => prompt.dispose());
+    const agent = { id: "A" };
+    prompt.scope(agent).section({ name: "a", order: 1, text: "A" });
+    prompt.section({ name: "bad", order: 2, text: "{{nope}}" });
+    const failing = collect(prompt.watch());
+    const scoped = collect(prompt.watch({ scope: agent }));
+    const other = collect(prompt.watch({ scope: "someone-else" }));
+    await failing.views$(1);
+    await scoped.views$(1);
+    await other.views$(1);
+    errorOf(failing.views[0]);
+
+    await prompt.dispose();
+    await until(
+      () => failing.completed && scoped.completed && other.completed,
+      "every watch stream to complete",
+    );
+    assert.deepEqual(
+      [failing.errors, scoped.errors, other.errors],
+      [[], [], []],
+      "completion, not an error",
+    );
+  });
+
+  it("completes at once when subscribed after the registry is disposed", async () => {
+    const prompt = registry();
+    await prompt.dispose();
+    const watcher = collect(prompt.watch({ scope: "agent" }));
+    await until(() => watcher.completed, "the watch stream to complete");
+    for (const view of watcher.views) {
+      const error = errorOf(view);
+      assert.ok(error instanceof SystemPromptError);
+      assert.equal(error.code, "DISPOSED");
+    }
+    assert.deepEqual(watcher.errors, []);
+  });
+
+  it("completes on dispose even with an assembly in flight, and aborts it", async () => {
+    const prompt = registry();
+    const slow = slowListener();
+    prompt.onAssemble(slow.listener);
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    await settle();
+
+    slow.hold = true;
+    prompt.invalidate();
+    await until(() => slow.held.length === 1, "an assembly to park");
+    await prompt.dispose();
+    await until(() => watcher.completed, "the watch stream to complete");
+    assert.equal(slow.held[0]!.signal?.aborted, true);
+    const views = watcher.views.length;
+    slow.held[0]!.release();
+    await settle();
+    assert.equal(watcher.views.length, views, "nothing after completion");
+    assert.deepEqual(watcher.errors, []);
+  });
+});
+
+describe("SystemPrompt#invalidate", () => {
+  it("emits { type: 'invalidate' } on change$", () => {
+    const prompt = registry();
+    const changes: PromptChange[] = [];
+    const sub = prompt.change$.subscribe((change) => changes.push(change));
+    cleanups.push(() => sub.unsubscribe());
+    prompt.invalidate();
+    assert.deepEqual(changes, [{ type: "invalidate" }]);
+  });
+
+  it("re-assembles every watcher, global and scoped, with fresh provider values", async () => {
+    const prompt = registry();
+    let cwd = "/a";
+    const provider = counted(() => cwd);
+    prompt.variable("cwd", provider);
+    prompt.section({ name: "where", order: 1, text: "cwd={{cwd}}" });
+    const agent: ScopeKey = { id: "A" };
+    prompt.scope(agent).section({ name: "who", order: 2, text: "agent A" });
+
+    const global = collect(prompt.watch());
+    const scoped = collect(prompt.watch({ scope: agent }));
+    const otherScope = collect(prompt.watch({ scope: "B" }));
+    await global.views$(1);
+    await scoped.views$(1);
+    await otherScope.views$(1);
+    await settle();
+    assert.equal(promptOf(global.views[0]), "cwd=/a");
+    assert.equal(promptOf(scoped.views[0]), "cwd=/a\n\nagent A");
+    const calls = provider.calls;
+
+    cwd = "/b";
+    prompt.invalidate();
+    await global.views$(2);
+    await scoped.views$(2);
+    await otherScope.views$(2);
+    await settle();
+    assert.equal(global.views.length, 2);
+    assert.equal(scoped.views.length, 2);
+    assert.equal(otherScope.views.length, 2);
+    assert.equal(promptOf(global.views[1]), "cwd=/b");
+    assert.equal(promptOf(scoped.views[1]), "cwd=/b\n\nagent A");
+    assert.equal(promptOf(otherScope.views[1]), "cwd=/b");
+    assert.equal(provider.calls - calls, 3, "one fresh call per watcher");
+  });
+});
