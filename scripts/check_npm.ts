@@ -128,13 +128,17 @@ async function npmProject(
     type: "module",
     dependencies,
   });
-  await execOk("npm", [
+  // One retry: a registry hiccup should not fail the run.
+  const args = [
     "install",
     "--no-audit",
     "--no-fund",
     "--prefer-offline",
     "--loglevel=error",
-  ], dir);
+  ];
+  if ((await exec("npm", args, dir)).code !== 0) {
+    await execOk("npm", args, dir);
+  }
 }
 
 /**
