@@ -440,15 +440,16 @@ function validateConfig(config: unknown): SystemPromptConfig {
   return config as SystemPromptConfig;
 }
 
+/**
+ * `context` with `signal` in place of its own. Keeps the prototype, so a
+ * class-instance context keeps its methods.
+ */
 function withSignal<C extends AssembleContext>(
   context: C,
   signal: AbortSignal,
 ): C {
-  const combined = context.signal === undefined
-    ? signal
-    : AbortSignal.any([context.signal, signal]);
   return Object.assign(Object.create(Object.getPrototypeOf(context)), context, {
-    signal: combined,
+    signal,
   });
 }
 
@@ -654,14 +655,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   #view$(context: C): Observable<PromptView> {
     return defer(() => {
+      // Aborts when the view is superseded or unsubscribed, and follows the
+      // caller's own signal (without AbortSignal.any, absent before Node 20.3).
       const controller = new AbortController();
+      const callerSignal = context.signal;
+      function follow(): void {
+        controller.abort(callerSignal?.reason);
+      }
+      if (callerSignal?.aborted) follow();
+      else callerSignal?.addEventListener("abort", follow, { once: true });
       return this.#assembly$(withSignal(context, controller.signal)).pipe(
         map((assembly): PromptView => ({
           assembly,
           prompt: renderPrompt(assembly),
         })),
         catchError((error: unknown) => of<PromptView>({ error })),
-        finalize(() => controller.abort()),
+        finalize(() => {
+          callerSignal?.removeEventListener("abort", follow);
+          controller.abort();
+        }),
       );
     });
   }
