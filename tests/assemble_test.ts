@@ -8,24 +8,10 @@ import {
   PERSONA_SECTION,
   type PromptAssembly,
   SystemPrompt,
-  SystemPromptError,
   TOOL_ORDER_REST,
   type ToolSchema,
 } from "../mod.ts";
-
-function code(expected: string, message?: RegExp) {
-  return (error: unknown): true => {
-    assert.ok(
-      error instanceof SystemPromptError,
-      `expected a SystemPromptError ${expected}, got ${String(error)}`,
-    );
-    assert.equal(error.code, expected, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  };
-}
-
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+import { macrotask, rejects } from "./assertions.ts";
 
 /** Section names after the two built-ins. */
 function ownSections(assembly: PromptAssembly): string[] {
@@ -102,7 +88,7 @@ describe("assemble() is always a promise", () => {
   it("rejects, never throws, on a disposed registry", async () => {
     const prompt = new SystemPrompt();
     await prompt.dispose();
-    await assert.rejects(assembleSafely(prompt), code("DISPOSED"));
+    await assert.rejects(assembleSafely(prompt), rejects("DISPOSED"));
   });
 
   it("rejects, never throws, when a provider or listener throws synchronously", async () => {
@@ -309,7 +295,10 @@ describe("variables", () => {
   it("rejects PROVIDER_FAILED when a provider returns a non-string", async () => {
     const prompt = new SystemPrompt();
     prompt.variable("model", () => 42 as unknown as string);
-    await assert.rejects(prompt.assemble(), code("PROVIDER_FAILED", /model/));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", /model/),
+    );
   });
 });
 
@@ -425,7 +414,7 @@ describe("sections", () => {
     });
     await assert.rejects(
       prompt.assemble(),
-      code("PROVIDER_FAILED", /bad-text/),
+      rejects("PROVIDER_FAILED", /bad-text/),
     );
   });
 });
@@ -574,11 +563,14 @@ describe("tools", () => {
     prompt.tools(() => ({ schemas: [tool("shell"), tool("edit")] }));
     await assert.rejects(
       prompt.assemble(),
-      code("UNKNOWN_TOOL_IN_ORDER", /ghost[\s\S]*phantom|phantom[\s\S]*ghost/),
+      rejects(
+        "UNKNOWN_TOOL_IN_ORDER",
+        /ghost[\s\S]*phantom|phantom[\s\S]*ghost/,
+      ),
     );
     await assert.rejects(
       prompt.assemble(),
-      code("UNKNOWN_TOOL_IN_ORDER", /edit, shell/),
+      rejects("UNKNOWN_TOOL_IN_ORDER", /edit, shell/),
     );
   });
 
@@ -587,7 +579,7 @@ describe("tools", () => {
     prompt.tools(() => ({ schemas: [] }));
     await assert.rejects(
       prompt.assemble(),
-      code("UNKNOWN_TOOL_IN_ORDER", /shell/),
+      rejects("UNKNOWN_TOOL_IN_ORDER", /shell/),
     );
   });
 
@@ -597,7 +589,7 @@ describe("tools", () => {
     ) {
       const prompt = new SystemPrompt(config);
       prompt.tools(() => ({ schemas: [tool("ok"), tool(TOOL_ORDER_REST)] }));
-      await assert.rejects(prompt.assemble(), code("RESERVED_TOOL_NAME"));
+      await assert.rejects(prompt.assemble(), rejects("RESERVED_TOOL_NAME"));
     }
   });
 
@@ -619,7 +611,7 @@ describe("tools", () => {
       prompt.tools(() => result as never);
       await assert.rejects(
         prompt.assemble(),
-        code("INVALID_TOOL_SCHEMA"),
+        rejects("INVALID_TOOL_SCHEMA"),
         JSON.stringify(result),
       );
     }
@@ -638,7 +630,7 @@ describe("provider failures", () => {
       },
     });
     await assert.rejects(prompt.assemble(), (error) => {
-      code("PROVIDER_FAILED", /tools:shell/)(error);
+      rejects("PROVIDER_FAILED", /tools:shell/)(error);
       assert.equal((error as Error).cause, boom);
       return true;
     });
@@ -651,7 +643,7 @@ describe("provider failures", () => {
       throw boom;
     });
     await assert.rejects(prompt.assemble({ scope: "agent" }), (error) => {
-      code("PROVIDER_FAILED", /working_dir/)(error);
+      rejects("PROVIDER_FAILED", /working_dir/)(error);
       assert.equal((error as Error).cause, boom);
       return true;
     });
@@ -666,7 +658,7 @@ describe("provider failures", () => {
       throw boom;
     });
     await assert.rejects(prompt.assemble(), (error) => {
-      code("PROVIDER_FAILED", /tool/)(error);
+      rejects("PROVIDER_FAILED", /tool/)(error);
       assert.equal((error as Error).cause, boom);
       return true;
     });
@@ -697,7 +689,7 @@ describe("provider failures", () => {
         schemas: [tool("fine"), tool("weird_tool", "d", make())],
       }));
       await assert.rejects(prompt.assemble(), (error) => {
-        code("PROVIDER_FAILED", /weird_tool/)(error);
+        rejects("PROVIDER_FAILED", /weird_tool/)(error);
         assert.notEqual((error as Error).cause, undefined);
         return true;
       });

@@ -2,30 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type AssembleContext,
-  type PromptAssembly,
   type PromptChange,
   type Registrar,
   SystemPrompt,
-  SystemPromptError,
 } from "../mod.ts";
 import { scopeLayerCount } from "../src/system_prompt.ts";
-
-function code(expected: string) {
-  return (error: unknown): true => {
-    assert.ok(
-      error instanceof SystemPromptError,
-      `expected a SystemPromptError ${expected}, got ${String(error)}`,
-    );
-    assert.equal(error.code, expected, error.message);
-    return true;
-  };
-}
-
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-function sectionNames(assembly: PromptAssembly): string[] {
-  return assembly.sections.map((section) => section.name);
-}
+import { macrotask, rejects, sectionNames } from "./assertions.ts";
 
 /** Logs `+name` / `-name` for every section (un)registration. */
 function logSections(prompt: SystemPrompt, log: string[]): void {
@@ -191,7 +173,10 @@ describe("registrar.dispose()", () => {
     assert.equal(registrar.disposed, false);
     const disposing = registrar.dispose();
     assert.equal(registrar.disposed, true);
-    assert.throws(() => registrar.section(section("late")), code("DISPOSED"));
+    assert.throws(
+      () => registrar.section(section("late")),
+      rejects("DISPOSED"),
+    );
     await disposing;
     assert.equal(seenDuringTeardown, true);
     assert.equal(registrar.disposed, true);
@@ -595,7 +580,7 @@ describe("effects", () => {
           ran = true;
           yield () => {};
         }),
-      code("DISPOSED"),
+      rejects("DISPOSED"),
     );
     assert.equal(ran, false);
   });
@@ -770,5 +755,121 @@ describe("scope layers", () => {
       );
     }
     assert.fail(`10,000 scopes cost ${ratios.join(", ")} times 2,500`);
+  });
+});
+
+describe("effects: misuse and edge cases", () => {
+  it("rejects a body that does not return a generator, leaving no trace", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    assert.throws(
+      () => registrar.effect((() => undefined) as never),
+      rejects("INVALID_EFFECT"),
+    );
+    // The composite it opened is gone: the registrar still disposes cleanly
+    // and nothing else was registered.
+    await registrar.dispose();
+    assert.deepEqual(sectionNames(await prompt.assemble()), [
+      "harness:identity",
+      "deployment:persona",
+    ]);
+  });
+
+  it("rejects a yielded non-function and unwinds what it collected", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    assert.throws(
+      () =>
+        prompt.effect(function* () {
+          yield () => log.push("collected");
+          yield "not a function" as never;
+          log.push("never reached");
+        }),
+      rejects("INVALID_EFFECT"),
+    );
+    assert.deepEqual(log, ["collected"]);
+    await prompt.dispose();
+  });
+
+  it("refuses to adopt the disposer of a registrar that owns the effect", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    assert.throws(
+      () =>
+        registrar.effect(function* () {
+          yield registrar.dispose;
+        }),
+      rejects("INVALID_EFFECT"),
+    );
+    assert.equal(registrar.disposed, false);
+    await prompt.dispose();
+  });
+
+  it("ignores a yielded disposer that already ran", async () => {
+    const prompt = new SystemPrompt();
+    const disposer = prompt.section(section("gone"));
+    await disposer();
+    const log: string[] = [];
+    const composite = prompt.effect(function* () {
+      yield disposer;
+      yield () => log.push("own teardown");
+    });
+    await composite();
+    assert.deepEqual(log, ["own teardown"]);
+    assert.equal(await registered(prompt, "gone"), false);
+    await prompt.dispose();
+  });
+
+  it("stops an async body disposed mid-way and tears down what it yielded", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => resume = resolve);
+    const composite = prompt.effect(async function* () {
+      try {
+        yield () => log.push("teardown 1");
+        await paused;
+        yield () => log.push("teardown 2");
+        log.push("body went on");
+      } finally {
+        log.push("body finally");
+      }
+    });
+    await macrotask();
+    const disposing = composite();
+    resume();
+    await disposing;
+    assert.deepEqual(log, ["body finally", "teardown 2", "teardown 1"]);
+    await prompt.dispose();
+  });
+
+  it("reports both an async body's error and a failing teardown", async () => {
+    const prompt = new SystemPrompt();
+    const bodyError = new Error("body");
+    const teardownError = new Error("teardown");
+    let disposal: Promise<void> | undefined;
+    const composite = prompt.effect(async function* () {
+      yield () => {
+        throw teardownError;
+      };
+      yield () => {
+        // The composite is disposing because the body failed: its promise
+        // carries the errors (observed here, before it rejects, so the
+        // rejection is handled).
+        disposal = composite();
+        disposal.catch(() => {});
+      };
+      await macrotask();
+      throw bodyError;
+    });
+    await macrotask();
+    await macrotask();
+    assert.ok(disposal, "the failed body started the teardown");
+    await assert.rejects(disposal, (error: unknown) => {
+      assert.ok(error instanceof AggregateError);
+      assert.deepEqual(error.errors, [bodyError, teardownError]);
+      return true;
+    });
+    await prompt.dispose();
   });
 });

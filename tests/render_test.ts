@@ -4,8 +4,8 @@ import {
   type AssembledSection,
   type PromptAssembly,
   renderPrompt,
-  SystemPromptError,
 } from "../mod.ts";
+import { rejects } from "./assertions.ts";
 
 type Variables = PromptAssembly["variables"];
 
@@ -22,30 +22,6 @@ function assembly(
 
 function render(text: string, variables: Variables = {}): string {
   return renderPrompt(assembly([section("s", text)], variables));
-}
-
-/** A predicate for `assert.throws`: the exact code and every message part. */
-function rejects(
-  code: string,
-  ...parts: (string | RegExp)[]
-): (error: unknown) => boolean {
-  return (error) => {
-    assert.ok(error instanceof SystemPromptError, `not a SystemPromptError`);
-    assert.equal(error.code, code, error.message);
-    for (const part of parts) {
-      if (typeof part === "string") {
-        assert.ok(
-          error.message.includes(part),
-          `message ${JSON.stringify(error.message)} lacks ${
-            JSON.stringify(part)
-          }`,
-        );
-      } else {
-        assert.match(error.message, part);
-      }
-    }
-    return true;
-  };
 }
 
 describe("renderPrompt: sections", () => {

@@ -14,32 +14,15 @@ import {
   type ScopeKey,
   SystemPrompt,
   type SystemPromptConfig,
-  SystemPromptError,
   TOOL_ORDER_REST,
 } from "../mod.ts";
 import { scopeLayerCount } from "../src/system_prompt.ts";
-
-/** A validator for assert.throws/rejects: a SystemPromptError with `code`. */
-function code(expected: string, message?: RegExp) {
-  return (error: unknown): true => {
-    assert.ok(
-      error instanceof SystemPromptError,
-      `expected a SystemPromptError ${expected}, got ${String(error)}`,
-    );
-    assert.equal(error.code, expected, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  };
-}
+import { rejects, sectionNames } from "./assertions.ts";
 
 function record(prompt: SystemPrompt): PromptChange[] {
   const changes: PromptChange[] = [];
   prompt.change$.subscribe((change) => changes.push(change));
   return changes;
-}
-
-function sectionNames(assembly: PromptAssembly): string[] {
-  return assembly.sections.map((section) => section.name);
 }
 
 function textOf(assembly: PromptAssembly, name: string): string | undefined {
@@ -104,7 +87,7 @@ describe("built-in sections", () => {
     const without = await prompt.assemble();
     assert.throws(
       () => renderPrompt(without),
-      code("UNKNOWN_VARIABLE", /deployment:persona/),
+      rejects("UNKNOWN_VARIABLE", /deployment:persona/),
     );
     prompt.variable("model", () => "example-model");
     const withVariable = await prompt.assemble();
@@ -122,7 +105,7 @@ describe("built-in sections", () => {
     const prompt = new SystemPrompt({ persona: "" });
     assert.throws(
       () => prompt.section({ name: PERSONA_SECTION, order: 0, text: "x" }),
-      code("DUPLICATE_SECTION"),
+      rejects("DUPLICATE_SECTION"),
     );
   });
 
@@ -132,11 +115,11 @@ describe("built-in sections", () => {
       const changes = record(prompt);
       assert.throws(
         () => prompt.section({ name, order: 5, text: "mine" }),
-        code("DUPLICATE_SECTION", /scope/),
+        rejects("DUPLICATE_SECTION", /scope/),
       );
       assert.throws(
         () => prompt.fork().section({ name, order: 5, text: "mine" }),
-        code("DUPLICATE_SECTION", /scope/),
+        rejects("DUPLICATE_SECTION", /scope/),
       );
       assert.deepEqual(changes, []);
       const assembly = await prompt.assemble();
@@ -185,7 +168,7 @@ describe("constructor validation", () => {
     it(`throws INVALID_TOOL_ORDER synchronously for toolOrder ${label}`, () => {
       assert.throws(
         () => new SystemPrompt({ toolOrder } as unknown as SystemPromptConfig),
-        code("INVALID_TOOL_ORDER"),
+        rejects("INVALID_TOOL_ORDER"),
       );
     });
   }
@@ -201,7 +184,7 @@ describe("constructor validation", () => {
     it(`throws INVALID_CONFIG for persona ${typeof persona} ${String(persona)}`, () => {
       assert.throws(
         () => new SystemPrompt({ persona } as unknown as SystemPromptConfig),
-        code("INVALID_CONFIG"),
+        rejects("INVALID_CONFIG"),
       );
     });
   }
@@ -209,7 +192,7 @@ describe("constructor validation", () => {
   it("throws INVALID_CONFIG when config is not an object", () => {
     assert.throws(
       () => new SystemPrompt("persona" as unknown as SystemPromptConfig),
-      code("INVALID_CONFIG"),
+      rejects("INVALID_CONFIG"),
     );
   });
 });
@@ -237,11 +220,11 @@ describe("registration validation", () => {
       const changes = record(prompt);
       assert.throws(
         () => prompt.section(section as PromptSection<object>),
-        code("INVALID_SECTION"),
+        rejects("INVALID_SECTION"),
       );
       assert.throws(
         () => scoped.section(section as PromptSection<object>),
-        code("INVALID_SECTION"),
+        rejects("INVALID_SECTION"),
       );
       assert.deepEqual(changes, []);
       assert.equal(scopeLayerCount(prompt), 0);
@@ -265,7 +248,7 @@ describe("registration validation", () => {
       const changes = record(prompt);
       assert.throws(
         () => prompt.variable(name, () => "v"),
-        code("INVALID_VARIABLE_NAME"),
+        rejects("INVALID_VARIABLE_NAME"),
       );
       assert.deepEqual(changes, []);
       assert.deepEqual((await prompt.assemble()).variables, {});
@@ -292,7 +275,7 @@ describe("registration validation", () => {
     for (const provider of ["value", undefined, null, 1, {}]) {
       assert.throws(
         () => prompt.variable("model", provider as unknown as () => string),
-        code("INVALID_PROVIDER"),
+        rejects("INVALID_PROVIDER"),
       );
     }
     assert.deepEqual(changes, []);
@@ -308,17 +291,17 @@ describe("registration validation", () => {
     for (const bad of ["x", undefined, null, 1, {}, { schemas: [] }]) {
       assert.throws(
         () => prompt.tools(bad as never),
-        code("INVALID_PROVIDER"),
+        rejects("INVALID_PROVIDER"),
       );
       assert.throws(
         () => prompt.onAssemble(bad as never),
-        code("INVALID_PROVIDER"),
+        rejects("INVALID_PROVIDER"),
       );
       // The API notes said INVALID_PROVIDER; the implementation has a
       // dedicated code for effect bodies.
       assert.throws(
         () => prompt.effect(bad as never),
-        code("INVALID_EFFECT"),
+        rejects("INVALID_EFFECT"),
       );
     }
     assert.deepEqual(changes, []);
@@ -337,11 +320,11 @@ describe("registration validation", () => {
     const changes = record(prompt);
     assert.throws(
       () => fork.section({ name: "rules", order: 11, text: "second" }),
-      code("DUPLICATE_SECTION", /scope/),
+      rejects("DUPLICATE_SECTION", /scope/),
     );
     assert.throws(
       () => prompt.section({ name: "rules", order: 11, text: "second" }),
-      code("DUPLICATE_SECTION", /rules/),
+      rejects("DUPLICATE_SECTION", /rules/),
     );
     const agent = prompt.scope("agent");
     agent.section({ name: "rules", order: 12, text: "scoped" });
@@ -349,11 +332,11 @@ describe("registration validation", () => {
     assert.throws(
       () =>
         prompt.scope("agent").section({ name: "rules", order: 1, text: "x" }),
-      code("DUPLICATE_SECTION"),
+      rejects("DUPLICATE_SECTION"),
     );
     assert.throws(
       () => agent.section({ name: "rules", order: 1, text: "x" }),
-      code("DUPLICATE_SECTION"),
+      rejects("DUPLICATE_SECTION"),
     );
     assert.equal(changes.length, 1);
     assert.equal(textOf(await prompt.assemble(), "rules"), "first");
@@ -368,13 +351,13 @@ describe("registration validation", () => {
     prompt.variable("model", () => "global");
     assert.throws(
       () => prompt.fork().variable("model", () => "again"),
-      code("DUPLICATE_VARIABLE", /scope/),
+      rejects("DUPLICATE_VARIABLE", /scope/),
     );
     const agent = prompt.scope("agent");
     agent.variable("model", () => "scoped");
     assert.throws(
       () => agent.fork().variable("model", () => "again"),
-      code("DUPLICATE_VARIABLE"),
+      rejects("DUPLICATE_VARIABLE"),
     );
     assert.deepEqual((await prompt.assemble()).variables, { model: "global" });
     assert.deepEqual((await prompt.assemble({ scope: "agent" })).variables, {
@@ -394,15 +377,15 @@ describe("registration validation", () => {
     const prompt = new SystemPrompt();
     assert.throws(
       () => prompt.scope(null as unknown as ScopeKey),
-      code("INVALID_SCOPE_KEY"),
+      rejects("INVALID_SCOPE_KEY"),
     );
     assert.throws(
       () => prompt.scope(undefined as unknown as ScopeKey),
-      code("INVALID_SCOPE_KEY"),
+      rejects("INVALID_SCOPE_KEY"),
     );
     assert.throws(
       () => prompt.fork().scope(null as unknown as ScopeKey),
-      code("INVALID_SCOPE_KEY"),
+      rejects("INVALID_SCOPE_KEY"),
     );
     assert.equal(scopeLayerCount(prompt), 0);
   });
@@ -466,8 +449,8 @@ describe("registration through a disposed registrar", () => {
       await fork.dispose();
       await scoped.dispose();
       const changes = record(prompt);
-      assert.throws(() => operation(fork), code("DISPOSED"));
-      assert.throws(() => operation(scoped), code("DISPOSED"));
+      assert.throws(() => operation(fork), rejects("DISPOSED"));
+      assert.throws(() => operation(scoped), rejects("DISPOSED"));
       assert.deepEqual(changes, []);
       assert.equal(scopeLayerCount(prompt), 0);
       // The registry itself is unaffected.
@@ -488,13 +471,13 @@ describe("registration through a disposed registrar", () => {
         };
       });
       await fork.dispose();
-      code("DISPOSED")(thrown);
+      rejects("DISPOSED")(thrown);
     });
 
     it(`${label}() on a disposed registry throws DISPOSED`, async () => {
       const prompt = new SystemPrompt();
       await prompt.dispose();
-      assert.throws(() => operation(prompt), code("DISPOSED"));
+      assert.throws(() => operation(prompt), rejects("DISPOSED"));
     });
   }
 });
@@ -689,12 +672,18 @@ describe("registry disposal", () => {
 
     assert.throws(
       () => prompt.section({ name: "x", order: 0, text: "" }),
-      code("DISPOSED"),
+      rejects("DISPOSED"),
     );
-    assert.throws(() => fork.tools(() => ({ schemas: [] })), code("DISPOSED"));
-    assert.throws(() => prompt.scope("agent"), code("DISPOSED"));
-    await assert.rejects(prompt.assemble(), code("DISPOSED"));
-    await assert.rejects(prompt.assemble({ scope: "agent" }), code("DISPOSED"));
+    assert.throws(
+      () => fork.tools(() => ({ schemas: [] })),
+      rejects("DISPOSED"),
+    );
+    assert.throws(() => prompt.scope("agent"), rejects("DISPOSED"));
+    await assert.rejects(prompt.assemble(), rejects("DISPOSED"));
+    await assert.rejects(
+      prompt.assemble({ scope: "agent" }),
+      rejects("DISPOSED"),
+    );
 
     // A subscriber arriving after disposal is completed at once.
     let lateCompleted = false;
@@ -713,7 +702,7 @@ describe("registry disposal", () => {
       assert.equal(prompt.disposed, false);
     }
     assert.equal(outer.disposed, true);
-    await assert.rejects(outer.assemble(), code("DISPOSED"));
+    await assert.rejects(outer.assemble(), rejects("DISPOSED"));
   });
 });
 

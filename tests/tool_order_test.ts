@@ -1,11 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SystemPromptError, TOOL_ORDER_REST, type ToolSchema } from "../mod.ts";
+import { TOOL_ORDER_REST, type ToolSchema } from "../mod.ts";
 import {
   compileToolOrder,
   orderTools,
   TOOL_ORDER_REST as INTERNAL_REST,
 } from "../src/tool_order.ts";
+import { rejects } from "./assertions.ts";
 
 const REST = TOOL_ORDER_REST;
 
@@ -31,30 +32,6 @@ function ordered(list: ToolSchema[], toolOrder?: readonly string[]): string[] {
   return names(
     orderTools(list, { plan: compileToolOrder(toolOrder), knownNames }),
   );
-}
-
-/** A predicate for `assert.throws`: the exact code and every message part. */
-function rejects(
-  code: string,
-  ...parts: (string | RegExp)[]
-): (error: unknown) => boolean {
-  return (error) => {
-    assert.ok(error instanceof SystemPromptError, `not a SystemPromptError`);
-    assert.equal(error.code, code, error.message);
-    for (const part of parts) {
-      if (typeof part === "string") {
-        assert.ok(
-          error.message.includes(part),
-          `message ${JSON.stringify(error.message)} lacks ${
-            JSON.stringify(part)
-          }`,
-        );
-      } else {
-        assert.match(error.message, part);
-      }
-    }
-    return true;
-  };
 }
 
 describe("TOOL_ORDER_REST", () => {
