@@ -22,7 +22,7 @@ import {
   throwIfEmpty,
 } from "rxjs";
 import { firstValueFrom } from "rxjs";
-import { quote, SystemPromptError } from "./errors.ts";
+import { describeScope, quote, SystemPromptError } from "./errors.ts";
 import {
   compareSections,
   type LayerState,
@@ -35,6 +35,7 @@ import type {
   AssembledSection,
   AssembleListener,
   PromptAssembly,
+  ScopeKey,
   ToolProvider,
   ToolSchema,
 } from "./types.ts";
@@ -44,8 +45,8 @@ export interface Snapshot<C> {
   readonly global: LayerState<C>;
   /** The scope's layer (empty when there is no scope or no layer). */
   readonly scoped: LayerState<C>;
-  /** Names the scope in error messages, e.g. `scope "reviewer"`. */
-  readonly scopeLabel: string;
+  /** The scope key, for error messages. */
+  readonly scope: ScopeKey | undefined;
 }
 
 /** Registry-wide inputs of an assembly. */
@@ -77,7 +78,7 @@ export function assembly$<C extends AssembleContext>(
 }
 
 /** Builds the registry's contribution: variables, sections, ordered tools. */
-export function buildAssembly<C>(
+function buildAssembly<C>(
   snapshot: Snapshot<C>,
   context: C,
   options: AssembleOptions = {},
@@ -196,43 +197,65 @@ function resolveSection<C>(
 }
 
 function buildTools<C>(
-  { global, scoped, scopeLabel }: Snapshot<C>,
+  { global, scoped, scope }: Snapshot<C>,
   context: C,
   toolOrder: ToolOrderPlan | undefined,
 ): ToolSchema[] {
-  const tools: ToolSchema[] = [];
-  const knownNames = toolOrder === undefined ? undefined : new Set<string>();
+  const collection: ToolCollection<C> = {
+    context,
+    tools: [],
+    knownNames: toolOrder === undefined ? undefined : new Set<string>(),
+  };
   let index = 0;
-  for (const layer of [global.tools, scoped.tools]) {
-    const where = layer === global.tools ? "the global layer" : scopeLabel;
-    for (const record of layer) {
-      index++;
-      collectTools(
-        record.provider,
-        `tool provider ${providerName(record.provider, index)} (${where})`,
-        context,
-        tools,
-        knownNames,
-      );
-    }
+  for (const record of global.tools) {
+    collectTools({ provider: record.provider, index: ++index }, collection);
   }
-  return orderTools(tools, { plan: toolOrder, knownNames });
+  for (const record of scoped.tools) {
+    const source = { provider: record.provider, index: ++index, scope };
+    collectTools(source, collection);
+  }
+  return orderTools(collection.tools, {
+    plan: toolOrder,
+    knownNames: collection.knownNames,
+  });
+}
+
+/** Where tools come from: a provider, its position, and its scope if any. */
+interface ToolSource<C> {
+  readonly provider: ToolProvider<C>;
+  /** 1-based position among the providers of this assembly. */
+  readonly index: number;
+  readonly scope?: ScopeKey;
+}
+
+/** What the providers of one assembly add to. */
+interface ToolCollection<C> {
+  readonly context: C;
+  readonly tools: ToolSchema[];
+  /** Only collected when a `toolOrder` needs checking. */
+  readonly knownNames: Set<string> | undefined;
+}
+
+/** Names a tool provider in an error message (built on failure only). */
+function labelOf<C>({ provider, index, scope }: ToolSource<C>): string {
+  const name = (provider as { name?: unknown }).name;
+  const which = typeof name === "string" && name !== ""
+    ? `${name} (#${index})`
+    : `#${index}`;
+  return `tool provider ${which} (${describeScope(scope)})`;
 }
 
 function collectTools<C>(
-  provider: ToolProvider<C>,
-  label: string,
-  context: C,
-  tools: ToolSchema[],
-  knownNames: Set<string> | undefined,
+  source: ToolSource<C>,
+  { context, tools, knownNames }: ToolCollection<C>,
 ): void {
   let result: unknown;
   try {
-    result = provider(context);
+    result = source.provider(context);
   } catch (error) {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The ${label} threw: ${describe(error)}.`,
+      `The ${labelOf(source)} threw: ${describe(error)}.`,
       { cause: error },
     );
   }
@@ -242,8 +265,8 @@ function collectTools<C>(
   ) {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
-      `The ${label} returned ${quote(result)}; a tool provider must return ` +
-        `{ schemas: ToolSchema[], knownNames?: string[] }.`,
+      `The ${labelOf(source)} returned ${quote(result)}; a tool provider ` +
+        `must return { schemas: ToolSchema[], knownNames?: string[] }.`,
     );
   }
   const { schemas, knownNames: known } = result as {
@@ -256,12 +279,12 @@ function collectTools<C>(
   ) {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
-      `The ${label} returned knownNames that is not an array of strings; ` +
-        `list the names of every tool it can offer, or leave it out.`,
+      `The ${labelOf(source)} returned knownNames that is not an array of ` +
+        `strings; list the names of every tool it can offer, or leave it out.`,
     );
   }
   for (const schema of schemas) {
-    const tool = copyToolSchema(schema, label);
+    const tool = copyToolSchema(schema, source);
     tools.push(tool);
     knownNames?.add(tool.name);
   }
@@ -270,7 +293,7 @@ function collectTools<C>(
   }
 }
 
-function copyToolSchema(schema: unknown, label: string): ToolSchema {
+function copyToolSchema<C>(schema: unknown, source: ToolSource<C>): ToolSchema {
   const candidate = schema as Partial<ToolSchema> | null;
   if (
     typeof candidate !== "object" || candidate === null ||
@@ -278,7 +301,7 @@ function copyToolSchema(schema: unknown, label: string): ToolSchema {
   ) {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
-      `The ${label} returned a tool schema without a name (${
+      `The ${labelOf(source)} returned a tool schema without a name (${
         quote(candidate)
       }); every schema needs a non-empty string name.`,
     );
@@ -290,7 +313,9 @@ function copyToolSchema(schema: unknown, label: string): ToolSchema {
   ) {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
-      `Tool ${quote(name)} from the ${label} needs a string description ` +
+      `Tool ${quote(name)} from the ${
+        labelOf(source)
+      } needs a string description ` +
         `and an object of parameters (a JSON Schema).`,
     );
   }
@@ -299,7 +324,7 @@ function copyToolSchema(schema: unknown, label: string): ToolSchema {
   } catch (error) {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `Tool ${quote(name)} from the ${label} cannot be copied: ` +
+      `Tool ${quote(name)} from the ${labelOf(source)} cannot be copied: ` +
         `${describe(error)}; a tool schema must be plain JSON data.`,
       { cause: error },
     );
@@ -378,13 +403,6 @@ function describePath(path: readonly (string | number)[]): string {
     .join("").replace(/^\./, "");
 }
 
-function providerName(provider: unknown, index: number): string {
-  const name = (provider as { name?: unknown }).name;
-  return typeof name === "string" && name !== ""
-    ? `${name} (#${index})`
-    : `#${index}`;
-}
-
 function describe(error: unknown): string {
   return error instanceof Error
     ? `${error.name}: ${error.message}`
@@ -392,7 +410,7 @@ function describe(error: unknown): string {
 }
 
 /** Global and scope listeners, in the order they were registered. */
-export function mergeListeners<C>(
+function mergeListeners<C>(
   global: readonly ListenerRecord<C>[],
   scoped: readonly ListenerRecord<C>[],
 ): AssembleListener<C>[] {
@@ -417,7 +435,7 @@ export function mergeListeners<C>(
  * memoized `next()` that runs the rest of the pipeline on the same assembly.
  * The first stage's result is the pipeline's result.
  */
-export function waterfall$<C>(
+function waterfall$<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
   context: C,

@@ -101,3 +101,15 @@ export function quote(value: unknown): string {
   }
   return String(value);
 }
+
+/** Names a layer for an error message: the global layer or one scope. */
+export function describeScope(scope: unknown): string {
+  if (scope === undefined) return "the global layer";
+  if (typeof scope === "object" || typeof scope === "function") {
+    const name = (scope as { constructor?: { name?: unknown } }).constructor
+      ?.name;
+    const kind = typeof name === "string" && name !== "" ? name : "object";
+    return `scope ${kind} (an object key)`;
+  }
+  return `scope ${quote(scope)}`;
+}

@@ -78,44 +78,83 @@ export function compareSections<C>(
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** `state` with `record` inserted at its render position. */
-export function withSection<C>(
+/** One registration as a layer stores it, tagged with its kind. */
+export type Registration<C> =
+  | { readonly kind: "section"; readonly record: SectionRecord<C> }
+  | { readonly kind: "variable"; readonly record: VariableRecord<C> }
+  | { readonly kind: "tools"; readonly record: ToolsRecord<C> }
+  | { readonly kind: "listener"; readonly record: ListenerRecord<C> };
+
+/** `state` with `registration` added (sections at their render position). */
+export function withRegistration<C>(
   state: LayerState<C>,
-  record: SectionRecord<C>,
+  registration: Registration<C>,
 ): LayerState<C> {
-  const sections = state.sections;
-  let index = sections.length;
-  while (index > 0 && compareSections(sections[index - 1], record) > 0) {
-    index--;
+  switch (registration.kind) {
+    case "section": {
+      const { sections } = state;
+      const record = registration.record;
+      let index = sections.length;
+      while (index > 0 && compareSections(sections[index - 1], record) > 0) {
+        index--;
+      }
+      return {
+        ...state,
+        sections: sections.toSpliced(index, 0, record),
+      };
+    }
+    case "variable":
+      return {
+        ...state,
+        variables: [...state.variables, registration.record],
+      };
+    case "tools":
+      return { ...state, tools: [...state.tools, registration.record] };
+    case "listener":
+      return {
+        ...state,
+        listeners: [...state.listeners, registration.record],
+      };
   }
-  return {
-    ...state,
-    sections: [...sections.slice(0, index), record, ...sections.slice(index)],
-  };
 }
 
-/** `state` with `record` appended to the list under `key`. */
-export function withAppended<C, K extends "variables" | "tools" | "listeners">(
+/** `state` without `registration`'s record (compared by identity). */
+export function withoutRegistration<C>(
   state: LayerState<C>,
-  key: K,
-  record: LayerState<C>[K][number],
+  registration: Registration<C>,
 ): LayerState<C> {
-  return { ...state, [key]: [...state[key], record] };
+  const record: unknown = registration.record;
+  switch (registration.kind) {
+    case "section":
+      return {
+        ...state,
+        sections: state.sections.filter((item) => item !== record),
+      };
+    case "variable":
+      return {
+        ...state,
+        variables: state.variables.filter((item) => item !== record),
+      };
+    case "tools":
+      return { ...state, tools: state.tools.filter((item) => item !== record) };
+    case "listener":
+      return {
+        ...state,
+        listeners: state.listeners.filter((item) => item !== record),
+      };
+  }
 }
 
-/** `state` without `record` (compared by identity) in the list under `key`. */
-export function without<
-  C,
-  K extends "sections" | "variables" | "tools" | "listeners",
->(
-  state: LayerState<C>,
-  key: K,
-  record: LayerState<C>[K][number],
-): LayerState<C> {
-  return {
-    ...state,
-    [key]: (state[key] as readonly unknown[]).filter((item) => item !== record),
-  };
+function changeOf<C>(
+  type: "register" | "unregister",
+  registration: Registration<C>,
+  scope: ScopeKey | undefined,
+): PromptChange {
+  const change: PromptChange = { type, kind: registration.kind };
+  const record = registration.record;
+  if ("name" in record) change.name = record.name;
+  if (scope !== undefined) change.scope = scope;
+  return change;
 }
 
 /**
@@ -142,31 +181,33 @@ export class Layers<C> {
     return this.#scopes.size;
   }
 
-  /**
-   * Applies `update` to a layer's state, commits the result, then emits
-   * `change`. If `update` throws, nothing is committed or emitted.
-   */
-  commit(
-    scope: ScopeKey | undefined,
-    update: (state: LayerState<C>) => LayerState<C>,
-    change: PromptChange,
-  ): void {
+  /** Adds `registration` to a layer, then emits its `register` change. */
+  add(scope: ScopeKey | undefined, registration: Registration<C>): void {
+    this.#commit(scope, withRegistration(this.state(scope), registration));
+    this.#changes.next(changeOf("register", registration, scope));
+  }
+
+  /** Removes `registration` from a layer, then emits its `unregister` change. */
+  remove(scope: ScopeKey | undefined, registration: Registration<C>): void {
+    this.#commit(scope, withoutRegistration(this.state(scope), registration));
+    this.#changes.next(changeOf("unregister", registration, scope));
+  }
+
+  #commit(scope: ScopeKey | undefined, next: LayerState<C>): void {
     if (scope === undefined) {
-      this.#global.next(update(this.#global.value));
-    } else {
-      const layer = this.#scopes.get(scope);
-      const next = update(layer?.value ?? emptyLayer());
-      if (!isEmpty(next)) {
-        if (layer === undefined) {
-          this.#scopes.set(scope, new BehaviorSubject(next));
-        } else layer.next(next);
-      } else if (layer !== undefined) {
-        this.#scopes.delete(scope);
-        layer.next(next);
-        layer.complete();
-      }
+      this.#global.next(next);
+      return;
     }
-    this.#changes.next(change);
+    const layer = this.#scopes.get(scope);
+    if (!isEmpty(next)) {
+      if (layer === undefined) {
+        this.#scopes.set(scope, new BehaviorSubject(next));
+      } else layer.next(next);
+    } else if (layer !== undefined) {
+      this.#scopes.delete(scope);
+      layer.next(next);
+      layer.complete();
+    }
   }
 
   /** Emits a change that no layer transition carries (an invalidation). */

@@ -21,18 +21,12 @@ import {
   switchMap,
 } from "rxjs";
 import { assembly$, type Snapshot } from "./assemble.ts";
-import { quote, SystemPromptError } from "./errors.ts";
+import { describeScope, quote, SystemPromptError } from "./errors.ts";
 import {
   emptyLayer,
   Layers,
-  type LayerState,
-  type ListenerRecord,
+  type Registration,
   type SectionRecord,
-  type ToolsRecord,
-  type VariableRecord,
-  withAppended,
-  without,
-  withSection,
 } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import { renderPrompt, VARIABLE_NAME_PATTERN } from "./render.ts";
@@ -122,62 +116,13 @@ class Registry<C extends AssembleContext> {
     return ++this.#sequence;
   }
 
-  /**
-   * Commits `record` to a layer and gives its removal to `lifetime`. The
-   * entry is owned before the commit, so a change subscriber that disposes
-   * the registrar cannot strand the registration.
-   */
-  register<K extends "sections" | "variables" | "tools" | "listeners">(
-    lifetime: Lifetime,
-    scope: ScopeKey | undefined,
-    key: K,
-    record: LayerState<C>[K][number],
-    change: PromptChange,
-  ): Disposer {
-    const layers = this.layers;
-    const disposer = lifetime.own(() =>
-      layers.commit(
-        scope,
-        (state) => without(state, key, record),
-        { ...change, type: "unregister" },
-      )
-    );
-    layers.commit(
-      scope,
-      (state) =>
-        key === "sections"
-          ? withSection(state, record as SectionRecord<C>)
-          : withAppended(
-            state,
-            key as "variables" | "tools" | "listeners",
-            record as LayerState<
-              C
-            >["variables" | "tools" | "listeners"][number],
-          ),
-      change,
-    );
-    return disposer;
-  }
-
   snapshot(scope: ScopeKey | undefined): Snapshot<C> {
     return {
       global: this.layers.state(),
       scoped: scope === undefined ? emptyLayer() : this.layers.state(scope),
-      scopeLabel: describeLayer(scope),
+      scope,
     };
   }
-}
-
-function describeLayer(scope: ScopeKey | undefined): string {
-  if (scope === undefined) return "the global layer";
-  if (typeof scope === "object" || typeof scope === "function") {
-    const name = (scope as { constructor?: { name?: unknown } }).constructor
-      ?.name;
-    return `scope ${
-      typeof name === "string" && name ? name : "object"
-    } (an object key)`;
-  }
-  return `scope ${quote(scope)}`;
 }
 
 /** Key equality as a `Map` sees it (SameValueZero: `NaN` equals `NaN`). */
@@ -196,18 +141,6 @@ function assertScopeKey(key: unknown): asserts key is ScopeKey {
         `agent object or its id), compared by identity.`,
     );
   }
-}
-
-function changeOf(
-  type: PromptChange["type"],
-  kind: PromptChange["kind"],
-  name: string | undefined,
-  scope: ScopeKey | undefined,
-): PromptChange {
-  const change: PromptChange = { type, kind };
-  if (name !== undefined) change.name = name;
-  if (scope !== undefined) change.scope = scope;
-  return change;
 }
 
 function assertFunction(
@@ -248,10 +181,25 @@ class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     return this.dispose();
   }
 
+  /**
+   * Gives the registration's removal to this registrar's lifetime, then adds
+   * it to the layer. Owned first, so a change subscriber that disposes the
+   * registrar cannot strand the registration.
+   */
+  #register(registration: Registration<C>): Disposer {
+    const layers = this.#registry.layers;
+    const scope = this.scopeKey;
+    const disposer = this.#lifetime.own(() =>
+      layers.remove(scope, registration)
+    );
+    layers.add(scope, registration);
+    return disposer;
+  }
+
   #assertOpen(action: string): void {
     this.#lifetime.assertOpen(
       action,
-      `this registrar (${describeLayer(this.scopeKey)})`,
+      `this registrar (${describeScope(this.scopeKey)})`,
     );
   }
 
@@ -269,26 +217,13 @@ class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
         duplicateMessage("Section", record.name, scope),
       );
     }
-    return this.#registry.register(
-      this.#lifetime,
-      scope,
-      "sections",
-      record,
-      changeOf("register", "section", record.name, scope),
-    );
+    return this.#register({ kind: "section", record });
   }
 
   tools(provider: ToolProvider<C>): Disposer {
     this.#assertOpen("register a tool provider");
     assertFunction(provider, "A tool provider");
-    const record: ToolsRecord<C> = { provider };
-    return this.#registry.register(
-      this.#lifetime,
-      this.scopeKey,
-      "tools",
-      record,
-      changeOf("register", "tools", undefined, this.scopeKey),
-    );
+    return this.#register({ kind: "tools", record: { provider } });
   }
 
   variable(name: string, provider: VariableProvider<C>): Disposer {
@@ -310,30 +245,14 @@ class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
         duplicateMessage("Variable", name, scope),
       );
     }
-    const record: VariableRecord<C> = { name, provider };
-    return this.#registry.register(
-      this.#lifetime,
-      scope,
-      "variables",
-      record,
-      changeOf("register", "variable", name, scope),
-    );
+    return this.#register({ kind: "variable", record: { name, provider } });
   }
 
   onAssemble(listener: AssembleListener<C>): Disposer {
     this.#assertOpen("register an assembly listener");
     assertFunction(listener, "An assembly listener");
-    const record: ListenerRecord<C> = {
-      listener,
-      sequence: this.#registry.nextSequence(),
-    };
-    return this.#registry.register(
-      this.#lifetime,
-      this.scopeKey,
-      "listeners",
-      record,
-      changeOf("register", "listener", undefined, this.scopeKey),
-    );
+    const sequence = this.#registry.nextSequence();
+    return this.#register({ kind: "listener", record: { listener, sequence } });
   }
 
   effect(body: EffectBody): Disposer {
@@ -352,7 +271,7 @@ class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   scope(key: ScopeKey): Registrar<C> {
     assertScopeKey(key);
-    this.#assertOpen(`open ${describeLayer(key)}`);
+    this.#assertOpen(`open ${describeScope(key)}`);
     return new LayerRegistrar(
       this.#registry,
       new Lifetime(this.#lifetime),
@@ -372,7 +291,7 @@ function duplicateMessage(
       `first, or override it for one agent through a scope registrar ` +
       `(prompt.scope(agent)).`
     : `${kind} ${quote(name)} is already registered in ` +
-      `${describeLayer(scope)}; a name has one owner per layer. Dispose the ` +
+      `${describeScope(scope)}; a name has one owner per layer. Dispose the ` +
       `existing registration first.`;
 }
 
