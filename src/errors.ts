@@ -47,7 +47,17 @@ export type SystemPromptErrorCode =
   | "DISPOSED"
   | "INVALID_SCOPE_KEY";
 
-/** Options of the {@linkcode SystemPromptError} constructor. */
+/**
+ * Options of the {@linkcode SystemPromptError} constructor.
+ *
+ * @example
+ * ```ts
+ * import { SystemPromptError, type SystemPromptErrorOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: SystemPromptErrorOptions = { cause: new Error("disk full") };
+ * const error = new SystemPromptError("PROVIDER_FAILED", "the cwd provider failed", options);
+ * ```
+ */
 export interface SystemPromptErrorOptions {
   /** The underlying error, for example what a provider threw. */
   cause?: unknown;

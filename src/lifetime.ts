@@ -34,7 +34,19 @@ import { SystemPromptError } from "./errors.ts";
  */
 export type Disposer = (() => Promise<void>) & AsyncDisposable;
 
-/** A teardown an effect may yield: any function, possibly async. */
+/**
+ * A teardown an effect may yield: any function, possibly async. Exact
+ * disposers are teardowns too, and are adopted rather than wrapped.
+ *
+ * @example
+ * ```ts
+ * import type { Teardown } from "@rxprompt/system-prompt";
+ *
+ * const closeWatcher: Teardown = async () => {
+ *   await Promise.resolve(); // e.g. close a file watcher
+ * };
+ * ```
+ */
 export type Teardown = () => unknown;
 
 /**
