@@ -83,11 +83,11 @@ function buildAssembly<C>(
   context: C,
   options: AssembleOptions = {},
 ): PromptAssembly {
-  return {
-    sections: buildSections(snapshot, context),
-    tools: buildTools(snapshot, context, options.toolOrder),
-    variables: buildVariables(snapshot, context),
-  };
+  // In the contract's order: variables, sections, tools.
+  const variables = buildVariables(snapshot, context);
+  const sections = buildSections(snapshot, context);
+  const tools = buildTools(snapshot, context, options.toolOrder);
+  return { sections, tools, variables };
 }
 
 function buildVariables<C>(
