@@ -97,6 +97,12 @@ const toolOrderArb = fc.tuple(fc.subarray(POOL), fc.nat()).chain((
   })
 );
 
+/** Tools with unique names (shuffled) or with shared names. */
+const anyToolsArb = fc.oneof(
+  uniqueToolsArb.map(([, shuffled]) => shuffled),
+  duplicateToolsArb,
+);
+
 const maybeToolOrderArb = fc.option(toolOrderArb, { nil: undefined });
 
 function run(
@@ -157,10 +163,7 @@ describe("orderTools: property", () => {
   it("agrees with the reference model, duplicates in collection order", () => {
     fc.assert(
       fc.property(
-        fc.oneof(
-          uniqueToolsArb.map(([, shuffled]) => shuffled),
-          duplicateToolsArb,
-        ),
+        anyToolsArb,
         maybeToolOrderArb,
         (tools, order) => {
           const actual = run(tools, order);
@@ -178,10 +181,7 @@ describe("orderTools: property", () => {
   it("returns a permutation of the input (nothing dropped or added), input untouched", () => {
     fc.assert(
       fc.property(
-        fc.oneof(
-          uniqueToolsArb.map(([, shuffled]) => shuffled),
-          duplicateToolsArb,
-        ),
+        anyToolsArb,
         maybeToolOrderArb,
         (tools, order) => {
           const before = [...tools];

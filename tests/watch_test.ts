@@ -13,8 +13,8 @@ import {
   renderPrompt,
   type ScopeKey,
   SystemPrompt,
-  SystemPromptError,
 } from "../mod.ts";
+import { rejects } from "./assertions.ts";
 
 // ---------------------------------------------------------------- helpers
 
@@ -434,9 +434,7 @@ describe("SystemPrompt#watch", () => {
     prompt.section({ name: "s", order: 1, text: "cwd is {{cwd}}" });
     const watcher = collect(prompt.watch());
     await watcher.views$(1);
-    const error = errorOf(watcher.views[0]);
-    assert.ok(error instanceof SystemPromptError);
-    assert.equal(error.code, "UNKNOWN_VARIABLE");
+    rejects("UNKNOWN_VARIABLE")(errorOf(watcher.views[0]));
 
     prompt.variable("cwd", () => "/repo");
     await watcher.views$(2);
@@ -457,9 +455,8 @@ describe("SystemPrompt#watch", () => {
     const watcher = collect(prompt.watch({ scope: "agent" }));
     await watcher.views$(1);
     const error = errorOf(watcher.views[0]);
-    assert.ok(error instanceof SystemPromptError);
-    assert.equal(error.code, "PROVIDER_FAILED");
-    assert.equal(error.cause, boom);
+    rejects("PROVIDER_FAILED")(error);
+    assert.equal((error as Error).cause, boom);
 
     prompt.invalidate(); // still failing: another error view, still alive
     await watcher.views$(2);
@@ -549,9 +546,7 @@ describe("SystemPrompt#watch", () => {
     const watcher = collect(prompt.watch({ scope: "agent" }));
     await until(() => watcher.completed, "the watch stream to complete");
     for (const view of watcher.views) {
-      const error = errorOf(view);
-      assert.ok(error instanceof SystemPromptError);
-      assert.equal(error.code, "DISPOSED");
+      rejects("DISPOSED")(errorOf(view));
     }
     assert.deepEqual(watcher.errors, []);
   });
