@@ -9,6 +9,7 @@
 
 import {
   defer,
+  firstValueFrom,
   from,
   fromEvent,
   isObservable,
@@ -21,7 +22,6 @@ import {
   throwError,
   throwIfEmpty,
 } from "rxjs";
-import { firstValueFrom } from "rxjs";
 import { describeScope, quote, SystemPromptError } from "./errors.ts";
 import {
   compareSections,
