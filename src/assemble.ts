@@ -22,6 +22,7 @@ import {
   throwError,
   throwIfEmpty,
 } from "rxjs";
+import { isPromiseLike } from "./_util.ts";
 import { describeScope, quote, SystemPromptError } from "./errors.ts";
 import {
   compareSections,
@@ -473,11 +474,6 @@ function stage$(
     return from(result).pipe(map((value) => checkListenerResult(value, index)));
   }
   return of(checkListenerResult(result, index));
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null &&
-    typeof (value as PromiseLike<unknown>).then === "function";
 }
 
 function checkListenerResult(value: unknown, index: number): PromptAssembly {

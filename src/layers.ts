@@ -7,6 +7,7 @@
  */
 
 import { BehaviorSubject, type Observable, Subject } from "rxjs";
+import { compareCodeUnits } from "./_util.ts";
 import type {
   AssembleListener,
   PromptChange,
@@ -75,7 +76,7 @@ export function compareSections<C>(
   b: SectionRecord<C>,
 ): number {
   if (a.order !== b.order) return a.order - b.order;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareCodeUnits(a.name, b.name);
 }
 
 /** One registration as a layer stores it, tagged with its kind. */

@@ -12,6 +12,7 @@
  */
 
 import { SystemPromptError } from "./errors.ts";
+import { isPromiseLike } from "./_util.ts";
 
 /**
  * The function a registration returns: calling it removes exactly that
@@ -74,12 +75,6 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
 const entryOf = new WeakMap<Teardown, Entry>();
 
 function noop(): void {}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as PromiseLike<unknown>).then === "function";
-}
 
 /** One owned teardown, and its exact disposer. */
 class Entry {

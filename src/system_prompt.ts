@@ -29,7 +29,7 @@ import {
   type SectionRecord,
 } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
-import { renderPrompt, VARIABLE_NAME_PATTERN } from "./render.ts";
+import { renderPrompt, VARIABLE_NAME_PATTERN } from "./render/prompt.ts";
 import { compileToolOrder, type ToolOrderPlan } from "./tool_order.ts";
 import type {
   AssembleContext,

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { compareCodeUnits } from "./_util.ts";
 import { quote, SystemPromptError } from "./errors.ts";
 import type { ToolSchema } from "./types.ts";
 
@@ -138,7 +139,7 @@ export function orderTools(
 }
 
 function compareByName(a: ToolSchema, b: ToolSchema): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareCodeUnits(a.name, b.name);
 }
 
 function checkListedNamesAreKnown(

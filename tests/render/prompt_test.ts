@@ -4,8 +4,8 @@ import {
   type AssembledSection,
   type PromptAssembly,
   renderPrompt,
-} from "../mod.ts";
-import { rejects } from "./assertions.ts";
+} from "../../mod.ts";
+import { rejects } from "../assertions.ts";
 
 type Variables = PromptAssembly["variables"];
 

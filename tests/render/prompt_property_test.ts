@@ -5,7 +5,7 @@ import {
   type PromptAssembly,
   renderPrompt,
   SystemPromptError,
-} from "../mod.ts";
+} from "../../mod.ts";
 
 type Variables = PromptAssembly["variables"];
 type Outcome = { text: string } | { code: string; section: string };

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { quote, SystemPromptError } from "./errors.ts";
-import type { AssembledSection, PromptAssembly } from "./types.ts";
+import { quote, SystemPromptError } from "../errors.ts";
+import type { AssembledSection, PromptAssembly } from "../types.ts";
 
 /** What a variable name must look like, everywhere in the module. */
 export const VARIABLE_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]*$/;
