@@ -1,11 +1,13 @@
 /**
  * Proves that the npm package works where it is meant to: builds it
- * (`scripts/build_npm.ts`), packs it, and in temporary npm projects that
- * install the tarball:
+ * (`scripts/build_npm.ts`, dnt), packs it, and in temporary npm projects
+ * that install the tarball:
  *
- * - lints the package with `publint` and `@arethetypeswrong/cli`;
- * - runs the project's own test files under Node (`node --test`) and Bun
- *   (`bun test`) against the installed package, not the sources;
+ * - lints the package with `publint --strict` and `@arethetypeswrong/cli`;
+ * - runs the project's test files (any depth under `tests/`, except
+ *   `tests/bench/` and the Deno-only `*_sdk_test.ts`) under Node
+ *   (`node --test`) and Bun (`bun test`) against the installed package, not
+ *   the sources;
  * - smoke-tests a JavaScript consumer on Node and Bun (and `require()` where
  *   Node has it for ES modules), and a strict TypeScript consumer
  *   (`tsc --noEmit`, `moduleResolution: nodenext`) against the shipped types.
@@ -15,23 +17,18 @@
  * ```
  *
  * Everything comes from the npm registry (the tools are pinned below, the
- * test dependencies at the versions `deno.lock` resolved). The last lines
- * are one summary per runner, `node: N passed, N failed, N skipped`, then
- * `bun: …` and `package checks: N passed, N failed`; the exit code is 1 if
- * anything failed. `--keep` keeps the temporary projects for inspection.
+ * test dependencies at the versions `deno.lock` resolved). Node and Bun
+ * print failures in full and no per-test lines. The last lines count test
+ * cases (each `it()`), `node: N passed, N failed, N skipped`, then `bun: …`,
+ * and `package checks: N passed, N failed`; the exit code is 1 if anything
+ * failed. `--keep` keeps the temporary projects for inspection.
  *
  * @module
  */
 
 import path from "node:path";
-import {
-  build,
-  type BuildResult,
-  emitTests,
-  npmDependency,
-  options,
-  root,
-} from "./build_npm.ts";
+import ts from "typescript";
+import { buildPackage, entryPoints, OUT_DIR } from "./build_npm.ts";
 
 /** Tools from npm, pinned. TypeScript comes from the import map. */
 const TOOLS = {
@@ -46,7 +43,15 @@ const CONSUMER_NODE_TYPES = "^20.19.0";
 /** No single command may run longer than this. */
 const COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Tests a runner ran. */
+const ROOT = path.resolve(OUT_DIR, "..");
+const TEST_ROOT = path.join(ROOT, "tests");
+/** Not tests: benchmarks. */
+const NOT_TESTS = path.join(TEST_ROOT, "bench");
+/** Test files that need Deno (real SDK clients); not run on Node and Bun. */
+const DENO_ONLY = /_sdk_test\.ts$/;
+const TEST_FILE = /_test\.ts$/;
+
+/** Test cases a runner ran. */
 interface Counts {
   passed: number;
   failed: number;
@@ -141,30 +146,204 @@ async function npmProject(
   }
 }
 
+/** `npm:fast-check@^4.10.2/sub` → `{ name: "fast-check", range, path }`. */
+function npmSpecifier(
+  specifier: string,
+): { name: string; range: string; path: string } | undefined {
+  const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)(?:@([^/]+))?(\/.*)?$/.exec(
+    specifier,
+  );
+  if (match === null) return undefined;
+  return { name: match[1], range: match[2] ?? "*", path: match[3] ?? "" };
+}
+
 /**
  * The npm packages of the import map, at the versions `deno.lock` resolved
  * (so Node and Bun test with what Deno tested with).
  */
 function lockedImportMapPackages(): Record<string, string> {
-  const imports: Record<string, string> = readJson(
-    path.join(root, options.importMap),
-  ).imports ?? {};
-  const lock = readJson(path.join(root, "deno.lock"));
-  const locked: Record<string, string> = lock.specifiers ?? {};
+  const imports: Record<string, string> =
+    readJson(path.join(ROOT, "deno.json")).imports ?? {};
+  const locked: Record<string, string> =
+    readJson(path.join(ROOT, "deno.lock")).specifiers ?? {};
   const packages: Record<string, string> = {};
-  for (const [key, target] of Object.entries(imports)) {
-    const dependency = npmDependency(key, imports);
+  for (const target of Object.values(imports)) {
+    const dependency = npmSpecifier(target.replace(/\/$/, ""));
     if (dependency === undefined) continue;
-    const version = locked[target.replace(/\/$/, "")];
-    packages[dependency.name] = version ?? dependency.range;
+    packages[dependency.name] = locked[target.replace(/\/$/, "")] ??
+      dependency.range;
   }
   return packages;
 }
 
-/** `# pass N` … from `node --test`'s TAP summary. */
-function nodeCounts(text: string): Counts | undefined {
+/** What {@linkcode emitTests} wrote. */
+interface EmittedTests {
+  /** The runnable test files, relative to the destination directory. */
+  tests: string[];
+  /** The Deno-only test files that were left out. */
+  skipped: string[];
+}
+
+/**
+ * Compiles the test files (and the helpers beside them) to JavaScript in
+ * `destDir`, mirroring `tests/`, with the module under test replaced by the
+ * installed package: an entry point (`../mod.ts`) becomes its package
+ * specifier, any other packaged module (`../src/x.ts`) the same module
+ * inside `installed`. `npm:` specifiers lose their prefix and version;
+ * import-map names stay bare.
+ */
+function emitTests(
+  name: string,
+  installed: string,
+  destDir: string,
+): EmittedTests {
+  const entries = new Map(
+    entryPoints().filter((entry) => entry.kind !== "bin").map((entry) => [
+      path.resolve(ROOT, entry.path),
+      path.posix.join(name, entry.name),
+    ]),
+  );
+  const tests: string[] = [];
+  const skipped: string[] = [];
+  for (const file of walk(TEST_ROOT)) {
+    if (file.startsWith(NOT_TESTS + path.sep)) continue;
+    if (DENO_ONLY.test(file)) {
+      skipped.push(path.relative(ROOT, file));
+      continue;
+    }
+    const target = path.join(
+      destDir,
+      path.relative(TEST_ROOT, file).replace(/\.ts$/, ".js"),
+    );
+    Deno.mkdirSync(path.dirname(target), { recursive: true });
+    if (!file.endsWith(".ts")) {
+      Deno.copyFileSync(file, target);
+      continue;
+    }
+    const source = rewriteSpecifiers(file, (specifier) => {
+      if (specifier.startsWith("npm:")) {
+        const npm = npmSpecifier(specifier)!;
+        return npm.name + npm.path;
+      }
+      if (!isRelative(specifier)) {
+        if (!specifier.startsWith("jsr:") && !/^https?:/.test(specifier)) {
+          return specifier;
+        }
+        throw new Error(
+          `${path.relative(ROOT, file)}: ${specifier} is not on npm; a test ` +
+            `that needs it is Deno-only (name it *_sdk_test.ts)`,
+        );
+      }
+      const resolved = path.resolve(path.dirname(file), specifier);
+      const entry = entries.get(resolved);
+      if (entry !== undefined) return entry;
+      const emitted = path.join(
+        installed,
+        "esm",
+        path.relative(ROOT, resolved).replace(/\.ts$/, ".js"),
+      );
+      if (!resolved.startsWith(TEST_ROOT + path.sep) && exists(emitted)) {
+        return relativeSpecifier(path.dirname(target), emitted);
+      }
+      if (resolved.startsWith(TEST_ROOT + path.sep)) {
+        return specifier.replace(/\.(m?)ts$/, ".$1js");
+      }
+      throw new Error(
+        `${path.relative(ROOT, file)}: ${specifier} is neither in the npm ` +
+          `package nor under tests/`,
+      );
+    });
+    const output = ts.transpileModule(source, {
+      fileName: file,
+      compilerOptions: {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        newLine: ts.NewLineKind.LineFeed,
+      },
+    });
+    Deno.writeTextFileSync(target, output.outputText);
+    if (TEST_FILE.test(file)) tests.push(path.relative(destDir, target));
+  }
+  return { tests: tests.sort(), skipped: skipped.sort() };
+}
+
+/** The file's source with every module specifier replaced by `map`. */
+function rewriteSpecifiers(
+  file: string,
+  map: (specifier: string) => string,
+): string {
+  const source = Deno.readTextFileSync(file);
+  const sourceFile = ts.createSourceFile(
+    file,
+    source,
+    ts.ScriptTarget.Latest,
+    true,
+    ts.ScriptKind.TS,
+  );
+  const found: ts.StringLiteralLike[] = [];
+  function visit(node: ts.Node): void {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push(node.moduleSpecifier);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      found.push(node.arguments[0]);
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      found.push(node.argument.literal);
+    }
+    ts.forEachChild(node, visit);
+  }
+  visit(sourceFile);
+  let output = "";
+  let position = 0;
+  for (const literal of found.sort((a, b) => a.getStart() - b.getStart())) {
+    output += source.slice(position, literal.getStart() + 1) +
+      map(literal.text);
+    position = literal.getEnd() - 1;
+  }
+  return output + source.slice(position);
+}
+
+function* walk(dir: string): Generator<string> {
+  const entries = [...Deno.readDirSync(dir)].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+  );
+  for (const entry of entries) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory) yield* walk(file);
+    else if (entry.isFile) yield file;
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    return Deno.statSync(file).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function isRelative(specifier: string): boolean {
+  return specifier.startsWith("./") || specifier.startsWith("../");
+}
+
+function relativeSpecifier(fromDir: string, file: string): string {
+  const relative = path.relative(fromDir, file).split(path.sep).join("/");
+  return relative.startsWith(".") ? relative : `./${relative}`;
+}
+
+/** `# pass N` … from `node --test`'s TAP summary (tests, not suites). */
+function nodeCounts(tap: string): Counts | undefined {
   const count = (label: string) => {
-    const match = new RegExp(`^# ${label} (\\d+)$`, "m").exec(text);
+    const match = new RegExp(`^# ${label} (\\d+)$`, "m").exec(tap);
     return match === null ? undefined : Number(match[1]);
   };
   const passed = count("pass");
@@ -193,19 +372,54 @@ function bunCounts(text: string): Counts | undefined {
   };
 }
 
-/** Runs a test runner and records its counts; no summary is one failure. */
-async function runTests(
-  runner: "node" | "bun",
-  command: string,
-  args: string[],
-  cwd: string,
-  parse: (text: string) => Counts | undefined,
-): Promise<void> {
-  console.log(`\n=== ${runner}: the test suite against the package`);
-  const output = await exec(command, args, cwd);
-  const counts = parse(output.text) ?? { passed: 0, failed: 0, skipped: 0 };
-  if (output.code !== 0 && counts.failed === 0) counts.failed = 1;
-  results.set(runner, counts);
+/** The test files on Node: failures in full (dot reporter), counts (TAP). */
+async function runNode(files: string[], cwd: string): Promise<void> {
+  console.log("\n=== node: the test suite against the package");
+  const tap = path.join(cwd, "node.tap");
+  const output = await exec(
+    "node",
+    [
+      "--test",
+      "--test-timeout=60000",
+      "--test-reporter=dot",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tap}`,
+      ...files,
+    ],
+    cwd,
+    false,
+  );
+  // The dot reporter's first line is one mark per test: noise in a log.
+  const report = output.text.split("\n")
+    .filter((line) => !/^[.X]+$/.test(line.trim())).join("\n").trim();
+  if (report !== "") console.log(report);
+  let counts: Counts | undefined;
+  try {
+    counts = nodeCounts(Deno.readTextFileSync(tap));
+  } catch {
+    counts = undefined;
+  }
+  record("node", output.code, counts);
+}
+
+/** The test files on Bun, failures only. */
+async function runBun(bun: string, files: string[], cwd: string) {
+  console.log("\n=== bun: the test suite against the package");
+  const output = await exec(bun, [
+    "test",
+    "--timeout=60000",
+    "--only-failures",
+    ...files,
+  ], cwd);
+  record("bun", output.code, bunCounts(output.text));
+}
+
+/** Records a runner's counts; a failed run without counts is one failure. */
+function record(runner: "node" | "bun", code: number, counts?: Counts) {
+  const result = counts ?? { passed: 0, failed: 0, skipped: 0 };
+  if (code !== 0 && result.failed === 0) result.failed = 1;
+  results.set(runner, result);
 }
 
 const SMOKE_JS = `import assert from "node:assert/strict";
@@ -379,25 +593,19 @@ async function main(): Promise<number> {
   const started = performance.now();
   const work = await Deno.makeTempDir({ prefix: "rxprompt_npm_" });
   try {
-    let built: BuildResult | undefined;
+    let packageJson: Record<string, unknown> | undefined;
     let tarball = "";
-    await check("build the package (scripts/build_npm.ts)", async () => {
-      built = await build(options);
+    await check("build the package (scripts/build_npm.ts, dnt)", async () => {
+      packageJson = await buildPackage();
     });
-    if (built === undefined) return summary(started);
-    const outDir = built.outDir;
-    const { name } = built.packageJson;
+    if (packageJson === undefined) return summary(started);
+    const name = String(packageJson.name);
 
     await check("npm pack", async () => {
       const output = await execOk(
         "npm",
-        [
-          "pack",
-          "--json",
-          "--pack-destination",
-          work,
-        ],
-        outDir,
+        ["pack", "--json", "--pack-destination", work],
+        OUT_DIR,
         false,
       );
       const packed = JSON.parse(output.text.slice(output.text.indexOf("[")));
@@ -413,8 +621,9 @@ async function main(): Promise<number> {
         if (!files.includes(required)) throw new Error(`${required} missing`);
       }
       const stray = files.filter((file) =>
-        !["package.json", "README.md", "LICENSE"].includes(file) &&
-        !/^esm\/.*\.(js|d\.ts)$/.test(file)
+        !["package.json", "README.md", "LICENSE", "esm/package.json"]
+          .includes(file) &&
+        !/^(esm\/.*\.js|types\/.*\.d\.ts)$/.test(file)
       );
       if (stray.length > 0) {
         throw new Error(`unexpected files in the tarball: ${stray.join(", ")}`);
@@ -440,7 +649,7 @@ async function main(): Promise<number> {
     if (!installed) return summary(started);
 
     await check("publint --strict", async () => {
-      await execOk(bin("publint"), ["run", outDir, "--strict"], harness);
+      await execOk(bin("publint"), ["run", OUT_DIR, "--strict"], harness);
     });
     await check("attw --profile esm-only", async () => {
       await execOk(
@@ -453,8 +662,7 @@ async function main(): Promise<number> {
     let testFiles: string[] = [];
     await check("compile the test files against the package", () => {
       const emitted = emitTests(
-        options,
-        built!,
+        name,
         path.join(harness, "node_modules", name),
         path.join(harness, "tests"),
       );
@@ -465,29 +673,8 @@ async function main(): Promise<number> {
       }
     });
     if (testFiles.length > 0) {
-      await runTests(
-        "node",
-        "node",
-        [
-          "--test",
-          "--test-reporter=tap",
-          "--test-timeout=60000",
-          ...testFiles,
-        ],
-        harness,
-        nodeCounts,
-      );
-      await runTests(
-        "bun",
-        bin("bun"),
-        [
-          "test",
-          "--timeout=60000",
-          ...testFiles,
-        ],
-        harness,
-        bunCounts,
-      );
+      await runNode(testFiles, harness);
+      await runBun(bin("bun"), testFiles, harness);
     }
 
     // A consumer with nothing but the tarball (and Node's types).
@@ -510,13 +697,13 @@ async function main(): Promise<number> {
       writeJson(path.join(consumer, "tsconfig.dom.json"), TSCONFIG_DOM);
     });
     await check("consumer: import and render on Node", async () => {
-      await execOk("node", ["smoke.mjs"], consumer);
+      await execOk("node", ["smoke.mjs"], consumer, false);
     });
     await check("consumer: require() on Node", async () => {
       await execOk("node", ["smoke.cjs"], consumer);
     });
     await check("consumer: import and render on Bun", async () => {
-      await execOk(bin("bun"), ["smoke.mjs"], consumer);
+      await execOk(bin("bun"), ["smoke.mjs"], consumer, false);
     });
     await check("consumer: tsc --noEmit (strict, nodenext)", async () => {
       await execOk(bin("tsc"), ["-p", "tsconfig.json"], consumer);
@@ -535,6 +722,7 @@ async function main(): Promise<number> {
 function summary(started: number): number {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`\nnpm package checked in ${seconds}s`);
+  console.log("test cases (it() blocks) against the package:");
   let failed = checks.failed;
   for (const runner of ["node", "bun"] as const) {
     const counts = results.get(runner) ??
