@@ -14,6 +14,10 @@
  * @module
  */
 
+// Types only: the value comes from loadDnt(), so that a machine without JSR
+// gets one line instead of a module-graph error, and `deno check` passes
+// against the mirror (through a static value import it asks the mirror for
+// @deno/graph, a type-only dependency of dnt's that the mirror does not hold).
 import type { BuildOptions, EntryPoint } from "@deno/dnt";
 
 /** npm commands: name → module (for example `rxprompt: "./cli/main.ts"`). */
@@ -47,7 +51,7 @@ export function entryPoints(): EntryPoint[] {
 }
 
 /** The build, as dnt takes it. */
-export function buildOptions(): BuildOptions {
+function buildOptions(): BuildOptions {
   return {
     entryPoints: entryPoints(),
     outDir: OUT_DIR,
@@ -122,22 +126,27 @@ export async function buildPackage(): Promise<Record<string, unknown>> {
   return packageJson;
 }
 
-/** dnt from JSR, or one line saying what the build needs, and exit 1. */
+/** dnt from JSR, or an error that says what the build needs. */
 async function loadDnt(): Promise<typeof import("@deno/dnt")> {
   try {
     return await import("@deno/dnt");
   } catch {
     const registry = Deno.env.get("JSR_URL") ?? "https://jsr.io/";
-    console.error(
-      `error: the npm build needs jsr:@deno/dnt@0.41.0, which ${registry} ` +
-        "did not serve; reach JSR, or run the local JSR mirror and set " +
+    throw new Error(
+      `the npm build needs jsr:@deno/dnt@0.41.0, which ${registry} did not ` +
+        "serve; reach JSR, or run the local JSR mirror and set " +
         "JSR_URL=http://127.0.0.1:4874/ (see README, Development)",
     );
-    Deno.exit(1);
   }
 }
 
 if (import.meta.main) {
-  const { name, version } = await buildPackage();
-  console.log(`built ${name}@${version} in npm/`);
+  try {
+    const { name, version } = await buildPackage();
+    console.log(`built ${name}@${version} in npm/`);
+  } catch (error) {
+    // dnt prints its diagnostics itself: one line is enough here.
+    console.error(`error: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
 }
