@@ -2,17 +2,30 @@
  * Lifetimes: the ownership tree behind registrars, exact disposers and
  * effects. Knows nothing of prompts.
  *
- * A lifetime owns entries (teardowns) in creation order and tears them down
- * last in, first out, awaiting each one that returns a promise. Every entry
- * has exactly one disposer function, the "exact" disposer: the owner runs
- * that same function, so an effect can adopt it by identity and move it to
- * its own position in the teardown order.
+ * A lifetime owns members (teardowns and child lifetimes), each with a
+ * creation position, and tears them down newest first, awaiting each one
+ * that returns a promise. Every member has exactly one disposer function,
+ * the "exact" disposer: the owner runs that same member, so an effect can
+ * adopt it by identity and move it to its own position in the teardown
+ * order. A child lifetime is listed in its owner only while it owns
+ * something (or runs an effect body), so an empty, unreachable child costs
+ * nothing. Teardown is driven by `drive` in ./lifetime/drive.ts, without
+ * recursion, so ownership chains of any depth tear down.
  *
  * @module
  */
 
 import { SystemPromptError } from "./errors.ts";
 import { isPromiseLike } from "./_util.ts";
+import {
+  type BodyState,
+  drive,
+  IDLE,
+  Leaf,
+  Member,
+  memberOf,
+  RUNNING,
+} from "./lifetime/drive.ts";
 
 /**
  * The function a registration returns: calling it removes exactly that
@@ -53,159 +66,88 @@ export type Teardown = () => unknown;
 /**
  * The body of an effect: a generator function, sync or async, that yields
  * teardowns. Yielded exact disposers are adopted; other functions are
- * collected as they are.
+ * collected as they are. `signal` aborts when the effect is disposed: a
+ * body that awaits must stop on it, because disposal waits for the body to
+ * stop before it runs the collected teardowns.
  *
  * @example
  * ```ts
  * import type { EffectBody } from "@rxprompt/system-prompt";
  *
- * const body: EffectBody = function* () {
+ * const body: EffectBody = async function* (signal) {
  *   const timer = setInterval(() => {}, 1000);
  *   yield () => clearInterval(timer);
+ *   await new Promise((resolve) => signal.addEventListener("abort", resolve));
  * };
  * ```
  */
-export type EffectBody = () =>
+export type EffectBody = (
+  signal: AbortSignal,
+) =>
   | Iterator<Teardown, unknown, undefined>
   | AsyncIterator<Teardown, unknown, undefined>;
 
-const RESOLVED: Promise<void> = Promise.resolve();
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
-  Symbol.for("Symbol.asyncDispose");
-const entryOf = new WeakMap<Teardown, Entry>();
+/** Bumped when a lifetime starts closing or changes owner. */
+let epoch = 0;
 
-function noop(): void {}
-
-/** One owned teardown, and its exact disposer. */
-class Entry {
-  owner: Lifetime | undefined;
-  readonly disposer: Disposer;
-  #teardown: Teardown | undefined;
-  #done: Promise<void> | undefined;
-
-  constructor(owner: Lifetime | undefined, teardown: Teardown) {
-    this.owner = owner;
-    this.#teardown = teardown;
-    const disposer = (): Promise<void> => this.#settle();
-    const exact = Object.assign(disposer, { [asyncDispose]: disposer });
-    entryOf.set(exact, this);
-    this.disposer = exact;
-  }
-
-  get started(): boolean {
-    return this.#teardown === undefined;
-  }
-
-  /**
-   * Starts the teardown once, detached from its owner. Returns a promise only
-   * when there is something to await, so a tree of synchronous teardowns
-   * unwinds synchronously; a synchronous failure is thrown.
-   */
-  run(): PromiseLike<void> | undefined {
-    const teardown = this.#teardown;
-    if (teardown === undefined) {
-      return this.#done === RESOLVED ? undefined : this.#done;
-    }
-    this.#teardown = undefined;
-    this.owner?.release(this);
-    this.owner = undefined;
-    let result: unknown;
-    try {
-      result = teardown();
-    } catch (error) {
-      this.#done = Promise.reject(error);
-      this.#done.catch(noop);
-      throw error;
-    }
-    if (!isPromiseLike(result)) {
-      this.#done = RESOLVED;
-      return undefined;
-    }
-    return this.#done = Promise.resolve(result).then(noop);
-  }
-
-  #settle(): Promise<void> {
-    if (this.#done === undefined) {
-      try {
-        this.run();
-      } catch {
-        // #done holds the rejection.
-      }
-    }
-    return this.#done ?? RESOLVED;
+/** Whether `error` is how a body stops on its aborted `signal`. */
+function isAbortOf(error: unknown, signal: AbortSignal): boolean {
+  if (!signal.aborted) return false;
+  if (error === signal.reason) return true;
+  try {
+    return (error as { name?: unknown } | null)?.name === "AbortError";
+  } catch {
+    return false;
   }
 }
 
-/** Runs entries in the given order, each awaited; errors are collected. */
-function runAll(entries: readonly Entry[]): PromiseLike<void> | undefined {
-  const errors: unknown[] = [];
-  let index = 0;
-  function proceed(): PromiseLike<void> | undefined {
-    while (index < entries.length) {
-      let pending: PromiseLike<void> | undefined;
-      try {
-        pending = entries[index++].run();
-      } catch (error) {
-        errors.push(error);
-        continue;
-      }
-      if (pending !== undefined) {
-        return pending.then(proceed, (error) => {
-          errors.push(error);
-          return proceed();
-        });
-      }
-    }
-    if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) {
-      throw new AggregateError(
-        errors,
-        `${errors.length} teardowns failed; the others completed.`,
-      );
-    }
-    return undefined;
-  }
-  return proceed();
+function invalidEffect(detail: string): SystemPromptError {
+  return new SystemPromptError(
+    "INVALID_EFFECT",
+    `An effect body must be a generator function (function* or async ` +
+      `function*) that yields teardown functions; ${detail}.`,
+  );
 }
 
 /**
  * A node of the ownership tree: owns teardowns and child lifetimes, and
  * tears them all down, last in first out, when its own disposer runs.
  */
-export class Lifetime {
-  readonly #entries = new Set<Entry>();
-  readonly #entry: Entry;
-  #closing = false;
-  /** An async effect body: teardown waits for it to stop. */
-  #body: Promise<void> | undefined;
-  /** What an async effect body threw, rethrown by the teardown. */
-  #bodyFailure: { error: unknown } | undefined;
+export class Lifetime extends Member {
+  /** What it owns now; `undefined` while it owns nothing. */
+  members: Set<Member> | undefined;
+  closing = false;
+  /** The effect body of a composite; `undefined` for a registrar's. */
+  body: BodyState | undefined;
+  /** The epoch at which the whole chain of owners was last seen open. */
+  #openAt = -1;
 
   /**
-   * @param owner the lifetime that owns this one; it takes its place in the
-   * owner's teardown order now.
+   * @param owner the lifetime that owns this one; its creation position in
+   * the owner's teardown order is taken now.
    * @throws {SystemPromptError} `DISPOSED` when the owner is disposed.
    */
   constructor(owner?: Lifetime) {
     owner?.assertOpen("create a child");
-    this.#entry = new Entry(owner, () => this.#teardown());
-    if (owner !== undefined) owner.#entries.add(this.#entry);
+    super(owner);
   }
 
   /** This lifetime's pre-bound exact disposer. */
   get dispose(): Disposer {
-    return this.#entry.disposer;
+    return this.disposer;
   }
 
   /** True once this lifetime or any of its owners has started disposing. */
   get disposed(): boolean {
-    return this.#chainHas((lifetime) => lifetime.#closing);
-  }
-
-  /** Whether `test` holds for this lifetime or any of its owners. */
-  #chainHas(test: (lifetime: Lifetime) => boolean): boolean {
-    const owner = this.#entry.owner;
-    return test(this) || (owner !== undefined && owner.#chainHas(test));
+    let node: Lifetime | undefined = this;
+    while (node !== undefined && node.#openAt !== epoch) {
+      if (node.closing) return true;
+      node = node.owner;
+    }
+    for (let open: Lifetime = this; open !== node; open = open.owner!) {
+      open.#openAt = epoch;
+    }
+    return false;
   }
 
   /**
@@ -224,14 +166,47 @@ export class Lifetime {
   /** Owns `teardown` and returns its exact disposer. */
   own(teardown: Teardown): Disposer {
     this.assertOpen("register a teardown");
-    const entry = new Entry(this, teardown);
-    this.#entries.add(entry);
-    return entry.disposer;
+    const leaf = new Leaf(this, teardown);
+    this.add(leaf);
+    return leaf.disposer;
   }
 
-  /** Detaches `entry` from this lifetime (it is running on its own). */
-  release(entry: Entry): void {
-    this.#entries.delete(entry);
+  /** Marks this lifetime disposing and asks its effect body to stop. */
+  close(): void {
+    this.closing = true;
+    epoch++;
+    this.body?.controller.abort();
+  }
+
+  /** Whether it must stay listed in its owner. */
+  needed(): boolean {
+    return this.members !== undefined || this.body?.running === true;
+  }
+
+  /** Adds `member`, listing this lifetime (and its owners) if needed. */
+  add(member: Member): void {
+    (this.members ??= new Set()).add(member);
+    let node: Lifetime = this;
+    for (let owner = node.owner; owner !== undefined; owner = node.owner) {
+      if (owner.members?.has(node)) return;
+      (owner.members ??= new Set()).add(node);
+      node = owner;
+    }
+  }
+
+  /** Removes `member`; unlists lifetimes that became idle and empty. */
+  detach(member: Member): void {
+    const members = this.members;
+    if (members === undefined || !members.delete(member)) return;
+    if (members.size === 0) this.members = undefined;
+    let node: Lifetime = this;
+    while (node.state !== RUNNING && node.closing === false && !node.needed()) {
+      const owner = node.owner;
+      const siblings = owner?.members;
+      if (siblings === undefined || !siblings.delete(node)) return;
+      if (siblings.size === 0) owner!.members = undefined;
+      node = owner!;
+    }
   }
 
   /**
@@ -242,69 +217,119 @@ export class Lifetime {
    *
    * @throws {SystemPromptError} `INVALID_EFFECT` for a body that is not a
    * generator function or yields a non-function; whatever a synchronous
-   * body throws, after the collected teardowns started in reverse.
+   * body throws, after the collected teardowns started in reverse (with the
+   * failures of those that finished synchronously, as an `AggregateError`).
    */
   effect(body: EffectBody): Disposer {
     if (typeof body !== "function") {
-      throw new SystemPromptError(
-        "INVALID_EFFECT",
-        `An effect body must be a generator function (function* or ` +
-          `async function*) that yields teardown functions; got ${typeof body}.`,
-      );
+      throw invalidEffect(`got ${typeof body}`);
     }
     const composite = new Lifetime(this);
+    const state: BodyState = {
+      running: true,
+      controller: new AbortController(),
+      failure: undefined,
+      waiters: undefined,
+    };
+    composite.body = state;
+    this.add(composite);
     let iterator: ReturnType<EffectBody>;
     try {
-      iterator = body();
-      if (
-        typeof iterator !== "object" || iterator === null ||
-        typeof iterator.next !== "function"
-      ) {
-        throw new SystemPromptError(
-          "INVALID_EFFECT",
-          `An effect body must be a generator function (function* or ` +
-            `async function*); it returned ${
-              iterator === null ? "null" : typeof iterator
-            }.`,
+      iterator = body(state.controller.signal);
+      if (typeof iterator !== "object" || iterator === null) {
+        throw invalidEffect(
+          `it returned ${iterator === null ? "null" : typeof iterator}`,
         );
       }
-    } catch (error) {
-      composite.dispose();
-      throw error;
-    }
-    if (Symbol.asyncIterator in iterator) {
-      composite.#body = composite.#pump(iterator as AsyncIterator<Teardown>);
-      return composite.dispose;
-    }
-    try {
-      const sync = iterator as Iterator<Teardown>;
-      for (let step = sync.next(); !step.done; step = sync.next()) {
-        composite.#collect(step.value);
+      if (typeof iterator.next !== "function") {
+        if (isPromiseLike(iterator)) {
+          Promise.resolve(iterator).catch(() => {});
+          throw invalidEffect(
+            "it returned a Promise (an async function, not an async generator)",
+          );
+        }
+        throw invalidEffect("it returned an object without next()");
       }
     } catch (error) {
-      composite.dispose();
-      throw error;
+      return composite.#failSync(error);
     }
-    return composite.dispose;
-  }
-
-  async #pump(iterator: AsyncIterator<Teardown>): Promise<void> {
+    if (Symbol.asyncIterator in iterator) {
+      composite.#pump(iterator as AsyncIterator<Teardown>, state);
+      return composite.disposer;
+    }
+    const sync = iterator as Iterator<Teardown>;
     try {
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done) return;
-        this.#collect(step.value);
-        if (this.#closing) {
-          await iterator.return?.();
-          return;
+      for (let step = sync.next(); !step.done; step = sync.next()) {
+        composite.#collect(step.value);
+        if (composite.closing) {
+          sync.return?.();
+          break;
         }
       }
     } catch (error) {
-      // The teardown unwinds what was collected and rethrows this, so the
-      // error surfaces as the rejection of the composite's disposer
-      // (unhandled, hence loud, unless someone awaits it).
-      this.#bodyFailure = { error };
-      if (!this.#closing) this.dispose();
+      return composite.#failSync(error);
+    }
+    composite.#endBody();
+    return composite.disposer;
+  }
+
+  /**
+   * A synchronous body failed: unwind what it collected and throw. Teardown
+   * failures that are known now are thrown with the body's error; those of
+   * an asynchronous remainder reject the composite's own promise, unhandled.
+   */
+  #failSync(error: unknown): never {
+    this.#endBody();
+    if (this.state !== RUNNING && !this.closing) {
+      drive(this);
+      if ((this.state as number) === RUNNING) {
+        this.outcome();
+      } else if (this.failure !== undefined) {
+        throw new AggregateError(
+          [error, this.failure.error],
+          `An effect body failed, and so did its teardown.`,
+        );
+      }
+    }
+    throw error;
+  }
+
+  async #pump(
+    iterator: AsyncIterator<Teardown>,
+    state: BodyState,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done) break;
+        this.#collect(step.value);
+        if (this.closing) {
+          await iterator.return?.();
+          break;
+        }
+      }
+    } catch (error) {
+      if (!isAbortOf(error, state.controller.signal)) state.failure = { error };
+    }
+    this.#endBody();
+    if (state.failure !== undefined && !this.closing) {
+      // Failed on its own: nobody awaits this teardown, so its rejection
+      // is unhandled, as the README says.
+      drive(this);
+      this.outcome();
+    }
+  }
+
+  #endBody(): void {
+    const state = this.body!;
+    state.running = false;
+    const waiters = state.waiters;
+    state.waiters = undefined;
+    if (waiters !== undefined) { for (const waiter of waiters) waiter(); }
+    if (!this.needed() && this.state !== RUNNING && !this.closing) {
+      // Unlist an effect that collected nothing.
+      const owner = this.owner;
+      if (owner?.members?.has(this)) owner.detach(this);
     }
   }
 
@@ -316,41 +341,29 @@ export class Lifetime {
           `teardown functions (for example the disposer a registration returns).`,
       );
     }
-    const entry = entryOf.get(teardown);
-    if (entry === undefined) {
-      this.#entries.add(new Entry(this, teardown));
+    const member = memberOf.get(teardown);
+    if (member === undefined) {
+      this.add(new Leaf(this, teardown));
       return;
     }
-    if (entry.started) return;
-    if (this.#chainHas((lifetime) => lifetime.#entry === entry)) {
-      throw new SystemPromptError(
-        "INVALID_EFFECT",
-        `An effect yielded the disposer of a registrar that owns the ` +
-          `effect itself; it can only adopt disposers from outside its own ` +
-          `chain of owners.`,
-      );
-    }
-    entry.owner?.release(entry);
-    entry.owner = this;
-    this.#entries.add(entry);
-  }
-
-  #teardown(): PromiseLike<void> | undefined {
-    this.#closing = true;
-    const body = this.#body;
-    if (body === undefined) return runAll([...this.#entries].reverse());
-    return body.then(async () => {
-      const failure = this.#bodyFailure;
-      try {
-        await runAll([...this.#entries].reverse());
-      } catch (teardownError) {
-        if (failure === undefined) throw teardownError;
-        throw new AggregateError(
-          [failure.error, teardownError],
-          `An effect body failed, and so did its teardown.`,
-        );
+    if (member.state !== IDLE) return;
+    if (member instanceof Lifetime) {
+      for (let node: Lifetime | undefined = this; node; node = node.owner) {
+        if (node === member) {
+          throw new SystemPromptError(
+            "INVALID_EFFECT",
+            `An effect yielded the disposer of a registrar that owns the ` +
+              `effect itself; it can only adopt disposers from outside its ` +
+              `own chain of owners.`,
+          );
+        }
       }
-      if (failure !== undefined) throw failure.error;
-    });
+      epoch++;
+    }
+    const previous = member.owner;
+    member.owner = this;
+    member.reposition();
+    previous?.detach(member);
+    if (!(member instanceof Lifetime) || member.needed()) this.add(member);
   }
 }

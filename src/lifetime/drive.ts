@@ -1,0 +1,248 @@
+/**
+ * The members of the ownership tree and the iterative driver that tears a
+ * subtree down. Internal to ../lifetime.ts.
+ *
+ * @module
+ */
+
+import { isPromiseLike } from "../_util.ts";
+import type { Disposer, Lifetime, Teardown } from "../lifetime.ts";
+
+/** Not started. */
+export const IDLE = 0;
+/** Its teardown is running (started by its disposer or by an owner). */
+export const RUNNING = 1;
+/** Torn down, successfully or not. */
+export const DONE = 2;
+type State = typeof IDLE | typeof RUNNING | typeof DONE;
+
+/** A thrown value, boxed so that `undefined` can be thrown too. */
+export interface Failure {
+  readonly error: unknown;
+}
+
+/** The running state of a composite's effect body. */
+export interface BodyState {
+  running: boolean;
+  readonly controller: AbortController;
+  /** What the body threw on its own (not its abort). */
+  failure: Failure | undefined;
+  /** Drivers waiting for the body to stop. */
+  waiters: (() => void)[] | undefined;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
+  Symbol.for("Symbol.asyncDispose");
+let nextPosition = 0;
+
+/** The member behind each exact disposer, for adoption by identity. */
+export const memberOf: WeakMap<Teardown, Member> = new WeakMap();
+
+/** Something a lifetime owns: a teardown or a child lifetime. */
+export class Member {
+  owner: Lifetime | undefined;
+  /** Its place in the owner's teardown order (greater is newer). */
+  position: number;
+  state: State = IDLE;
+  failure: Failure | undefined;
+  readonly disposer: Disposer;
+  #promise: Promise<void> | undefined;
+  #settle: ((failure: Failure | undefined) => void) | undefined;
+  #waiters: (() => void)[] | undefined;
+
+  constructor(owner: Lifetime | undefined) {
+    this.owner = owner;
+    this.position = nextPosition++;
+    const disposer = (): Promise<void> => {
+      if (this.state === IDLE) drive(this);
+      return this.outcome();
+    };
+    this.disposer = Object.assign(disposer, { [asyncDispose]: disposer });
+    memberOf.set(this.disposer, this);
+  }
+
+  /** Takes the newest position (on adoption). */
+  reposition(): void {
+    this.position = nextPosition++;
+  }
+
+  /** The one promise every call of the disposer returns. */
+  outcome(): Promise<void> {
+    if (this.#promise !== undefined) return this.#promise;
+    if (this.state === DONE) {
+      const failure = this.failure;
+      return this.#promise = failure === undefined
+        ? RESOLVED
+        : Promise.reject(failure.error);
+    }
+    return this.#promise = new Promise<void>((resolve, reject) => {
+      this.#settle = (failure) => {
+        if (failure === undefined) resolve();
+        else reject(failure.error);
+      };
+    });
+  }
+
+  /** Calls `waiter` in a microtask once this member is done. */
+  whenDone(waiter: () => void): void {
+    (this.#waiters ??= []).push(waiter);
+  }
+
+  /** Records the end of its teardown and leaves its owner. */
+  finish(failure: Failure | undefined): void {
+    this.state = DONE;
+    this.failure = failure;
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.(failure);
+    const waiters = this.#waiters;
+    this.#waiters = undefined;
+    if (waiters !== undefined) {
+      for (const waiter of waiters) queueMicrotask(waiter);
+    }
+    const owner = this.owner;
+    this.owner = undefined;
+    owner?.detach(this);
+  }
+}
+
+/** A teardown function owned by a lifetime. */
+export class Leaf extends Member {
+  teardown: Teardown | undefined;
+
+  constructor(owner: Lifetime, teardown: Teardown) {
+    super(owner);
+    this.teardown = teardown;
+  }
+}
+
+/** One lifetime being torn down: its members, newest first. */
+interface Frame {
+  readonly lifetime: Lifetime;
+  readonly members: readonly Member[];
+  index: number;
+  readonly errors: unknown[];
+  readonly parent: Frame | undefined;
+}
+
+function open(lifetime: Lifetime, parent: Frame | undefined): Frame {
+  const members = lifetime.members === undefined
+    ? []
+    : [...lifetime.members].sort((a, b) => b.position - a.position);
+  return { lifetime, members, index: 0, errors: [], parent };
+}
+
+/** The failure of a finished frame: its body's, its teardowns', or both. */
+function failureOf(frame: Frame): Failure | undefined {
+  const { errors } = frame;
+  const teardown: Failure | undefined = errors.length === 0
+    ? undefined
+    : errors.length === 1
+    ? { error: errors[0] }
+    : {
+      error: new AggregateError(
+        errors,
+        `${errors.length} teardowns failed; the others completed.`,
+      ),
+    };
+  const body = frame.lifetime.body?.failure;
+  if (body === undefined) return teardown;
+  if (teardown === undefined) return body;
+  return {
+    error: new AggregateError(
+      [body.error, teardown.error],
+      `An effect body failed, and so did its teardown.`,
+    ),
+  };
+}
+
+/**
+ * Tears `root` down with everything it owns, newest first, depth first,
+ * awaiting each asynchronous teardown, a running effect body, and members
+ * whose teardown someone else started. Iterative: no stack depth grows with
+ * the tree. Synchronous trees finish before `drive` returns.
+ */
+export function drive(root: Member): void {
+  let frame: Frame | undefined;
+  let next: Member | undefined = root;
+
+  function record(member: Member, failure: Failure | undefined): void {
+    member.finish(failure);
+    if (failure !== undefined) frame?.errors.push(failure.error);
+  }
+
+  /** Starts a leaf; true when it went asynchronous. */
+  function startLeaf(leaf: Leaf): boolean {
+    const teardown = leaf.teardown!;
+    leaf.teardown = undefined;
+    let pending: PromiseLike<unknown> | undefined;
+    try {
+      const result = teardown();
+      if (isPromiseLike(result)) pending = result;
+    } catch (error) {
+      record(leaf, { error });
+      return false;
+    }
+    if (pending === undefined) {
+      record(leaf, undefined);
+      return false;
+    }
+    Promise.resolve(pending).then(() => {
+      record(leaf, undefined);
+      resume();
+    }, (error: unknown) => {
+      record(leaf, { error });
+      resume();
+    });
+    return true;
+  }
+
+  /** Starts a lifetime; true when it waits for its effect body. */
+  function startLifetime(lifetime: Lifetime): boolean {
+    lifetime.close();
+    const body = lifetime.body;
+    if (body === undefined || !body.running) {
+      frame = open(lifetime, frame);
+      return false;
+    }
+    (body.waiters ??= []).push(() =>
+      queueMicrotask(() => {
+        frame = open(lifetime, frame);
+        resume();
+      })
+    );
+    return true;
+  }
+
+  function resume(): void {
+    for (;;) {
+      if (next !== undefined) {
+        const member: Member = next;
+        next = undefined;
+        member.state = RUNNING;
+        const suspended = member instanceof Leaf
+          ? startLeaf(member)
+          : startLifetime(member as Lifetime);
+        if (suspended) return;
+        continue;
+      }
+      if (frame === undefined) return;
+      if (frame.index < frame.members.length) {
+        const member = frame.members[frame.index++];
+        if (member.owner !== frame.lifetime || member.state === DONE) continue;
+        if (member.state === RUNNING) {
+          member.whenDone(resume);
+          return;
+        }
+        next = member;
+        continue;
+      }
+      const done: Frame = frame;
+      frame = done.parent;
+      record(done.lifetime, failureOf(done));
+    }
+  }
+
+  resume();
+}
