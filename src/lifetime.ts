@@ -10,22 +10,15 @@
  * order. A child lifetime is listed in its owner only while it owns
  * something (or runs an effect body), so an empty, unreachable child costs
  * nothing. Teardown is driven by `drive` in ./lifetime/drive.ts, without
- * recursion, so ownership chains of any depth tear down.
+ * recursion, so ownership chains of any depth tear down; effect bodies run
+ * in ./lifetime/effect.ts.
  *
  * @module
  */
 
 import { SystemPromptError } from "./errors.ts";
-import { isPromiseLike } from "./_util.ts";
-import {
-  type BodyState,
-  drive,
-  IDLE,
-  Leaf,
-  Member,
-  memberOf,
-  RUNNING,
-} from "./lifetime/drive.ts";
+import { type BodyState, Leaf, Member, RUNNING } from "./lifetime/drive.ts";
+import { runEffect } from "./lifetime/effect.ts";
 
 /**
  * The function a registration returns: calling it removes exactly that
@@ -87,26 +80,18 @@ export type EffectBody = (
   | Iterator<Teardown, unknown, undefined>
   | AsyncIterator<Teardown, unknown, undefined>;
 
+/** Options of a {@linkcode Lifetime}. */
+export interface LifetimeOptions {
+  /** Where a root reports failures that no caller awaits. */
+  readonly report?: (error: unknown) => void;
+}
+
 /** Bumped when a lifetime starts closing or changes owner. */
 let epoch = 0;
 
-/** Whether `error` is how a body stops on its aborted `signal`. */
-function isAbortOf(error: unknown, signal: AbortSignal): boolean {
-  if (!signal.aborted) return false;
-  if (error === signal.reason) return true;
-  try {
-    return (error as { name?: unknown } | null)?.name === "AbortError";
-  } catch {
-    return false;
-  }
-}
-
-function invalidEffect(detail: string): SystemPromptError {
-  return new SystemPromptError(
-    "INVALID_EFFECT",
-    `An effect body must be a generator function (function* or async ` +
-      `function*) that yields teardown functions; ${detail}.`,
-  );
+/** Marks every cached "open" verdict stale (an owner changed). */
+export function ownersChanged(): void {
+  epoch++;
 }
 
 /**
@@ -119,17 +104,23 @@ export class Lifetime extends Member {
   closing = false;
   /** The effect body of a composite; `undefined` for a registrar's. */
   body: BodyState | undefined;
+  /** For a root: where failures go that no caller awaits. */
+  readonly report: ((error: unknown) => void) | undefined;
   /** The epoch at which the whole chain of owners was last seen open. */
   #openAt = -1;
 
   /**
    * @param owner the lifetime that owns this one; its creation position in
    * the owner's teardown order is taken now.
+   * @param options.report for a root: where failures go that no caller
+   * awaits (an async effect body that failed on its own, the asynchronous
+   * unwinding after a sync body threw); `console.error` by default.
    * @throws {SystemPromptError} `DISPOSED` when the owner is disposed.
    */
-  constructor(owner?: Lifetime) {
+  constructor(owner?: Lifetime, options?: LifetimeOptions) {
     owner?.assertOpen("create a child");
     super(owner);
+    this.report = options?.report;
   }
 
   /** This lifetime's pre-bound exact disposer. */
@@ -139,12 +130,17 @@ export class Lifetime extends Member {
 
   /** True once this lifetime or any of its owners has started disposing. */
   get disposed(): boolean {
-    let node: Lifetime | undefined = this;
+    return Lifetime.#closed(this);
+  }
+
+  /** Walks up from `start` to the first owner already seen open. */
+  static #closed(start: Lifetime): boolean {
+    let node: Lifetime | undefined = start;
     while (node !== undefined && node.#openAt !== epoch) {
       if (node.closing) return true;
       node = node.owner;
     }
-    for (let open: Lifetime = this; open !== node; open = open.owner!) {
+    for (let open = start; open !== node; open = open.owner!) {
       open.#openAt = epoch;
     }
     return false;
@@ -186,7 +182,11 @@ export class Lifetime extends Member {
   /** Adds `member`, listing this lifetime (and its owners) if needed. */
   add(member: Member): void {
     (this.members ??= new Set()).add(member);
-    let node: Lifetime = this;
+    Lifetime.#list(this);
+  }
+
+  static #list(start: Lifetime): void {
+    let node = start;
     for (let owner = node.owner; owner !== undefined; owner = node.owner) {
       if (owner.members?.has(node)) return;
       (owner.members ??= new Set()).add(node);
@@ -199,8 +199,12 @@ export class Lifetime extends Member {
     const members = this.members;
     if (members === undefined || !members.delete(member)) return;
     if (members.size === 0) this.members = undefined;
-    let node: Lifetime = this;
-    while (node.state !== RUNNING && node.closing === false && !node.needed()) {
+    Lifetime.#unlist(this);
+  }
+
+  static #unlist(start: Lifetime): void {
+    let node = start;
+    while (node.state !== RUNNING && !node.closing && !node.needed()) {
       const owner = node.owner;
       const siblings = owner?.members;
       if (siblings === undefined || !siblings.delete(node)) return;
@@ -213,7 +217,8 @@ export class Lifetime extends Member {
    * Builds a composite from `body`: a child lifetime that takes its place in
    * this lifetime's teardown order now, before `body` runs, and collects
    * what `body` yields. Yielded exact disposers are adopted (moved here from
-   * their previous owner).
+   * their previous owner). `body` gets an `AbortSignal` that aborts when the
+   * composite starts disposing.
    *
    * @throws {SystemPromptError} `INVALID_EFFECT` for a body that is not a
    * generator function or yields a non-function; whatever a synchronous
@@ -222,148 +227,21 @@ export class Lifetime extends Member {
    */
   effect(body: EffectBody): Disposer {
     if (typeof body !== "function") {
-      throw invalidEffect(`got ${typeof body}`);
+      throw new SystemPromptError(
+        "INVALID_EFFECT",
+        `An effect body must be a generator function (function* or async ` +
+          `function*) that yields teardown functions; got ${typeof body}.`,
+      );
     }
     const composite = new Lifetime(this);
-    const state: BodyState = {
+    composite.body = {
       running: true,
       controller: new AbortController(),
       failure: undefined,
       waiters: undefined,
     };
-    composite.body = state;
     this.add(composite);
-    let iterator: ReturnType<EffectBody>;
-    try {
-      iterator = body(state.controller.signal);
-      if (typeof iterator !== "object" || iterator === null) {
-        throw invalidEffect(
-          `it returned ${iterator === null ? "null" : typeof iterator}`,
-        );
-      }
-      if (typeof iterator.next !== "function") {
-        if (isPromiseLike(iterator)) {
-          Promise.resolve(iterator).catch(() => {});
-          throw invalidEffect(
-            "it returned a Promise (an async function, not an async generator)",
-          );
-        }
-        throw invalidEffect("it returned an object without next()");
-      }
-    } catch (error) {
-      return composite.#failSync(error);
-    }
-    if (Symbol.asyncIterator in iterator) {
-      composite.#pump(iterator as AsyncIterator<Teardown>, state);
-      return composite.disposer;
-    }
-    const sync = iterator as Iterator<Teardown>;
-    try {
-      for (let step = sync.next(); !step.done; step = sync.next()) {
-        composite.#collect(step.value);
-        if (composite.closing) {
-          sync.return?.();
-          break;
-        }
-      }
-    } catch (error) {
-      return composite.#failSync(error);
-    }
-    composite.#endBody();
+    runEffect(composite, body);
     return composite.disposer;
-  }
-
-  /**
-   * A synchronous body failed: unwind what it collected and throw. Teardown
-   * failures that are known now are thrown with the body's error; those of
-   * an asynchronous remainder reject the composite's own promise, unhandled.
-   */
-  #failSync(error: unknown): never {
-    this.#endBody();
-    if (this.state !== RUNNING && !this.closing) {
-      drive(this);
-      if ((this.state as number) === RUNNING) {
-        this.outcome();
-      } else if (this.failure !== undefined) {
-        throw new AggregateError(
-          [error, this.failure.error],
-          `An effect body failed, and so did its teardown.`,
-        );
-      }
-    }
-    throw error;
-  }
-
-  async #pump(
-    iterator: AsyncIterator<Teardown>,
-    state: BodyState,
-  ): Promise<void> {
-    try {
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done) break;
-        this.#collect(step.value);
-        if (this.closing) {
-          await iterator.return?.();
-          break;
-        }
-      }
-    } catch (error) {
-      if (!isAbortOf(error, state.controller.signal)) state.failure = { error };
-    }
-    this.#endBody();
-    if (state.failure !== undefined && !this.closing) {
-      // Failed on its own: nobody awaits this teardown, so its rejection
-      // is unhandled, as the README says.
-      drive(this);
-      this.outcome();
-    }
-  }
-
-  #endBody(): void {
-    const state = this.body!;
-    state.running = false;
-    const waiters = state.waiters;
-    state.waiters = undefined;
-    if (waiters !== undefined) { for (const waiter of waiters) waiter(); }
-    if (!this.needed() && this.state !== RUNNING && !this.closing) {
-      // Unlist an effect that collected nothing.
-      const owner = this.owner;
-      if (owner?.members?.has(this)) owner.detach(this);
-    }
-  }
-
-  #collect(teardown: Teardown): void {
-    if (typeof teardown !== "function") {
-      throw new SystemPromptError(
-        "INVALID_EFFECT",
-        `An effect body yielded ${typeof teardown}; it may only yield ` +
-          `teardown functions (for example the disposer a registration returns).`,
-      );
-    }
-    const member = memberOf.get(teardown);
-    if (member === undefined) {
-      this.add(new Leaf(this, teardown));
-      return;
-    }
-    if (member.state !== IDLE) return;
-    if (member instanceof Lifetime) {
-      for (let node: Lifetime | undefined = this; node; node = node.owner) {
-        if (node === member) {
-          throw new SystemPromptError(
-            "INVALID_EFFECT",
-            `An effect yielded the disposer of a registrar that owns the ` +
-              `effect itself; it can only adopt disposers from outside its ` +
-              `own chain of owners.`,
-          );
-        }
-      }
-      epoch++;
-    }
-    const previous = member.owner;
-    member.owner = this;
-    member.reposition();
-    previous?.detach(member);
-    if (!(member instanceof Lifetime) || member.needed()) this.add(member);
   }
 }
