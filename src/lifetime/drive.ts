@@ -36,8 +36,25 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
   Symbol.for("Symbol.asyncDispose");
 let nextPosition = 0;
 
-/** The member behind each exact disposer, for adoption by identity. */
-export const memberOf: WeakMap<Teardown, Member> = new WeakMap();
+/**
+ * The key under which an exact disposer carries its member. A property
+ * rather than a WeakMap: a WeakMap's table grows with the disposers made
+ * between two full collections, which shows as memory per registration.
+ */
+const MEMBER: unique symbol = Symbol("rxprompt.member");
+
+/** The member behind an exact disposer, or `undefined` for any other value. */
+export function memberOf(teardown: Teardown): Member | undefined {
+  let member: unknown;
+  try {
+    member = (teardown as { [MEMBER]?: unknown })[MEMBER];
+  } catch {
+    return undefined; // a hostile Proxy is not an exact disposer
+  }
+  return member instanceof Member && member.disposer === teardown
+    ? member
+    : undefined;
+}
 
 /** Something a lifetime owns: a teardown or a child lifetime. */
 export class Member {
@@ -58,8 +75,8 @@ export class Member {
       if (this.state === IDLE) drive(this);
       return this.outcome();
     };
+    Object.defineProperty(disposer, MEMBER, { value: this });
     this.disposer = Object.assign(disposer, { [asyncDispose]: disposer });
-    memberOf.set(this.disposer, this);
   }
 
   /** Takes the newest position (on adoption). */

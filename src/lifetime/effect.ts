@@ -175,7 +175,7 @@ function collect(composite: Lifetime, teardown: Teardown): void {
         `teardown functions (for example the disposer a registration returns).`,
     );
   }
-  const member = memberOf.get(teardown);
+  const member = memberOf(teardown);
   if (member === undefined) {
     composite.add(new Leaf(composite, teardown));
     return;
