@@ -181,16 +181,55 @@ function failureOf(frame: Frame): Failure | undefined {
  * the tree. Synchronous trees finish before `drive` returns.
  */
 export function drive(root: Member): void {
-  let frame: Frame | undefined;
-  let next: Member | undefined = root;
+  new Driver(root).resume();
+}
 
-  function record(member: Member, failure: Failure | undefined): void {
+/** One teardown in progress: a cursor over a stack of frames. */
+class Driver {
+  #frame: Frame | undefined;
+  #next: Member | undefined;
+  readonly resume: () => void = () => this.#run();
+
+  constructor(root: Member) {
+    this.#next = root;
+  }
+
+  #run(): void {
+    for (;;) {
+      const member = this.#next;
+      if (member !== undefined) {
+        this.#next = undefined;
+        member.state = RUNNING;
+        const suspended = member instanceof Leaf
+          ? this.#startLeaf(member)
+          : this.#startLifetime(member as Lifetime);
+        if (suspended) return;
+        continue;
+      }
+      const frame = this.#frame;
+      if (frame === undefined) return;
+      if (frame.index < frame.members.length) {
+        const owned = frame.members[frame.index++];
+        if (owned.owner !== frame.lifetime || owned.state === DONE) continue;
+        if (owned.state === RUNNING) {
+          owned.whenDone(this.resume); // started elsewhere: wait, don't report
+          return;
+        }
+        this.#next = owned;
+        continue;
+      }
+      this.#frame = frame.parent;
+      this.#record(frame.lifetime, failureOf(frame));
+    }
+  }
+
+  #record(member: Member, failure: Failure | undefined): void {
     member.finish(failure);
-    if (failure !== undefined) frame?.errors.push(failure.error);
+    if (failure !== undefined) this.#frame?.errors.push(failure.error);
   }
 
   /** Starts a leaf; true when it went asynchronous. */
-  function startLeaf(leaf: Leaf): boolean {
+  #startLeaf(leaf: Leaf): boolean {
     const teardown = leaf.teardown!;
     leaf.teardown = undefined;
     let pending: PromiseLike<unknown> | undefined;
@@ -198,68 +237,37 @@ export function drive(root: Member): void {
       const result = teardown();
       if (isPromiseLike(result)) pending = result;
     } catch (error) {
-      record(leaf, { error });
+      this.#record(leaf, { error });
       return false;
     }
     if (pending === undefined) {
-      record(leaf, undefined);
+      this.#record(leaf, undefined);
       return false;
     }
     Promise.resolve(pending).then(() => {
-      record(leaf, undefined);
-      resume();
+      this.#record(leaf, undefined);
+      this.#run();
     }, (error: unknown) => {
-      record(leaf, { error });
-      resume();
+      this.#record(leaf, { error });
+      this.#run();
     });
     return true;
   }
 
-  /** Starts a lifetime; true when it waits for its effect body. */
-  function startLifetime(lifetime: Lifetime): boolean {
+  /** Starts a lifetime; true when it waits for its effect body to stop. */
+  #startLifetime(lifetime: Lifetime): boolean {
     lifetime.close();
     const body = lifetime.body;
     if (body === undefined || !body.running) {
-      frame = open(lifetime, frame);
+      this.#frame = open(lifetime, this.#frame);
       return false;
     }
     (body.waiters ??= []).push(() =>
       queueMicrotask(() => {
-        frame = open(lifetime, frame);
-        resume();
+        this.#frame = open(lifetime, this.#frame);
+        this.#run();
       })
     );
     return true;
   }
-
-  function resume(): void {
-    for (;;) {
-      if (next !== undefined) {
-        const member: Member = next;
-        next = undefined;
-        member.state = RUNNING;
-        const suspended = member instanceof Leaf
-          ? startLeaf(member)
-          : startLifetime(member as Lifetime);
-        if (suspended) return;
-        continue;
-      }
-      if (frame === undefined) return;
-      if (frame.index < frame.members.length) {
-        const member = frame.members[frame.index++];
-        if (member.owner !== frame.lifetime || member.state === DONE) continue;
-        if (member.state === RUNNING) {
-          member.whenDone(resume);
-          return;
-        }
-        next = member;
-        continue;
-      }
-      const done: Frame = frame;
-      frame = done.parent;
-      record(done.lifetime, failureOf(done));
-    }
-  }
-
-  resume();
 }
