@@ -74,6 +74,45 @@ describe("a sync effect body that disposes its own owner", () => {
   });
 });
 
+describe("adoption into a disposing effect", () => {
+  it("a registrar adopted by a disposing effect is disposed at once", async () => {
+    const prompt = new SystemPrompt();
+    const owner = prompt.fork();
+    const child = prompt.fork();
+    child.section(section("c"));
+    let disposal: Promise<void> | undefined;
+    owner.effect(function* () {
+      disposal = owner.dispose();
+      assert.equal(child.disposed, false);
+      yield child.dispose;
+    });
+    assert.equal(child.disposed, true);
+    assert.throws(() => child.section(section("late")), rejects("DISPOSED"));
+    await disposal;
+    assert.equal(await registered(prompt, "c"), false);
+    await prompt.dispose();
+  });
+});
+
+describe("adoption order", () => {
+  it("an adopted disposer takes its yield position, not its creation position", async () => {
+    const prompt = new SystemPrompt();
+    const other = prompt.fork();
+    const early = other.section(section("early")); // created before the effect
+    const log: string[] = [];
+    prompt.change$.subscribe((change) => {
+      if (change.type === "unregister") log.push(`-${change.name}`);
+    });
+    const composite = prompt.effect(function* () {
+      yield () => void log.push("yielded first");
+      yield early;
+    });
+    await composite();
+    assert.deepEqual(log, ["-early", "yielded first"]);
+    await prompt.dispose();
+  });
+});
+
 describe("effect failures are never lost", () => {
   it("a sync body that throws: effect() throws its error, after the teardowns ran", async () => {
     const prompt = new SystemPrompt();
