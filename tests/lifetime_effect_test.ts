@@ -7,6 +7,7 @@ import {
   type PromptChange,
   SystemPrompt,
 } from "../mod.ts";
+import { Lifetime } from "../src/lifetime.ts";
 import { macrotask, rejects, sectionNames } from "./assertions.ts";
 
 function section(name: string, order = 1) {
@@ -214,6 +215,49 @@ describe("effect failures are never lost", () => {
       });
       await assert.rejects(composite(), (error) => error === boom);
       assert.equal(console.calls.length, 0);
+      await prompt.dispose();
+    } finally {
+      console.restore();
+    }
+  });
+});
+
+describe("where failures nobody awaits go", () => {
+  it("to the root lifetime's report option, when it has one", async () => {
+    const console = captureConsoleError();
+    try {
+      const reported: unknown[] = [];
+      const root = new Lifetime(undefined, {
+        report: (error) => reported.push(error),
+      });
+      const boom = new Error("async body");
+      new Lifetime(root).effect(async function* () {
+        yield () => {};
+        await macrotask();
+        throw boom;
+      });
+      for (let i = 0; i < 3; i++) await macrotask();
+      assert.deepEqual(reported, [boom]);
+      assert.equal(console.calls.length, 0);
+      await root.dispose();
+    } finally {
+      console.restore();
+    }
+  });
+
+  it("an AbortError thrown before any abort is a failure", async () => {
+    const console = captureConsoleError();
+    try {
+      const prompt = new SystemPrompt();
+      const early = new DOMException("not ours", "AbortError");
+      const composite = prompt.effect(async function* () {
+        yield () => {};
+        await macrotask();
+        throw early;
+      });
+      for (let i = 0; i < 3; i++) await macrotask();
+      assert.deepEqual(console.calls.map((call) => call.at(-1)), [early]);
+      await assert.rejects(composite(), (error) => error === early);
       await prompt.dispose();
     } finally {
       console.restore();
