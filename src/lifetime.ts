@@ -2,17 +2,23 @@
  * Lifetimes: the ownership tree behind registrars, exact disposers and
  * effects. Knows nothing of prompts.
  *
- * A lifetime owns entries (teardowns) in creation order and tears them down
- * last in, first out, awaiting each one that returns a promise. Every entry
- * has exactly one disposer function, the "exact" disposer: the owner runs
- * that same function, so an effect can adopt it by identity and move it to
- * its own position in the teardown order.
+ * A lifetime owns members (teardowns and child lifetimes), each with a
+ * creation position, and tears them down newest first, awaiting each one
+ * that returns a promise. Every member has exactly one disposer function,
+ * the "exact" disposer: the owner runs that same member, so an effect can
+ * adopt it by identity and move it to its own position in the teardown
+ * order. A child lifetime is listed in its owner only while it owns
+ * something (or runs an effect body), so an empty, unreachable child costs
+ * nothing. Teardown is driven by `drive` in ./lifetime/drive.ts, without
+ * recursion, so ownership chains of any depth tear down; effect bodies run
+ * in ./lifetime/effect.ts.
  *
  * @module
  */
 
 import { SystemPromptError } from "./errors.ts";
-import { isPromiseLike } from "./_util.ts";
+import { type BodyState, Leaf, Member, RUNNING } from "./lifetime/drive.ts";
+import { runEffect } from "./lifetime/effect.ts";
 
 /**
  * The function a registration returns: calling it removes exactly that
@@ -53,159 +59,91 @@ export type Teardown = () => unknown;
 /**
  * The body of an effect: a generator function, sync or async, that yields
  * teardowns. Yielded exact disposers are adopted; other functions are
- * collected as they are.
+ * collected as they are. `signal` aborts when the effect is disposed: a
+ * body that awaits must stop on it, because disposal waits for the body to
+ * stop before it runs the collected teardowns.
  *
  * @example
  * ```ts
  * import type { EffectBody } from "@rxprompt/system-prompt";
  *
- * const body: EffectBody = function* () {
+ * const body: EffectBody = async function* (signal) {
  *   const timer = setInterval(() => {}, 1000);
  *   yield () => clearInterval(timer);
+ *   await new Promise((resolve) => signal.addEventListener("abort", resolve));
  * };
  * ```
  */
-export type EffectBody = () =>
+export type EffectBody = (
+  signal: AbortSignal,
+) =>
   | Iterator<Teardown, unknown, undefined>
   | AsyncIterator<Teardown, unknown, undefined>;
 
-const RESOLVED: Promise<void> = Promise.resolve();
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
-  Symbol.for("Symbol.asyncDispose");
-const entryOf = new WeakMap<Teardown, Entry>();
-
-function noop(): void {}
-
-/** One owned teardown, and its exact disposer. */
-class Entry {
-  owner: Lifetime | undefined;
-  readonly disposer: Disposer;
-  #teardown: Teardown | undefined;
-  #done: Promise<void> | undefined;
-
-  constructor(owner: Lifetime | undefined, teardown: Teardown) {
-    this.owner = owner;
-    this.#teardown = teardown;
-    const disposer = (): Promise<void> => this.#settle();
-    const exact = Object.assign(disposer, { [asyncDispose]: disposer });
-    entryOf.set(exact, this);
-    this.disposer = exact;
-  }
-
-  get started(): boolean {
-    return this.#teardown === undefined;
-  }
-
-  /**
-   * Starts the teardown once, detached from its owner. Returns a promise only
-   * when there is something to await, so a tree of synchronous teardowns
-   * unwinds synchronously; a synchronous failure is thrown.
-   */
-  run(): PromiseLike<void> | undefined {
-    const teardown = this.#teardown;
-    if (teardown === undefined) {
-      return this.#done === RESOLVED ? undefined : this.#done;
-    }
-    this.#teardown = undefined;
-    this.owner?.release(this);
-    this.owner = undefined;
-    let result: unknown;
-    try {
-      result = teardown();
-    } catch (error) {
-      this.#done = Promise.reject(error);
-      this.#done.catch(noop);
-      throw error;
-    }
-    if (!isPromiseLike(result)) {
-      this.#done = RESOLVED;
-      return undefined;
-    }
-    return this.#done = Promise.resolve(result).then(noop);
-  }
-
-  #settle(): Promise<void> {
-    if (this.#done === undefined) {
-      try {
-        this.run();
-      } catch {
-        // #done holds the rejection.
-      }
-    }
-    return this.#done ?? RESOLVED;
-  }
+/** Options of a {@linkcode Lifetime}. */
+export interface LifetimeOptions {
+  /** Where a root reports failures that no caller awaits. */
+  readonly report?: (error: unknown) => void;
 }
 
-/** Runs entries in the given order, each awaited; errors are collected. */
-function runAll(entries: readonly Entry[]): PromiseLike<void> | undefined {
-  const errors: unknown[] = [];
-  let index = 0;
-  function proceed(): PromiseLike<void> | undefined {
-    while (index < entries.length) {
-      let pending: PromiseLike<void> | undefined;
-      try {
-        pending = entries[index++].run();
-      } catch (error) {
-        errors.push(error);
-        continue;
-      }
-      if (pending !== undefined) {
-        return pending.then(proceed, (error) => {
-          errors.push(error);
-          return proceed();
-        });
-      }
-    }
-    if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) {
-      throw new AggregateError(
-        errors,
-        `${errors.length} teardowns failed; the others completed.`,
-      );
-    }
-    return undefined;
-  }
-  return proceed();
+/** Bumped when a lifetime starts closing or changes owner. */
+let epoch = 0;
+
+/** Marks every cached "open" verdict stale (an owner changed). */
+export function ownersChanged(): void {
+  epoch++;
 }
 
 /**
  * A node of the ownership tree: owns teardowns and child lifetimes, and
  * tears them all down, last in first out, when its own disposer runs.
  */
-export class Lifetime {
-  readonly #entries = new Set<Entry>();
-  readonly #entry: Entry;
-  #closing = false;
-  /** An async effect body: teardown waits for it to stop. */
-  #body: Promise<void> | undefined;
-  /** What an async effect body threw, rethrown by the teardown. */
-  #bodyFailure: { error: unknown } | undefined;
+export class Lifetime extends Member {
+  /** What it owns now; `undefined` while it owns nothing. */
+  members: Set<Member> | undefined;
+  closing = false;
+  /** The effect body of a composite; `undefined` for a registrar's. */
+  body: BodyState | undefined;
+  /** For a root: where failures go that no caller awaits. */
+  readonly report: ((error: unknown) => void) | undefined;
+  /** The epoch at which the whole chain of owners was last seen open. */
+  #openAt = -1;
 
   /**
-   * @param owner the lifetime that owns this one; it takes its place in the
-   * owner's teardown order now.
+   * @param owner the lifetime that owns this one; its creation position in
+   * the owner's teardown order is taken now.
+   * @param options.report for a root: where failures go that no caller
+   * awaits (an async effect body that failed on its own, the asynchronous
+   * unwinding after a sync body threw); `console.error` by default.
    * @throws {SystemPromptError} `DISPOSED` when the owner is disposed.
    */
-  constructor(owner?: Lifetime) {
+  constructor(owner?: Lifetime, options?: LifetimeOptions) {
     owner?.assertOpen("create a child");
-    this.#entry = new Entry(owner, () => this.#teardown());
-    if (owner !== undefined) owner.#entries.add(this.#entry);
+    super(owner);
+    this.report = options?.report;
   }
 
   /** This lifetime's pre-bound exact disposer. */
   get dispose(): Disposer {
-    return this.#entry.disposer;
+    return this.disposer;
   }
 
   /** True once this lifetime or any of its owners has started disposing. */
   get disposed(): boolean {
-    return this.#chainHas((lifetime) => lifetime.#closing);
+    return Lifetime.#closed(this);
   }
 
-  /** Whether `test` holds for this lifetime or any of its owners. */
-  #chainHas(test: (lifetime: Lifetime) => boolean): boolean {
-    const owner = this.#entry.owner;
-    return test(this) || (owner !== undefined && owner.#chainHas(test));
+  /** Walks up from `start` to the first owner already seen open. */
+  static #closed(start: Lifetime): boolean {
+    let node: Lifetime | undefined = start;
+    while (node !== undefined && node.#openAt !== epoch) {
+      if (node.closing) return true;
+      node = node.owner;
+    }
+    for (let open = start; open !== node; open = open.owner!) {
+      open.#openAt = epoch;
+    }
+    return false;
   }
 
   /**
@@ -224,133 +162,86 @@ export class Lifetime {
   /** Owns `teardown` and returns its exact disposer. */
   own(teardown: Teardown): Disposer {
     this.assertOpen("register a teardown");
-    const entry = new Entry(this, teardown);
-    this.#entries.add(entry);
-    return entry.disposer;
+    const leaf = new Leaf(this, teardown);
+    this.add(leaf);
+    return leaf.disposer;
   }
 
-  /** Detaches `entry` from this lifetime (it is running on its own). */
-  release(entry: Entry): void {
-    this.#entries.delete(entry);
+  /** Marks this lifetime disposing and asks its effect body to stop. */
+  close(): void {
+    this.closing = true;
+    epoch++;
+    this.body?.controller.abort();
+  }
+
+  /** Whether it must stay listed in its owner. */
+  needed(): boolean {
+    return this.members !== undefined || this.body?.running === true;
+  }
+
+  /** Adds `member`, listing this lifetime (and its owners) if needed. */
+  add(member: Member): void {
+    (this.members ??= new Set()).add(member);
+    Lifetime.#list(this);
+  }
+
+  static #list(start: Lifetime): void {
+    let node = start;
+    for (let owner = node.owner; owner !== undefined; owner = node.owner) {
+      if (owner.members?.has(node)) return;
+      (owner.members ??= new Set()).add(node);
+      node = owner;
+    }
+  }
+
+  /** Removes `member`; unlists lifetimes that became idle and empty. */
+  detach(member: Member): void {
+    const members = this.members;
+    if (members === undefined || !members.delete(member)) return;
+    if (members.size === 0) this.members = undefined;
+    Lifetime.#unlist(this);
+  }
+
+  static #unlist(start: Lifetime): void {
+    let node = start;
+    while (node.state !== RUNNING && !node.closing && !node.needed()) {
+      const owner = node.owner;
+      const siblings = owner?.members;
+      if (siblings === undefined || !siblings.delete(node)) return;
+      if (siblings.size === 0) owner!.members = undefined;
+      node = owner!;
+    }
   }
 
   /**
    * Builds a composite from `body`: a child lifetime that takes its place in
    * this lifetime's teardown order now, before `body` runs, and collects
    * what `body` yields. Yielded exact disposers are adopted (moved here from
-   * their previous owner).
+   * their previous owner). `body` gets an `AbortSignal` that aborts when the
+   * composite starts disposing.
    *
    * @throws {SystemPromptError} `INVALID_EFFECT` for a body that is not a
    * generator function or yields a non-function; whatever a synchronous
-   * body throws, after the collected teardowns started in reverse.
+   * body throws, after the collected teardowns started in reverse (with the
+   * failures of those that finished synchronously, as an `AggregateError`).
    */
   effect(body: EffectBody): Disposer {
     if (typeof body !== "function") {
       throw new SystemPromptError(
         "INVALID_EFFECT",
-        `An effect body must be a generator function (function* or ` +
-          `async function*) that yields teardown functions; got ${typeof body}.`,
+        `An effect body must be a generator function (function* or async ` +
+          `function*) that yields teardown functions; got ${typeof body}.`,
       );
     }
     const composite = new Lifetime(this);
-    let iterator: ReturnType<EffectBody>;
-    try {
-      iterator = body();
-      if (
-        typeof iterator !== "object" || iterator === null ||
-        typeof iterator.next !== "function"
-      ) {
-        throw new SystemPromptError(
-          "INVALID_EFFECT",
-          `An effect body must be a generator function (function* or ` +
-            `async function*); it returned ${
-              iterator === null ? "null" : typeof iterator
-            }.`,
-        );
-      }
-    } catch (error) {
-      composite.dispose();
-      throw error;
-    }
-    if (Symbol.asyncIterator in iterator) {
-      composite.#body = composite.#pump(iterator as AsyncIterator<Teardown>);
-      return composite.dispose;
-    }
-    try {
-      const sync = iterator as Iterator<Teardown>;
-      for (let step = sync.next(); !step.done; step = sync.next()) {
-        composite.#collect(step.value);
-      }
-    } catch (error) {
-      composite.dispose();
-      throw error;
-    }
-    return composite.dispose;
-  }
-
-  async #pump(iterator: AsyncIterator<Teardown>): Promise<void> {
-    try {
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done) return;
-        this.#collect(step.value);
-        if (this.#closing) {
-          await iterator.return?.();
-          return;
-        }
-      }
-    } catch (error) {
-      // The teardown unwinds what was collected and rethrows this, so the
-      // error surfaces as the rejection of the composite's disposer
-      // (unhandled, hence loud, unless someone awaits it).
-      this.#bodyFailure = { error };
-      if (!this.#closing) this.dispose();
-    }
-  }
-
-  #collect(teardown: Teardown): void {
-    if (typeof teardown !== "function") {
-      throw new SystemPromptError(
-        "INVALID_EFFECT",
-        `An effect body yielded ${typeof teardown}; it may only yield ` +
-          `teardown functions (for example the disposer a registration returns).`,
-      );
-    }
-    const entry = entryOf.get(teardown);
-    if (entry === undefined) {
-      this.#entries.add(new Entry(this, teardown));
-      return;
-    }
-    if (entry.started) return;
-    if (this.#chainHas((lifetime) => lifetime.#entry === entry)) {
-      throw new SystemPromptError(
-        "INVALID_EFFECT",
-        `An effect yielded the disposer of a registrar that owns the ` +
-          `effect itself; it can only adopt disposers from outside its own ` +
-          `chain of owners.`,
-      );
-    }
-    entry.owner?.release(entry);
-    entry.owner = this;
-    this.#entries.add(entry);
-  }
-
-  #teardown(): PromiseLike<void> | undefined {
-    this.#closing = true;
-    const body = this.#body;
-    if (body === undefined) return runAll([...this.#entries].reverse());
-    return body.then(async () => {
-      const failure = this.#bodyFailure;
-      try {
-        await runAll([...this.#entries].reverse());
-      } catch (teardownError) {
-        if (failure === undefined) throw teardownError;
-        throw new AggregateError(
-          [failure.error, teardownError],
-          `An effect body failed, and so did its teardown.`,
-        );
-      }
-      if (failure !== undefined) throw failure.error;
-    });
+    composite.body = {
+      running: true,
+      controller: new AbortController(),
+      failure: undefined,
+      waiters: undefined,
+    };
+    this.add(composite);
+    runEffect(composite, body);
+    return composite.disposer;
   }
 }

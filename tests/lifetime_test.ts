@@ -1,4 +1,4 @@
-import { describe, it } from "node:test";
+import { describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
 import {
   type AssembleContext,
@@ -509,29 +509,19 @@ describe("effects", () => {
     const log: string[] = [];
     logSections(prompt, log);
     const boom = new Error("body failed");
-    let thrown: unknown;
-    let dispose: (() => Promise<void>) | undefined;
-    try {
-      dispose = registrar.effect(function* () {
-        yield () => void log.push("a");
-        yield registrar.section(section("s"));
-        yield () => void log.push("b");
-        throw boom;
-      });
-    } catch (error) {
-      thrown = error;
-    }
-    await macrotask();
+    // The README's design: a sync body's error is thrown by effect() itself,
+    // after the collected teardowns ran.
+    assert.throws(
+      () =>
+        registrar.effect(function* () {
+          yield () => void log.push("a");
+          yield registrar.section(section("s"));
+          yield () => void log.push("b");
+          throw boom;
+        }),
+      (error) => error === boom,
+    );
     assert.deepEqual(log, ["+s", "b", "-s", "a"]);
-    // Assumption: a sync body's error is thrown by effect() itself; if the
-    // implementation chose to return a disposer instead, the error must
-    // surface through it.
-    if (thrown === undefined) {
-      assert.ok(dispose, "effect() neither threw nor returned a disposer");
-      await assert.rejects(dispose(), (error) => error === boom);
-    } else {
-      assert.equal(thrown, boom);
-    }
     // Nothing runs twice, and the registrar is still usable.
     registrar.section(section("later"));
     await registrar.dispose();
@@ -539,34 +529,35 @@ describe("effects", () => {
   });
 
   it("an async body that throws part-way runs the collected teardowns in reverse and surfaces the error", async () => {
-    const prompt = new SystemPrompt();
-    const registrar = prompt.fork();
-    const log: string[] = [];
-    logSections(prompt, log);
-    const boom = new Error("async body failed");
-    let settled: Promise<unknown> | undefined;
-    const dispose: () => Promise<void> = registrar.effect(async function* () {
-      yield () => {
-        log.push("a");
-        // The error surfaces as the rejection of the effect's own disposer,
-        // which is unhandled (loud) unless someone awaits it: take it here,
-        // from the last teardown, before the rejection can go unhandled.
-        // Calling the disposer again during its teardown is a no-op that
-        // returns the same promise.
-        settled = dispose().then(() => "resolved", (error) => error);
-      };
-      await macrotask();
-      yield registrar.section(section("s"));
-      yield () => void log.push("b");
-      throw boom;
+    const reported: unknown[] = [];
+    const spy = mock.method(console, "error", (...args: unknown[]) => {
+      reported.push(args.at(-1));
     });
-    for (let i = 0; i < 5; i++) await macrotask();
-    assert.deepEqual(log, ["+s", "b", "-s", "a"]);
-    assert.ok(settled, "the collected teardowns did not run");
-    assert.equal(await settled, boom);
-    await assert.rejects(dispose(), (error) => error === boom);
-    await registrar.dispose();
-    assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+    try {
+      const prompt = new SystemPrompt();
+      const registrar = prompt.fork();
+      const log: string[] = [];
+      logSections(prompt, log);
+      const boom = new Error("async body failed");
+      const dispose = registrar.effect(async function* () {
+        yield () => void log.push("a");
+        await macrotask();
+        yield registrar.section(section("s"));
+        yield () => void log.push("b");
+        throw boom;
+      });
+      for (let i = 0; i < 5; i++) await macrotask();
+      assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+      // Nobody awaited the teardown: the error is reported, and the
+      // effect's disposer rejects with it.
+      assert.deepEqual(reported, [boom]);
+      await assert.rejects(dispose(), (error) => error === boom);
+      await registrar.dispose();
+      assert.deepEqual(log, ["+s", "b", "-s", "a"]);
+      assert.deepEqual(reported, [boom]);
+    } finally {
+      spy.mock.restore();
+    }
   });
 
   it("effect() on a disposed registrar throws DISPOSED and never runs the body", async () => {
@@ -844,32 +835,33 @@ describe("effects: misuse and edge cases", () => {
   });
 
   it("reports both an async body's error and a failing teardown", async () => {
-    const prompt = new SystemPrompt();
-    const bodyError = new Error("body");
-    const teardownError = new Error("teardown");
-    let disposal: Promise<void> | undefined;
-    const composite = prompt.effect(async function* () {
-      yield () => {
-        throw teardownError;
-      };
-      yield () => {
-        // The composite is disposing because the body failed: its promise
-        // carries the errors (observed here, before it rejects, so the
-        // rejection is handled).
-        disposal = composite();
-        disposal.catch(() => {});
-      };
-      await macrotask();
-      throw bodyError;
+    const reported: unknown[] = [];
+    const spy = mock.method(console, "error", (...args: unknown[]) => {
+      reported.push(args.at(-1));
     });
-    await macrotask();
-    await macrotask();
-    assert.ok(disposal, "the failed body started the teardown");
-    await assert.rejects(disposal, (error: unknown) => {
-      assert.ok(error instanceof AggregateError);
-      assert.deepEqual(error.errors, [bodyError, teardownError]);
-      return true;
-    });
-    await prompt.dispose();
+    try {
+      const prompt = new SystemPrompt();
+      const bodyError = new Error("body");
+      const teardownError = new Error("teardown");
+      const composite = prompt.effect(async function* () {
+        yield () => {
+          throw teardownError;
+        };
+        await macrotask();
+        throw bodyError;
+      });
+      for (let i = 0; i < 3; i++) await macrotask();
+      const check = (error: unknown) => {
+        assert.ok(error instanceof AggregateError);
+        assert.deepEqual(error.errors, [bodyError, teardownError]);
+        return true;
+      };
+      assert.equal(reported.length, 1);
+      check(reported[0]);
+      await assert.rejects(composite(), check);
+      await prompt.dispose();
+    } finally {
+      spy.mock.restore();
+    }
   });
 });

@@ -1,0 +1,273 @@
+/**
+ * The members of the ownership tree and the iterative driver that tears a
+ * subtree down. Internal to ../lifetime.ts.
+ *
+ * @module
+ */
+
+import { isPromiseLike } from "../_util.ts";
+import type { Disposer, Lifetime, Teardown } from "../lifetime.ts";
+
+/** Not started. */
+export const IDLE = 0;
+/** Its teardown is running (started by its disposer or by an owner). */
+export const RUNNING = 1;
+/** Torn down, successfully or not. */
+export const DONE = 2;
+type State = typeof IDLE | typeof RUNNING | typeof DONE;
+
+/** A thrown value, boxed so that `undefined` can be thrown too. */
+export interface Failure {
+  readonly error: unknown;
+}
+
+/** The running state of a composite's effect body. */
+export interface BodyState {
+  running: boolean;
+  readonly controller: AbortController;
+  /** What the body threw on its own (not its abort). */
+  failure: Failure | undefined;
+  /** Drivers waiting for the body to stop. */
+  waiters: (() => void)[] | undefined;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
+  Symbol.for("Symbol.asyncDispose");
+let nextPosition = 0;
+
+/**
+ * The key under which an exact disposer carries its member. A property
+ * rather than a WeakMap: a WeakMap's table grows with the disposers made
+ * between two full collections, which shows as memory per registration.
+ */
+const MEMBER: unique symbol = Symbol("rxprompt.member");
+
+/** The member behind an exact disposer, or `undefined` for any other value. */
+export function memberOf(teardown: Teardown): Member | undefined {
+  let member: unknown;
+  try {
+    member = (teardown as { [MEMBER]?: unknown })[MEMBER];
+  } catch {
+    return undefined; // a hostile Proxy is not an exact disposer
+  }
+  return member instanceof Member && member.disposer === teardown
+    ? member
+    : undefined;
+}
+
+/** Something a lifetime owns: a teardown or a child lifetime. */
+export class Member {
+  owner: Lifetime | undefined;
+  /** Its place in the owner's teardown order (greater is newer). */
+  position: number;
+  state: State = IDLE;
+  failure: Failure | undefined;
+  readonly disposer: Disposer;
+  #promise: Promise<void> | undefined;
+  #settle: ((failure: Failure | undefined) => void) | undefined;
+  #waiters: (() => void)[] | undefined;
+
+  constructor(owner: Lifetime | undefined) {
+    this.owner = owner;
+    this.position = nextPosition++;
+    const disposer = (): Promise<void> => {
+      if (this.state === IDLE) drive(this);
+      return this.outcome();
+    };
+    Object.defineProperty(disposer, MEMBER, { value: this });
+    this.disposer = Object.assign(disposer, { [asyncDispose]: disposer });
+  }
+
+  /** Takes the newest position (on adoption). */
+  reposition(): void {
+    this.position = nextPosition++;
+  }
+
+  /** The one promise every call of the disposer returns. */
+  outcome(): Promise<void> {
+    if (this.#promise !== undefined) return this.#promise;
+    if (this.state === DONE) {
+      const failure = this.failure;
+      return this.#promise = failure === undefined
+        ? RESOLVED
+        : Promise.reject(failure.error);
+    }
+    return this.#promise = new Promise<void>((resolve, reject) => {
+      this.#settle = (failure) => {
+        if (failure === undefined) resolve();
+        else reject(failure.error);
+      };
+    });
+  }
+
+  /** Calls `waiter` in a microtask once this member is done. */
+  whenDone(waiter: () => void): void {
+    (this.#waiters ??= []).push(waiter);
+  }
+
+  /** Records the end of its teardown and leaves its owner. */
+  finish(failure: Failure | undefined): void {
+    this.state = DONE;
+    this.failure = failure;
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.(failure);
+    const waiters = this.#waiters;
+    this.#waiters = undefined;
+    if (waiters !== undefined) {
+      for (const waiter of waiters) queueMicrotask(waiter);
+    }
+    const owner = this.owner;
+    this.owner = undefined;
+    owner?.detach(this);
+  }
+}
+
+/** A teardown function owned by a lifetime. */
+export class Leaf extends Member {
+  teardown: Teardown | undefined;
+
+  constructor(owner: Lifetime, teardown: Teardown) {
+    super(owner);
+    this.teardown = teardown;
+  }
+}
+
+/** One lifetime being torn down: its members, newest first. */
+interface Frame {
+  readonly lifetime: Lifetime;
+  readonly members: readonly Member[];
+  index: number;
+  readonly errors: unknown[];
+  readonly parent: Frame | undefined;
+}
+
+function open(lifetime: Lifetime, parent: Frame | undefined): Frame {
+  const members = lifetime.members === undefined
+    ? []
+    : [...lifetime.members].sort((a, b) => b.position - a.position);
+  return { lifetime, members, index: 0, errors: [], parent };
+}
+
+/** The failure of a finished frame: its body's, its teardowns', or both. */
+function failureOf(frame: Frame): Failure | undefined {
+  const { errors } = frame;
+  const teardown: Failure | undefined = errors.length === 0
+    ? undefined
+    : errors.length === 1
+    ? { error: errors[0] }
+    : {
+      error: new AggregateError(
+        errors,
+        `${errors.length} teardowns failed; the others completed.`,
+      ),
+    };
+  const body = frame.lifetime.body?.failure;
+  if (body === undefined) return teardown;
+  if (teardown === undefined) return body;
+  return {
+    error: new AggregateError(
+      [body.error, teardown.error],
+      `An effect body failed, and so did its teardown.`,
+    ),
+  };
+}
+
+/**
+ * Tears `root` down with everything it owns, newest first, depth first,
+ * awaiting each asynchronous teardown, a running effect body, and members
+ * whose teardown someone else started. Iterative: no stack depth grows with
+ * the tree. Synchronous trees finish before `drive` returns.
+ */
+export function drive(root: Member): void {
+  new Driver(root).resume();
+}
+
+/** One teardown in progress: a cursor over a stack of frames. */
+class Driver {
+  #frame: Frame | undefined;
+  #next: Member | undefined;
+  readonly resume: () => void = () => this.#run();
+
+  constructor(root: Member) {
+    this.#next = root;
+  }
+
+  #run(): void {
+    for (;;) {
+      const member = this.#next;
+      if (member !== undefined) {
+        this.#next = undefined;
+        member.state = RUNNING;
+        const suspended = member instanceof Leaf
+          ? this.#startLeaf(member)
+          : this.#startLifetime(member as Lifetime);
+        if (suspended) return;
+        continue;
+      }
+      const frame = this.#frame;
+      if (frame === undefined) return;
+      if (frame.index < frame.members.length) {
+        const owned = frame.members[frame.index++];
+        if (owned.owner !== frame.lifetime || owned.state === DONE) continue;
+        if (owned.state === RUNNING) {
+          owned.whenDone(this.resume); // started elsewhere: wait, don't report
+          return;
+        }
+        this.#next = owned;
+        continue;
+      }
+      this.#frame = frame.parent;
+      this.#record(frame.lifetime, failureOf(frame));
+    }
+  }
+
+  #record(member: Member, failure: Failure | undefined): void {
+    member.finish(failure);
+    if (failure !== undefined) this.#frame?.errors.push(failure.error);
+  }
+
+  /** Starts a leaf; true when it went asynchronous. */
+  #startLeaf(leaf: Leaf): boolean {
+    const teardown = leaf.teardown!;
+    leaf.teardown = undefined;
+    let pending: PromiseLike<unknown> | undefined;
+    try {
+      const result = teardown();
+      if (isPromiseLike(result)) pending = result;
+    } catch (error) {
+      this.#record(leaf, { error });
+      return false;
+    }
+    if (pending === undefined) {
+      this.#record(leaf, undefined);
+      return false;
+    }
+    Promise.resolve(pending).then(() => {
+      this.#record(leaf, undefined);
+      this.#run();
+    }, (error: unknown) => {
+      this.#record(leaf, { error });
+      this.#run();
+    });
+    return true;
+  }
+
+  /** Starts a lifetime; true when it waits for its effect body to stop. */
+  #startLifetime(lifetime: Lifetime): boolean {
+    lifetime.close();
+    const body = lifetime.body;
+    if (body === undefined || !body.running) {
+      this.#frame = open(lifetime, this.#frame);
+      return false;
+    }
+    (body.waiters ??= []).push(() =>
+      queueMicrotask(() => {
+        this.#frame = open(lifetime, this.#frame);
+        this.#run();
+      })
+    );
+    return true;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Retention of the README's per-agent pattern: a scope (or fork) per agent,
+ * cleaned up through the registration's disposer only. Needs a collectable
+ * heap: `deno test --v8-flags=--expose-gc tests/memory/` or
+ * `node --expose-gc --test`; skipped otherwise, and on Bun.
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import { SystemPrompt } from "../../mod.ts";
+import { Lifetime } from "../../src/lifetime.ts";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const skip = "Bun" in globalThis
+  ? "heap slopes are checked on V8 (Deno, Node), not on Bun's JavaScriptCore"
+  : typeof gc !== "function"
+  ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or --expose-gc (Node)"
+  : false;
+
+/** Bytes of heap retained per agent allowed between 20k and 200k agents. */
+const BYTES_PER_AGENT = 55;
+
+function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+async function heapAfterGc(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    await macrotask();
+    gc!();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * Heap slope in bytes per agent: `agent(i)` runs for 20k agents (warm-up and
+ * baseline), then for 180k more.
+ */
+async function retainedPerAgent(
+  agent: (index: number) => Promise<void>,
+): Promise<number> {
+  let index = 0;
+  for (; index < 20_000; index++) await agent(index);
+  const before = await heapAfterGc();
+  for (; index < 200_000; index++) await agent(index);
+  const after = await heapAfterGc();
+  return (after - before) / 180_000;
+}
+
+function report(label: string, bytes: number): void {
+  console.log(`${label}: ${bytes.toFixed(1)} bytes retained per agent`);
+}
+
+describe("memory: a registrar per agent, disposed through its registrations", {
+  skip,
+}, () => {
+  it("an empty child lifetime is collectable once its owner forgets it", async () => {
+    const root = new Lifetime();
+    let child: Lifetime | undefined = new Lifetime(root);
+    await child.own(() => {})();
+    const ref = new WeakRef(child);
+    child = undefined;
+    await heapAfterGc();
+    assert.equal(ref.deref(), undefined, "the owner still holds the child");
+    await root.dispose();
+  });
+
+  it(`a child lifetime per agent retains <= ${BYTES_PER_AGENT} bytes`, async () => {
+    const root = new Lifetime();
+    const bytes = await retainedPerAgent(async () => {
+      await new Lifetime(root).own(() => {})();
+    });
+    report("Lifetime", bytes);
+    assert.ok(bytes <= BYTES_PER_AGENT, `${bytes.toFixed(1)} bytes per agent`);
+    await root.dispose();
+  });
+
+  for (const kind of ["scope", "fork"] as const) {
+    it(`prompt.${kind}(agent).section(...) retains <= ${BYTES_PER_AGENT} bytes per agent`, async () => {
+      const prompt = new SystemPrompt();
+      const bytes = await retainedPerAgent(async (index) => {
+        const agent = { id: index };
+        const registrar = kind === "scope"
+          ? prompt.scope(agent)
+          : prompt.fork();
+        await registrar.section({ name: "agent", order: 1, text: "x" })();
+      });
+      report(`SystemPrompt ${kind}`, bytes);
+      assert.ok(
+        bytes <= BYTES_PER_AGENT,
+        `${bytes.toFixed(1)} bytes per agent`,
+      );
+      await prompt.dispose();
+    });
+  }
+});
