@@ -4,8 +4,9 @@
  * Internal: not exported from `mod.ts`.
  *
  * Prompts repeat from step to step, so the same texts come back and a hit
- * skips the scan. Eviction removes one entry at a time, so a working set
- * larger than the bound costs a parse per miss, never a full rebuild.
+ * skips the scan. Eviction removes one entry at a time, least recently used
+ * first, so a working set larger than the bound costs one parse per miss,
+ * never a rebuild of the whole cache.
  *
  * @module
  */
@@ -26,7 +27,7 @@ export interface TemplateCacheOptions {
   /** The bound on the estimated bytes retained (default 8 MiB). */
   maxBytes?: number;
   /**
-   * The largest entry admitted, in estimated bytes (default an eighth of
+   * The largest entry admitted, in estimated bytes (default a quarter of
    * `maxBytes`): one huge text must not flush the whole working set.
    */
   maxEntryBytes?: number;
@@ -78,7 +79,7 @@ export class TemplateCache {
 
   constructor(options: TemplateCacheOptions = {}) {
     this.maxBytes = options.maxBytes ?? TEMPLATE_CACHE_MAX_BYTES;
-    this.maxEntryBytes = options.maxEntryBytes ?? this.maxBytes / 8;
+    this.maxEntryBytes = options.maxEntryBytes ?? this.maxBytes / 4;
   }
 
   /** The template of `text`, parsed on a miss and cached when it fits. */

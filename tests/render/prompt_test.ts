@@ -5,6 +5,7 @@ import {
   type PromptAssembly,
   renderPrompt,
 } from "../../mod.ts";
+import { renderSections } from "../../src/render/prompt.ts";
 import { clearTemplateCache } from "../../src/render/template_cache.ts";
 import { rejects } from "../assertions.ts";
 
@@ -388,6 +389,64 @@ describe("renderPrompt: variables", () => {
           ]),
         ),
       rejects("UNKNOWN_VARIABLE", '"second"'),
+    );
+  });
+});
+
+describe("renderSections", () => {
+  it('returns each section\'s rendered text in order, with "" for empty ones', () => {
+    assert.deepEqual(
+      renderSections(
+        [
+          { name: "a", order: 9, text: "A {{x}}" },
+          { name: "empty", order: 0, text: "" },
+          { name: "becomes-empty", order: 0, text: "{{e}}" },
+          { name: "b", order: -1, text: "B" },
+        ],
+        { x: "1", e: "" },
+      ),
+      ["A 1", "", "", "B"],
+    );
+  });
+
+  it("agrees with renderPrompt joined with blank lines", () => {
+    const sections: AssembledSection[] = [
+      { name: "a", order: 0, text: "{{x}}" },
+      { name: "b", order: 0, text: "" },
+      { name: "c", order: 0, text: "C {{x}}" },
+    ];
+    const variables = { x: "X" };
+    assert.equal(
+      renderSections(sections, variables).filter((t) => t !== "").join("\n\n"),
+      renderPrompt({ sections, tools: [], variables }),
+    );
+  });
+
+  it("checks its input and names the list given in its options", () => {
+    const a = section("a", "A {{x}}");
+    assert.throws(
+      () => renderSections(undefined as unknown as AssembledSection[], {}),
+      rejects("INVALID_ASSEMBLY", "sections is undefined"),
+    );
+    assert.throws(
+      () =>
+        renderSections([a, null] as unknown as AssembledSection[], {
+          x: "",
+        }, {
+          list: "runtimeContext",
+        }),
+      rejects("INVALID_ASSEMBLY", "runtimeContext[1] is null"),
+    );
+    assert.throws(
+      () =>
+        renderSections([a], {}, {
+          list: "runtimeContext",
+        }),
+      rejects("UNKNOWN_VARIABLE", 'Runtime context entry "a"', '"{{x}}"'),
+    );
+    assert.throws(
+      () => renderSections([a], {}),
+      rejects("UNKNOWN_VARIABLE", 'Section "a"', '"{{x}}"'),
     );
   });
 });
