@@ -43,38 +43,42 @@ export interface TemplateCacheStats {
   maxBytes: number;
 }
 
-/** A cached template, itself the node of the recency list. */
+/**
+ * A cached template, itself a node of the recency ring: `newer` and `older`
+ * are never undefined once the entry is linked (a lone entry links to
+ * itself).
+ */
 class Entry implements Template {
   readonly literals: readonly string[];
   readonly names: readonly string[];
   readonly failure: Template["failure"];
-  older: Entry | undefined;
-  newer: Entry | undefined = undefined;
+  older: Entry = this;
+  newer: Entry = this;
 
   constructor(
     readonly text: string,
     template: Template,
     readonly bytes: number,
-    older: Entry | undefined,
   ) {
     this.literals = template.literals;
     this.names = template.names;
     this.failure = template.failure;
-    this.older = older;
   }
 }
 
 /**
- * A byte-bounded LRU cache of parsed templates. Entries form a doubly
- * linked list from oldest to newest, so a hit moves its entry to the newest
- * end with a few pointer writes and no re-hashing.
+ * A byte-bounded LRU cache of parsed templates. Entries form a circular
+ * doubly linked list; `oldest` marks the least recently used, and the
+ * entry just before it is the most recent. A prompt renders its sections
+ * in the same order at every step, so a hit is almost always on the oldest
+ * entry, and making it the most recent is then a single pointer move:
+ * `oldest` advances and the ring stays as it is.
  */
 export class TemplateCache {
   readonly maxBytes: number;
   readonly maxEntryBytes: number;
   private readonly entries = new Map<string, Entry>();
   private oldest: Entry | undefined = undefined;
-  private newest: Entry | undefined = undefined;
   private bytes = 0;
 
   constructor(options: TemplateCacheOptions = {}) {
@@ -86,7 +90,8 @@ export class TemplateCache {
   templateOf(text: string): Template {
     const entry = this.entries.get(text);
     if (entry !== undefined) {
-      if (entry !== this.newest) this.refresh(entry);
+      if (entry === this.oldest) this.oldest = entry.newer;
+      else if (entry !== this.oldest!.older) this.refresh(entry);
       return entry;
     }
     const template = parseTemplate(text);
@@ -100,9 +105,13 @@ export class TemplateCache {
   /** The cached texts, least recently used first. */
   texts(): string[] {
     const texts: string[] = [];
-    for (let entry = this.oldest; entry !== undefined; entry = entry.newer) {
+    const oldest = this.oldest;
+    if (oldest === undefined) return texts;
+    let entry = oldest;
+    do {
       texts.push(entry.text);
-    }
+      entry = entry.newer;
+    } while (entry !== oldest);
     return texts;
   }
 
@@ -118,49 +127,50 @@ export class TemplateCache {
   /** Empties the cache. */
   clear(): void {
     this.entries.clear();
-    this.oldest = this.newest = undefined;
+    this.oldest = undefined;
     this.bytes = 0;
   }
 
   private add(text: string, template: Template, bytes: number): Entry {
     while (this.bytes + bytes > this.maxBytes && this.oldest !== undefined) {
-      this.evict(this.oldest);
+      this.evictOldest(this.oldest);
     }
-    const entry = new Entry(text, template, bytes, this.newest);
-    if (this.newest === undefined) this.oldest = entry;
-    else this.newest.newer = entry;
-    this.newest = entry;
+    const entry = new Entry(text, template, bytes);
+    if (this.oldest === undefined) this.oldest = entry;
+    else this.linkNewest(entry, this.oldest);
     this.entries.set(text, entry);
     this.bytes += bytes;
     return entry;
   }
 
-  private evict(entry: Entry): void {
-    this.unlink(entry);
-    this.entries.delete(entry.text);
-    this.bytes -= entry.bytes;
+  private evictOldest(oldest: Entry): void {
+    if (oldest.newer === oldest) this.oldest = undefined;
+    else {
+      this.oldest = oldest.newer;
+      this.unlink(oldest);
+    }
+    this.entries.delete(oldest.text);
+    this.bytes -= oldest.bytes;
   }
 
-  /** Moves a hit to the newest end; `entry` is not the newest already. */
+  /** Moves a hit that is neither the oldest nor the newest to the newest. */
   private refresh(entry: Entry): void {
-    const older = entry.older;
-    const newer = entry.newer!;
-    newer.older = older;
-    if (older === undefined) this.oldest = newer;
-    else older.newer = newer;
-    const newest = this.newest!;
+    this.unlink(entry);
+    this.linkNewest(entry, this.oldest!);
+  }
+
+  /** Links `entry` just before `oldest`: the newest place in the ring. */
+  private linkNewest(entry: Entry, oldest: Entry): void {
+    const newest = oldest.older;
     newest.newer = entry;
     entry.older = newest;
-    entry.newer = undefined;
-    this.newest = entry;
+    entry.newer = oldest;
+    oldest.older = entry;
   }
 
   private unlink(entry: Entry): void {
-    const { older, newer } = entry;
-    if (older === undefined) this.oldest = newer;
-    else older.newer = newer;
-    if (newer === undefined) this.newest = older;
-    else newer.older = older;
+    entry.older.newer = entry.newer;
+    entry.newer.older = entry.older;
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { renderPrompt } from "../../mod.ts";
 import {
   TEMPLATE_CACHE_MAX_BYTES,
@@ -13,6 +14,8 @@ function text(label: string): string {
   return label.padEnd(100, ".");
 }
 const ENTRY = 408;
+/** Fixed so that a failure replays. */
+const LRU_SEED = 4096;
 
 describe("TemplateCache", () => {
   it("returns the cached template on a hit, and parses correctly", () => {
@@ -47,7 +50,45 @@ describe("TemplateCache", () => {
     // A hit on the most recent entry keeps the order.
     cache.templateOf(text("e"));
     assert.deepEqual(cache.texts(), [text("d"), text("c"), text("e")]);
+    // A hit in the middle moves that entry alone.
+    cache.templateOf(text("c"));
+    assert.deepEqual(cache.texts(), [text("d"), text("e"), text("c")]);
+    cache.templateOf(text("f"));
+    assert.deepEqual(cache.texts(), [text("e"), text("c"), text("f")]);
     assert.equal(cache.stats().bytes, 3 * ENTRY);
+  });
+
+  it(`agrees with a list-based LRU model (seed ${LRU_SEED})`, () => {
+    const labels = ["a", "b", "c", "d", "e", "f", "g"];
+    const steps = fc.array(
+      fc.tuple(fc.constantFrom(...labels), fc.integer({ min: 0, max: 300 })),
+      { maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(steps, fc.integer({ min: 1, max: 4 }), (texts, fits) => {
+        const maxBytes = fits * ENTRY;
+        const cache = new TemplateCache({ maxBytes, maxEntryBytes: maxBytes });
+        // The model: a list, least recently used first, with a cost each.
+        const model: { text: string; bytes: number }[] = [];
+        for (const [label, padding] of texts) {
+          const value = `${label}${".".repeat(padding)}`;
+          const bytes = 208 + 2 * value.length;
+          const known = model.findIndex((entry) => entry.text === value);
+          if (known !== -1) {
+            model.push(...model.splice(known, 1));
+          } else if (bytes <= maxBytes) {
+            let total = model.reduce((sum, entry) => sum + entry.bytes, 0);
+            while (total + bytes > maxBytes) total -= model.shift()!.bytes;
+            model.push({ text: value, bytes });
+          }
+          cache.templateOf(value);
+          assert.deepEqual(cache.texts(), model.map((entry) => entry.text));
+        }
+        const total = model.reduce((sum, entry) => sum + entry.bytes, 0);
+        assert.equal(cache.stats().bytes, total);
+      }),
+      { numRuns: 500, seed: LRU_SEED },
+    );
   });
 
   it("evicts as many of the oldest as a larger entry needs, and no more", () => {
