@@ -79,8 +79,13 @@ export interface RenderSectionsOptions {
  */
 export function renderPrompt(assembly: PromptAssembly): string {
   checkAssembly(assembly, "renderPrompt");
-  const sections = assembly.sections;
-  return renderJoined(sections, targetOf(sections, assembly.variables));
+  return renderJoined(
+    targetOf({
+      sections: assembly.sections,
+      variables: assembly.variables,
+      list: "sections",
+    }),
+  );
 }
 
 /**
@@ -116,8 +121,13 @@ export function renderRuntimeContext(assembly: PromptAssembly): string {
   checkAssembly(assembly, "renderRuntimeContext");
   const present = assembly.runtimeContext;
   const entries = present === undefined ? [] : present;
-  const target = targetOf(entries, assembly.variables, "runtimeContext");
-  return renderJoined(entries, target);
+  return renderJoined(
+    targetOf({
+      sections: entries,
+      variables: assembly.variables,
+      list: "runtimeContext",
+    }),
+  );
 }
 
 /**
@@ -132,53 +142,47 @@ export function renderSections(
   variables: Variables,
   options: RenderSectionsOptions = {},
 ): string[] {
-  const target = targetOf(sections, variables, options.list);
+  const list = options.list ?? "sections";
+  const target = targetOf({ sections, variables, list });
   const rendered: string[] = new Array(sections.length);
   for (let index = 0; index < sections.length; index++) {
-    rendered[index] = interpolate(entryAt(sections, index, target), target);
+    rendered[index] = interpolate(entryAt(target, index), target);
   }
   return rendered;
 }
 
-/** What one render call interpolates with, checked once per call. */
+/** What one render call interpolates, and where it came from. */
 interface Target {
+  readonly sections: readonly AssembledSection[];
   readonly variables: Variables;
   readonly list: RenderedList;
 }
 
-function targetOf(
-  sections: readonly AssembledSection[],
-  variables: Variables,
-  list: RenderedList = "sections",
-): Target {
-  if (!Array.isArray(sections)) throw invalidList(list, sections);
+/** Checks the lists' shapes once per render call. */
+function targetOf(target: Target): Target {
+  const { sections, variables } = target;
+  if (!Array.isArray(sections)) throw invalidList(target.list, sections);
   if (
     typeof variables !== "object" || variables === null ||
     Array.isArray(variables)
   ) throw invalidVariables(variables);
-  return { variables, list };
+  return target;
 }
 
 /** Renders every entry and joins the non-empty ones with one blank line. */
-function renderJoined(
-  sections: readonly AssembledSection[],
-  target: Target,
-): string {
+function renderJoined(target: Target): string {
+  const sections = target.sections;
   let joined = "";
   for (let index = 0; index < sections.length; index++) {
-    const text = interpolate(entryAt(sections, index, target), target);
+    const text = interpolate(entryAt(target, index), target);
     if (text === "") continue;
     joined = joined === "" ? text : joined + "\n\n" + text;
   }
   return joined;
 }
 
-function entryAt(
-  sections: readonly AssembledSection[],
-  index: number,
-  target: Target,
-): AssembledSection {
-  const section = sections[index];
+function entryAt(target: Target, index: number): AssembledSection {
+  const section = target.sections[index];
   if (typeof section === "object" && section !== null) return section;
   throw invalidEntry(`${target.list}[${index}]`, section);
 }
