@@ -34,6 +34,7 @@ describe("TemplateCache", () => {
     const cache = new TemplateCache({
       maxBytes: 3 * ENTRY,
       maxEntryBytes: 3 * ENTRY,
+      admitOneIn: 1,
     });
     for (const label of ["a", "b", "c"]) cache.templateOf(text(label));
     assert.deepEqual(cache.stats(), {
@@ -67,7 +68,11 @@ describe("TemplateCache", () => {
     fc.assert(
       fc.property(steps, fc.integer({ min: 1, max: 4 }), (texts, fits) => {
         const maxBytes = fits * ENTRY;
-        const cache = new TemplateCache({ maxBytes, maxEntryBytes: maxBytes });
+        const cache = new TemplateCache({
+          maxBytes,
+          maxEntryBytes: maxBytes,
+          admitOneIn: 1,
+        });
         // The model: a list, least recently used first, with a cost each.
         const model: { text: string; bytes: number }[] = [];
         for (const [label, padding] of texts) {
@@ -91,10 +96,35 @@ describe("TemplateCache", () => {
     );
   });
 
+  it("once full, admits one miss in admitOneIn, evicting the oldest", () => {
+    const cache = new TemplateCache({
+      maxBytes: 2 * ENTRY,
+      maxEntryBytes: ENTRY,
+      admitOneIn: 4,
+    });
+    assert.equal(new TemplateCache().admitOneIn, 16);
+    cache.templateOf(text("a"));
+    cache.templateOf(text("b"));
+    const admitted: string[] = [];
+    for (let index = 0; index < 12; index++) {
+      const label = `new${index}`;
+      // Not admitted or not, every miss still parses correctly.
+      assert.deepEqual(cache.templateOf(text(label)).literals, [text(label)]);
+      if (cache.texts().includes(text(label))) admitted.push(label);
+      assert.equal(cache.stats().entries, 2);
+    }
+    assert.deepEqual(admitted, ["new3", "new7", "new11"]);
+    assert.deepEqual(cache.texts(), [text("new7"), text("new11")]);
+    // Hits are unaffected: the cached texts stay and refresh.
+    cache.templateOf(text("new7"));
+    assert.deepEqual(cache.texts(), [text("new11"), text("new7")]);
+  });
+
   it("evicts as many of the oldest as a larger entry needs, and no more", () => {
     const cache = new TemplateCache({
       maxBytes: 3 * ENTRY,
       maxEntryBytes: 3 * ENTRY,
+      admitOneIn: 1,
     });
     for (const label of ["a", "b", "c"]) cache.templateOf(text(label));
     const double = "w".repeat(100 + ENTRY / 2);
