@@ -5,12 +5,12 @@
  * Each assembly holds n distinct sections (1k, 10k, 100k; every text is
  * different, with three references). The module's template cache holds
  * about 13k of these texts, so the largest size renders past its bound:
- * every section is a miss that parses and evicts one entry. Each render's
- * result is read once, as any consumer does: V8 joins strings lazily, and
- * an unread result would defer part of the work into garbage collection,
- * where it grows with the size of the result. Before the benches run, the
- * file prints the growth exponent `log(t(100k) / t(1k)) / log(100)` (1 is
- * linear) from interleaved samples.
+ * most sections miss and are parsed, and one miss in 16 replaces the least
+ * recently used entry. Each render's result is read once, as any consumer
+ * does: V8 joins strings lazily, and an unread result would defer part of
+ * the work into garbage collection, where it grows with the size of the
+ * result. Before the benches run, the file prints the growth exponent
+ * `log(t(100k) / t(1k)) / log(100)` (1 is linear) from interleaved samples.
  *
  * "large text": one section of 64 KB or 256 KB holding a reference every
  * 40 characters, rendered from the cache against parsed on every render
