@@ -56,7 +56,7 @@ export type {
   VariableProvider,
 } from "./src/types.ts";
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
-export { renderPrompt } from "./src/render/prompt.ts";
+export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";
 export {
   HARNESS_IDENTITY,

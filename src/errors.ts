@@ -45,7 +45,8 @@ export type SystemPromptErrorCode =
   | "MALFORMED_REFERENCE"
   | "PROVIDER_FAILED"
   | "DISPOSED"
-  | "INVALID_SCOPE_KEY";
+  | "INVALID_SCOPE_KEY"
+  | "INVALID_ASSEMBLY";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

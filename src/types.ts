@@ -74,6 +74,12 @@ export interface PromptAssembly {
    * has no value for this assembly; referencing it fails at render.
    */
   variables: Record<string, string | undefined>;
+  /**
+   * Runtime context entries in render order: volatile facts (date, git
+   * status) sent as a user-role message, rendered by `renderRuntimeContext`
+   * with the same rules as the sections. An absent key reads as `[]`.
+   */
+  runtimeContext?: AssembledSection[];
 }
 
 /**

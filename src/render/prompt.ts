@@ -1,26 +1,39 @@
 /**
- * `renderPrompt`: the strict, single-pass `{{name}}` interpolator.
+ * `renderPrompt` and `renderRuntimeContext`: the strict, single-pass
+ * `{{name}}` interpolator, built on `renderSections`, the per-entry
+ * rendering other renderers share.
  *
- * Pure: no state, no RxJS. Runs in time linear in the total text length on
- * every input, including adversarial ones such as megabytes of `{{`.
+ * Pure: no RxJS, and no state but a bounded cache of parsed templates that
+ * changes no result. Runs in time linear in the total text length on every
+ * input, including adversarial ones such as megabytes of `{{`.
  *
  * @module
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
+import type { RenderedList } from "./assembly_shape.ts";
+import {
+  checkAssembly,
+  describeType,
+  invalidEntry,
+  invalidList,
+  invalidVariables,
+} from "./assembly_shape.ts";
+import { templateOf } from "./template_cache.ts";
 
 /** What a variable name must look like, everywhere in the module. */
 export const VARIABLE_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]*$/;
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const LOWER_A = 0x61;
-const LOWER_Z = 0x7a;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const UNDERSCORE = 0x5f;
 const EXCERPT_LENGTH = 40;
+
+type Variables = PromptAssembly["variables"];
+
+/** Options of {@linkcode renderSections}. */
+export interface RenderSectionsOptions {
+  /** The assembly key the entries come from, for messages (default `"sections"`). */
+  list?: RenderedList;
+}
 
 /**
  * Renders an assembly into the exact system prompt text.
@@ -38,7 +51,9 @@ const EXCERPT_LENGTH = 40;
  * - `UNKNOWN_VARIABLE`: the name is not a registered variable;
  * - `VARIABLE_WITHOUT_VALUE`: the variable's value is `undefined`;
  * - `INVALID_VARIABLE_VALUE` / `INVALID_SECTION`: a value or a section text
- *   that is not a string.
+ *   that is not a string;
+ * - `INVALID_ASSEMBLY`: the assembly is not an object, `sections` is not an
+ *   array, an entry of it is not an object, or `variables` is not an object.
  *
  * @param assembly the sections (in render order) and variables to render
  * @returns the prompt text
@@ -63,124 +78,149 @@ const EXCERPT_LENGTH = 40;
  * ```
  */
 export function renderPrompt(assembly: PromptAssembly): string {
-  const { sections, variables } = assembly;
-  let prompt = "";
+  checkAssembly(assembly, "renderPrompt");
+  return renderJoined(
+    targetOf({
+      sections: assembly.sections,
+      variables: assembly.variables,
+      list: "sections",
+    }),
+  );
+}
+
+/**
+ * Renders an assembly's runtime context: the volatile facts (date, git
+ * status, open files) a harness sends as a user-role message so that the
+ * system prompt stays byte-stable and cacheable.
+ *
+ * The rules are exactly those of {@linkcode renderPrompt}, applied to
+ * `assembly.runtimeContext` instead of `assembly.sections`, with the same
+ * variables and the same error codes (messages name the runtime context
+ * entry). An assembly without the key renders as if it were `[]`; no entry,
+ * or only entries that render to `""`, give `""`.
+ *
+ * @param assembly the runtime context entries (in render order) and variables
+ * @returns the runtime context text, `""` when there is none
+ *
+ * @example
+ * ```ts
+ * import { renderPrompt, renderRuntimeContext } from "@rxprompt/system-prompt";
+ *
+ * const assembly = {
+ *   sections: [{ name: "persona", order: 0, text: "You are a coding agent." }],
+ *   tools: [],
+ *   variables: { date: "2026-12-02" },
+ *   runtimeContext: [{ name: "date", order: 0, text: "Today is {{date}}." }],
+ * };
+ * console.log(renderPrompt(assembly)); // "You are a coding agent."
+ * console.log(renderRuntimeContext(assembly)); // "Today is 2026-12-02."
+ * console.log(renderRuntimeContext({ ...assembly, runtimeContext: undefined })); // ""
+ * ```
+ */
+export function renderRuntimeContext(assembly: PromptAssembly): string {
+  checkAssembly(assembly, "renderRuntimeContext");
+  const present = assembly.runtimeContext;
+  const entries = present === undefined ? [] : present;
+  return renderJoined(
+    targetOf({
+      sections: entries,
+      variables: assembly.variables,
+      list: "runtimeContext",
+    }),
+  );
+}
+
+/**
+ * Interpolates each entry of `sections` with `variables`, under the rules of
+ * {@linkcode renderPrompt}: the rendered text per entry, in order, `""` for
+ * the ones that render empty. Checks the shape of what it reads (an array of
+ * objects, an object of variables) and throws on the first failing entry.
+ * Internal: shared by the renderers, not exported from `mod.ts`.
+ */
+export function renderSections(
+  sections: readonly AssembledSection[],
+  variables: Variables,
+  options: RenderSectionsOptions = {},
+): string[] {
+  const list = options.list ?? "sections";
+  const target = targetOf({ sections, variables, list });
+  const rendered: string[] = new Array(sections.length);
   for (let index = 0; index < sections.length; index++) {
-    const text = interpolate(sections[index], variables);
+    rendered[index] = interpolate(entryAt(target, index), target);
+  }
+  return rendered;
+}
+
+/** What one render call interpolates, and where it came from. */
+interface Target {
+  readonly sections: readonly AssembledSection[];
+  readonly variables: Variables;
+  readonly list: RenderedList;
+}
+
+/** Checks the lists' shapes once per render call. */
+function targetOf(target: Target): Target {
+  const { sections, variables } = target;
+  if (!Array.isArray(sections)) throw invalidList(target.list, sections);
+  if (
+    typeof variables !== "object" || variables === null ||
+    Array.isArray(variables)
+  ) throw invalidVariables(variables);
+  return target;
+}
+
+/** Renders every entry and joins the non-empty ones with one blank line. */
+function renderJoined(target: Target): string {
+  const sections = target.sections;
+  let joined = "";
+  for (let index = 0; index < sections.length; index++) {
+    const text = interpolate(entryAt(target, index), target);
     if (text === "") continue;
-    prompt = prompt === "" ? text : prompt + "\n\n" + text;
+    joined = joined === "" ? text : joined + "\n\n" + text;
   }
-  return prompt;
+  return joined;
 }
 
-/**
- * A section text split at its references: `literals[i]`, then `names[i]`,
- * ..., then the last literal. Parsing stops at the first malformed group,
- * recorded in `failure`, so errors still surface in text order: the
- * references before it are resolved first.
- */
-interface Template {
-  readonly literals: readonly string[];
-  readonly names: readonly string[];
-  readonly failure?: { readonly name: string } | { readonly open: number };
+function entryAt(target: Target, index: number): AssembledSection {
+  const section = target.sections[index];
+  if (typeof section === "object" && section !== null) return section;
+  throw invalidEntry(`${target.list}[${index}]`, section);
 }
 
-/**
- * Parsed templates by text. Prompts repeat from step to step, so the same
- * texts come back; a hit skips the scan. Bounded in entries and in text
- * size, and invisible in results.
- */
-const templates = new Map<string, Template>();
-const TEMPLATE_CACHE_ENTRIES = 4096;
-const TEMPLATE_CACHE_TEXT_LENGTH = 65_536;
-
-function templateOf(text: string): Template {
-  let template = templates.get(text);
-  if (template !== undefined) return template;
-  template = parse(text);
-  if (text.length <= TEMPLATE_CACHE_TEXT_LENGTH) {
-    if (templates.size >= TEMPLATE_CACHE_ENTRIES) templates.clear();
-    templates.set(text, template);
-  }
-  return template;
-}
-
-function parse(text: string): Template {
-  const literals: string[] = [];
-  const names: string[] = [];
-  let open = text.indexOf("{{");
-  if (open === -1) return { literals: [text], names };
-  // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
-  // a per-`{{` search would make megabytes of `{{` quadratic.
-  const lastClose = text.lastIndexOf("}}");
-  const length = text.length;
-  let copied = 0;
-  while (open !== -1) {
-    // Scan the group's inside once, checking the name as we go.
-    let end = open + 2;
-    let code = text.charCodeAt(end);
-    let wellFormed = code >= LOWER_A && code <= LOWER_Z;
-    while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
-      if (
-        !((code >= LOWER_A && code <= LOWER_Z) ||
-          (code >= DIGIT_0 && code <= DIGIT_9) || code === UNDERSCORE)
-      ) wellFormed = false;
-      code = text.charCodeAt(++end);
-    }
-    if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
-      if (lastClose >= open + 2) return { literals, names, failure: { open } };
-      // No `}}` after this `{{`, so none after any later `{{` either: the
-      // rest is ordinary text.
-      break;
-    }
-    const name = text.slice(open + 2, end);
-    if (!wellFormed) return { literals, names, failure: { name } };
-    literals.push(text.slice(copied, open));
-    names.push(name);
-    copied = end + 2;
-    open = text.indexOf("{{", copied);
-  }
-  literals.push(text.slice(copied));
-  return { literals, names };
-}
-
-function interpolate(
-  section: AssembledSection,
-  variables: PromptAssembly["variables"],
-): string {
+function interpolate(section: AssembledSection, target: Target): string {
   const text = section.text;
   if (typeof text !== "string") {
     throw new SystemPromptError(
       "INVALID_SECTION",
-      `Section ${quote(section.name)} has text of type ${typeof text}; ` +
-        `an assembled section's text must be a string.`,
+      `${entryLabel(section, target)} has text that is ` +
+        `${describeType(text)}; an assembled ${entryKind(target)}'s text ` +
+        `must be a string.`,
     );
   }
   const { literals, names, failure } = templateOf(text);
+  const variables = target.variables;
   let rendered = literals[0];
   for (let index = 0; index < names.length; index++) {
     const name = names[index];
     const value = variables[name];
     if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
-      resolve(section, name, variables);
+      resolve(entryLabel(section, target), name, variables);
     }
     rendered += value + literals[index + 1];
   }
   if (failure === undefined) return names.length === 0 ? text : rendered;
-  if ("name" in failure) return resolve(section, failure.name, variables);
-  throw unclosed(section, text, failure.open);
+  if ("name" in failure) {
+    return resolve(entryLabel(section, target), failure.name, variables);
+  }
+  throw unclosed(entryLabel(section, target), text, failure.open);
 }
 
 /** The slow path of a reference: says precisely why it does not resolve. */
-function resolve(
-  section: AssembledSection,
-  name: string,
-  variables: PromptAssembly["variables"],
-): never {
+function resolve(entry: string, name: string, variables: Variables): never {
   if (!VARIABLE_NAME_PATTERN.test(name)) {
     throw new SystemPromptError(
       "MALFORMED_REFERENCE",
-      `Section ${quote(section.name)} has a malformed reference ` +
+      `${entry} has a malformed reference ` +
         `${quote(`{{${name}}}`)}: a reference is {{name}} where name matches ` +
         `${VARIABLE_NAME_PATTERN.source} (no spaces, lower case), ` +
         `for example {{model}}.`,
@@ -189,7 +229,7 @@ function resolve(
   if (!Object.hasOwn(variables, name)) {
     throw new SystemPromptError(
       "UNKNOWN_VARIABLE",
-      `Section ${quote(section.name)} references unknown variable ` +
+      `${entry} references unknown variable ` +
         `${quote(`{{${name}}}`)}; ${describeVariables(variables)}.`,
     );
   }
@@ -197,7 +237,7 @@ function resolve(
   if (value === undefined) {
     throw new SystemPromptError(
       "VARIABLE_WITHOUT_VALUE",
-      `Section ${quote(section.name)} references variable ` +
+      `${entry} references variable ` +
         `${quote(`{{${name}}}`)}, which has no value for this assembly ` +
         `(its provider returned undefined); provide a string, or drop the ` +
         `reference for this context.`,
@@ -205,13 +245,13 @@ function resolve(
   }
   throw new SystemPromptError(
     "INVALID_VARIABLE_VALUE",
-    `Section ${quote(section.name)} references variable ` +
+    `${entry} references variable ` +
       `${quote(`{{${name}}}`)}, whose value is of type ${typeof value}; ` +
       `a variable's value must be a string or undefined.`,
   );
 }
 
-function describeVariables(variables: PromptAssembly["variables"]): string {
+function describeVariables(variables: Variables): string {
   const names = Object.keys(variables).sort();
   return names.length === 0
     ? "no variables are registered"
@@ -219,7 +259,7 @@ function describeVariables(variables: PromptAssembly["variables"]): string {
 }
 
 function unclosed(
-  section: AssembledSection,
+  entry: string,
   text: string,
   open: number,
 ): SystemPromptError {
@@ -227,9 +267,19 @@ function unclosed(
   const ellipsis = open + EXCERPT_LENGTH < text.length ? "…" : "";
   return new SystemPromptError(
     "MALFORMED_REFERENCE",
-    `Section ${quote(section.name)} has a malformed reference at offset ` +
+    `${entry} has a malformed reference at offset ` +
       `${open} (${quote(excerpt + ellipsis)}): a "{{" followed later by ` +
       `"}}" must start a complete {{name}} group with no "{" or "}" inside; ` +
       `a literal "{{" is only allowed where no "}}" follows it.`,
   );
+}
+
+function entryKind(target: Target): string {
+  return target.list === "sections" ? "section" : "runtime context entry";
+}
+
+/** `Section "name"` or `Runtime context entry "name"`, for messages. */
+function entryLabel(section: AssembledSection, target: Target): string {
+  const kind = entryKind(target);
+  return `${kind[0].toUpperCase()}${kind.slice(1)} ${quote(section.name)}`;
 }

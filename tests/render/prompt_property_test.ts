@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   type PromptAssembly,
   renderPrompt,
+  renderRuntimeContext,
   SystemPromptError,
 } from "../../mod.ts";
 
@@ -201,5 +202,46 @@ describe("renderPrompt: property", () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+/** Fixed so that a failure replays: `fc.assert(..., { seed: RUNTIME_SEED })`. */
+const RUNTIME_SEED = 20261202;
+
+/** The outcome of `render`, with the error's entry name instead of its message. */
+function outcomeOf(render: () => string): Outcome {
+  try {
+    return { text: render() };
+  } catch (error) {
+    assert.ok(error instanceof SystemPromptError, String(error));
+    const entry = /^(?:Section|Runtime context entry) ("[^"]*")/.exec(
+      error.message,
+    );
+    assert.ok(entry !== null, error.message);
+    return { code: error.code, section: entry[1] };
+  }
+}
+
+describe("renderRuntimeContext: property", () => {
+  it(`agrees with renderPrompt on the same entries (seed ${RUNTIME_SEED})`, () => {
+    let failures = 0;
+    fc.assert(
+      fc.property(assemblyArb, (assembly) => {
+        const asSections = outcomeOf(() => renderPrompt(assembly));
+        const asRuntimeContext = outcomeOf(() =>
+          renderRuntimeContext({
+            sections: [],
+            tools: [],
+            variables: assembly.variables,
+            runtimeContext: assembly.sections,
+          })
+        );
+        assert.deepEqual(asRuntimeContext, asSections);
+        if ("code" in asSections) failures++;
+      }),
+      { numRuns: 1000, seed: RUNTIME_SEED },
+    );
+    // Both texts and errors were compared.
+    assert.ok(failures >= 100 && failures <= 900, `${failures} errors`);
   });
 });
