@@ -45,7 +45,9 @@ export type SystemPromptErrorCode =
   | "MALFORMED_REFERENCE"
   | "PROVIDER_FAILED"
   | "DISPOSED"
-  | "INVALID_SCOPE_KEY";
+  | "INVALID_SCOPE_KEY"
+  | "INVALID_ASSEMBLY"
+  | "DUPLICATE_TOOL";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.
