@@ -10,7 +10,7 @@
  */
 
 import { compareCodeUnits } from "./_util.ts";
-import { type DiffSide, readSide } from "./diff_input.ts";
+import { type DiffSide, readSide, type RenderedSection } from "./diff_input.ts";
 import type { PromptAssembly } from "./types.ts";
 
 /**
@@ -87,24 +87,21 @@ export interface PromptDiff {
  * Compares two assemblies, typically two consecutive steps of one agent, and
  * says what changed and where the prompt cache breaks.
  *
- * - Tools are compared by name; a tool is `changed` when its JSON differs, and
- *   a change of relative position alone is `reordered`. `tools.firstChanged`
- *   is the first index where the lists differ.
- * - Sections are compared by their rendered text (so a variable's new value
- *   shows as a changed section) and their `order`. `sections.firstChanged` is
- *   the section at the first position where the lists differ (empty sections
- *   included): the one removed there, or else the one now there.
- * - `prompt` locates the first changed UTF-16 offset of `renderPrompt`'s
- *   output; `stablePrefix` is the length of the common prefix.
+ * - Tools are compared by name and JSON; a position change alone is
+ *   `reordered`. Sections are compared by rendered text (so a variable's new
+ *   value shows as a changed section) and `order`; `sections.firstChanged`
+ *   names the section removed at the first differing position, else the one
+ *   now there (empty sections included).
+ * - `prompt` gives the first changed UTF-16 offset of `renderPrompt`'s output
+ *   and the length of the common prefix.
  * - `identical` covers the tools, the prompt and the runtime context
  *   (`assembly.runtimeContext`, read as `[]` when absent). A change that
  *   renders no byte (an unreferenced variable, an empty section) is listed
  *   but leaves `identical` true.
- * - `cache` covers the tools and the prompt only, in wire order: tools come
- *   before the system prompt, so a tool change makes `promptStablePrefix` 0,
- *   and `brokenBy` names the earliest changed tool (`"tool:NAME"`) or, with
- *   stable tools, the earliest section whose rendered bytes changed
- *   (`"section:NAME"`). Only the runtime context changed: `identical` is
+ * - `cache` covers the tools and the prompt only, in wire order: a tool
+ *   change makes `promptStablePrefix` 0, and `brokenBy` names the earliest
+ *   changed tool or, with stable tools, the earliest section whose rendered
+ *   bytes changed. When only the runtime context changed, `identical` is
  *   false and `brokenBy` is absent.
  *
  * Both assemblies are rendered strictly, as `renderPrompt` would. An
@@ -165,7 +162,7 @@ export function diffAssemblies(
       old.runtimeContext === now.runtimeContext,
     tools,
     sections: diffSections(old, now),
-    variables: diffVariables(old, now),
+    variables: compareByName(old.variables, now.variables, (a, b) => a !== b),
     prompt: promptsEqual
       ? { stablePrefix }
       : { firstChangedOffset: stablePrefix, stablePrefix },
@@ -181,14 +178,33 @@ interface Named {
   readonly name: string;
 }
 
-/** Names in `from` whose name `other` lacks, in code-unit order. */
-function missingFrom(
-  from: readonly Named[],
-  other: ReadonlyMap<string, unknown>,
-): string[] {
-  const names: string[] = [];
-  for (const { name } of from) if (!other.has(name)) names.push(name);
-  return names.sort(compareCodeUnits);
+interface NameChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/**
+ * Names only after, only before, and on both sides where `differs`, each in
+ * code-unit order. The maps are keyed by name (an index or a value).
+ */
+function compareByName<V>(
+  before: ReadonlyMap<string, V>,
+  after: ReadonlyMap<string, V>,
+  differs: (was: V, is: V) => boolean,
+): NameChanges {
+  const changes: NameChanges = { added: [], removed: [], changed: [] };
+  for (const [name, was] of before) {
+    if (!after.has(name)) changes.removed.push(name);
+    else if (differs(was, after.get(name)!)) changes.changed.push(name);
+  }
+  for (const name of after.keys()) {
+    if (!before.has(name)) changes.added.push(name);
+  }
+  changes.added.sort(compareCodeUnits);
+  changes.removed.sort(compareCodeUnits);
+  changes.changed.sort(compareCodeUnits);
+  return changes;
 }
 
 /**
@@ -222,66 +238,52 @@ function firstDifference(
 }
 
 function diffTools(old: DiffSide, now: DiffSide): PromptDiff["tools"] {
-  const changed: string[] = [];
-  const commonBefore: string[] = [];
-  for (const tool of old.tools) {
-    const index = now.toolIndex.get(tool.name);
-    if (index === undefined) continue;
-    commonBefore.push(tool.name);
-    if (now.tools[index].json !== tool.json) changed.push(tool.name);
-  }
-  let common = 0;
+  const { tools: was, toolIndex } = old;
+  const { tools: is } = now;
+  // Reordered: the tools present on both sides, in each side's order, differ.
+  const common = was.filter((tool) => now.toolIndex.has(tool.name));
+  let position = 0;
   let reordered = false;
-  for (const tool of now.tools) {
-    if (!old.toolIndex.has(tool.name)) continue;
-    if (commonBefore[common++] !== tool.name) reordered = true;
+  for (const tool of is) {
+    if (!toolIndex.has(tool.name)) continue;
+    if (common[position++].name !== tool.name) reordered = true;
   }
   const firstChanged = firstDifference(
-    old.tools.length,
-    now.tools.length,
-    (index) => old.tools[index].json === now.tools[index].json,
+    was.length,
+    is.length,
+    (index) => was[index].json === is[index].json,
   );
   return {
-    added: missingFrom(now.tools, old.toolIndex),
-    removed: missingFrom(old.tools, now.toolIndex),
-    changed: changed.sort(compareCodeUnits),
+    ...compareByName(
+      toolIndex,
+      now.toolIndex,
+      (a, b) => was[a].json !== is[b].json,
+    ),
     reordered,
     ...(firstChanged === undefined ? {} : { firstChanged }),
   };
 }
 
 function diffSections(old: DiffSide, now: DiffSide): PromptDiff["sections"] {
-  const changed: string[] = [];
-  for (const section of old.sections) {
-    const index = now.sectionIndex.get(section.name);
-    if (index === undefined) continue;
-    const other = now.sections[index];
-    if (other.rendered !== section.rendered || other.order !== section.order) {
-      changed.push(section.name);
-    }
-  }
+  const was = old.sections;
+  const is = now.sections;
+  const same = (a: RenderedSection, b: RenderedSection): boolean =>
+    a.rendered === b.rendered && a.order === b.order;
   const first = firstDifference(
-    old.sections.length,
-    now.sections.length,
-    (index) => {
-      const a = old.sections[index];
-      const b = now.sections[index];
-      return a.name === b.name && a.order === b.order &&
-        a.rendered === b.rendered;
-    },
+    was.length,
+    is.length,
+    (index) =>
+      was[index].name === is[index].name && same(was[index], is[index]),
   );
   return {
-    added: missingFrom(now.sections, old.sectionIndex),
-    removed: missingFrom(old.sections, now.sectionIndex),
-    changed: changed.sort(compareCodeUnits),
-    ...(first === undefined ? {} : {
-      firstChanged: culprit(
-        first,
-        old.sections,
-        now.sectionIndex,
-        now.sections,
-      ),
-    }),
+    ...compareByName(
+      old.sectionIndex,
+      now.sectionIndex,
+      (a, b) => !same(was[a], is[b]),
+    ),
+    ...(first === undefined
+      ? {}
+      : { firstChanged: culprit(first, was, now.sectionIndex, is) }),
   };
 }
 
@@ -300,27 +302,6 @@ function firstRenderedChange(old: DiffSide, now: DiffSide): string {
   )!;
   const afterNames = new Set(after.map((section) => section.name));
   return culprit(index, before, afterNames, after);
-}
-
-function diffVariables(
-  old: DiffSide,
-  now: DiffSide,
-): PromptDiff["variables"] {
-  const added: string[] = [];
-  const removed: string[] = [];
-  const changed: string[] = [];
-  for (const [name, value] of old.variables) {
-    if (!now.variables.has(name)) removed.push(name);
-    else if (now.variables.get(name) !== value) changed.push(name);
-  }
-  for (const name of now.variables.keys()) {
-    if (!old.variables.has(name)) added.push(name);
-  }
-  return {
-    added: added.sort(compareCodeUnits),
-    removed: removed.sort(compareCodeUnits),
-    changed: changed.sort(compareCodeUnits),
-  };
 }
 
 function commonPrefixLength(a: string, b: string): number {

@@ -15,11 +15,10 @@ import type { AssembledSection } from "./types.ts";
 /** Which argument of `diffAssemblies` a side is, for error messages. */
 export type SideLabel = "before" | "after";
 
-/** A section as it renders: its name, order and interpolated text. */
+/** A section as it renders (`""` when it vanishes from the prompt). */
 export interface RenderedSection {
   readonly name: string;
   readonly order: number;
-  /** The interpolated text; `""` when it vanishes from the prompt. */
   readonly rendered: string;
 }
 
@@ -83,11 +82,12 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
       prompt = prompt === "" ? rendered : `${prompt}\n\n${rendered}`;
     }
   }
+  const context = "runtime context";
   const runtimeContext = render(
     raw.runtimeContext,
     raw.variables,
     side,
-    "runtime context",
+    context,
   );
   return {
     sections,
@@ -141,11 +141,12 @@ function indexTools(
 
 /** Where reading has got to, so that a throwing getter can be located. */
 interface Cursor {
+  readonly side: SideLabel;
   path: string;
 }
 
 function readRaw(assembly: unknown, side: SideLabel): RawSide {
-  const cursor: Cursor = { path: side };
+  const cursor: Cursor = { side, path: side };
   try {
     if (!isObject(assembly)) {
       throw invalid(
@@ -155,10 +156,10 @@ function readRaw(assembly: unknown, side: SideLabel): RawSide {
       );
     }
     return {
-      variables: readVariables(assembly, cursor, side),
-      sections: readSections(assembly, "sections", cursor, side),
-      tools: readTools(assembly, cursor, side),
-      runtimeContext: readSections(assembly, "runtimeContext", cursor, side),
+      variables: readVariables(assembly, cursor),
+      sections: readList(assembly, "sections", cursor, readSection),
+      tools: readList(assembly, "tools", cursor, readTool),
+      runtimeContext: readList(assembly, "runtimeContext", cursor, readSection),
     };
   } catch (error) {
     if (error instanceof SystemPromptError) throw error;
@@ -171,11 +172,8 @@ function readRaw(assembly: unknown, side: SideLabel): RawSide {
   }
 }
 
-function readVariables(
-  assembly: object,
-  cursor: Cursor,
-  side: SideLabel,
-): Variables {
+function readVariables(assembly: object, cursor: Cursor): Variables {
+  const side = cursor.side;
   cursor.path = `${side}.variables`;
   const variables = (assembly as { variables?: unknown }).variables;
   if (!isObject(variables) || Array.isArray(variables)) {
@@ -201,12 +199,14 @@ function readVariables(
   return copy;
 }
 
-function readSections(
+/** Reads `assembly[key]` as a list, one entry at a time. */
+function readList<T>(
   assembly: object,
-  key: "sections" | "runtimeContext",
+  key: "sections" | "runtimeContext" | "tools",
   cursor: Cursor,
-  side: SideLabel,
-): AssembledSection[] {
+  readEntry: (entry: unknown, path: string) => T,
+): T[] {
+  const side = cursor.side;
   cursor.path = `${side}.${key}`;
   const list = (assembly as Record<string, unknown>)[key];
   // 0.1-shaped assemblies have no runtime context: read it as [].
@@ -214,13 +214,13 @@ function readSections(
   if (!Array.isArray(list)) {
     throw invalid(cursor.path, `is ${kindOf(list)}; expected an array`);
   }
-  const sections: AssembledSection[] = [];
+  const entries: T[] = [];
   for (let index = 0; index < list.length; index++) {
     const path = `${side}.${key}[${index}]`;
     cursor.path = path;
-    sections.push(readSection(list[index], path));
+    entries.push(readEntry(list[index], path));
   }
-  return sections;
+  return entries;
 }
 
 function readSection(section: unknown, path: string): AssembledSection {
@@ -241,43 +241,18 @@ function readSection(section: unknown, path: string): AssembledSection {
   return { name, order, text };
 }
 
-function readTools(
-  assembly: object,
-  cursor: Cursor,
-  side: SideLabel,
-): SerializedTool[] {
-  cursor.path = `${side}.tools`;
-  const list = (assembly as { tools?: unknown }).tools;
-  if (!Array.isArray(list)) {
-    throw invalid(cursor.path, `is ${kindOf(list)}; expected an array`);
+function readTool(tool: unknown, path: string): SerializedTool {
+  if (!isObject(tool) || Array.isArray(tool)) {
+    throw invalidTool(path, `is ${kindOf(tool)}`);
   }
-  const tools: SerializedTool[] = [];
-  for (let index = 0; index < list.length; index++) {
-    const path = `${side}.tools[${index}]`;
-    cursor.path = path;
-    const tool: unknown = list[index];
-    const name = isObject(tool) && !Array.isArray(tool)
-      ? (tool as { name?: unknown }).name
-      : undefined;
-    if (typeof name !== "string") {
-      throw invalidTool(
-        path,
-        isObject(tool) && !Array.isArray(tool)
-          ? `has a name of type ${kindOf(name)}`
-          : `is ${kindOf(tool)}`,
-      );
-    }
-    tools.push({
-      name,
-      json: serialize(tool as ToolLike, `${path} (${quote(name)})`),
-    });
+  const name = (tool as { name?: unknown }).name;
+  if (typeof name !== "string") {
+    throw invalidTool(path, `has a name of type ${kindOf(name)}`);
   }
-  return tools;
+  return { name, json: serialize(tool, `${path} (${quote(name)})`) };
 }
 
-type ToolLike = { name: string };
-
-function serialize(tool: ToolLike, where: string): string {
+function serialize(tool: unknown, where: string): string {
   let json: unknown;
   try {
     json = JSON.stringify(tool);
@@ -297,11 +272,12 @@ function invalid(path: string, problem: string): SystemPromptError {
   );
 }
 
+const SECTION_SHAPE = "{ name: string, order: finite number, text: string }";
+
 function invalidSection(path: string, problem: string): SystemPromptError {
   return new SystemPromptError(
     "INVALID_SECTION",
-    `diffAssemblies: ${path} ${problem}; an assembled section is ` +
-      `{ name: string, order: finite number, text: string }.`,
+    `diffAssemblies: ${path} ${problem}; a section is ${SECTION_SHAPE}.`,
   );
 }
 
@@ -313,7 +289,7 @@ function invalidTool(
   return new SystemPromptError(
     "INVALID_TOOL_SCHEMA",
     `diffAssemblies: ${path} ${problem}; a tool is a JSON object with a ` +
-      `string name, a description and parameters.`,
+      `string name.`,
     cause === undefined ? undefined : { cause },
   );
 }
