@@ -39,6 +39,8 @@ type Status = "killed" | "survived" | "timeout";
 
 interface Result extends Mutant {
   status: Status;
+  /** For `killed`: the first failing test. */
+  killedBy?: string;
   milliseconds: number;
 }
 
@@ -148,12 +150,22 @@ function copyTree(from: string, to: string): void {
   }
 }
 
-/** Runs the tests in `cwd`; `true` when they pass. */
+interface TestRun {
+  status: Status;
+  /** For `killed`: the first failing test, or the error that stopped the run. */
+  killedBy?: string;
+}
+
+/**
+ * Runs the tests in `cwd`, one module after the other: `--parallel` would
+ * be faster on an idle machine, but on a busy one it makes the few
+ * timing-ratio tests flaky, and a flaky failure is a false kill.
+ */
 async function runTests(
   cwd: string,
   fuzzRuns: number,
   timeoutMs: number,
-): Promise<Status> {
+): Promise<TestRun> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "test",
@@ -165,18 +177,30 @@ async function runTests(
     cwd,
     env: { RXPROMPT_FUZZ_RUNS: String(fuzzRuns), NO_COLOR: "1" },
     stdin: "null",
-    stdout: "null",
-    stderr: "null",
+    stdout: "piped",
+    stderr: "piped",
   }).spawn();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill("SIGKILL");
   }, timeoutMs);
-  const { success } = await child.status;
+  const { success, stdout, stderr } = await child.output();
   clearTimeout(timer);
-  if (timedOut) return "timeout";
-  return success ? "survived" : "killed";
+  if (timedOut) return { status: "timeout" };
+  if (success) return { status: "survived" };
+  const decoder = new TextDecoder();
+  const output = decoder.decode(stdout) + decoder.decode(stderr);
+  return { status: "killed", killedBy: firstFailure(output) };
+}
+
+/** The first failing test of a `deno test` output, else its first error. */
+function firstFailure(output: string): string {
+  const failures = output.split("\n FAILURES \n")[1];
+  const failed = failures?.split("\n").find((line) => line.includes(" => "));
+  if (failed !== undefined) return failed.split(" => ")[0].trim();
+  const error = output.split("\n").find((line) => line.startsWith("error:"));
+  return error?.trim() ?? "the test run failed";
 }
 
 function seconds(milliseconds: number): string {
@@ -200,20 +224,20 @@ async function runAll(
       const original = Deno.readTextFileSync(path);
       Deno.writeTextFileSync(path, applyMutant(original, mutant));
       const started = performance.now();
-      const status = await runTests(
+      const run = await runTests(
         dir,
         options.fuzzRuns,
         options.timeout * 1000,
       );
       const milliseconds = performance.now() - started;
       Deno.writeTextFileSync(path, original);
-      results[index] = { ...mutant, status, milliseconds };
+      results[index] = { ...mutant, ...run, milliseconds };
       done++;
+      const by = run.killedBy === undefined ? "" : ` by ${run.killedBy}`;
       console.log(
-        `[${done}/${mutants.length}] ${status.padEnd(8)} ` +
-          `${mutant.file}:${mutant.line} ${mutant.operator} (${
-            seconds(milliseconds)
-          })`,
+        `[${done}/${mutants.length}] ${run.status.padEnd(8)} ` +
+          `${mutant.file}:${mutant.line} ${mutant.operator} ` +
+          `(${seconds(milliseconds)})${by.slice(0, 100)}`,
       );
     }
   };
@@ -221,12 +245,13 @@ async function runAll(
   return results;
 }
 
+/** `file:line operator` and the change as a diff. */
 function describe(mutant: Mutant): string {
   const lines = [`${mutant.file}:${mutant.line} ${mutant.operator}`];
   for (const line of mutant.original) lines.push(`  - ${line.trim()}`);
-  for (const line of mutant.mutated) {
-    if (line.trim() !== "") lines.push(`  + ${line.trim()}`);
-  }
+  const mutated = mutant.mutated.filter((line) => line.trim() !== "");
+  for (const line of mutated) lines.push(`  + ${line.trim()}`);
+  if (mutated.length === 0) lines.push("  + (deleted)");
   return lines.join("\n");
 }
 
@@ -248,7 +273,10 @@ function tally(results: Result[]): Tally {
   return { total, killed, survived: count("survived"), timeout, score };
 }
 
-function groupBy(results: Result[], key: (result: Result) => string) {
+function groupBy(
+  results: Result[],
+  key: (result: Result) => string,
+): [string, Result[]][] {
   const groups = new Map<string, Result[]>();
   for (const result of results) {
     const name = key(result);
@@ -268,15 +296,17 @@ function summarize(
   candidates: number,
 ): Tally {
   const all = tally(results);
-  const mean = results.reduce((sum, r) => sum + r.milliseconds, 0) /
-    Math.max(results.length, 1);
+  const count = Math.max(results.length, 1);
+  const mean = results.reduce((sum, r) => sum + r.milliseconds, 0) / count;
   console.log(
     `\nMutation score: ${all.score.toFixed(1)}% ` +
       `(${all.killed} killed + ${all.timeout} timeout of ${all.total}; ` +
       `${all.survived} survived; sampled from ${candidates} candidates)`,
   );
   console.log(
-    `Time: ${seconds(wallMs)} in all, ${seconds(mean)} per mutant on average`,
+    `Time: ${seconds(wallMs)} in all (${seconds(wallMs / count)} per ` +
+      `mutant); one test run takes ${seconds(mean)} on average; 250 mutants ` +
+      `at this rate: ${(wallMs / count * 250 / 60_000).toFixed(0)} min`,
   );
   console.log("\nBy file:");
   for (const [file, group] of groupBy(results, (r) => r.file)) {
@@ -285,6 +315,14 @@ function summarize(
   console.log("\nBy operator:");
   for (const [operator, group] of groupBy(results, (r) => r.operator)) {
     console.log(line(operator, tally(group)));
+  }
+  console.log("\nTests that killed the most mutants:");
+  const killers = groupBy(
+    results.filter((result) => result.killedBy !== undefined),
+    (result) => result.killedBy!,
+  ).sort(([, a], [, b]) => b.length - a.length);
+  for (const [test, group] of killers.slice(0, 8)) {
+    console.log(`  ${String(group.length).padStart(4)}  ${test}`);
   }
   const survivors = results.filter((result) => result.status === "survived");
   if (survivors.length > 0) {
@@ -348,11 +386,16 @@ async function main(): Promise<void> {
 /** Runs the unmutated suite once: it must pass, and it sets the timeout. */
 async function calibrate(dir: string, options: Options): Promise<number> {
   const started = performance.now();
-  const status = await runTests(dir, options.fuzzRuns, 10 * 60 * 1000);
+  const { status, killedBy } = await runTests(
+    dir,
+    options.fuzzRuns,
+    10 * 60 * 1000,
+  );
   const milliseconds = performance.now() - started;
   if (status !== "survived") {
     console.error(
-      `The unmutated test suite fails (${status}); fix it before a mutation run.`,
+      `The unmutated test suite fails (${status}: ${killedBy}); fix it ` +
+        `before a mutation run.`,
     );
     Deno.exit(1);
   }
