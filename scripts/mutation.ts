@@ -12,7 +12,8 @@
  *
  *   deno task mutation [--seed 1] [--count 250] [--files src/]
  *                      [--concurrency 1] [--timeout SECONDS]
- *                      [--fuzz-runs 50] [--json report.json] [--list]
+ *                      [--fuzz-runs 50] [--tests tests/]
+ *                      [--json report.json] [--list]
  *
  * @module
  */
@@ -20,7 +21,8 @@
 import { parseArgs } from "node:util";
 import { applyMutant, type Mutant, mutantsOf } from "./mutation_operators.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname)
+  .replace(/\/$/, "");
 /** Not copied into a worker: history, build output, caches. */
 const NOT_COPIED = new Set([".git", "npm", ".coverage", "node_modules"]);
 
@@ -31,6 +33,7 @@ interface Options {
   concurrency: number;
   timeout?: number;
   fuzzRuns: number;
+  tests: string[];
   json?: string;
   list: boolean;
 }
@@ -51,6 +54,7 @@ const USAGE = `Usage: deno task mutation [options]
   --concurrency N   parallel workers (default 1)
   --timeout S       seconds per mutant (default: 3x the clean run, at least 20)
   --fuzz-runs N     RXPROMPT_FUZZ_RUNS for the tests (default 50)
+  --tests A,B       test files or folders to run (default tests/)
   --json PATH       also write the full report as JSON
   --list            print the sampled mutants and stop`;
 
@@ -64,6 +68,7 @@ function parseOptions(args: string[]): Options {
       concurrency: { type: "string", default: "1" },
       timeout: { type: "string" },
       "fuzz-runs": { type: "string", default: "50" },
+      tests: { type: "string", default: "tests/" },
       json: { type: "string" },
       list: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -91,6 +96,7 @@ function parseOptions(args: string[]): Options {
       ? undefined
       : integer("timeout", values.timeout, 1),
     fuzzRuns: integer("fuzz-runs", values["fuzz-runs"], 1),
+    tests: values.tests.split(",").map((path) => path.trim()).filter(Boolean),
     json: values.json,
     list: values.list,
   };
@@ -109,7 +115,15 @@ function sourceFiles(paths: string[]): string[] {
       visit(`${relative.replace(/\/$/, "")}/${entry.name}`);
     }
   };
-  for (const path of paths) visit(path);
+  for (const path of paths) {
+    try {
+      visit(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      console.error(`--files: ${path} does not exist under ${ROOT}`);
+      Deno.exit(2);
+    }
+  }
   return [...files].sort();
 }
 
@@ -163,16 +177,17 @@ interface TestRun {
  */
 async function runTests(
   cwd: string,
-  fuzzRuns: number,
+  options: { fuzzRuns: number; tests: string[] },
   timeoutMs: number,
 ): Promise<TestRun> {
+  const { fuzzRuns, tests } = options;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "test",
       "--no-check",
       "--fail-fast",
       "--allow-env=RXPROMPT_FUZZ_RUNS",
-      "tests/",
+      ...tests,
     ],
     cwd,
     env: { RXPROMPT_FUZZ_RUNS: String(fuzzRuns), NO_COLOR: "1" },
@@ -224,11 +239,7 @@ async function runAll(
       const original = Deno.readTextFileSync(path);
       Deno.writeTextFileSync(path, applyMutant(original, mutant));
       const started = performance.now();
-      const run = await runTests(
-        dir,
-        options.fuzzRuns,
-        options.timeout * 1000,
-      );
+      const run = await runTests(dir, options, options.timeout * 1000);
       const milliseconds = performance.now() - started;
       Deno.writeTextFileSync(path, original);
       results[index] = { ...mutant, ...run, milliseconds };
@@ -386,11 +397,7 @@ async function main(): Promise<void> {
 /** Runs the unmutated suite once: it must pass, and it sets the timeout. */
 async function calibrate(dir: string, options: Options): Promise<number> {
   const started = performance.now();
-  const { status, killedBy } = await runTests(
-    dir,
-    options.fuzzRuns,
-    10 * 60 * 1000,
-  );
+  const { status, killedBy } = await runTests(dir, options, 10 * 60 * 1000);
   const milliseconds = performance.now() - started;
   if (status !== "survived") {
     console.error(
