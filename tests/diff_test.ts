@@ -574,6 +574,27 @@ describe("diffAssemblies: malformed input", () => {
     );
   });
 
+  it("carries the serialization error as the cause, and no cause otherwise", () => {
+    const big = { name: "big", description: "d", parameters: { max: 1n } };
+    assert.throws(
+      () => diffAssemblies(base, { ...base, tools: [big as ToolSchema] }),
+      (error: unknown) => {
+        rejects("INVALID_TOOL_SCHEMA", "(see cause)")(error);
+        assert.ok((error as Error).cause instanceof TypeError);
+        return true;
+      },
+    );
+    const nameless = { description: "d", parameters: {} };
+    assert.throws(
+      () => diffAssemblies(base, { ...base, tools: [nameless as ToolSchema] }),
+      (error: unknown) => {
+        rejects("INVALID_TOOL_SCHEMA")(error);
+        assert.ok(!Object.hasOwn(error as Error, "cause"));
+        return true;
+      },
+    );
+  });
+
   it("rejects a bad tool, naming its path", () => {
     const bad = (entry: unknown) => ({
       sections: [],
@@ -649,6 +670,17 @@ describe("diffAssemblies: malformed input", () => {
         return true;
       },
     );
+    const variables = {
+      sections: [],
+      tools: [],
+      variables: Object.defineProperty({}, "model", {
+        enumerable: true,
+        get() {
+          throw failure;
+        },
+      }),
+    };
+    check(variables, "INVALID_ASSEMBLY", "reading after.variables.model threw");
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     check(proxy, "INVALID_ASSEMBLY", "reading after.variables threw");
