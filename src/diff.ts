@@ -9,8 +9,8 @@
  * @module
  */
 
-import { compareCodeUnits } from "./_util.ts";
-import { type DiffSide, readSide, type RenderedSection } from "./diff_input.ts";
+import { compareByName, culprit, firstDifference } from "./diff_lists.ts";
+import { type DiffSide, readSide, type RenderedSection } from "./diff_side.ts";
 import type { PromptAssembly } from "./types.ts";
 
 /**
@@ -147,8 +147,8 @@ export function diffAssemblies(
   const old = readSide(before, "before");
   const now = readSide(after, "after");
   const tools = diffTools(old, now);
-  const stablePrefix = commonPrefixLength(old.prompt, now.prompt);
-  const promptsEqual = old.prompt === now.prompt;
+  const { stablePrefix, section } = promptChange(old, now);
+  const promptsEqual = section === undefined;
   const toolsStable = tools.firstChanged === undefined;
   const brokenBy = !toolsStable
     ? `tool:${
@@ -156,7 +156,7 @@ export function diffAssemblies(
     }`
     : promptsEqual
     ? undefined
-    : `section:${firstRenderedChange(old, now)}`;
+    : `section:${section}`;
   return {
     identical: toolsStable && promptsEqual &&
       old.runtimeContext === now.runtimeContext,
@@ -172,69 +172,6 @@ export function diffAssemblies(
       ...(brokenBy === undefined ? {} : { brokenBy }),
     },
   };
-}
-
-interface Named {
-  readonly name: string;
-}
-
-interface NameChanges {
-  added: string[];
-  removed: string[];
-  changed: string[];
-}
-
-/**
- * Names only after, only before, and on both sides where `differs`, each in
- * code-unit order. The maps are keyed by name (an index or a value).
- */
-function compareByName<V>(
-  before: ReadonlyMap<string, V>,
-  after: ReadonlyMap<string, V>,
-  differs: (was: V, is: V) => boolean,
-): NameChanges {
-  const changes: NameChanges = { added: [], removed: [], changed: [] };
-  for (const [name, was] of before) {
-    if (!after.has(name)) changes.removed.push(name);
-    else if (differs(was, after.get(name)!)) changes.changed.push(name);
-  }
-  for (const name of after.keys()) {
-    if (!before.has(name)) changes.added.push(name);
-  }
-  changes.added.sort(compareCodeUnits);
-  changes.removed.sort(compareCodeUnits);
-  changes.changed.sort(compareCodeUnits);
-  return changes;
-}
-
-/**
- * The name to blame at the first differing position `index`: the entry
- * removed there, else the entry now there, else (the list got shorter) the
- * entry that was there.
- */
-function culprit(
-  index: number,
-  before: readonly Named[],
-  afterNames: ReadonlyMap<string, unknown> | ReadonlySet<string>,
-  after: readonly Named[],
-): string {
-  if (index < before.length && !afterNames.has(before[index].name)) {
-    return before[index].name;
-  }
-  return index < after.length ? after[index].name : before[index].name;
-}
-
-/** The first index where `same` fails or one list ends first, if any. */
-function firstDifference(
-  beforeLength: number,
-  afterLength: number,
-  same: (index: number) => boolean,
-): number | undefined {
-  const shorter = Math.min(beforeLength, afterLength);
-  for (let index = 0; index < shorter; index++) {
-    if (!same(index)) return index;
-  }
-  return beforeLength === afterLength ? undefined : shorter;
 }
 
 function diffTools(old: DiffSide, now: DiffSide): PromptDiff["tools"] {
@@ -288,11 +225,20 @@ function diffSections(old: DiffSide, now: DiffSide): PromptDiff["sections"] {
 }
 
 /**
- * The earliest section whose bytes changed in the prompt: the sections that
- * render non-empty, walked in parallel by text. Called only when the prompts
- * differ, so a difference exists (equal texts join into equal prompts).
+ * Where the prompts part, and the earliest section whose bytes changed
+ * there (absent when the prompts are equal). Walks the sections that render
+ * non-empty in parallel by text, skipping each equal one with one string
+ * comparison; only the first differing one is compared code unit by code
+ * unit. A difference exists when the prompts differ, since equal texts join
+ * into equal prompts.
  */
-function firstRenderedChange(old: DiffSide, now: DiffSide): string {
+function promptChange(
+  old: DiffSide,
+  now: DiffSide,
+): { stablePrefix: number; section?: string } {
+  const a = old.prompt;
+  const b = now.prompt;
+  if (a === b) return { stablePrefix: a.length };
   const before = old.sections.filter((section) => section.rendered !== "");
   const after = now.sections.filter((section) => section.rendered !== "");
   const index = firstDifference(
@@ -300,15 +246,19 @@ function firstRenderedChange(old: DiffSide, now: DiffSide): string {
     after.length,
     (position) => before[position].rendered === after[position].rendered,
   )!;
-  const afterNames = new Set(after.map((section) => section.name));
-  return culprit(index, before, afterNames, after);
-}
-
-function commonPrefixLength(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  let index = 0;
-  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) {
-    index++;
+  // Both prompts hold the equal sections and the blank lines between them.
+  let equal = 0;
+  for (let position = 0; position < index; position++) {
+    equal += before[position].rendered.length + (position > 0 ? 2 : 0);
   }
-  return index;
+  const length = Math.min(a.length, b.length);
+  let offset = equal;
+  while (offset < length && a.charCodeAt(offset) === b.charCodeAt(offset)) {
+    offset++;
+  }
+  const afterNames = new Set(after.map((section) => section.name));
+  return {
+    stablePrefix: offset,
+    section: culprit(index, before, afterNames, after),
+  };
 }
