@@ -514,6 +514,11 @@ describe("diffAssemblies: malformed input", () => {
       "after.tools is undefined",
     );
     check(
+      { sections: [section("a", "A")], tools: "t", variables: { a: "1" } },
+      "INVALID_ASSEMBLY",
+      "after.tools is string",
+    );
+    check(
       { sections: [], tools: [] },
       "INVALID_ASSEMBLY",
       "after.variables is undefined",
@@ -660,12 +665,15 @@ describe("diffAssemblies: malformed input", () => {
         }),
       ],
       tools: [],
-      variables: {},
+      variables: { model: "m" },
     };
     assert.throws(
       () => diffAssemblies(base, getter as unknown as PromptAssembly),
       (error: unknown) => {
-        rejects("INVALID_ASSEMBLY", "reading after.sections[1] threw")(error);
+        // The path is exactly the entry: no variable or index left over.
+        rejects("INVALID_ASSEMBLY", /reading after\.sections\[1\] threw/)(
+          error,
+        );
         assert.equal((error as Error).cause, failure);
         return true;
       },
