@@ -57,6 +57,7 @@ export type {
 } from "./src/types.ts";
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export { diffAssemblies, type PromptDiff } from "./src/diff.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";
 export {
   HARNESS_IDENTITY,

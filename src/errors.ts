@@ -46,7 +46,8 @@ export type SystemPromptErrorCode =
   | "PROVIDER_FAILED"
   | "DISPOSED"
   | "INVALID_SCOPE_KEY"
-  | "INVALID_ASSEMBLY";
+  | "INVALID_ASSEMBLY"
+  | "DUPLICATE_TOOL";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.
