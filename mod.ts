@@ -57,6 +57,7 @@ export type {
 } from "./src/types.ts";
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt } from "./src/render/prompt.ts";
+export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";
 export {
   HARNESS_IDENTITY,
