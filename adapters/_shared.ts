@@ -48,7 +48,8 @@ export function readAssembly(assembly: AdapterAssembly): {
         `${quote(assembly)}.`,
     );
   }
-  const { tools, variables, runtimeContext = [] } = assembly;
+  const { sections, tools, variables, runtimeContext = [] } = assembly;
+  checkSections(sections, "sections");
   if (!Array.isArray(tools)) {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
@@ -63,14 +64,31 @@ export function readAssembly(assembly: AdapterAssembly): {
         `got ${quote(variables)}.`,
     );
   }
-  if (!Array.isArray(runtimeContext)) {
+  checkSections(runtimeContext, "runtimeContext");
+  return { tools, runtimeContext };
+}
+
+function checkSections(
+  sections: unknown,
+  key: "sections" | "runtimeContext",
+): asserts sections is readonly AssembledSection[] {
+  if (!Array.isArray(sections)) {
     throw new SystemPromptError(
       "INVALID_SECTION",
-      `An assembly's runtimeContext, when present, must be an array of ` +
-        `{ name, order, text }; got ${quote(runtimeContext)}.`,
+      `An assembly's ${key} must be an array of { name, order, text }; got ` +
+        `${quote(sections)}.`,
     );
   }
-  return { tools, runtimeContext };
+  for (let index = 0; index < sections.length; index++) {
+    const section: unknown = sections[index];
+    if (typeof section !== "object" || section === null) {
+      throw new SystemPromptError(
+        "INVALID_SECTION",
+        `Entry ${index} of the assembly's ${key} is ${quote(section)}; ` +
+          `every entry must be an object { name, order, text }.`,
+      );
+    }
+  }
 }
 
 /**
