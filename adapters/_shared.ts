@@ -120,7 +120,7 @@ export function checkTools(
           `a description must be a string ("" for none).`,
       );
     }
-    if (!isSchemaObject(parameters)) {
+    if (!isJsonObject(parameters)) {
       throw new SystemPromptError(
         "INVALID_TOOL_SCHEMA",
         `Tool ${quote(name)} has parameters ${quote(parameters)}; the ` +
@@ -168,7 +168,7 @@ function checkName(
 }
 
 /** A plain JSON object (what a JSON Schema document is), not an array. */
-export function isSchemaObject(
+export function isJsonObject(
   value: unknown,
 ): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -222,12 +222,12 @@ export type CacheControl = { type: "ephemeral"; ttl?: "5m" | "1h" };
 export function cacheControlOf(cache: unknown): CacheControl | undefined {
   if (cache === undefined || cache === false) return undefined;
   if (cache === true) return { type: "ephemeral" };
-  const ttl = isSchemaObject(cache) ? cache.ttl : undefined;
+  const ttl = isJsonObject(cache) ? cache.ttl : undefined;
   if (ttl === "5m" || ttl === "1h") return { type: "ephemeral", ttl };
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `cache is ${quote(cache)}${
-      isSchemaObject(cache) ? ` with ttl ${quote(ttl)}` : ""
+      isJsonObject(cache) ? ` with ttl ${quote(ttl)}` : ""
     }; it must be true, false, or { ttl: "5m" } / { ttl: "1h" }.`,
   );
 }

@@ -25,8 +25,8 @@ export function toolNamed(
 }
 
 /**
- * Three sections (the middle one a cache breakpoint), two tools, one
- * variable and a runtime context.
+ * Three sections (the middle one a cache breakpoint), two tools, two
+ * variables and a runtime context of one non-empty and one empty section.
  */
 export function sampleAssembly(): TestAssembly {
   return {
@@ -53,8 +53,8 @@ export function sampleAssembly(): TestAssembly {
 export type Plugin = (prompt: SystemPrompt) => void;
 
 /**
- * The same plugins as {@linkcode buildRegistry}'s callers use: a persona, a
- * file plugin and a shell plugin, each with a section and a tool.
+ * Three plugins: files (a section and two tools), shell (a section and a
+ * tool whose schema has no `type`) and the `cwd` variable.
  */
 export const PLUGINS: readonly Plugin[] = [
   (prompt) => {
