@@ -58,6 +58,7 @@ export type {
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff.ts";
+export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";
 export {
   HARNESS_IDENTITY,

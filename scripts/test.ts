@@ -16,7 +16,13 @@
  * @module
  */
 
-const TARGETS = ["tests/", "mod.ts", "src/", "README.md"];
+const TARGETS = ["tests/", "mod.ts", "src/", "adapters/", "README.md"];
+/** The SDK round trips talk to a loopback server; `ai` reads the host name. */
+const PERMISSIONS = [
+  "--allow-net=127.0.0.1",
+  "--allow-sys=hostname",
+  "--allow-env",
+];
 
 /** Test cases in a JUnit report, the way {@linkcode countTestCases} counts. */
 export interface TestCaseCounts {
@@ -77,6 +83,7 @@ async function main(): Promise<number> {
         "--doc",
         "--reporter=dot",
         `--junit-path=${junit}`,
+        ...PERMISSIONS,
         ...Deno.args,
         ...TARGETS,
       ],

@@ -23,6 +23,11 @@ export interface AssembledSection {
   order: number;
   /** The section's template text; `{{name}}` references are resolved at render. */
   text: string;
+  /**
+   * Present (and `true`) only when the section is a cache breakpoint: a
+   * provider may cache the prompt up to and including this section.
+   */
+  cacheBreakpoint?: true;
 }
 
 /**
@@ -140,6 +145,11 @@ export interface PromptSection<C = AssembleContext> {
   order: number;
   /** The template text, or a function returning it for one assembly. */
   text: string | ((context: C) => string);
+  /**
+   * A provider may cache the prompt up to and including this section
+   * (`renderPromptBlocks` cuts after it; the Anthropic adapters mark it).
+   */
+  cacheBreakpoint?: boolean;
 }
 
 /**

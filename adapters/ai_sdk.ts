@@ -1,0 +1,214 @@
+/**
+ * `@rxprompt/system-prompt/ai-sdk`: an assembly as the `system` and `tools`
+ * options of the Vercel AI SDK (`generateText`, `streamText`, agents).
+ *
+ * Built with the AI SDK's own `tool()` and `jsonSchema()`, so `ai` (6 or 7)
+ * is a peer dependency of this subpath only.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { toAISDK } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const prompt = new SystemPrompt({ persona: "You review pull requests." });
+ * const { system, tools } = toAISDK(await prompt.assemble());
+ * console.log(typeof system, Object.keys(tools)); // "string" []
+ * // await generateText({ model, system, tools, prompt: "Review #42." });
+ * await prompt.dispose();
+ * ```
+ *
+ * @module
+ */
+
+import {
+  jsonSchema,
+  type JSONSchema7,
+  type SystemModelMessage,
+  tool,
+  type ToolSet,
+} from "ai";
+import {
+  type AssembledSection,
+  type PromptAssembly,
+  renderPrompt,
+  renderPromptBlocks,
+  SystemPromptError,
+  type ToolSchema,
+} from "../mod.ts";
+import { quote } from "../src/errors.ts";
+import {
+  cacheBreakpointLimit,
+  cacheControlOf,
+  checkTools,
+  optionsOf,
+  readAssembly,
+  runtimeMessage,
+} from "./_shared.ts";
+
+/**
+ * Options of {@linkcode toAISDK}.
+ *
+ * @example
+ * ```ts
+ * import type { AISDKOptions } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const options: AISDKOptions = {
+ *   execute: { shell: (input) => `ran ${JSON.stringify(input)}` },
+ *   cache: true,
+ * };
+ * ```
+ */
+export interface AISDKOptions {
+  /**
+   * Tool implementations by tool name; a key that names no tool of the
+   * assembly throws `INVALID_CONFIG`. Tools without one are sent to the model
+   * and their calls returned to you.
+   */
+  execute?: Record<string, (input: unknown, options: unknown) => unknown>;
+  /**
+   * Make `system` one system message per prompt block (cut at the sections'
+   * cache breakpoints), with Anthropic `cacheControl` provider options on
+   * the latest `maxCacheBreakpoints` blocks; `{ ttl }` sets the lifetime.
+   */
+  cache?: boolean | { ttl: "5m" | "1h" };
+  /** At most this many cache markers (an integer from 0 to 4; default 3). */
+  maxCacheBreakpoints?: number;
+}
+
+/**
+ * The AI SDK options of one assembly.
+ *
+ * @example
+ * ```ts
+ * import type { AISDKRequest } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const fields: AISDKRequest = { system: "You are a coding agent.", tools: {} };
+ * ```
+ */
+export interface AISDKRequest {
+  /** The system prompt: a string, or one system message per block with `cache`. */
+  system: string | SystemModelMessage[];
+  /** The tools, keyed by name in the assembly's order. */
+  tools: ToolSet;
+  /** The rendered runtime context; absent when it renders empty. */
+  runtimeContext?: { role: "user"; content: string };
+}
+
+/**
+ * Maps an assembly to the AI SDK's `system` and `tools` (and the runtime
+ * context as a user message, only when it renders non-empty).
+ *
+ * Each tool is built with `tool({ description, inputSchema: jsonSchema(parameters) })`
+ * (plus its `execute`, when given). The tool set's keys follow the
+ * assembly's order and every tool is an own key, even one named `__proto__`
+ * (JavaScript itself lists integer-like keys such as `"7"` first). Without
+ * `cache`, `system` is the rendered prompt; with it, one system message per
+ * prompt block, the latest `maxCacheBreakpoints` carrying Anthropic
+ * `cacheControl` (other providers ignore it).
+ *
+ * Throws a {@linkcode SystemPromptError}: `DUPLICATE_TOOL` for a name listed
+ * twice, `INVALID_TOOL_SCHEMA` for a malformed tool, `INVALID_CONFIG` for an
+ * `execute` key that names no tool or a bad option, and `renderPrompt`'s
+ * errors.
+ *
+ * @param assembly what `assemble()` resolved to
+ * @param options `execute`, `cache`, `maxCacheBreakpoints`
+ * @returns the AI SDK options
+ *
+ * @example With tool implementations and caching
+ * ```ts
+ * import { toAISDK } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const { system, tools } = toAISDK({
+ *   sections: [{ name: "identity", order: -100, text: "You are a coding agent." }],
+ *   tools: [{ name: "shell", description: "Run a command.", parameters: { type: "object" } }],
+ *   variables: {},
+ * }, { execute: { shell: () => "done" }, cache: true });
+ * console.log(system); // [{ role: "system", content: "...", providerOptions: { anthropic: ... } }]
+ * console.log(Object.keys(tools)); // ["shell"]
+ * // await generateText({ model, system, tools, prompt: "List the files." });
+ * ```
+ */
+export function toAISDK(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: AISDKOptions,
+): AISDKRequest {
+  const { execute = {}, cache, maxCacheBreakpoints } = optionsOf(options);
+  const marker = cacheControlOf(cache);
+  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const { tools, runtimeContext } = readAssembly(assembly);
+  checkTools(tools);
+  checkExecute(execute, tools);
+  const request: AISDKRequest = {
+    system: marker === undefined ? renderPrompt(assembly) : [],
+    tools: toToolSet(tools, execute),
+  };
+  if (marker !== undefined) {
+    const blocks = renderPromptBlocks(assembly);
+    request.system = blocks.map((block, index): SystemModelMessage =>
+      index < blocks.length - limit
+        ? { role: "system", content: block.text }
+        : {
+          role: "system",
+          content: block.text,
+          providerOptions: { anthropic: { cacheControl: { ...marker } } },
+        }
+    );
+  }
+  const context = runtimeMessage(assembly, runtimeContext);
+  if (context !== undefined) request.runtimeContext = context;
+  return request;
+}
+
+type Execute = NonNullable<AISDKOptions["execute"]>;
+
+function checkExecute(execute: unknown, tools: readonly ToolSchema[]): void {
+  if (typeof execute !== "object" || execute === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `execute must be an object of functions by tool name; got ` +
+        `${quote(execute)}.`,
+    );
+  }
+  const names = new Set(tools.map((schema) => schema.name));
+  for (const key of Object.keys(execute)) {
+    const value = (execute as Record<string, unknown>)[key];
+    if (!names.has(key)) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `execute names tool ${quote(key)}, which is not in the assembly; ` +
+          `tools: ${describeNames(names)}.`,
+      );
+    }
+    if (typeof value !== "function") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `execute for tool ${quote(key)} is ${quote(value)}; it must be a ` +
+          `function (input, options) => result.`,
+      );
+    }
+  }
+}
+
+function describeNames(names: ReadonlySet<string>): string {
+  return names.size === 0 ? "none" : [...names].map(quote).join(", ");
+}
+
+function toToolSet(tools: readonly ToolSchema[], execute: Execute): ToolSet {
+  const set: ToolSet = {};
+  for (const { name, description, parameters } of tools) {
+    const inputSchema = jsonSchema(parameters as JSONSchema7);
+    const run = Object.hasOwn(execute, name) ? execute[name] : undefined;
+    const built = run === undefined
+      ? tool({ description, inputSchema })
+      : tool({ description, inputSchema, execute: run });
+    // A define, not an assignment: `__proto__` must stay an own key.
+    Object.defineProperty(set, name, {
+      value: built,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return set;
+}
