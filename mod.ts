@@ -66,8 +66,8 @@ export {
   HARNESS_IDENTITY_SECTION,
   PERSONA_ORDER,
   PERSONA_SECTION,
-  type Registrar,
-  SystemPrompt,
   TOOL_GUIDANCE_ORDER,
   TOOL_GUIDANCE_ORDER_END,
-} from "./src/system_prompt.ts";
+} from "./src/built_ins.ts";
+export type { Registrar, RegistrarOptions } from "./src/registrar.ts";
+export { SystemPrompt } from "./src/system_prompt.ts";

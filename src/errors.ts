@@ -28,6 +28,7 @@
 export type SystemPromptErrorCode =
   | "DUPLICATE_SECTION"
   | "DUPLICATE_VARIABLE"
+  | "DUPLICATE_TOOL"
   | "INVALID_VARIABLE_NAME"
   | "INVALID_SECTION"
   | "INVALID_PROVIDER"
@@ -40,7 +41,6 @@ export type SystemPromptErrorCode =
   | "RESERVED_TOOL_NAME"
   | "INVALID_TOOL_SCHEMA"
   | "INVALID_TOOL_NAME"
-  | "DUPLICATE_TOOL"
   | "UNKNOWN_VARIABLE"
   | "VARIABLE_WITHOUT_VALUE"
   | "INVALID_VARIABLE_VALUE"
@@ -48,8 +48,7 @@ export type SystemPromptErrorCode =
   | "PROVIDER_FAILED"
   | "DISPOSED"
   | "INVALID_SCOPE_KEY"
-  | "INVALID_ASSEMBLY"
-  | "DUPLICATE_TOOL";
+  | "INVALID_ASSEMBLY";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -1,180 +1,140 @@
 /**
  * Layers: one `BehaviorSubject` of an immutable layer state for the global
- * layer and for each scope key in use, and the change stream that reports
- * every committed transition.
+ * layer and for each scope key in use. The layers guard their own
+ * invariants (one owner per name and layer), hand out snapshots for
+ * `assemble` and observable combinations of states for `watch`, and report
+ * every committed transition on `change$`.
  *
  * @module
  */
 
-import { BehaviorSubject, type Observable, Subject } from "rxjs";
-import { compareCodeUnits } from "./_util.ts";
-import type {
-  AssembleListener,
-  PromptChange,
-  ScopeKey,
-  ToolProvider,
-  VariableProvider,
-} from "./types.ts";
+import {
+  BehaviorSubject,
+  combineLatest,
+  defer,
+  EMPTY,
+  finalize,
+  map,
+  type Observable,
+  Subject,
+} from "rxjs";
+import { describeScope, quote, SystemPromptError } from "./errors.ts";
+import type { Kind, RecordBase } from "./kinds/kind.ts";
+import {
+  KIND_NAMES,
+  type KindName,
+  KINDS,
+  type RecordOf,
+} from "./kinds/table.ts";
+import type { PromptChange, ScopeKey } from "./types.ts";
 
-/** A registered section, as stored in a layer. */
-export interface SectionRecord<C> {
-  readonly name: string;
-  readonly order: number;
-  readonly text: string | ((context: C) => string);
-}
+/**
+ * The registrations of one layer, by kind, never mutated: every change makes
+ * a new state, so an assembly can hold a snapshot while registrations go on.
+ * Each list is in its kind's stored order (sections in render order,
+ * variables by name, the others in registration order).
+ */
+export type LayerState = { readonly [K in KindName]: readonly RecordOf<K>[] };
 
-/** A registered variable, as stored in a layer. */
-export interface VariableRecord<C> {
-  readonly name: string;
-  readonly provider: VariableProvider<C>;
-}
-
-/** A registered tool provider, as stored in a layer. */
-export interface ToolsRecord<C> {
-  readonly provider: ToolProvider<C>;
-}
-
-/** A registered listener; `sequence` orders global and scope listeners. */
-export interface ListenerRecord<C> {
-  readonly listener: AssembleListener<C>;
-  readonly sequence: number;
+/** One layer as a snapshot holds it. */
+export interface SnapshotLayer {
+  readonly state: LayerState;
+  /** The layer's scope key; `undefined` is the global layer. */
+  readonly scope: ScopeKey | undefined;
 }
 
 /**
- * The registrations of one layer, never mutated: every change makes a new
- * state, so an assembly can hold a snapshot while registrations go on.
+ * The layers one assembly reads, farthest first: the global layer, then the
+ * scope's layer (a scope chain will add the layers in between).
  */
-export interface LayerState<C> {
-  /** Sorted by ascending order, then by code-unit order of the name. */
-  readonly sections: readonly SectionRecord<C>[];
-  readonly variables: readonly VariableRecord<C>[];
-  readonly tools: readonly ToolsRecord<C>[];
-  /** In registration order. */
-  readonly listeners: readonly ListenerRecord<C>[];
-}
-
-const EMPTY_LAYER: LayerState<unknown> = Object.freeze({
-  sections: [],
-  variables: [],
-  tools: [],
-  listeners: [],
-});
-
-/** The state of a layer with no registrations (one shared frozen object). */
-export function emptyLayer<C>(): LayerState<C> {
-  return EMPTY_LAYER as LayerState<C>;
-}
-
-function isEmpty<C>(state: LayerState<C>): boolean {
-  return state.sections.length === 0 && state.variables.length === 0 &&
-    state.tools.length === 0 && state.listeners.length === 0;
-}
-
-/** Render order of sections: ascending `order`, then code-unit `name`. */
-export function compareSections<C>(
-  a: SectionRecord<C>,
-  b: SectionRecord<C>,
-): number {
-  if (a.order !== b.order) return a.order - b.order;
-  return compareCodeUnits(a.name, b.name);
-}
+export type Snapshot = readonly SnapshotLayer[];
 
 /** One registration as a layer stores it, tagged with its kind. */
-export type Registration<C> =
-  | { readonly kind: "section"; readonly record: SectionRecord<C> }
-  | { readonly kind: "variable"; readonly record: VariableRecord<C> }
-  | { readonly kind: "tools"; readonly record: ToolsRecord<C> }
-  | { readonly kind: "listener"; readonly record: ListenerRecord<C> };
+export type Registration = {
+  [K in KindName]: { readonly kind: K; readonly record: RecordOf<K> };
+}[KindName];
 
-/** `state` with `registration` added (sections at their render position). */
-export function withRegistration<C>(
-  state: LayerState<C>,
-  registration: Registration<C>,
-): LayerState<C> {
-  switch (registration.kind) {
-    case "section": {
-      const { sections } = state;
-      const record = registration.record;
-      let index = sections.length;
-      while (index > 0 && compareSections(sections[index - 1], record) > 0) {
-        index--;
-      }
-      return {
-        ...state,
-        sections: sections.toSpliced(index, 0, record),
-      };
-    }
-    case "variable":
-      return {
-        ...state,
-        variables: [...state.variables, registration.record],
-      };
-    case "tools":
-      return { ...state, tools: [...state.tools, registration.record] };
-    case "listener":
-      return {
-        ...state,
-        listeners: [...state.listeners, registration.record],
-      };
-  }
+const EMPTY_LAYER: LayerState = Object.freeze(
+  Object.fromEntries(
+    KIND_NAMES.map((name) => [name, []]),
+  ) as unknown as LayerState,
+);
+
+/** The state of a layer with no registrations (one shared frozen object). */
+export function emptyLayer(): LayerState {
+  return EMPTY_LAYER;
+}
+
+function isEmpty(state: LayerState): boolean {
+  return KIND_NAMES.every((name) => state[name].length === 0);
+}
+
+function kindOf(registration: Registration): Kind<RecordBase> {
+  return KINDS[registration.kind] as Kind<RecordBase>;
+}
+
+/** `state` with `registration` added at its kind's stored position. */
+export function withRegistration(
+  state: LayerState,
+  registration: Registration,
+): LayerState {
+  const records = state[registration.kind] as readonly RecordBase[];
+  const next = kindOf(registration).insert(records, registration.record);
+  return { ...state, [registration.kind]: next };
 }
 
 /** `state` without `registration`'s record (compared by identity). */
-export function withoutRegistration<C>(
-  state: LayerState<C>,
-  registration: Registration<C>,
-): LayerState<C> {
-  const record: unknown = registration.record;
-  switch (registration.kind) {
-    case "section":
-      return {
-        ...state,
-        sections: state.sections.filter((item) => item !== record),
-      };
-    case "variable":
-      return {
-        ...state,
-        variables: state.variables.filter((item) => item !== record),
-      };
-    case "tools":
-      return { ...state, tools: state.tools.filter((item) => item !== record) };
-    case "listener":
-      return {
-        ...state,
-        listeners: state.listeners.filter((item) => item !== record),
-      };
-  }
+export function withoutRegistration(
+  state: LayerState,
+  registration: Registration,
+): LayerState {
+  const records = state[registration.kind] as readonly RecordBase[];
+  const next = records.filter((record) => record !== registration.record);
+  return { ...state, [registration.kind]: next };
 }
 
-function changeOf<C>(
+function changeOf(
   type: "register" | "unregister",
-  registration: Registration<C>,
+  registration: Registration,
   scope: ScopeKey | undefined,
 ): PromptChange {
-  const change: PromptChange = { type, kind: registration.kind };
-  const record = registration.record;
-  if ("name" in record) change.name = record.name;
+  const kind = kindOf(registration);
+  const change: PromptChange = { type, kind: kind.change };
+  const name = registration.record.name;
+  if (kind.unique !== undefined && name !== undefined) change.name = name;
   if (scope !== undefined) change.scope = scope;
   return change;
 }
 
+/** A scope's subject and how many watchers hold it open. */
+interface ScopeLayer {
+  readonly subject: BehaviorSubject<LayerState>;
+  watchers: number;
+}
+
 /**
- * The layers of one registry. Each layer is a `BehaviorSubject`; a scope
- * layer exists only while it holds registrations, so a disposed scope leaves
- * nothing behind and a later registrar for the same key starts clean.
+ * The layers of one registry. A scope layer exists while it holds
+ * registrations or is watched, so a disposed scope leaves nothing behind
+ * and a later registrar for the same key starts clean.
  */
-export class Layers<C> {
-  readonly #global = new BehaviorSubject(emptyLayer<C>());
-  readonly #scopes = new Map<ScopeKey, BehaviorSubject<LayerState<C>>>();
+export class Layers {
+  readonly #global = new BehaviorSubject(emptyLayer());
+  readonly #scopes = new Map<ScopeKey, ScopeLayer>();
   readonly #changes = new Subject<PromptChange>();
+  readonly #invalidations = new Subject<void>();
+  #completed = false;
 
   /** Every committed change, emitted synchronously after the commit. */
   readonly change$: Observable<PromptChange> = this.#changes.asObservable();
 
+  /** Every `invalidate()`: "a provider's underlying value changed". */
+  readonly invalidation$: Observable<void> = this.#invalidations
+    .asObservable();
+
   /** The current state of the global layer, or of `scope`'s layer. */
-  state(scope?: ScopeKey): LayerState<C> {
+  state(scope?: ScopeKey): LayerState {
     if (scope === undefined) return this.#global.value;
-    return this.#scopes.get(scope)?.value ?? emptyLayer();
+    return this.#scopes.get(scope)?.subject.value ?? emptyLayer();
   }
 
   /** How many scope layers exist. */
@@ -182,45 +142,147 @@ export class Layers<C> {
     return this.#scopes.size;
   }
 
-  /** Adds `registration` to a layer, then emits its `register` change. */
-  add(scope: ScopeKey | undefined, registration: Registration<C>): void {
-    this.#commit(scope, withRegistration(this.state(scope), registration));
+  /**
+   * Adds `registration` to a layer and emits its `register` change. Checks
+   * the layer's invariants first: a failed add leaves no trace. `beforeCommit`
+   * runs once the checks pass (the registrar takes ownership there, so a
+   * change subscriber that disposes it cannot strand the registration).
+   *
+   * @throws {SystemPromptError} the kind's duplicate code for a name the
+   * layer already holds.
+   */
+  add<T>(
+    scope: ScopeKey | undefined,
+    registration: Registration,
+    beforeCommit: () => T,
+  ): T {
+    const state = this.state(scope);
+    assertUnique(state, registration, scope);
+    const result = beforeCommit();
+    this.#commit(scope, withRegistration(state, registration));
     this.#changes.next(changeOf("register", registration, scope));
+    return result;
   }
 
   /** Removes `registration` from a layer, then emits its `unregister` change. */
-  remove(scope: ScopeKey | undefined, registration: Registration<C>): void {
+  remove(scope: ScopeKey | undefined, registration: Registration): void {
     this.#commit(scope, withoutRegistration(this.state(scope), registration));
     this.#changes.next(changeOf("unregister", registration, scope));
   }
 
-  #commit(scope: ScopeKey | undefined, next: LayerState<C>): void {
+  /** The latest states of the global layer and of `scopes`' layers. */
+  snapshot(scopes: readonly ScopeKey[]): Snapshot {
+    const snapshot: SnapshotLayer[] = [{
+      state: this.#global.value,
+      scope: undefined,
+    }];
+    for (const scope of scopes) {
+      snapshot.push({ state: this.state(scope), scope });
+    }
+    return snapshot;
+  }
+
+  /**
+   * The same snapshot as an observable: the combination of the layers'
+   * subjects, emitting on each transition of any of them. Completes with
+   * the layers.
+   */
+  snapshot$(scopes: readonly ScopeKey[]): Observable<Snapshot> {
+    const layers = [
+      this.#global.asObservable(),
+      ...scopes.map((scope) => this.#layer$(scope)),
+    ];
+    return combineLatest(layers).pipe(
+      map((states) =>
+        states.map((state, index): SnapshotLayer => ({
+          state,
+          scope: index === 0 ? undefined : scopes[index - 1],
+        }))
+      ),
+    );
+  }
+
+  /** `scope`'s subject, held open while subscribed. */
+  #layer$(scope: ScopeKey): Observable<LayerState> {
+    return defer(() => {
+      if (this.#completed) return EMPTY;
+      let layer = this.#scopes.get(scope);
+      if (layer === undefined) {
+        layer = { subject: new BehaviorSubject(emptyLayer()), watchers: 0 };
+        this.#scopes.set(scope, layer);
+      }
+      const held = layer;
+      held.watchers++;
+      return held.subject.pipe(finalize(() => {
+        held.watchers--;
+        this.#dropIfUnused(scope, held);
+      }));
+    });
+  }
+
+  #commit(scope: ScopeKey | undefined, next: LayerState): void {
     if (scope === undefined) {
       this.#global.next(next);
       return;
     }
     const layer = this.#scopes.get(scope);
-    if (!isEmpty(next)) {
-      if (layer === undefined) {
-        this.#scopes.set(scope, new BehaviorSubject(next));
-      } else layer.next(next);
-    } else if (layer !== undefined) {
+    if (layer === undefined) {
+      if (isEmpty(next)) return;
+      this.#scopes.set(scope, {
+        subject: new BehaviorSubject(next),
+        watchers: 0,
+      });
+      return;
+    }
+    layer.subject.next(next);
+    this.#dropIfUnused(scope, layer);
+  }
+
+  #dropIfUnused(scope: ScopeKey, layer: ScopeLayer): void {
+    if (
+      layer.watchers === 0 && isEmpty(layer.subject.value) &&
+      this.#scopes.get(scope) === layer
+    ) {
       this.#scopes.delete(scope);
-      layer.next(next);
-      layer.complete();
+      layer.subject.complete();
     }
   }
 
-  /** Emits a change that no layer transition carries (an invalidation). */
-  emit(change: PromptChange): void {
-    this.#changes.next(change);
+  /** Emits an invalidation on `invalidation$` and on `change$`. */
+  invalidate(): void {
+    this.#invalidations.next();
+    this.#changes.next({ type: "invalidate" });
   }
 
-  /** Completes every layer and the change stream. */
+  /** Completes every layer and both streams. */
   complete(): void {
-    for (const layer of this.#scopes.values()) layer.complete();
+    this.#completed = true;
+    for (const layer of this.#scopes.values()) layer.subject.complete();
     this.#scopes.clear();
     this.#global.complete();
+    this.#invalidations.complete();
     this.#changes.complete();
   }
+}
+
+function assertUnique(
+  state: LayerState,
+  registration: Registration,
+  scope: ScopeKey | undefined,
+): void {
+  const unique = kindOf(registration).unique;
+  const name = registration.record.name;
+  if (unique === undefined || name === undefined) return;
+  const records = state[registration.kind] as readonly RecordBase[];
+  if (!records.some((record) => record.name === name)) return;
+  const where = scope === undefined
+    ? `the global layer; a name has one owner per layer. Dispose the ` +
+      `existing registration first, or override it for one agent through ` +
+      `a scope registrar (prompt.scope(agent)).`
+    : `${describeScope(scope)}; a name has one owner per layer. Dispose ` +
+      `the existing registration first.`;
+  throw new SystemPromptError(
+    unique.code,
+    `${unique.noun} ${quote(name)} is already registered in ${where}`,
+  );
 }

@@ -97,8 +97,10 @@ export function compileToolOrder(toolOrder: unknown): ToolOrderPlan {
  * Returns the tools in canonical order, as a new array.
  *
  * Without a plan: code-unit order of the names. With one: listed names at
- * their listed position, the others at the rest entry in name order. Tools
- * sharing a name keep their collection order; no tool is dropped.
+ * their listed position, the others at the rest entry in name order. The
+ * registry passes unique names (a nearer layer's tool shadows, and one layer
+ * offering a name twice is `DUPLICATE_TOOL`, before ordering); the sort is
+ * stable, so repeated names would keep their input order.
  *
  * @throws {SystemPromptError} `RESERVED_TOOL_NAME` when a tool is named
  * {@linkcode TOOL_ORDER_REST}; `UNKNOWN_TOOL_IN_ORDER` when the plan lists

@@ -147,7 +147,7 @@ function slowListener() {
 
 // ------------------------------------------------------------------ tests
 
-describe("SystemPrompt#watch", () => {
+describe("watch: views", () => {
   it("is cold: nothing assembles before subscription", async () => {
     const prompt = registry();
     const who = counted(() => "world");
@@ -224,7 +224,9 @@ describe("SystemPrompt#watch", () => {
     await watcher.views$(count + 1);
     assert.equal(promptOf(watcher.views.at(-1)), "", "unregistration too");
   });
+});
 
+describe("watch: which changes reach a view", () => {
   it("re-assembles a scoped watcher after a change in its own scope", async () => {
     const prompt = registry("global persona");
     const agent = { id: "A" };
@@ -335,7 +337,9 @@ describe("SystemPrompt#watch", () => {
     assert.equal(seen[0]?.scope, key);
     assert.equal(seen[0]?.agent, "Ada");
   });
+});
 
+describe("watch: coalescing and cancellation", () => {
   it("coalesces 1,000 registrations in one synchronous block into one view", async () => {
     const prompt = registry();
     const value = counted(() => "v");
@@ -428,7 +432,9 @@ describe("SystemPrompt#watch", () => {
     assert.deepEqual(watcher.errors, []);
     assert.equal(watcher.completed, false);
   });
+});
 
+describe("watch: failures arrive as views", () => {
   it("emits { error } on a render failure, stays alive, and recovers", async () => {
     const prompt = registry();
     prompt.section({ name: "s", order: 1, text: "cwd is {{cwd}}" });
@@ -483,7 +489,9 @@ describe("SystemPrompt#watch", () => {
     await watcher.views$(2);
     assert.equal(promptOf(watcher.views[1]), "");
   });
+});
 
+describe("watch: unsubscription and completion", () => {
   it("cancels in-flight work on unsubscribe and calls no provider after", async () => {
     const prompt = registry();
     const value = counted(() => "v");
@@ -616,5 +624,48 @@ describe("SystemPrompt#invalidate", () => {
     assert.equal(promptOf(scoped.views[1]), "cwd=/b\n\nagent A");
     assert.equal(promptOf(otherScope.views[1]), "cwd=/b");
     assert.equal(provider.calls - calls, 3, "one fresh call per watcher");
+  });
+});
+
+describe("watch: the context and its signal", () => {
+  it("reports a context that is not an object, or a null scope, as an { error } view", async () => {
+    const prompt = registry();
+    const bad = collect(prompt.watch("agent" as unknown as AssembleContext));
+    const nullScope = collect(
+      prompt.watch({ scope: null as unknown as ScopeKey }),
+    );
+    await bad.views$(1);
+    await nullScope.views$(1);
+    rejects("INVALID_CONTEXT")(errorOf(bad.views[0]));
+    rejects("INVALID_SCOPE_KEY")(errorOf(nullScope.views[0]));
+    assert.equal(bad.completed, false, "the stream stays alive");
+  });
+
+  it("a caller's signal that is already aborted gives its reason as the view's error", async () => {
+    const prompt = registry();
+    const reason = new Error("caller gave up");
+    const watcher = collect(
+      prompt.watch({ signal: AbortSignal.abort(reason) }),
+    );
+    await watcher.views$(1);
+    assert.equal(errorOf(watcher.views[0]), reason);
+  });
+
+  it("a caller's signal that aborts later aborts the assembly in flight", async () => {
+    const prompt = registry();
+    const slow = slowListener();
+    prompt.onAssemble(slow.listener);
+    slow.hold = true;
+    const controller = new AbortController();
+    const watcher = collect(prompt.watch({ signal: controller.signal }));
+    await until(() => slow.held.length === 1, "the assembly to park");
+    const derived = slow.held[0].signal;
+    assert.notEqual(derived, controller.signal, "a derived signal");
+    assert.equal(derived?.aborted, false);
+    const reason = new Error("stop");
+    controller.abort(reason);
+    assert.equal(derived?.aborted, true);
+    await watcher.views$(1);
+    assert.equal(errorOf(watcher.views[0]), reason);
   });
 });

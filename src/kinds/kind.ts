@@ -1,0 +1,109 @@
+/**
+ * What every registration kind provides: how a registration becomes a
+ * record, how a layer stores it, and what it adds to an assembly.
+ *
+ * A kind knows nothing of registrars, lifetimes or `BehaviorSubject`s: the
+ * registrar validates through it, the layers store through it, and the
+ * assembly builder asks it for its contribution.
+ *
+ * @module
+ */
+
+import {
+  quote,
+  SystemPromptError,
+  type SystemPromptErrorCode,
+} from "../errors.ts";
+import type { ToolOrderPlan } from "../tool_order.ts";
+import type { PromptAssembly, PromptChange, ScopeKey } from "../types.ts";
+
+/** What the registrar knows about a registration beyond its input. */
+export interface Provenance {
+  /** The label of the registrar that made it (for messages and `explain`). */
+  readonly label: string;
+  /** Registry-wide registration number: one fixed order across layers. */
+  readonly sequence: number;
+}
+
+/** The fields every stored record has. */
+export interface RecordBase extends Provenance {
+  /** Set for kinds whose names are unique per layer. */
+  readonly name?: string;
+}
+
+/** One layer's records of one kind, with the layer's scope. */
+export interface KindLayer<R> {
+  readonly records: readonly R[];
+  /** The layer's scope key; `undefined` is the global layer. */
+  readonly scope: ScopeKey | undefined;
+}
+
+/** Registry-wide inputs of an assembly. */
+export interface BuildOptions {
+  /** The compiled `toolOrder`, if one is configured. */
+  readonly toolOrder?: ToolOrderPlan;
+}
+
+/** A registration kind. `I` is what its `Registrar` method receives. */
+export interface Kind<R extends RecordBase, I = unknown> {
+  /** The `kind` of this kind's change events. */
+  readonly change: NonNullable<PromptChange["kind"]>;
+  /**
+   * Set when names are unique per layer: the error code and the noun of
+   * the message for a second registration of one name in one layer.
+   */
+  readonly unique?: {
+    readonly code: SystemPromptErrorCode;
+    readonly noun: string;
+  };
+  /** Validates `input` into a record, or throws before any state changes. */
+  record(input: I, provenance: Provenance): R;
+  /** `records` with `record` added at its stored position (a new array). */
+  insert(records: readonly R[], record: R): readonly R[];
+  /**
+   * Writes this kind's part of the initial assembly into `draft`, from the
+   * snapshot's layers farthest-first.
+   */
+  build?(
+    layers: readonly KindLayer<R>[],
+    context: unknown,
+    draft: PromptAssembly,
+    options: BuildOptions,
+  ): void;
+}
+
+/** Appends: the stored order of kinds kept in registration order. */
+export function append<R>(records: readonly R[], record: R): readonly R[] {
+  return [...records, record];
+}
+
+/** Inserts `record` after every item that sorts before or equal to it. */
+export function insertSorted<R>(
+  records: readonly R[],
+  record: R,
+  compare: (a: R, b: R) => number,
+): readonly R[] {
+  let index = records.length;
+  while (index > 0 && compare(records[index - 1], record) > 0) index--;
+  return records.toSpliced(index, 0, record);
+}
+
+/** The records of `layers`, farthest-first. */
+export function recordsOf<R>(
+  layers: readonly KindLayer<R>[],
+): (readonly R[])[] {
+  return layers.map((layer) => layer.records);
+}
+
+/** Throws `INVALID_PROVIDER` unless `value` is a function. */
+export function assertFunction(
+  value: unknown,
+  what: string,
+): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== "function") {
+    throw new SystemPromptError(
+      "INVALID_PROVIDER",
+      `${what} must be a function; got ${quote(value)}.`,
+    );
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The tools kind: anonymous tool-schema providers (the same function twice
+ * is two registrations). A nearer layer's tool shadows a farther layer's tool
+ * of the same name; two tools of one name from one layer reject the
+ * assembly with `DUPLICATE_TOOL`.
+ *
+ * @module
+ */
+
+import { callProvider } from "../assemble/provider.ts";
+import { describeScope, quote, SystemPromptError } from "../errors.ts";
+import { orderTools } from "../tool_order.ts";
+import type {
+  PromptAssembly,
+  ScopeKey,
+  ToolProvider,
+  ToolSchema,
+} from "../types.ts";
+import {
+  append,
+  assertFunction,
+  type BuildOptions,
+  type Kind,
+  type KindLayer,
+  type Provenance,
+  type RecordBase,
+} from "./kind.ts";
+import { copyToolSchema } from "./tool_schema.ts";
+
+/** A registered tool provider, as stored in a layer. */
+export interface ToolsRecord extends RecordBase {
+  readonly provider: ToolProvider<unknown>;
+}
+
+/** The tools kind; a layer keeps its providers in registration order. */
+export const toolsKind: Kind<ToolsRecord> = {
+  change: "tools",
+  record: toToolsRecord,
+  insert: append,
+  build: buildTools,
+};
+
+function toToolsRecord(
+  provider: unknown,
+  { label, sequence }: Provenance,
+): ToolsRecord {
+  assertFunction(provider, "A tool provider");
+  return { provider: provider as ToolProvider<unknown>, label, sequence };
+}
+
+/** Where tools come from: a provider, its position, and its layer. */
+interface ToolSource {
+  readonly record: ToolsRecord;
+  /** 1-based position among the providers of this assembly. */
+  readonly index: number;
+  readonly scope: ScopeKey | undefined;
+  /** The layer's position in the snapshot, farthest first. */
+  readonly layer: number;
+}
+
+/** Names a tool provider in an error message (built on failure only). */
+function describeSource(source: ToolSource): string {
+  return `${nameSource(source)} (${describeScope(source.scope)})`;
+}
+
+/** The provider's function name, position and registrar. */
+function nameSource({ record, index }: ToolSource): string {
+  const name = (record.provider as { name?: unknown }).name;
+  const which = typeof name === "string" && name !== ""
+    ? `${name} (#${index})`
+    : `#${index}`;
+  return `tool provider ${which} of registrar ${quote(record.label)}`;
+}
+
+/** What the providers of one assembly add to. */
+interface Collection {
+  readonly context: unknown;
+  /** In collection order (layers farthest first), with each one's source. */
+  readonly tools: ToolSchema[];
+  readonly sources: ToolSource[];
+  /** Only collected when a `toolOrder` needs checking. */
+  readonly knownNames: Set<string> | undefined;
+}
+
+function buildTools(
+  layers: readonly KindLayer<ToolsRecord>[],
+  context: unknown,
+  draft: PromptAssembly,
+  { toolOrder }: BuildOptions,
+): void {
+  const collection: Collection = {
+    context,
+    tools: [],
+    sources: [],
+    knownNames: toolOrder === undefined ? undefined : new Set<string>(),
+  };
+  let index = 0;
+  for (let layer = 0; layer < layers.length; layer++) {
+    const { records, scope } = layers[layer];
+    for (const record of records) {
+      collectTools({ record, index: ++index, scope, layer }, collection);
+    }
+  }
+  const ordered = orderTools(collection.tools, {
+    plan: toolOrder,
+    knownNames: collection.knownNames,
+  });
+  draft.tools = hasRepeatedName(ordered)
+    ? resolveRepeats(ordered, collection)
+    : ordered;
+}
+
+function collectTools(source: ToolSource, collection: Collection): void {
+  const { context, tools, sources, knownNames } = collection;
+  const describe = () => describeSource(source);
+  const result: unknown = callProvider(
+    source.record.provider,
+    context,
+    describe,
+  );
+  const { schemas, knownNames: known } = checkResult(result, source);
+  for (const schema of schemas) {
+    const tool = copyToolSchema(schema, describe);
+    tools.push(tool);
+    sources.push(source);
+    knownNames?.add(tool.name);
+  }
+  if (known !== undefined && knownNames !== undefined) {
+    for (const name of known) knownNames.add(name);
+  }
+}
+
+/** Ordering puts tools of one name side by side: one pass finds them. */
+function hasRepeatedName(ordered: readonly ToolSchema[]): boolean {
+  for (let index = 1; index < ordered.length; index++) {
+    if (ordered[index].name === ordered[index - 1].name) return true;
+  }
+  return false;
+}
+
+/**
+ * Tools of one name, side by side in collection order (farther layers
+ * first): a nearer layer's tool replaces a farther one's; two from one layer
+ * are `DUPLICATE_TOOL`.
+ */
+function resolveRepeats(
+  ordered: readonly ToolSchema[],
+  { tools, sources }: Collection,
+): ToolSchema[] {
+  const sourceOf = new Map<ToolSchema, ToolSource>();
+  tools.forEach((tool, index) => sourceOf.set(tool, sources[index]));
+  const kept: ToolSchema[] = [];
+  for (const tool of ordered) {
+    const previous = kept[kept.length - 1];
+    if (previous === undefined || previous.name !== tool.name) {
+      kept.push(tool);
+      continue;
+    }
+    const farther = sourceOf.get(previous)!;
+    const nearer = sourceOf.get(tool)!;
+    if (farther.layer === nearer.layer) {
+      throw duplicateTool(tool.name, farther, nearer);
+    }
+    kept[kept.length - 1] = tool;
+  }
+  return kept;
+}
+
+function checkResult(
+  result: unknown,
+  source: ToolSource,
+): { schemas: readonly unknown[]; knownNames?: readonly string[] } {
+  if (
+    typeof result !== "object" || result === null ||
+    !Array.isArray((result as { schemas?: unknown }).schemas)
+  ) {
+    throw new SystemPromptError(
+      "INVALID_TOOL_SCHEMA",
+      `The ${describeSource(source)} returned ${quote(result)}; a tool ` +
+        `provider must return { schemas: ToolSchema[], knownNames?: string[] }.`,
+    );
+  }
+  const { knownNames } = result as { knownNames?: unknown };
+  if (
+    knownNames !== undefined &&
+    !(Array.isArray(knownNames) &&
+      knownNames.every((name) => typeof name === "string"))
+  ) {
+    throw new SystemPromptError(
+      "INVALID_TOOL_SCHEMA",
+      `The ${describeSource(source)} returned knownNames that is not an ` +
+        `array of strings; list the names of every tool it can offer, or ` +
+        `leave it out.`,
+    );
+  }
+  return result as { schemas: readonly unknown[]; knownNames?: string[] };
+}
+
+function duplicateTool(
+  name: string,
+  first: ToolSource,
+  second: ToolSource,
+): SystemPromptError {
+  const by = first.record === second.record
+    ? `the ${nameSource(first)} lists it twice`
+    : `the ${nameSource(first)} and the ${nameSource(second)} both offer it`;
+  return new SystemPromptError(
+    "DUPLICATE_TOOL",
+    `Tool ${quote(name)} is offered twice in ${describeScope(first.scope)}: ` +
+      `${by}. A tool name has one provider per layer; rename one tool, or ` +
+      `override it for one agent through a scope registrar.`,
+  );
+}

@@ -1,0 +1,249 @@
+/**
+ * Registrars: handles that write to one layer and own what they register.
+ * The `Registrar` interface, the state every registrar of one registry
+ * shares, and the layer registrar that implements it.
+ *
+ * @module
+ */
+
+import { describeScope, quote, SystemPromptError } from "./errors.ts";
+import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
+import type { InputOf, KindName } from "./kinds/table.ts";
+import { KINDS } from "./kinds/table.ts";
+import { Layers, type Registration } from "./layers.ts";
+import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
+import type { ToolOrderPlan } from "./tool_order.ts";
+import type {
+  AssembleContext,
+  AssembleListener,
+  PromptSection,
+  ScopeKey,
+  ToolProvider,
+  VariableProvider,
+} from "./types.ts";
+
+/**
+ * Options of `fork()` and `scope()`.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const shell = prompt.fork({ label: "shell" });
+ * console.log(shell.label); // "registry/shell"
+ * ```
+ */
+export interface RegistrarOptions {
+  /**
+   * Names the child for people (error messages, diagnostics); need not be
+   * unique and never reaches the prompt. Default `"fork"` or `"scope"`.
+   */
+  label?: string;
+}
+
+/**
+ * A handle that writes to one layer (the global layer, or one scope's) and
+ * owns what it registers. The registry is the root registrar; `fork()` and
+ * `scope(key)` make child registrars that the parent owns.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const plugin = prompt.fork({ label: "search" });
+ * plugin.section({ name: "tools:search", order: 120, text: "Search before you guess." });
+ * await plugin.dispose(); // removes everything the plugin registered
+ * ```
+ */
+export interface Registrar<C extends AssembleContext = AssembleContext>
+  extends AsyncDisposable {
+  /** The layer this registrar writes to; `undefined` is the global layer. */
+  readonly scopeKey: ScopeKey | undefined;
+  /** `"registry"` for the registry; a child's is `parent/label`. */
+  readonly label: string;
+  /** True once this registrar, or one of its owners, started disposing. */
+  readonly disposed: boolean;
+  /** Registers a section in this registrar's layer. */
+  section(section: PromptSection<C>): Disposer;
+  /** Registers a tool-schema provider in this registrar's layer. */
+  tools(provider: ToolProvider<C>): Disposer;
+  /** Registers a `{{name}}` variable in this registrar's layer. */
+  variable(name: string, provider: VariableProvider<C>): Disposer;
+  /** Registers an assembly listener (scope listeners run for that scope only). */
+  onAssemble(listener: AssembleListener<C>): Disposer;
+  /** Builds a composite registration from a generator of teardowns. */
+  effect(body: EffectBody): Disposer;
+  /** A child owner that writes to the same layer. */
+  fork(options?: RegistrarOptions): Registrar<C>;
+  /** A child owner that writes to `key`'s scope layer. */
+  scope(key: ScopeKey, options?: RegistrarOptions): Registrar<C>;
+  /** Pre-bound, idempotent exact disposer of everything this registrar owns. */
+  readonly dispose: Disposer;
+}
+
+/** What every registrar of one registry shares. */
+export class Registry {
+  readonly layers: Layers = new Layers();
+  readonly toolOrder: ToolOrderPlan | undefined;
+  #sequence = 0;
+
+  constructor(toolOrder: ToolOrderPlan | undefined) {
+    this.toolOrder = toolOrder;
+  }
+
+  /** The next registry-wide registration number. */
+  nextSequence(): number {
+    return ++this.#sequence;
+  }
+}
+
+/** Throws `INVALID_SCOPE_KEY` for a nullish key. */
+export function assertScopeKey(key: unknown): asserts key is ScopeKey {
+  if (key === null || key === undefined) {
+    throw new SystemPromptError(
+      "INVALID_SCOPE_KEY",
+      `A scope key must not be ${key}; use any other value (usually the ` +
+        `agent object or its id), compared by identity.`,
+    );
+  }
+}
+
+function childLabel(
+  parent: string,
+  options: RegistrarOptions | undefined,
+  fallback: string,
+): string {
+  if (options === undefined) return `${parent}/${fallback}`;
+  if (typeof options !== "object" || options === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `Registrar options must be an object { label? }; got ${quote(options)}.`,
+    );
+  }
+  const { label = fallback } = options;
+  if (typeof label !== "string") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `A registrar label must be a string (for people; it need not be ` +
+        `unique); got ${quote(label)}.`,
+    );
+  }
+  return `${parent}/${label}`;
+}
+
+/** One registrar: a lifetime bound to one layer of one registry. */
+export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
+  readonly #registry: Registry;
+  readonly #lifetime: Lifetime;
+  readonly scopeKey: ScopeKey | undefined;
+  readonly label: string;
+  readonly dispose: Disposer;
+
+  constructor(
+    registry: Registry,
+    lifetime: Lifetime,
+    where: { scopeKey: ScopeKey | undefined; label: string },
+  ) {
+    this.#registry = registry;
+    this.#lifetime = lifetime;
+    this.scopeKey = where.scopeKey;
+    this.label = where.label;
+    this.dispose = lifetime.dispose;
+  }
+
+  get disposed(): boolean {
+    return this.#lifetime.disposed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  /**
+   * Validates `input` through its kind, then adds the record to this
+   * registrar's layer, owned by this registrar's lifetime.
+   */
+  #register<K extends KindName>(
+    kind: K,
+    input: InputOf<K>,
+    action: string,
+  ): Disposer {
+    this.#assertOpen(action);
+    const provenance: Provenance = {
+      label: this.label,
+      sequence: this.#registry.nextSequence(),
+    };
+    const record = (KINDS[kind] as Kind<RecordBase, InputOf<K>>).record(
+      input,
+      provenance,
+    );
+    const registration = { kind, record } as Registration;
+    const { layers } = this.#registry;
+    const scope = this.scopeKey;
+    return layers.add(
+      scope,
+      registration,
+      () => this.#lifetime.own(() => layers.remove(scope, registration)),
+    );
+  }
+
+  #assertOpen(action: string): void {
+    this.#lifetime.assertOpen(
+      action,
+      `this registrar (${describeScope(this.scopeKey)})`,
+    );
+  }
+
+  section(section: PromptSection<C>): Disposer {
+    const name = typeof section?.name === "string"
+      ? `section ${quote(section.name)}`
+      : "a section";
+    return this.#register("section", section, `register ${name}`);
+  }
+
+  tools(provider: ToolProvider<C>): Disposer {
+    return this.#register("tools", provider, "register a tool provider");
+  }
+
+  variable(name: string, provider: VariableProvider<C>): Disposer {
+    return this.#register(
+      "variable",
+      { name, provider },
+      `register variable ${quote(name)}`,
+    );
+  }
+
+  onAssemble(listener: AssembleListener<C>): Disposer {
+    return this.#register(
+      "listener",
+      listener,
+      "register an assembly listener",
+    );
+  }
+
+  effect(body: EffectBody): Disposer {
+    this.#assertOpen("start an effect");
+    return this.#lifetime.effect(body);
+  }
+
+  fork(options?: RegistrarOptions): Registrar<C> {
+    this.#assertOpen("fork");
+    const label = childLabel(this.label, options, "fork");
+    return new LayerRegistrar(this.#registry, new Lifetime(this.#lifetime), {
+      scopeKey: this.scopeKey,
+      label,
+    });
+  }
+
+  scope(key: ScopeKey, options?: RegistrarOptions): Registrar<C> {
+    assertScopeKey(key);
+    this.#assertOpen(`open ${describeScope(key)}`);
+    const label = childLabel(this.label, options, "scope");
+    return new LayerRegistrar(this.#registry, new Lifetime(this.#lifetime), {
+      scopeKey: key,
+      label,
+    });
+  }
+}

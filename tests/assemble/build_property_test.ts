@@ -1,0 +1,221 @@
+/**
+ * SPEC 7.1: for random sets of sections, variables and tool providers, every
+ * registration order gives a byte-identical assembly and prompt. Listeners
+ * take random positions too, but keep one relative order (they run in
+ * registration order by design).
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type AssembleListener,
+  type PromptAssembly,
+  type Registrar,
+  renderPrompt,
+  SystemPrompt,
+  TOOL_ORDER_REST,
+} from "../../mod.ts";
+import { tool } from "../fixtures.ts";
+
+/** Fixed, so a failure replays; fast-check also prints it on failure. */
+const SEED = 20261202;
+const RUNS = 200;
+
+const SECTION_NAMES = ["a", "B", "b", "é", "tools:shell", "z", "Z", "_x"];
+const ORDERS = [-100, -1, 0, 0.5, 100, 150];
+const VARIABLE_NAMES = ["a", "b", "model", "cwd", "a_b", "ab", "z9"];
+const TOOL_NAMES = ["read", "Read", "write", "é", "shell", "a-b", "z"];
+
+const textArb = fc.string({
+  unit: fc.constantFrom("a", "B", " ", "é", "\n", "{", "}"),
+  maxLength: 8,
+}).filter((text) => !text.includes("{{") && !text.includes("}}"));
+
+const sectionsArb = (extraNames: readonly string[]) =>
+  fc.uniqueArray(
+    fc.record({
+      name: fc.constantFrom(...SECTION_NAMES, ...extraNames),
+      order: fc.constantFrom(...ORDERS),
+      text: textArb,
+      asFunction: fc.boolean(),
+    }),
+    { selector: (section) => section.name, maxLength: 6 },
+  );
+
+const variablesArb = fc.uniqueArray(
+  fc.record({
+    name: fc.constantFrom(...VARIABLE_NAMES),
+    value: fc.option(textArb, { nil: undefined }),
+  }),
+  { selector: (variable) => variable.name, maxLength: 5 },
+);
+
+/** Unique tool names of one layer, spread over up to three providers. */
+const providersArb = fc.uniqueArray(fc.constantFrom(...TOOL_NAMES), {
+  maxLength: 6,
+}).chain((names) =>
+  fc.array(fc.nat({ max: 2 }), {
+    minLength: names.length,
+    maxLength: names.length,
+  }).map((bins) =>
+    [0, 1, 2].map((bin) => names.filter((_, index) => bins[index] === bin))
+      .filter((group) => group.length > 0)
+  )
+);
+
+const layerArb = (extraSectionNames: readonly string[]) =>
+  fc.record({
+    sections: sectionsArb(extraSectionNames),
+    variables: variablesArb,
+    providers: providersArb,
+  });
+
+const toolOrderArb = fc.option(
+  fc.tuple(fc.shuffledSubarray(TOOL_NAMES), fc.nat()).map(([names, at]) =>
+    names.toSpliced(at % (names.length + 1), 0, TOOL_ORDER_REST)
+  ),
+  { nil: undefined },
+);
+
+type Layer = typeof layerArb extends (...args: never[]) => fc.Arbitrary<infer L>
+  ? L
+  : never;
+
+/** One registration, as a step applied to the global or scope registrar. */
+type Step = (global: Registrar, scoped: Registrar) => void;
+
+function stepsOf(
+  layer: Layer,
+  pick: (g: Registrar, s: Registrar) => Registrar,
+): Step[] {
+  const steps: Step[] = [];
+  for (const { name, order, text, asFunction } of layer.sections) {
+    steps.push((g, s) =>
+      void pick(g, s).section({
+        name,
+        order,
+        text: asFunction ? () => text : text,
+      })
+    );
+  }
+  for (const { name, value } of layer.variables) {
+    steps.push((g, s) => void pick(g, s).variable(name, () => value));
+  }
+  for (const names of layer.providers) {
+    steps.push((g, s) =>
+      void pick(g, s).tools(() => ({
+        schemas: names.map((name) =>
+          tool(name, `${name} tool`, {
+            type: "object",
+            properties: { [name]: { type: "string" } },
+          })
+        ),
+        knownNames: TOOL_NAMES,
+      }))
+    );
+  }
+  return steps;
+}
+
+const LISTENERS: AssembleListener[] = [
+  (assembly, _context, next) => {
+    assembly.variables.from_listener = "set";
+    return next();
+  },
+  async (_assembly, _context, next) => {
+    const result = await next();
+    result.sections.push({ name: "footer", order: 999, text: "End." });
+    return result;
+  },
+];
+const LISTENER = Symbol("listener");
+
+/** `steps` in `order`, the listeners keeping their relative order. */
+function arrange(
+  steps: readonly Step[],
+  order: readonly number[],
+): (Step | typeof LISTENER)[] {
+  return order.map((index) => index < steps.length ? steps[index] : LISTENER);
+}
+
+async function outputs(
+  toolOrder: readonly string[] | undefined,
+  registrations: readonly (Step | typeof LISTENER)[],
+): Promise<string[]> {
+  const prompt = new SystemPrompt({ persona: "Persona.", toolOrder });
+  const scoped = prompt.scope("agent");
+  let listener = 0;
+  for (const registration of registrations) {
+    if (registration === LISTENER) {
+      prompt.onAssemble(LISTENERS[listener++]);
+    } else registration(prompt, scoped);
+  }
+  const results: string[] = [];
+  for (const context of [{}, { scope: "agent" }]) {
+    let assembly: PromptAssembly;
+    try {
+      assembly = await prompt.assemble(context);
+    } catch (error) {
+      // A rejection (an order listing no known tool) must be stable too.
+      results.push(`rejected: ${(error as Error).message}`);
+      continue;
+    }
+    const keys = Object.keys(assembly.variables).filter((key) =>
+      key !== "from_listener"
+    );
+    assert.deepEqual(keys, keys.toSorted(), "variables in code-unit order");
+    results.push(JSON.stringify(assembly));
+    try {
+      results.push(renderPrompt(assembly));
+    } catch (error) {
+      results.push(`render failed: ${(error as Error).message}`);
+    }
+  }
+  await prompt.dispose();
+  return results;
+}
+
+describe("assemble: determinism property", () => {
+  it(`gives byte-identical assemblies and prompts under every registration order (seed ${SEED}, ${RUNS} runs)`, async () => {
+    const scenarioArb = fc.record({
+      global: layerArb([]),
+      scoped: layerArb(["deployment:persona", "harness:identity"]),
+      toolOrder: toolOrderArb,
+    }).chain((scenario) => {
+      const steps = [
+        ...stepsOf(scenario.global, (g) => g),
+        ...stepsOf(scenario.scoped, (_, s) => s),
+      ];
+      const indices = Array.from(
+        { length: steps.length + LISTENERS.length },
+        (_, index) => index,
+      );
+      return fc.tuple(
+        fc.constant(scenario),
+        fc.constant(steps),
+        fc.shuffledSubarray(indices, {
+          minLength: indices.length,
+          maxLength: indices.length,
+        }),
+      );
+    });
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async ([scenario, steps, order]) => {
+        const identity = Array.from(
+          { length: steps.length + LISTENERS.length },
+          (_, index) => index,
+        );
+        const expected = await outputs(
+          scenario.toolOrder,
+          arrange(steps, identity),
+        );
+        const permuted = await outputs(
+          scenario.toolOrder,
+          arrange(steps, order),
+        );
+        assert.deepEqual(permuted, expected);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});

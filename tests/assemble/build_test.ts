@@ -1,0 +1,377 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type AssembleContext,
+  type PromptAssembly,
+  SystemPrompt,
+} from "../../mod.ts";
+import { macrotask, rejects } from "../assertions.ts";
+import { deferred, ownSections, tool, toolNames } from "../fixtures.ts";
+
+function assembleSafely(
+  prompt: SystemPrompt,
+  context?: AssembleContext,
+): Promise<PromptAssembly> {
+  let result: Promise<PromptAssembly> | undefined;
+  assert.doesNotThrow(() => {
+    result = prompt.assemble(context);
+  });
+  assert.ok(result instanceof Promise);
+  return result;
+}
+
+describe("assemble() is always a promise", () => {
+  it("resolves for a bare call, with an empty context object", async () => {
+    const prompt = new SystemPrompt();
+    let seen: unknown;
+    prompt.variable("probe", (context) => {
+      seen = context;
+      return "x";
+    });
+    const assembly = await assembleSafely(prompt);
+    assert.deepEqual(assembly.variables, { probe: "x" });
+    assert.equal(typeof seen, "object");
+    assert.notEqual(seen, null);
+  });
+
+  it("rejects, never throws, on a disposed registry", async () => {
+    const prompt = new SystemPrompt();
+    await prompt.dispose();
+    await assert.rejects(assembleSafely(prompt), rejects("DISPOSED"));
+  });
+
+  it("rejects, never throws, when a provider or listener throws synchronously", async () => {
+    const failures: [string, (prompt: SystemPrompt, error: Error) => void][] = [
+      ["section text", (p, e) =>
+        p.section({
+          name: "s",
+          order: 1,
+          text: () => {
+            throw e;
+          },
+        })],
+      ["variable", (p, e) =>
+        p.variable("v", () => {
+          throw e;
+        })],
+      ["tools", (p, e) =>
+        p.tools(() => {
+          throw e;
+        })],
+      ["listener", (p, e) =>
+        p.onAssemble(() => {
+          throw e;
+        })],
+    ];
+    for (const [label, register] of failures) {
+      const prompt = new SystemPrompt();
+      const boom = new Error(label);
+      register(prompt, boom);
+      await assert.rejects(assembleSafely(prompt), (error) => {
+        assert.ok(
+          error === boom || (error as Error).cause === boom,
+          `${label}: ${String(error)}`,
+        );
+        return true;
+      });
+    }
+  });
+
+  it("rejects, never throws, with an already-aborted signal", async () => {
+    const prompt = new SystemPrompt();
+    const reason = new Error("aborted before");
+    await assert.rejects(
+      assembleSafely(prompt, { signal: AbortSignal.abort(reason) }),
+      (error) => error === reason,
+    );
+  });
+});
+
+describe("snapshot at the start", () => {
+  it("registrations and disposals made by a provider affect only later assemblies", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    const disposeSection = prompt.section({
+      name: "doomed",
+      order: 5,
+      text: "doomed",
+    });
+    const disposeTools = prompt.tools(() => ({ schemas: [tool("doomed")] }));
+    const disposeListener = prompt.onAssemble((_assembly, _context, next) => {
+      log.push("doomed listener");
+      return next();
+    });
+    let first = true;
+    prompt.variable("trigger", () => {
+      if (first) {
+        first = false;
+        prompt.section({ name: "added", order: 6, text: "added" });
+        prompt.tools(() => ({ schemas: [tool("added")] }));
+        prompt.variable("added", () => "added");
+        prompt.onAssemble((_assembly, _context, next) => {
+          log.push("added listener");
+          return next();
+        });
+        void disposeSection();
+        void disposeTools();
+        void disposeListener();
+      }
+      return "t";
+    });
+
+    const current = await prompt.assemble();
+    assert.deepEqual(ownSections(current), ["doomed"]);
+    assert.deepEqual(toolNames(current), ["doomed"]);
+    assert.deepEqual(current.variables, { trigger: "t" });
+    assert.deepEqual(log, ["doomed listener"]);
+
+    log.length = 0;
+    const next = await prompt.assemble();
+    assert.deepEqual(ownSections(next), ["added"]);
+    assert.deepEqual(toolNames(next), ["added"]);
+    assert.deepEqual(next.variables, { trigger: "t", added: "added" });
+    assert.deepEqual(log, ["added listener"]);
+  });
+
+  it("registrations and disposals made by a listener affect only later assemblies", async () => {
+    const prompt = new SystemPrompt();
+    const log: string[] = [];
+    const key = { id: "agent" };
+    const scoped = prompt.scope(key);
+    const disposeSecond = scoped.onAssemble((_assembly, _context, next) => {
+      log.push("second");
+      return next();
+    });
+    let first = true;
+    prompt.onAssemble((_assembly, _context, next) => {
+      log.push("first");
+      if (first) {
+        first = false;
+        void disposeSecond();
+        scoped.onAssemble((_assembly, _context, next) => {
+          log.push("added");
+          return next();
+        });
+        scoped.section({ name: "added", order: 1, text: "" });
+      }
+      return next();
+    });
+    // Compare sorted logs: this test is about the snapshot, not the order.
+    const current = await prompt.assemble({ scope: key });
+    assert.deepEqual(log.slice().sort(), ["first", "second"]);
+    assert.deepEqual(ownSections(current), []);
+    log.length = 0;
+    const next = await prompt.assemble({ scope: key });
+    assert.deepEqual(log.slice().sort(), ["added", "first"]);
+    assert.deepEqual(ownSections(next), ["added"]);
+  });
+
+  it("a registration made between calls is seen by the next call", async () => {
+    const prompt = new SystemPrompt();
+    const before = prompt.assemble();
+    prompt.section({ name: "later", order: 1, text: "" });
+    const after = prompt.assemble();
+    // The snapshot of `before` was read when it was called.
+    assert.deepEqual(ownSections(await before), []);
+    assert.deepEqual(ownSections(await after), ["later"]);
+  });
+});
+
+describe("AbortSignal", () => {
+  it("an already-aborted signal rejects at once with its reason, calling no provider", async () => {
+    const prompt = new SystemPrompt();
+    let calls = 0;
+    prompt.variable("v", () => {
+      calls++;
+      return "v";
+    });
+    prompt.onAssemble((assembly) => {
+      calls++;
+      return assembly;
+    });
+    const reason = { custom: "reason" };
+    await assert.rejects(
+      prompt.assemble({ signal: AbortSignal.abort(reason) }),
+      (error) => error === reason,
+    );
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      prompt.assemble({ signal: controller.signal }),
+      (error) => error === controller.signal.reason,
+    );
+    assert.equal(calls, 0);
+  });
+
+  it("an abort while a slow listener runs rejects with the reason", async () => {
+    const prompt = new SystemPrompt();
+    const gate = deferred();
+    let listenerStarted = false;
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      listenerStarted = true;
+      await gate.promise;
+      return next();
+    });
+    const controller = new AbortController();
+    const reason = new Error("user cancelled");
+    const result = prompt.assemble({ signal: controller.signal });
+    const settled = result.then(
+      () => "resolved",
+      (error) => error,
+    );
+    await macrotask();
+    assert.equal(listenerStarted, true);
+    controller.abort(reason);
+    const outcome = await Promise.race([
+      settled,
+      new Promise((resolve) =>
+        setTimeout(() => resolve("still pending"), 1000)
+      ),
+    ]);
+    gate.resolve();
+    assert.equal(outcome, reason);
+    await macrotask();
+    assert.equal(await settled, reason);
+  });
+
+  it("an abort after the assembly resolved changes nothing", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const assembly = await prompt.assemble({ signal: controller.signal });
+    controller.abort(new Error("late"));
+    assert.equal(assembly.sections.length, 2);
+  });
+});
+
+describe("isolation", () => {
+  it("mutating every part of a returned assembly never changes a later one", async () => {
+    const prompt = new SystemPrompt({ persona: "persona" });
+    const parameters = {
+      type: "object",
+      properties: { x: { type: "string" } },
+    };
+    prompt.section({ name: "s", order: 1, text: "section" });
+    prompt.section({ name: "f", order: 2, text: () => "function" });
+    prompt.variable("model", () => "m");
+    prompt.tools(() => ({ schemas: [tool("t", "d", parameters)] }));
+    const pristine = await prompt.assemble();
+    const snapshot = structuredClone(pristine);
+
+    const mutated = await prompt.assemble();
+    assert.notEqual(mutated, pristine);
+    assert.notEqual(mutated.sections, pristine.sections);
+    assert.notEqual(mutated.sections[0], pristine.sections[0]);
+    assert.notEqual(mutated.tools, pristine.tools);
+    assert.notEqual(mutated.tools[0], pristine.tools[0]);
+    assert.notEqual(mutated.tools[0].parameters, pristine.tools[0].parameters);
+    assert.notEqual(mutated.variables, pristine.variables);
+
+    for (const section of mutated.sections) {
+      section.text = "mutated";
+      section.order = 99;
+      section.name = "mutated";
+    }
+    mutated.sections.reverse();
+    mutated.sections.push({ name: "pushed", order: 0, text: "" });
+    const properties = mutated.tools[0].parameters.properties as Record<
+      string,
+      Record<string, unknown>
+    >;
+    properties.x.type = "number";
+    properties.y = { type: "boolean" };
+    mutated.tools[0].name = "renamed";
+    mutated.tools.push(tool("pushed"));
+    mutated.variables.model = "mutated";
+    mutated.variables.extra = "extra";
+    delete mutated.variables.model;
+
+    assert.deepEqual(await prompt.assemble(), snapshot);
+    assert.deepEqual(pristine, snapshot);
+    assert.deepEqual(parameters, {
+      type: "object",
+      properties: { x: { type: "string" } },
+    });
+  });
+
+  it("a listener's mutations do not leak into the registry", async () => {
+    const prompt = new SystemPrompt();
+    prompt.section({ name: "s", order: 1, text: "original" });
+    prompt.tools(() => ({ schemas: [tool("t", "d", { nested: { v: 1 } })] }));
+    prompt.variable("model", () => "m");
+    const pristine = await prompt.assemble();
+    const dispose = prompt.onAssemble((assembly, _context, next) => {
+      assembly.sections[2].text = "listener";
+      (assembly.tools[0].parameters.nested as { v: number }).v = 2;
+      assembly.variables.model = "listener";
+      return next();
+    });
+    await prompt.assemble();
+    await dispose();
+    assert.deepEqual(await prompt.assemble(), pristine);
+  });
+});
+
+describe("cost", () => {
+  it("assembling for a scope does not depend on how many other scopes exist", async () => {
+    const key = { id: "target" };
+    const build = (otherScopes: number) => {
+      const prompt = new SystemPrompt();
+      // The other scopes first, so that a search through the scopes in
+      // insertion order would not find the target at once.
+      for (let i = 0; i < otherScopes; i++) {
+        const scoped = prompt.scope({ i });
+        scoped.section({ name: "other", order: 1, text: "other" });
+        scoped.variable("model", () => "other");
+      }
+      for (let i = 0; i < 5; i++) {
+        prompt.section({ name: `g${i}`, order: i, text: "g" });
+        prompt.scope(key).section({ name: `s${i}`, order: i, text: "s" });
+      }
+      prompt.variable("model", () => "m");
+      prompt.scope(key).tools(() => ({ schemas: [tool("t")] }));
+      return prompt;
+    };
+    const alone = build(0);
+    const crowded = build(20_000);
+    const batch = 1_000;
+    const time = async (prompt: SystemPrompt) => {
+      const start = performance.now();
+      for (let i = 0; i < batch; i++) await prompt.assemble({ scope: key });
+      return performance.now() - start;
+    };
+    // Interleaved best-of-7, so that load on the machine and garbage
+    // collection hit both sides alike. A cost linear in the number of scopes
+    // would make the ratio well above 100.
+    await time(alone);
+    await time(crowded);
+    let bestAlone = Infinity;
+    let bestCrowded = Infinity;
+    for (let round = 0; round < 7; round++) {
+      bestAlone = Math.min(bestAlone, await time(alone));
+      bestCrowded = Math.min(bestCrowded, await time(crowded));
+    }
+    const ratio = bestCrowded / Math.max(bestAlone, 0.01);
+    assert.ok(
+      ratio < 10,
+      `${batch} assemblies took ${bestAlone.toFixed(1)}ms alone and ` +
+        `${bestCrowded.toFixed(1)}ms beside 20,000 scopes ` +
+        `(ratio ${ratio.toFixed(1)}, expected about 1)`,
+    );
+    const assembly = await crowded.assemble({ scope: key });
+    assert.deepEqual(ownSections(assembly), [
+      "g0",
+      "s0",
+      "g1",
+      "s1",
+      "g2",
+      "s2",
+      "g3",
+      "s3",
+      "g4",
+      "s4",
+    ]);
+    assert.deepEqual(assembly.variables, { model: "m" });
+    await alone.dispose();
+    await crowded.dispose();
+  });
+});
