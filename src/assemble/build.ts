@@ -17,6 +17,7 @@ import {
 } from "rxjs";
 import type {
   BuildOptions,
+  BuildTrace,
   Kind,
   KindLayer,
   RecordBase,
@@ -48,6 +49,38 @@ export function assembly$<C extends AssembleContext>(
     const assembly = buildAssembly(snapshot, context, options);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     return waterfall$(listeners, assembly, context);
+  }).pipe(abortOn(signal));
+}
+
+/** Options of {@linkcode tracedAssembly$}. */
+export interface TracedBuildOptions<T> extends BuildOptions {
+  /**
+   * Reads the registry's contribution and the build's trace before any
+   * listener runs (listeners may mutate the assembly in place).
+   */
+  readonly inspect: (initial: PromptAssembly, trace: BuildTrace) => T;
+}
+
+/**
+ * {@linkcode assembly$} for `explain`: the same snapshot, build, waterfall
+ * and abort handling, with a trace of the build handed to `inspect` before
+ * the waterfall. Emits the result with what `inspect` returned.
+ */
+export function tracedAssembly$<C extends AssembleContext, T>(
+  snapshot: Snapshot,
+  context: C,
+  options: TracedBuildOptions<T>,
+): Observable<{ assembly: PromptAssembly; inspected: T }> {
+  const signal = context.signal;
+  if (signal?.aborted) return throwError(() => signal.reason);
+  return defer(() => {
+    const trace: BuildTrace = {};
+    const initial = buildAssembly(snapshot, context, { ...options, trace });
+    const inspected = options.inspect(initial, trace);
+    const listeners = listenersOf(layersOf(snapshot, "listener"));
+    return waterfall$(listeners, initial, context).pipe(
+      map((assembly) => ({ assembly, inspected })),
+    );
   }).pipe(abortOn(signal));
 }
 
