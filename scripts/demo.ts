@@ -3,15 +3,19 @@
  * that each own a guidance section and a tool provider, a tool order, two
  * agents as scopes (one with its own persona and a private tool), and a
  * listener that appends a section. It prints each agent's prompt and tools,
- * unloads a plugin, then watches one agent live while plugins come and go.
+ * explains where the coder's sections and tools come from (with token
+ * counts from `gpt-tokenizer`), unloads a plugin, then watches one agent
+ * live while plugins come and go.
  *
  * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
  *
  * @module
  */
 
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   type PromptAssembly,
+  type PromptExplanation,
   type PromptView,
   type Registrar,
   renderPrompt,
@@ -56,7 +60,7 @@ prompt.onAssemble(async (_assembly, _context, next) => {
 // files plugin stays loaded: `toolOrder` names its tools, and naming a tool
 // that no provider knows fails the assembly loudly.
 function loadFilesPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
-  const plugin = host.fork();
+  const plugin = host.fork({ label: "files" });
   plugin.section({
     name: "tools:files",
     order: TOOL_GUIDANCE_ORDER + 10,
@@ -72,7 +76,7 @@ function loadFilesPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
 }
 
 function loadShellPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
-  const plugin = host.fork();
+  const plugin = host.fork({ label: "shell" });
   plugin.section({
     name: "tools:shell",
     order: TOOL_GUIDANCE_ORDER + 20,
@@ -104,7 +108,7 @@ const shell = loadShellPlugin(prompt);
 
 // The coder agent: its own persona (shadows the deployment's for this agent
 // only) and a private tool.
-const coderScope = prompt.scope(coder);
+const coderScope = prompt.scope(coder, { label: "coder" });
 coderScope.section({
   name: "deployment:persona",
   order: 0,
@@ -160,7 +164,59 @@ function diff(before: PromptAssembly, after: PromptAssembly): string[] {
 const coderBefore = await show(coder);
 const reviewerBefore = await show(reviewer);
 
-// 2. The shell plugin unloads: its section and its tool go, for everyone.
+// 2. Where the coder's prompt comes from: each section's registrar and
+// layer, its size, and its tokens (o200k_base, from the npm package
+// gpt-tokenizer; the registry itself depends on no tokenizer).
+console.log(box("explain(): the coder's prompt"));
+printExplanation(await prompt.explain({ scope: coder }, { countTokens }));
+
+function printExplanation(explanation: PromptExplanation): void {
+  const rows = [["section", "registrar", "layer", "characters", "tokens"]];
+  for (const origin of explanation.sections) {
+    rows.push([
+      origin.name,
+      origin.registrar ?? "-",
+      origin.layer,
+      String(origin.end - origin.start),
+      String(origin.tokens),
+    ]);
+  }
+  for (const origin of explanation.tools) {
+    rows.push([
+      `tool ${origin.name}`,
+      origin.registrar ?? "-",
+      origin.layer,
+      "",
+      String(origin.tokens),
+    ]);
+  }
+  const widths = rows[0].map((_, column) =>
+    Math.max(...rows.map((row) => row[column].length))
+  );
+  for (const row of rows) {
+    console.log(
+      row.map((cell, column) =>
+        column >= 3
+          ? cell.padStart(widths[column])
+          : cell.padEnd(widths[column])
+      ).join("  "),
+    );
+  }
+  const total = [...explanation.sections, ...explanation.tools]
+    .reduce((sum, origin) => sum + (origin.tokens ?? 0), 0);
+  console.log(
+    `total: ${explanation.prompt.length} characters, ${total} tokens`,
+  );
+  for (const hidden of explanation.shadowed) {
+    console.log(
+      `shadowed: ${hidden.kind} ${hidden.name} of ${hidden.registrar} ` +
+        `(${hidden.layer}), by ${hidden.by}`,
+    );
+  }
+  console.log();
+}
+
+// 3. The shell plugin unloads: its section and its tool go, for everyone.
 await shell.dispose();
 console.log(box("after unloading the shell plugin"));
 for (
@@ -173,7 +229,7 @@ for (
   console.log(`${agent.name}: ${diff(before, after).join(", ")}`);
 }
 
-// 3. Live: watch the reviewer while plugins load and unload, then change a
+// 4. Live: watch the reviewer while plugins load and unload, then change a
 // provider's underlying value and invalidate.
 console.log(`\n${box("watching reviewer")}`);
 let previous: PromptAssembly | undefined;
