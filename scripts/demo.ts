@@ -202,10 +202,12 @@ function printExplanation(explanation: PromptExplanation): void {
       ).join("  "),
     );
   }
-  const total = [...explanation.sections, ...explanation.tools]
-    .reduce((sum, origin) => sum + (origin.tokens ?? 0), 0);
+  const tokens = (origins: { tokens?: number }[]) =>
+    origins.reduce((sum, origin) => sum + (origin.tokens ?? 0), 0);
   console.log(
-    `total: ${explanation.prompt.length} characters, ${total} tokens`,
+    `prompt: ${explanation.prompt.length} characters, ` +
+      `${tokens(explanation.sections)} tokens in sections, ` +
+      `${tokens(explanation.tools)} in tools`,
   );
   for (const hidden of explanation.shadowed) {
     console.log(
