@@ -17,13 +17,12 @@ import {
   startWith,
   switchMap,
 } from "rxjs";
-import { assembly$ } from "./assemble/build.ts";
+import { assembly$, type Pipeline } from "./assemble/build.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
 import { explanation$ } from "./explain.ts";
 import type { ExplainOptions, PromptExplanation } from "./explanation.ts";
-import type { BuildOptions } from "./kinds/kind.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
@@ -46,13 +45,6 @@ import type {
   ToolProvider,
   VariableProvider,
 } from "./types.ts";
-
-/** What runs on a validated context's snapshot: `assembly$` or `explanation$`. */
-type Pipeline<T> = (
-  snapshot: Snapshot,
-  context: AssembleContext,
-  options: BuildOptions,
-) => Observable<T>;
 
 const layersOf = new WeakMap<object, { readonly scopeCount: number }>();
 
@@ -206,36 +198,24 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   }
 
   /**
-   * Explains the assembly for one step: what
-   * {@linkcode SystemPrompt.assemble} resolves to for `context` (the same
-   * snapshot, providers called once, the same failures), its rendered
-   * prompt, and where each section, tool and variable came from: the label
-   * of its registrar and its layer, or `"listener"` for an entry a listener
-   * added or changed. Sections carry the UTF-16 range of their rendered text
-   * in the prompt; with `countTokens`, sections and tools carry token
-   * counts. `shadowed` lists the registrations a nearer layer hid, with the
-   * winner's label. Costs nothing unless called: `assemble` records no
-   * provenance.
-   *
-   * Rejects where `assemble` rejects, and also when the prompt does not
-   * render or `countTokens` throws or returns something other than a finite
-   * number, 0 or more (`PROVIDER_FAILED`).
+   * What {@linkcode SystemPrompt.assemble} gives for `context` (same snapshot
+   * and failures), its rendered prompt, and the origin of each entry (its
+   * registrar's label and layer, or `"listener"`), section offsets in the
+   * prompt, token counts with `countTokens`, and what nearer layers shadowed.
+   * Also rejects when the prompt does not render or the counter fails.
    *
    * @example
    * ```ts
    * import { SystemPrompt } from "@rxprompt/system-prompt";
    *
    * const prompt = new SystemPrompt<{ scope?: string }>({ persona: "You help." });
-   * prompt.scope("reviewer", { label: "reviewer" }).section({
-   *   name: "deployment:persona",
-   *   order: 0,
-   *   text: "You review code.",
-   * });
+   * const reviewer = prompt.scope("reviewer", { label: "reviewer" });
+   * reviewer.section({ name: "deployment:persona", order: 0, text: "You review code." });
    * const explanation = await prompt.explain({ scope: "reviewer" }, {
    *   countTokens: (text) => text.split(/\s+/).length,
    * });
-   * const persona = explanation.sections[1];
-   * console.log(persona.registrar, persona.layer, persona.tokens); // "registry/reviewer" "scope" 3
+   * const { registrar, layer, tokens } = explanation.sections[1];
+   * console.log(registrar, layer, tokens); // "registry/reviewer" "scope" 3
    * console.log(explanation.shadowed[0].by); // "registry/reviewer"
    * await prompt.dispose();
    * ```

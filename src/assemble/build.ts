@@ -52,6 +52,13 @@ export function assembly$<C extends AssembleContext>(
   }).pipe(abortOn(signal));
 }
 
+/** What runs on a snapshot: {@linkcode assembly$}, or `explain`'s pipeline. */
+export type Pipeline<T> = (
+  snapshot: Snapshot,
+  context: AssembleContext,
+  options: BuildOptions,
+) => Observable<T>;
+
 /** Options of {@linkcode tracedAssembly$}. */
 export interface TracedBuildOptions<T> extends BuildOptions {
   /**
