@@ -1,0 +1,136 @@
+/**
+ * Scope chains: registry-wide bindings of a child scope key to its parent.
+ * The chain of `S` is `S`, its parent, its parent's parent, …; an assembly
+ * for `S` reads the global layer and every layer on that chain, farthest
+ * first. The bindings are one immutable map pushed into a
+ * `BehaviorSubject`, so an assembly reads one consistent state of them and a
+ * watcher follows its chain with RxJS operators.
+ *
+ * @module
+ */
+
+import {
+  BehaviorSubject,
+  distinctUntilChanged,
+  map,
+  type Observable,
+} from "rxjs";
+import { describeScope, SystemPromptError } from "./errors.ts";
+import type { ScopeKey } from "./types.ts";
+
+/** One binding; compared by identity, so a stale disposer unbinds nothing. */
+interface Binding {
+  readonly parent: ScopeKey;
+}
+
+type Bindings = ReadonlyMap<ScopeKey, Binding>;
+
+/** The bindings of one registry. */
+export class ScopeBindings {
+  readonly #bindings = new BehaviorSubject<Bindings>(new Map());
+
+  /**
+   * The chain of `scope`, farthest first and ending with `scope` itself:
+   * the order in which a snapshot reads the scope layers.
+   */
+  chainOf(scope: ScopeKey): ScopeKey[] {
+    return chainIn(this.#bindings.value, scope);
+  }
+
+  /** The chain of `scope` now and after every bind or unbind that changes it. */
+  chain$(scope: ScopeKey): Observable<readonly ScopeKey[]> {
+    return this.#bindings.pipe(
+      map((bindings) => chainIn(bindings, scope)),
+      distinctUntilChanged(sameKeys),
+    );
+  }
+
+  /**
+   * Binds `child` to `parent` and returns the function that removes exactly
+   * this binding (a no-op once it is gone).
+   *
+   * @throws {SystemPromptError} `SCOPE_ALREADY_BOUND` when `child` has a
+   * parent; `SCOPE_CYCLE` when `parent`'s chain reaches `child`.
+   */
+  bind(child: ScopeKey, parent: ScopeKey): () => boolean {
+    const bindings = this.#bindings.value;
+    const existing = bindings.get(child);
+    if (existing !== undefined) {
+      throw new SystemPromptError(
+        "SCOPE_ALREADY_BOUND",
+        `${capitalize(describeScope(child))} is already bound to ` +
+          `${describeScope(existing.parent)}; a scope has at most one ` +
+          `parent. Dispose that binding first.`,
+      );
+    }
+    assertNoCycle(bindings, child, parent);
+    const binding: Binding = { parent };
+    this.#bindings.next(new Map(bindings).set(child, binding));
+    return () => this.#unbind(child, binding);
+  }
+
+  #unbind(child: ScopeKey, binding: Binding): boolean {
+    const bindings = this.#bindings.value;
+    if (bindings.get(child) !== binding) return false;
+    const next = new Map(bindings);
+    next.delete(child);
+    this.#bindings.next(next);
+    return true;
+  }
+
+  /** Completes every `chain$` stream. */
+  complete(): void {
+    this.#bindings.complete();
+  }
+}
+
+function chainIn(bindings: Bindings, scope: ScopeKey): ScopeKey[] {
+  const chain: ScopeKey[] = [scope];
+  // A bind never closes a cycle, so the walk ends.
+  for (
+    let binding = bindings.get(scope);
+    binding !== undefined;
+    binding = bindings.get(binding.parent)
+  ) {
+    chain.push(binding.parent);
+  }
+  return chain.reverse();
+}
+
+function assertNoCycle(
+  bindings: Bindings,
+  child: ScopeKey,
+  parent: ScopeKey,
+): void {
+  let key: ScopeKey | undefined = parent;
+  let steps = 0;
+  while (key !== undefined) {
+    if (Object.is(key, child) || (key === child)) {
+      const through = steps === 0
+        ? "a scope cannot be its own parent"
+        : `${describeScope(parent)} already inherits from it through ` +
+          `${steps} binding${steps === 1 ? "" : "s"}`;
+      throw new SystemPromptError(
+        "SCOPE_CYCLE",
+        `Binding ${describeScope(child)} to ${
+          describeScope(parent)
+        } would close a cycle: ${through}. A chain must end in a scope ` +
+          `without a parent.`,
+      );
+    }
+    key = bindings.get(key)?.parent;
+    steps++;
+  }
+}
+
+function sameKeys(a: readonly ScopeKey[], b: readonly ScopeKey[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    if (a[index] !== b[index]) return false;
+  }
+  return true;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
