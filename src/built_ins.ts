@@ -126,7 +126,9 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, includeRuntimeContext? }; got ${quote(config)}.`,
+        `includeHarnessIdentity?, includeRuntimeContext? }; got ${
+          quote(config)
+        }.`,
     );
   }
   const { persona, includeHarnessIdentity, includeRuntimeContext } =

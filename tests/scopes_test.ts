@@ -109,7 +109,11 @@ describe("bindScope", () => {
 
   it("returns an exact, idempotent disposer that unbinds and emits one unbind", async () => {
     const prompt = registry();
-    prompt.scope("parent").section({ name: "p", order: 0, text: "from parent" });
+    prompt.scope("parent").section({
+      name: "p",
+      order: 0,
+      text: "from parent",
+    });
     const recording = recordChanges(prompt);
     const unbind = prompt.bindScope("child", "parent");
     assert.equal(
@@ -249,7 +253,12 @@ describe("bindScope errors", () => {
 
   it("INVALID_SCOPE_KEY for nullish keys", async () => {
     const prompt = registry();
-    for (const [child, parent] of [[null, "a"], ["a", undefined], [undefined, null]]) {
+    for (
+      const [child, parent] of [[null, "a"], ["a", undefined], [
+        undefined,
+        null,
+      ]]
+    ) {
       assert.throws(
         // deno-lint-ignore no-explicit-any
         () => prompt.bindScope(child as any, parent as any),

@@ -79,7 +79,13 @@ function toSectionRecord(
         `be a string or a function of the assembly context returning one.`,
     );
   }
-  const record: Record<string, unknown> = { name, order, text, label, sequence };
+  const record: Record<string, unknown> = {
+    name,
+    order,
+    text,
+    label,
+    sequence,
+  };
   if (optionalFlag(name, "cacheBreakpoint", cacheBreakpoint)) {
     record.cacheBreakpoint = true;
   }

@@ -84,16 +84,28 @@ describe("complete sections", () => {
 
   it("a complete section inherited along a scope chain counts", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
-    prompt.scope("preset").section({ name: "all", order: 0, text: "all", complete: true });
+    prompt.scope("preset").section({
+      name: "all",
+      order: 0,
+      text: "all",
+      complete: true,
+    });
     prompt.bindScope("sub", "preset");
-    assert.deepEqual(sectionNames(await prompt.assemble({ scope: "sub" })), ["all"]);
+    assert.deepEqual(sectionNames(await prompt.assemble({ scope: "sub" })), [
+      "all",
+    ]);
     await prompt.dispose();
   });
 
   it("MULTIPLE_COMPLETE_SECTIONS names them, before any listener runs", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.section({ name: "one", order: 1, text: "1", complete: true });
-    prompt.scope("agent").section({ name: "two", order: 2, text: "2", complete: true });
+    prompt.scope("agent").section({
+      name: "two",
+      order: 2,
+      text: "2",
+      complete: true,
+    });
     let ran = false;
     prompt.onAssemble((assembly) => {
       ran = true;
@@ -113,7 +125,8 @@ describe("complete sections", () => {
     const recording = recordChanges(prompt);
     assert.throws(
       // deno-lint-ignore no-explicit-any
-      () => prompt.section({ name: "x", order: 0, text: "", complete: 1 as any }),
+      () =>
+        prompt.section({ name: "x", order: 0, text: "", complete: 1 as any }),
       rejects("INVALID_SECTION", '"x"', "complete"),
     );
     assert.deepEqual(recording.changes, []);
@@ -126,7 +139,12 @@ describe("cacheBreakpoint", () => {
   it("is carried to the assembled section only when true", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.section({ name: "a", order: 1, text: "a", cacheBreakpoint: true });
-    prompt.section({ name: "b", order: 2, text: () => "b", cacheBreakpoint: true });
+    prompt.section({
+      name: "b",
+      order: 2,
+      text: () => "b",
+      cacheBreakpoint: true,
+    });
     prompt.section({ name: "c", order: 3, text: "c", cacheBreakpoint: false });
     const assembly = await prompt.assemble();
     assert.deepEqual(assembly.sections.slice(1), [

@@ -76,7 +76,11 @@ describe("runtimeContext()", () => {
   it("a scope's entry shadows a global one of the same name, for that scope only", async () => {
     const prompt = registry();
     prompt.runtimeContext({ name: "date", order: 0, text: "global" });
-    prompt.scope("agent").runtimeContext({ name: "date", order: 5, text: "scoped" });
+    prompt.scope("agent").runtimeContext({
+      name: "date",
+      order: 5,
+      text: "scoped",
+    });
     assert.deepEqual(
       (await prompt.assemble({ scope: "agent" })).runtimeContext,
       [{ name: "date", order: 5, text: "scoped" }],
@@ -96,7 +100,12 @@ describe("runtimeContext()", () => {
     assert.deepEqual(recording.changes, []);
     prompt.scope("agent").runtimeContext({ name: "date", order: 0, text: "c" });
     assert.throws(
-      () => prompt.scope("agent").runtimeContext({ name: "date", order: 0, text: "d" }),
+      () =>
+        prompt.scope("agent").runtimeContext({
+          name: "date",
+          order: 0,
+          text: "d",
+        }),
       rejects("DUPLICATE_RUNTIME_CONTEXT", 'scope "agent"'),
     );
     await prompt.dispose();
@@ -141,7 +150,11 @@ describe("runtimeContext()", () => {
   it("emits register and unregister changes of kind runtimeContext", async () => {
     const prompt = registry();
     const recording = recordChanges(prompt);
-    const dispose = prompt.scope("a").runtimeContext({ name: "d", order: 0, text: "" });
+    const dispose = prompt.scope("a").runtimeContext({
+      name: "d",
+      order: 0,
+      text: "",
+    });
     await dispose();
     assert.deepEqual(recording.changes, [
       { type: "register", kind: "runtimeContext", name: "d", scope: "a" },
@@ -217,7 +230,10 @@ describe("suppressRuntimeContext()", () => {
     const recording = recordChanges(prompt);
     const restore = prompt.suppressRuntimeContext();
     assert.deepEqual((await prompt.assemble()).runtimeContext, []);
-    assert.deepEqual((await prompt.assemble({ scope: "x" })).runtimeContext, []);
+    assert.deepEqual(
+      (await prompt.assemble({ scope: "x" })).runtimeContext,
+      [],
+    );
     assert.equal(calls, 0);
     await restore();
     assert.deepEqual(names(await prompt.assemble()), ["a"]);
@@ -233,8 +249,14 @@ describe("suppressRuntimeContext()", () => {
     prompt.runtimeContext({ name: "a", order: 0, text: "a" });
     const restore = prompt.scope("preset").suppressRuntimeContext();
     prompt.bindScope("sub", "preset");
-    assert.deepEqual((await prompt.assemble({ scope: "preset" })).runtimeContext, []);
-    assert.deepEqual((await prompt.assemble({ scope: "sub" })).runtimeContext, []);
+    assert.deepEqual(
+      (await prompt.assemble({ scope: "preset" })).runtimeContext,
+      [],
+    );
+    assert.deepEqual(
+      (await prompt.assemble({ scope: "sub" })).runtimeContext,
+      [],
+    );
     assert.deepEqual(names(await prompt.assemble({ scope: "other" })), ["a"]);
     assert.deepEqual(names(await prompt.assemble()), ["a"]);
     await restore();
