@@ -9,6 +9,7 @@ import {
   type PromptAssembly,
   renderPrompt,
   renderRuntimeContext,
+  type ScopeKey,
   SystemPrompt,
 } from "../mod.ts";
 import { rejects, sectionNames } from "./assertions.ts";
@@ -260,8 +261,7 @@ describe("bindScope errors", () => {
       ]]
     ) {
       assert.throws(
-        // deno-lint-ignore no-explicit-any
-        () => prompt.bindScope(child as any, parent as any),
+        () => prompt.bindScope(child as ScopeKey, parent as ScopeKey),
         rejects("INVALID_SCOPE_KEY"),
       );
     }
@@ -313,7 +313,7 @@ describe("one snapshot of layers and bindings per assembly", () => {
     prompt.scope("parent").variable("who", () => "parent");
     const unbind = prompt.bindScope("child", "parent");
     const gate = deferred();
-    prompt.scope("child").onAssemble(async (assembly, _context, next) => {
+    prompt.scope("child").onAssemble(async (_assembly, _context, next) => {
       await gate.promise;
       return next();
     });

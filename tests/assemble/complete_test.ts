@@ -124,9 +124,13 @@ describe("complete sections", () => {
     const prompt = new SystemPrompt();
     const recording = recordChanges(prompt);
     assert.throws(
-      // deno-lint-ignore no-explicit-any
       () =>
-        prompt.section({ name: "x", order: 0, text: "", complete: 1 as any }),
+        prompt.section({
+          name: "x",
+          order: 0,
+          text: "",
+          complete: 1 as unknown as boolean,
+        }),
       rejects("INVALID_SECTION", '"x"', "complete"),
     );
     assert.deepEqual(recording.changes, []);
@@ -169,8 +173,7 @@ describe("cacheBreakpoint", () => {
             name: "x",
             order: 0,
             text: "",
-            // deno-lint-ignore no-explicit-any
-            cacheBreakpoint: value as any,
+            cacheBreakpoint: value as unknown as boolean,
           }),
         rejects("INVALID_SECTION", '"x"', "cacheBreakpoint"),
       );

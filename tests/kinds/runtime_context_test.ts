@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type PromptAssembly,
+  type PromptRuntimeContext,
   renderPrompt,
   renderRuntimeContext,
   SystemPrompt,
@@ -121,8 +122,7 @@ describe("runtimeContext()", () => {
     ];
     for (const [input, part] of bad) {
       assert.throws(
-        // deno-lint-ignore no-explicit-any
-        () => prompt.runtimeContext(input as any),
+        () => prompt.runtimeContext(input as PromptRuntimeContext),
         rejects("INVALID_SECTION", part),
       );
     }
@@ -215,8 +215,8 @@ describe("includeRuntimeContext: false", () => {
 
   it("is validated by the constructor", () => {
     assert.throws(
-      // deno-lint-ignore no-explicit-any
-      () => new SystemPrompt({ includeRuntimeContext: "no" as any }),
+      () =>
+        new SystemPrompt({ includeRuntimeContext: "no" as unknown as boolean }),
       rejects("INVALID_CONFIG", "includeRuntimeContext"),
     );
   });
