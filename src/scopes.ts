@@ -14,8 +14,10 @@ import {
   distinctUntilChanged,
   map,
   type Observable,
+  switchMap,
 } from "rxjs";
 import { describeScope, SystemPromptError } from "./errors.ts";
+import type { Layers, Snapshot } from "./layers.ts";
 import type { ScopeKey } from "./types.ts";
 
 /** One binding; compared by identity, so a stale disposer unbinds nothing. */
@@ -82,6 +84,22 @@ export class ScopeBindings {
   complete(): void {
     this.#bindings.complete();
   }
+}
+
+/**
+ * The combined layer states of `scope`'s chain (the global layer alone
+ * without a scope), switching to the new chain's layers after a bind or
+ * unbind that changes it.
+ */
+export function chainSnapshot$(
+  layers: Layers,
+  scopes: ScopeBindings,
+  scope: ScopeKey | null | undefined,
+): Observable<Snapshot> {
+  if (scope === undefined || scope === null) return layers.snapshot$([]);
+  return scopes.chain$(scope).pipe(
+    switchMap((chain) => layers.snapshot$(chain)),
+  );
 }
 
 function chainIn(bindings: Bindings, scope: ScopeKey): ScopeKey[] {

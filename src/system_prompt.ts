@@ -17,12 +17,12 @@ import {
   startWith,
   switchMap,
 } from "rxjs";
-import type { ScopeBindings } from "./scopes.ts";
+import { chainSnapshot$ } from "./scopes.ts";
 import { assembly$ } from "./assemble/build.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
-import type { Layers, Snapshot } from "./layers.ts";
+import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
   assertScopeKey,
@@ -54,22 +54,6 @@ const layersOf = new WeakMap<object, { readonly scopeCount: number }>();
  */
 export function scopeLayerCount(prompt: object): number {
   return layersOf.get(prompt)?.scopeCount ?? 0;
-}
-
-/**
- * The combined layer states of `scope`'s chain (the global layer alone
- * without a scope), switching to the new chain's layers after a bind or
- * unbind that changes it.
- */
-function chainSnapshot$(
-  layers: Layers,
-  scopes: ScopeBindings,
-  scope: ScopeKey | null | undefined,
-): Observable<Snapshot> {
-  if (scope === undefined || scope === null) return layers.snapshot$([]);
-  return scopes.chain$(scope).pipe(
-    switchMap((chain) => layers.snapshot$(chain)),
-  );
 }
 
 /**
