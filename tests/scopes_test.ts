@@ -306,6 +306,38 @@ describe("bindScope errors", () => {
   });
 });
 
+describe("bindScope: hostile keys", () => {
+  it("prototype-looking strings are ordinary keys", async () => {
+    const prompt = registry();
+    prompt.scope("__proto__").section({ name: "p", order: 0, text: "proto" });
+    prompt.scope("constructor").section({ name: "c", order: 1, text: "ctor" });
+    prompt.bindScope("constructor", "__proto__");
+    prompt.bindScope("toString", "constructor");
+    assert.equal(
+      renderPrompt(await prompt.assemble({ scope: "toString" })),
+      "proto\n\nctor",
+    );
+    assert.throws(
+      () => prompt.bindScope("__proto__", "toString"),
+      rejects("SCOPE_CYCLE", '"__proto__"', "2 bindings"),
+    );
+    await prompt.dispose();
+  });
+
+  it("0 and -0 are one key, NaN is a key like any other", async () => {
+    const prompt = registry();
+    prompt.scope(NaN).section({ name: "n", order: 0, text: "nan" });
+    prompt.bindScope(0, NaN);
+    assert.equal(renderPrompt(await prompt.assemble({ scope: -0 })), "nan");
+    assert.throws(() => prompt.bindScope(NaN, -0), rejects("SCOPE_CYCLE"));
+    assert.throws(
+      () => prompt.bindScope(-0, 1),
+      rejects("SCOPE_ALREADY_BOUND"),
+    );
+    await prompt.dispose();
+  });
+});
+
 describe("one snapshot of layers and bindings per assembly", () => {
   it("an unbind during an assembly does not affect it; the next one sees it", async () => {
     const prompt = registry();

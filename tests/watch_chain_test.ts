@@ -158,6 +158,18 @@ describe("watch along a scope chain", () => {
     );
   });
 
+  it("follows a 1,000-deep chain and re-assembles after a change at its far end", async () => {
+    const prompt = registry();
+    for (let index = 1; index < 1000; index++) {
+      prompt.bindScope(`k${index}`, `k${index - 1}`);
+    }
+    const watcher = watchAll(prompt, "k999");
+    await settle();
+    prompt.scope("k0").section({ name: "root", order: 0, text: "root" });
+    await settle();
+    assert.deepEqual(prompts(watcher.views), ["", "root"]);
+  });
+
   it("completes when the registry is disposed, and leaves no scope layer behind", async () => {
     const prompt = new SystemPrompt();
     prompt.bindScope("c", "b");
