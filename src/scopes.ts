@@ -2,9 +2,10 @@
  * Scope chains: registry-wide bindings of a child scope key to its parent.
  * The chain of `S` is `S`, its parent, its parent's parent, …; an assembly
  * for `S` reads the global layer and every layer on that chain, farthest
- * first. The bindings are one immutable map pushed into a
- * `BehaviorSubject`, so an assembly reads one consistent state of them and a
- * watcher follows its chain with RxJS operators.
+ * first. An assembly resolves its chain synchronously when it takes its
+ * snapshot, so it reads one consistent state of the bindings; a watcher
+ * follows its chain through a `BehaviorSubject` that ticks after every bind
+ * and unbind.
  *
  * @module
  */
@@ -29,14 +30,17 @@ type Bindings = ReadonlyMap<ScopeKey, Binding>;
 
 /** The bindings of one registry. */
 export class ScopeBindings {
-  readonly #bindings = new BehaviorSubject<Bindings>(new Map());
+  // Mutated in place, so a bind costs the same however many scopes are
+  // bound; the subject carries the map itself after each change.
+  readonly #map = new Map<ScopeKey, Binding>();
+  readonly #bindings = new BehaviorSubject<Bindings>(this.#map);
 
   /**
    * The chain of `scope`, farthest first and ending with `scope` itself:
    * the order in which a snapshot reads the scope layers.
    */
   chainOf(scope: ScopeKey): ScopeKey[] {
-    return chainIn(this.#bindings.value, scope);
+    return chainIn(this.#map, scope);
   }
 
   /** The chain of `scope` now and after every bind or unbind that changes it. */
@@ -55,7 +59,7 @@ export class ScopeBindings {
    * parent; `SCOPE_CYCLE` when `parent`'s chain reaches `child`.
    */
   bind(child: ScopeKey, parent: ScopeKey): () => boolean {
-    const bindings = this.#bindings.value;
+    const bindings = this.#map;
     const existing = bindings.get(child);
     if (existing !== undefined) {
       throw new SystemPromptError(
@@ -67,16 +71,15 @@ export class ScopeBindings {
     }
     assertNoCycle(bindings, child, parent);
     const binding: Binding = { parent };
-    this.#bindings.next(new Map(bindings).set(child, binding));
+    this.#map.set(child, binding);
+    this.#bindings.next(this.#map);
     return () => this.#unbind(child, binding);
   }
 
   #unbind(child: ScopeKey, binding: Binding): boolean {
-    const bindings = this.#bindings.value;
-    if (bindings.get(child) !== binding) return false;
-    const next = new Map(bindings);
-    next.delete(child);
-    this.#bindings.next(next);
+    if (this.#map.get(child) !== binding) return false;
+    this.#map.delete(child);
+    this.#bindings.next(this.#map);
     return true;
   }
 
