@@ -10,7 +10,7 @@
 
 import { defer, map, type Observable } from "rxjs";
 import { callProvider } from "./assemble/provider.ts";
-import { tracedAssembly$ } from "./assemble/build.ts";
+import { assembly$ } from "./assemble/build.ts";
 import {
   type Contribution,
   contributionOf,
@@ -19,7 +19,7 @@ import {
   type RegistryOrigin,
 } from "./assemble/origins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
-import type { BuildOptions } from "./kinds/kind.ts";
+import type { BuildOptions, BuildTrace } from "./kinds/kind.ts";
 import type { Snapshot } from "./layers.ts";
 import {
   renderPrompt,
@@ -59,13 +59,14 @@ export function explanation$<C extends AssembleContext>(
 ): Observable<PromptExplanation> {
   return defer(() => {
     const countTokens = checkOptions(options.explain);
-    return tracedAssembly$(snapshot, context, {
-      ...options,
-      inspect: (initial, trace) => contributionOf(snapshot, initial, trace),
-    }).pipe(
-      map(({ assembly, inspected }) =>
-        explain(assembly, inspected, countTokens)
-      ),
+    let contribution: Contribution | undefined;
+    const trace: BuildTrace = {
+      built: (initial) => {
+        contribution = contributionOf(snapshot, initial, trace);
+      },
+    };
+    return assembly$(snapshot, context, { ...options, trace }).pipe(
+      map((assembly) => explain(assembly, contribution!, countTokens)),
     );
   });
 }

@@ -17,12 +17,12 @@ import {
 } from "rxjs";
 import type {
   BuildOptions,
-  BuildTrace,
   Kind,
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
+import { completeSectionOf } from "../kinds/section.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -36,7 +36,9 @@ import { waterfall$ } from "./waterfall.ts";
 /**
  * The assembly for `context` as a one-value observable: the initial assembly
  * is built on subscription, then flows through the listeners. Aborting
- * `context.signal` errors it with the signal's reason.
+ * `context.signal` errors it with the signal's reason. With
+ * `options.trace` (only `explain` sets it), the trace's `built` sees the
+ * initial assembly before the listeners.
  */
 export function assembly$<C extends AssembleContext>(
   snapshot: Snapshot,
@@ -46,9 +48,18 @@ export function assembly$<C extends AssembleContext>(
   const signal = context.signal;
   if (signal?.aborted) return throwError(() => signal.reason);
   return defer(() => {
-    const assembly = buildAssembly(snapshot, context, options);
+    const suppress = options.suppressRuntimeContext === true ||
+      snapshot.some(({ state }) => state.suppressor.length > 0);
+    const built = suppress === options.suppressRuntimeContext
+      ? options
+      : { ...options, suppressRuntimeContext: suppress };
+    const assembly = buildAssembly(snapshot, context, built);
+    options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
-    return waterfall$(listeners, assembly, context);
+    const complete = completeSectionOf(assembly);
+    return waterfall$(listeners, assembly, context).pipe(
+      map((result) => finish(result, complete, suppress)),
+    );
   }).pipe(abortOn(signal));
 }
 
@@ -59,36 +70,24 @@ export type Pipeline<T> = (
   options: BuildOptions,
 ) => Observable<T>;
 
-/** Options of {@linkcode tracedAssembly$}. */
-export interface TracedBuildOptions<T> extends BuildOptions {
-  /**
-   * Reads the registry's contribution and the build's trace before any
-   * listener runs (listeners may mutate the assembly in place).
-   */
-  readonly inspect: (initial: PromptAssembly, trace: BuildTrace) => T;
-}
-
 /**
- * {@linkcode assembly$} for `explain`: the same snapshot, build, waterfall
- * and abort handling, with a trace of the build handed to `inspect` before
- * the waterfall. Emits the result with what `inspect` returned.
+ * The waterfall's result with what the registry restores after it: the one
+ * complete section, an empty runtime context when it is off, and the
+ * `runtimeContext` key a 0.1-shaped listener result lacks.
  */
-export function tracedAssembly$<C extends AssembleContext, T>(
-  snapshot: Snapshot,
-  context: C,
-  options: TracedBuildOptions<T>,
-): Observable<{ assembly: PromptAssembly; inspected: T }> {
-  const signal = context.signal;
-  if (signal?.aborted) return throwError(() => signal.reason);
-  return defer(() => {
-    const trace: BuildTrace = {};
-    const initial = buildAssembly(snapshot, context, { ...options, trace });
-    const inspected = options.inspect(initial, trace);
-    const listeners = listenersOf(layersOf(snapshot, "listener"));
-    return waterfall$(listeners, initial, context).pipe(
-      map((assembly) => ({ assembly, inspected })),
-    );
-  }).pipe(abortOn(signal));
+function finish(
+  result: PromptAssembly,
+  complete: PromptAssembly["sections"][number] | undefined,
+  suppress: boolean,
+): PromptAssembly {
+  const clear = suppress && result.runtimeContext?.length !== 0;
+  if (complete === undefined && !clear && result.runtimeContext !== undefined) {
+    return result;
+  }
+  const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
+  if (complete !== undefined) finished.sections = [complete];
+  if (clear) finished.runtimeContext = [];
+  return finished;
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */
@@ -97,7 +96,12 @@ export function buildAssembly(
   context: unknown,
   options: BuildOptions = {},
 ): PromptAssembly {
-  const draft: PromptAssembly = { sections: [], tools: [], variables: {} };
+  const draft: PromptAssembly = {
+    sections: [],
+    tools: [],
+    variables: {},
+    runtimeContext: [],
+  };
   for (const name of KIND_NAMES) {
     const kind = KINDS[name] as Kind<RecordBase>;
     kind.build?.(layersOf(snapshot, name), context, draft, options);

@@ -48,6 +48,11 @@ export interface BuildOptions {
   /** The compiled `toolOrder`, if one is configured. */
   readonly toolOrder?: ToolOrderPlan;
   /**
+   * No runtime context provider is called and `runtimeContext` is `[]`
+   * (config `includeRuntimeContext: false`, or a suppressor in a layer).
+   */
+  readonly suppressRuntimeContext?: boolean;
+  /**
    * Set by `explain` only: the kinds whose origins cannot be read from the
    * snapshot alone record them here. An assembly without it does no such
    * work.
@@ -63,6 +68,11 @@ export interface BuildTrace {
    * layer. The assembly's tools are among these objects.
    */
   tools?: readonly TracedTool[];
+  /**
+   * Called with the registry's contribution before any listener runs
+   * (listeners may mutate it in place).
+   */
+  readonly built?: (initial: PromptAssembly) => void;
 }
 
 /** One collected tool and where it came from. */
