@@ -5,7 +5,6 @@
  */
 import { describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
-import { firstValueFrom } from "rxjs";
 import {
   HARNESS_IDENTITY_SECTION,
   PERSONA_SECTION,
@@ -16,18 +15,6 @@ import {
   SystemPromptError,
   TOOL_ORDER_REST,
 } from "../mod.ts";
-import { contributionOf } from "../src/assemble/origins.ts";
-import { explanation$ } from "../src/explain.ts";
-import { sectionKind } from "../src/kinds/section.ts";
-import { toolsKind } from "../src/kinds/tools.ts";
-import { variableKind } from "../src/kinds/variable.ts";
-import {
-  emptyLayer,
-  type LayerState,
-  type Registration,
-  type Snapshot,
-  withRegistration,
-} from "../src/layers.ts";
 import { rejects } from "./assertions.ts";
 import { tool } from "./fixtures.ts";
 
@@ -194,43 +181,43 @@ describe("explain(): shadowing by scope", () => {
     await prompt.dispose();
   });
 
-  it("reads a snapshot of several scope layers generically: the nearest wins, each origin carries its own layer's key", async () => {
+  it("follows a scope chain of any depth: the nearest layer wins, each origin carries its own layer's key", async () => {
+    const prompt = bare();
     const preset = { id: "preset" };
     const child = { id: "child" };
-    const snapshot: Snapshot = [
-      {
-        scope: undefined,
-        state: layer("registry", [
-          section("a", "global a"),
-          section("b", "global b"),
-          variable("v", "global"),
-          tools(["t", "u"]),
-        ]),
-      },
-      {
-        scope: preset,
-        state: layer("registry/preset", [
-          section("a", "preset a"),
-          section("c", "preset c"),
-          variable("v", "preset"),
-          tools(["t"]),
-        ]),
-      },
-      {
-        scope: child,
-        state: layer("registry/child", [section("a", "child a")]),
-      },
-    ];
-    const explanation = await firstValueFrom(
-      explanation$(snapshot, {}, { explain: undefined }),
+    const grandchild = { id: "grandchild" };
+    prompt.bindScope(child, preset);
+    prompt.bindScope(grandchild, child);
+    prompt.section({ name: "a", order: 1, text: "global a" });
+    prompt.section({ name: "b", order: 2, text: "global b" });
+    prompt.variable("v", () => "global");
+    prompt.tools(() => ({ schemas: [tool("t"), tool("u")] }));
+    const presetScope = prompt.scope(preset, { label: "preset" });
+    presetScope.section({ name: "a", order: 1, text: "preset a" });
+    presetScope.section({ name: "c", order: 3, text: "preset c" });
+    presetScope.variable("v", () => "preset");
+    presetScope.tools(() => ({ schemas: [tool("t", "preset")] }));
+    const childScope = prompt.scope(child, { label: "child" });
+    childScope.section({ name: "a", order: 1, text: "child a" });
+    prompt.scope(grandchild, { label: "grandchild" }).section({
+      name: "d",
+      order: 4,
+      text: "grandchild d",
+    });
+
+    const explanation = await prompt.explain({ scope: grandchild });
+    assert.equal(
+      explanation.prompt,
+      "child a\n\nglobal b\n\npreset c\n\ngrandchild d",
     );
-    assert.equal(explanation.prompt, "child a\n\nglobal b\n\npreset c");
     assert.deepEqual(
       explanation.sections.map((o) => [o.name, o.registrar, o.layer, o.scope]),
       [
+        [PERSONA_SECTION, "registry", "global", undefined],
         ["a", "registry/child", "scope", child],
         ["b", "registry", "global", undefined],
         ["c", "registry/preset", "scope", preset],
+        ["d", "registry/grandchild", "scope", grandchild],
       ],
     );
     assert.deepEqual(
@@ -247,15 +234,137 @@ describe("explain(): shadowing by scope", () => {
       },
     ]);
     assert.deepEqual(
-      explanation.shadowed.map((o) => [o.kind, o.name, o.registrar, o.by]),
+      explanation.shadowed.map((o) => [o.kind, o.name, o.registrar, o.scope]),
       [
-        ["section", "a", "registry", "registry/child"],
-        ["section", "a", "registry/preset", "registry/child"],
-        ["variable", "v", "registry", "registry/preset"],
-        ["tool", "t", "registry", "registry/preset"],
+        ["section", "a", "registry", undefined],
+        ["section", "a", "registry/preset", preset],
+        ["variable", "v", "registry", undefined],
+        ["tool", "t", "registry", undefined],
       ],
     );
-    assert.equal(explanation.shadowed[1].scope, preset);
+    assert.deepEqual(explanation.shadowed.map((o) => o.by), [
+      "registry/child",
+      "registry/child",
+      "registry/preset",
+      "registry/preset",
+    ]);
+    assert.deepEqual(
+      explanation.assembly,
+      await prompt.assemble({ scope: grandchild }),
+    );
+    await prompt.dispose();
+  });
+});
+
+describe("explain(): runtime context and complete sections", () => {
+  it("attributes registered runtime context entries, shadowed by scope, with offsets into renderRuntimeContext", async () => {
+    const prompt = bare();
+    const agent = "agent";
+    prompt.variable("date", () => "2026-12-02");
+    prompt.runtimeContext({
+      name: "date",
+      order: 0,
+      text: "Today is {{date}}.",
+    });
+    prompt.runtimeContext({ name: "git", order: 1, text: "Dirty tree." });
+    prompt.runtimeContext({ name: "empty", order: 2, text: "" });
+    prompt.scope(agent, { label: "agent" }).runtimeContext({
+      name: "git",
+      order: 1,
+      text: () => "Clean tree.",
+    });
+    const explanation = await prompt.explain({ scope: agent }, {
+      countTokens: words,
+    });
+    assert.deepEqual(explanation.runtimeContext, [
+      {
+        name: "date",
+        registrar: "registry",
+        layer: "global",
+        start: 0,
+        end: 20,
+        tokens: 3,
+      },
+      {
+        name: "git",
+        registrar: "registry/agent",
+        layer: "scope",
+        scope: agent,
+        start: 22,
+        end: 33,
+        tokens: 2,
+      },
+      {
+        name: "empty",
+        registrar: "registry",
+        layer: "global",
+        start: 33,
+        end: 33,
+        tokens: 0,
+      },
+    ]);
+    const rendered = renderRuntimeContext(explanation.assembly);
+    for (const origin of explanation.runtimeContext) {
+      const entry = explanation.assembly.runtimeContext!.find((e) =>
+        e.name === origin.name
+      )!;
+      assert.equal(
+        rendered.slice(origin.start, origin.end),
+        renderRuntimeContext({
+          ...explanation.assembly,
+          runtimeContext: [entry],
+        }),
+      );
+    }
+    assert.deepEqual(explanation.shadowed, [{
+      kind: "runtimeContext",
+      name: "git",
+      registrar: "registry",
+      layer: "global",
+      by: "registry/agent",
+    }]);
+    await prompt.dispose();
+  });
+
+  it("gives no runtime context origins when runtime context is off, and still lists what a scope shadowed", async () => {
+    const prompt = new SystemPrompt({
+      includeHarnessIdentity: false,
+      includeRuntimeContext: false,
+    });
+    prompt.runtimeContext({ name: "git", order: 0, text: "global" });
+    prompt.scope("a").runtimeContext({ name: "git", order: 0, text: "scope" });
+    const explanation = await prompt.explain({ scope: "a" });
+    assert.deepEqual(explanation.runtimeContext, []);
+    assert.deepEqual(explanation.assembly.runtimeContext, []);
+    assert.deepEqual(explanation.shadowed.map((o) => [o.kind, o.by]), [
+      ["runtimeContext", "registry/scope"],
+    ]);
+    await prompt.dispose();
+  });
+
+  it("a complete section restored after the waterfall keeps its registry origin", async () => {
+    const prompt = new SystemPrompt({ persona: "Persona." });
+    prompt.onAssemble((assembly) => {
+      assembly.sections.push({ name: "added", order: 5, text: "Added." });
+      return assembly;
+    });
+    prompt.scope("compat", { label: "compat" }).section({
+      name: "compat:all",
+      order: 0,
+      text: "The whole prompt.",
+      complete: true,
+    });
+    const explanation = await prompt.explain({ scope: "compat" });
+    assert.equal(explanation.prompt, "The whole prompt.");
+    assert.deepEqual(explanation.sections, [{
+      name: "compat:all",
+      registrar: "registry/compat",
+      layer: "scope",
+      scope: "compat",
+      start: 0,
+      end: 17,
+    }]);
+    await prompt.dispose();
   });
 });
 
@@ -368,48 +477,6 @@ describe("explain(): listener-made entries", () => {
     assert.equal(rendered.slice(22, 33), "Clean tree.");
     assert.deepEqual((await bare().explain()).runtimeContext, []);
     await prompt.dispose();
-  });
-
-  it("attributes runtime context entries to their registrar once the snapshot holds them", () => {
-    const agent = "agent";
-    const global = withStore(emptyLayer(), "runtimeContext", [
-      { name: "date", order: 0, text: "d", label: "registry", sequence: 1 },
-      { name: "git", order: 1, text: "g", label: "registry", sequence: 2 },
-    ]);
-    const scoped = withStore(emptyLayer(), "runtimeContext", [
-      { name: "git", order: 1, text: "g2", label: "registry/a", sequence: 3 },
-    ]);
-    const initial: PromptAssembly = {
-      sections: [],
-      tools: [],
-      variables: {},
-      runtimeContext: [
-        { name: "date", order: 0, text: "d" },
-        { name: "git", order: 1, text: "g2" },
-      ],
-    };
-    const contribution = contributionOf(
-      [{ scope: undefined, state: global }, { scope: agent, state: scoped }],
-      initial,
-      {},
-    );
-    assert.deepEqual([...contribution.runtimeContext.entries()], [
-      ["date", {
-        origin: { registrar: "registry", layer: "global" },
-        fingerprint: JSON.stringify(initial.runtimeContext![0]),
-      }],
-      ["git", {
-        origin: { registrar: "registry/a", layer: "scope", scope: agent },
-        fingerprint: JSON.stringify(initial.runtimeContext![1]),
-      }],
-    ]);
-    assert.deepEqual(contribution.shadowed, [{
-      kind: "runtimeContext",
-      name: "git",
-      registrar: "registry",
-      layer: "global",
-      by: "registry/a",
-    }]);
   });
 });
 
@@ -664,55 +731,3 @@ describe("explain(): the assembly and failures of assemble()", () => {
     return assert.rejects(pending, rejects("INVALID_CONTEXT"));
   });
 });
-
-// --- hand-built layer states, for snapshots no registry can make yet ---
-
-let sequence = 0;
-
-function section(name: string, text: string): (label: string) => Registration {
-  return (label) => ({
-    kind: "section",
-    record: sectionKind.record({ name, order: 0, text }, {
-      label,
-      sequence: ++sequence,
-    }),
-  });
-}
-
-function variable(name: string, value: string) {
-  return (label: string): Registration => ({
-    kind: "variable",
-    record: variableKind.record({ name, provider: () => value }, {
-      label,
-      sequence: ++sequence,
-    }),
-  });
-}
-
-function tools(names: string[]) {
-  return (label: string): Registration => ({
-    kind: "tools",
-    record: toolsKind.record(() => ({ schemas: names.map((n) => tool(n)) }), {
-      label,
-      sequence: ++sequence,
-    }),
-  });
-}
-
-function layer(
-  label: string,
-  registrations: ((label: string) => Registration)[],
-): LayerState {
-  return registrations.reduce(
-    (state, make) => withRegistration(state, make(label)),
-    emptyLayer(),
-  );
-}
-
-function withStore(
-  state: LayerState,
-  store: string,
-  records: object[],
-): LayerState {
-  return { ...state, [store]: records } as LayerState;
-}
