@@ -60,16 +60,8 @@ interface Placed {
   readonly origin: RegistryOrigin;
 }
 
-/**
- * The layer stores of the named kinds. A store a layer state lacks reads as
- * empty, so a kind that is not in the table yet (runtime contexts) is
- * explained as soon as its records reach the snapshot.
- */
-const STORES = {
-  section: "section",
-  variable: "variable",
-  runtimeContext: "runtimeContext",
-} as const;
+/** The kinds that shadow by name and whose names a layer state holds. */
+type NamedStore = "section" | "variable" | "runtimeContext";
 
 /** The registry's contribution to `initial`, built from `snapshot`. */
 export function contributionOf(
@@ -79,17 +71,17 @@ export function contributionOf(
 ): Contribution {
   const shadowed: Shadowed[] = [];
   const sections = registeredEntries(
-    named(snapshot, STORES.section, shadowed, "section"),
+    named(snapshot, "section", shadowed),
     initial.sections,
   );
   const variables = registeredEntries(
-    named(snapshot, STORES.variable, shadowed, "variable"),
+    named(snapshot, "variable", shadowed),
     Object.entries(initial.variables).map(([name, value]) => ({ name, value })),
     (entry) => entry.value,
   );
   const tools = registeredTools(trace.tools ?? [], initial.tools, shadowed);
   const runtimeContext = registeredEntries(
-    named(snapshot, STORES.runtimeContext, shadowed, "runtimeContext"),
+    named(snapshot, "runtimeContext", shadowed),
     initial.runtimeContext ?? [],
   );
   return { sections, variables, tools, runtimeContext, shadowed };
@@ -112,18 +104,17 @@ export function originOf(
  */
 function named(
   snapshot: Snapshot,
-  store: string,
+  kind: NamedStore,
   shadowed: Shadowed[],
-  kind: ShadowKind,
 ): Map<string, Placed> {
   const winners = new Map<string, Placed>();
   for (const layer of snapshot) {
-    for (const record of recordsIn(layer, store)) {
+    for (const record of layer.state[kind]) {
       winners.set(record.name, { record, origin: originOf(record, layer) });
     }
   }
   for (const layer of snapshot) {
-    for (const record of recordsIn(layer, store)) {
+    for (const record of layer.state[kind]) {
       const winner = winners.get(record.name)!;
       if (winner.record === record) continue;
       shadowed.push({
@@ -135,16 +126,6 @@ function named(
     }
   }
   return winners;
-}
-
-function recordsIn(
-  layer: SnapshotLayer,
-  store: string,
-): readonly Placed["record"][] {
-  const stores = layer.state as unknown as Readonly<
-    Record<string, readonly Placed["record"][] | undefined>
-  >;
-  return stores[store] ?? [];
 }
 
 /** The entries of `list` that have a registered record, by name. */
