@@ -119,17 +119,22 @@ export const HARNESS_IDENTITY: string =
   "instructions in this system prompt, use the tools you are given when " +
   "they help, and report truthfully what you did and what you could not do.";
 
-/** Checks the constructor's config; `undefined` is an empty config. */
+/**
+ * Checks the constructor's config; `undefined` is an empty config. Reads
+ * each field once and returns what it read, so a getter cannot pass the
+ * check with one value and be used with another.
+ */
 export function validateConfig(config: unknown): SystemPromptConfig {
   if (config === undefined) return {};
   if (typeof config !== "object" || config === null) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity? }; got ${quote(config)}.`,
+        `includeHarnessIdentity?, onSubscriberError? }; got ${quote(config)}.`,
     );
   }
-  const { persona, includeHarnessIdentity } = config as SystemPromptConfig;
+  const { persona, toolOrder, includeHarnessIdentity, onSubscriberError } =
+    config as SystemPromptConfig;
   if (persona !== undefined && typeof persona !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -147,7 +152,16 @@ export function validateConfig(config: unknown): SystemPromptConfig {
         `${quote(includeHarnessIdentity)}.`,
     );
   }
-  return config as SystemPromptConfig;
+  if (
+    onSubscriberError !== undefined && typeof onSubscriberError !== "function"
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `onSubscriberError must be a function (error, change) => void; got ` +
+        `${quote(onSubscriberError)}.`,
+    );
+  }
+  return { persona, toolOrder, includeHarnessIdentity, onSubscriberError };
 }
 
 /**

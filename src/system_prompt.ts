@@ -30,6 +30,7 @@ import {
   type RegistrarOptions,
   Registry,
 } from "./registrar.ts";
+import { ContainedObservable, reportToConsole } from "./subscriber_errors.ts";
 import { compileToolOrder } from "./tool_order.ts";
 import type {
   AssembleContext,
@@ -92,8 +93,10 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   /**
    * Every registration, unregistration and invalidation, emitted
-   * synchronously after the state is committed. Hot; not scope-filtered;
-   * completes when the registry is disposed.
+   * synchronously after the state is committed, in commit order to every
+   * subscriber. Hot; not scope-filtered; completes when the registry is
+   * disposed. What a subscriber throws goes to the config's
+   * `onSubscriberError`.
    */
   readonly change$: Observable<PromptChange>;
 
@@ -109,7 +112,10 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
     );
     this.#registry = registry;
-    this.change$ = registry.layers.change$;
+    this.change$ = new ContainedObservable(
+      registry.layers.change$,
+      valid.onSubscriberError ?? reportToConsole,
+    );
     const lifetime = new Lifetime();
     // The first entry is torn down last: the streams complete after every
     // registration is gone.

@@ -293,4 +293,10 @@ export interface SystemPromptConfig {
   toolOrder?: readonly string[];
   /** Register the `harness:identity` section (default `true`). */
   includeHarnessIdentity?: boolean;
+  /**
+   * Receives what a `change$` subscriber threw and the change it was
+   * handling; the registry and the other subscribers go on. Default:
+   * `console.error`.
+   */
+  onSubscriberError?: (error: unknown, change: unknown) => void;
 }
