@@ -168,7 +168,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
   #register<K extends KindName>(
     kind: K,
     input: InputOf<K>,
-    action: string,
+    action: string | (() => string),
   ): Disposer {
     this.#assertOpen(action);
     const provenance: Provenance = {
@@ -189,18 +189,22 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     );
   }
 
-  #assertOpen(action: string): void {
+  /** `action` is built only when it is needed: on failure. */
+  #assertOpen(action: string | (() => string)): void {
+    if (!this.#lifetime.disposed) return;
     this.#lifetime.assertOpen(
-      action,
+      typeof action === "string" ? action : action(),
       `this registrar (${describeScope(this.scopeKey)})`,
     );
   }
 
   section(section: PromptSection<C>): Disposer {
-    const name = typeof section?.name === "string"
-      ? `section ${quote(section.name)}`
-      : "a section";
-    return this.#register("section", section, `register ${name}`);
+    return this.#register("section", section, () => {
+      const name = (section as { name?: unknown } | null)?.name;
+      return `register ${
+        typeof name === "string" ? `section ${quote(name)}` : "a section"
+      }`;
+    });
   }
 
   tools(provider: ToolProvider<C>): Disposer {
@@ -211,7 +215,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     return this.#register(
       "variable",
       { name, provider },
-      `register variable ${quote(name)}`,
+      () => `register variable ${quote(name)}`,
     );
   }
 
@@ -239,7 +243,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   scope(key: ScopeKey, options?: RegistrarOptions): Registrar<C> {
     assertScopeKey(key);
-    this.#assertOpen(`open ${describeScope(key)}`);
+    this.#assertOpen(() => `open ${describeScope(key)}`);
     const label = childLabel(this.label, options, "scope");
     return new LayerRegistrar(this.#registry, new Lifetime(this.#lifetime), {
       scopeKey: key,
