@@ -18,13 +18,13 @@ import {
   switchMap,
 } from "rxjs";
 import { assembly$ } from "./assemble/build.ts";
+import { readContext } from "./assemble/context.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
-import { quote, SystemPromptError } from "./errors.ts";
+import { SystemPromptError } from "./errors.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
-  assertScopeKey,
   LayerRegistrar,
   type Registrar,
   type RegistrarOptions,
@@ -198,7 +198,9 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * failure is a rejection.
    */
   assemble(context?: C): Promise<PromptAssembly> {
-    return firstValueFrom(this.#assembly$(context ?? {} as C));
+    return firstValueFrom(
+      this.#assembly$(context === undefined ? {} as C : context),
+    );
   }
 
   /**
@@ -207,21 +209,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    */
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
     return defer(() => {
-      if (typeof context !== "object" || context === null) {
-        throw new SystemPromptError(
-          "INVALID_CONTEXT",
-          `The assembly context must be an object ({ scope?, signal?, ... }); ` +
-            `got ${quote(context)}.`,
-        );
-      }
+      const { scope } = readContext(context);
       if (this.#root.disposed) {
         throw new SystemPromptError(
           "DISPOSED",
           `Cannot assemble: the registry is disposed.`,
         );
       }
-      const scope = context.scope;
-      if (scope === null) assertScopeKey(scope);
       const layers = snapshot ??
         this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
       return assembly$(layers, context, {
@@ -237,17 +231,23 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * (its context's `signal` aborts). Failures arrive as `{ error }` and the
    * stream stays alive; it completes when the registry is disposed.
    *
-   * Providers and listeners receive a copy of `context` whose `signal` also
-   * aborts when the view is superseded or unsubscribed.
+   * Providers and listeners receive a context whose prototype is `context`
+   * (its fields, getters included, read through) with its own `signal`,
+   * which aborts when the view is superseded or unsubscribed, or when
+   * `context.signal` aborts. A class instance's private fields are not
+   * reachable through it. `context` is validated as by `assemble()`; a bad
+   * one is reported as an `{ error }` view.
    */
   watch(context?: C): Observable<PromptView> {
-    const given = context ?? {} as C;
-    const scope = given.scope;
+    const given = context === undefined ? {} as C : context;
+    // An unreadable or invalid scope watches the global layer: each view
+    // then reports the context's error, as assemble() would.
+    const scope = scopeOrUndefined(given);
     const { layers } = this.#registry;
     // The states of the layers this context reads, and invalidations; a
     // burst of transitions coalesces into one view.
     return combineLatest([
-      layers.snapshot$(scope === undefined || scope === null ? [] : [scope]),
+      layers.snapshot$(scope === undefined ? [] : [scope]),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
       debounceTime(0, asapScheduler),
@@ -274,5 +274,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       );
     }
     this.#registry.layers.invalidate();
+  }
+}
+
+function scopeOrUndefined(context: unknown): ScopeKey | undefined {
+  try {
+    return readContext(context).scope;
+  } catch {
+    return undefined;
   }
 }
