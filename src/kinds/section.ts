@@ -6,7 +6,7 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider } from "../assemble/provider.ts";
+import { callProvider, typeName } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
@@ -108,7 +108,9 @@ function resolveSection(
   if (typeof value !== "string") {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The text function of section ${quote(name)} returned ${typeof value}; ` +
+      `The text function of section ${quote(name)} returned ${
+        typeName(value)
+      }; ` +
         `it must return a string ("" to leave the section out).`,
     );
   }
