@@ -6,7 +6,7 @@
  * @module
  */
 
-import { quote, SystemPromptError } from "./errors.ts";
+import { quote, readGuarded, SystemPromptError } from "./errors.ts";
 import type { Registrar } from "./registrar.ts";
 import type { AssembleContext, SystemPromptConfig } from "./types.ts";
 
@@ -134,7 +134,26 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     );
   }
   const { persona, toolOrder, includeHarnessIdentity, onSubscriberError } =
-    config as SystemPromptConfig;
+    readGuarded(
+      () => {
+        const {
+          persona,
+          toolOrder,
+          includeHarnessIdentity,
+          onSubscriberError,
+        } = config as SystemPromptConfig;
+        return {
+          persona,
+          toolOrder,
+          includeHarnessIdentity,
+          onSubscriberError,
+        };
+      },
+      "INVALID_CONFIG",
+      () =>
+        `Reading the SystemPrompt config threw; the config is an object ` +
+        `whose fields can be read.`,
+    );
   if (persona !== undefined && typeof persona !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",

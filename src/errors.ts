@@ -141,6 +141,35 @@ export function describeScope(scope: unknown): string {
   return `scope ${quote(scope)}`;
 }
 
+/**
+ * `read()`: reads fields of a user-supplied object. What a getter or a Proxy
+ * throws becomes a `SystemPromptError` of `code` with `message()` and the
+ * thrown value as `cause`; a `SystemPromptError` passes unchanged.
+ */
+export function readGuarded<T>(
+  read: () => T,
+  code: SystemPromptErrorCode,
+  message: () => string,
+): T {
+  try {
+    return read();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(code, message(), { cause: error });
+  }
+}
+
+/** Whether `value` is a {@linkcode SystemPromptError}; never throws. */
+export function isSystemPromptError(
+  value: unknown,
+): value is SystemPromptError {
+  try {
+    return value instanceof SystemPromptError;
+  } catch {
+    return false;
+  }
+}
+
 /** `read()`, or `undefined` when it throws (a revoked or hostile Proxy). */
 function safely<T>(read: () => T): T | undefined {
   try {

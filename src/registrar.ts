@@ -6,7 +6,12 @@
  * @module
  */
 
-import { describeScope, quote, SystemPromptError } from "./errors.ts";
+import {
+  describeScope,
+  quote,
+  readGuarded,
+  SystemPromptError,
+} from "./errors.ts";
 import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
@@ -122,7 +127,14 @@ function childLabel(
       `Registrar options must be an object { label? }; got ${quote(options)}.`,
     );
   }
-  const { label = fallback } = options;
+  const label = readGuarded(
+    () => {
+      const { label = fallback } = options;
+      return label;
+    },
+    "INVALID_CONFIG",
+    () => `Reading the registrar options threw; they are an object { label? }.`,
+  );
   if (typeof label !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",

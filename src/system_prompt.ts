@@ -21,7 +21,7 @@ import { assembly$ } from "./assemble/build.ts";
 import { readContext } from "./assemble/context.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
-import { SystemPromptError } from "./errors.ts";
+import { readGuarded, SystemPromptError } from "./errors.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
@@ -109,7 +109,11 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const valid = validateConfig(config);
     const { toolOrder } = valid;
     const registry = new Registry(
-      toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
+      toolOrder === undefined ? undefined : readGuarded(
+        () => compileToolOrder(toolOrder),
+        "INVALID_TOOL_ORDER",
+        () => `Reading toolOrder threw; it must be an array of tool names.`,
+      ),
     );
     this.#registry = registry;
     this.change$ = new ContainedObservable(

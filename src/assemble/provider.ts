@@ -25,7 +25,7 @@ export function callProvider<C, R>(
   } catch (error) {
     throw providerFailed(`The ${what()} threw`, error);
   }
-  if (isThenable(result)) {
+  if (isPromiseLike(result)) {
     Promise.resolve(result).then(undefined, ignore);
     throw new SystemPromptError(
       "PROVIDER_FAILED",
@@ -34,14 +34,6 @@ export function callProvider<C, R>(
     );
   }
   return result;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  try {
-    return isPromiseLike(value);
-  } catch {
-    return false;
-  }
 }
 
 function ignore(): void {}

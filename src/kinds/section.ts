@@ -7,7 +7,7 @@
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
 import { callProvider, typeName } from "../assemble/provider.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   insertSorted,
@@ -52,7 +52,16 @@ function toSectionRecord(
       }.`,
     );
   }
-  const { name, order, text } = section as Record<string, unknown>;
+  const { name, order, text } = readGuarded(
+    () => {
+      const { name, order, text } = section as Record<string, unknown>;
+      return { name, order, text };
+    },
+    "INVALID_SECTION",
+    () =>
+      `Reading a section's name, order or text threw; a section is an ` +
+      `object { name, order, text } whose fields can be read.`,
+  );
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",

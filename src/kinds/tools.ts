@@ -8,7 +8,12 @@
  */
 
 import { callProvider, providerFailed } from "../assemble/provider.ts";
-import { describeScope, quote, SystemPromptError } from "../errors.ts";
+import {
+  describeScope,
+  isSystemPromptError,
+  quote,
+  SystemPromptError,
+} from "../errors.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
@@ -136,14 +141,6 @@ function collectTools(source: ToolSource, collection: Collection): void {
       `Reading the result of the ${describe()} threw`,
       error,
     );
-  }
-}
-
-function isSystemPromptError(error: unknown): boolean {
-  try {
-    return error instanceof SystemPromptError;
-  } catch {
-    return false;
   }
 }
 
