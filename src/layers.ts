@@ -122,9 +122,6 @@ export class Layers {
   readonly #scopes = new Map<ScopeKey, ScopeLayer>();
   readonly #changes = new Subject<PromptChange>();
   readonly #invalidations = new Subject<void>();
-  /** Changes committed while an earlier one is still being delivered. */
-  readonly #pending: PromptChange[] = [];
-  #delivering = false;
   #completed = false;
 
   /** Every committed change, emitted synchronously after the commit. */
@@ -163,33 +160,14 @@ export class Layers {
     assertUnique(state, registration, scope);
     const result = beforeCommit();
     this.#commit(scope, withRegistration(state, registration));
-    this.#emit(changeOf("register", registration, scope));
+    this.#changes.next(changeOf("register", registration, scope));
     return result;
   }
 
   /** Removes `registration` from a layer, then emits its `unregister` change. */
   remove(scope: ScopeKey | undefined, registration: Registration): void {
     this.#commit(scope, withoutRegistration(this.state(scope), registration));
-    this.#emit(changeOf("unregister", registration, scope));
-  }
-
-  /**
-   * Delivers `change` to every subscriber after the changes committed
-   * before it: a change committed by a subscriber (it disposed or
-   * registered something) waits until the current one reached everyone.
-   */
-  #emit(change: PromptChange): void {
-    this.#pending.push(change);
-    if (this.#delivering) return;
-    this.#delivering = true;
-    try {
-      for (let index = 0; index < this.#pending.length; index++) {
-        this.#changes.next(this.#pending[index]);
-      }
-    } finally {
-      this.#pending.length = 0;
-      this.#delivering = false;
-    }
+    this.#changes.next(changeOf("unregister", registration, scope));
   }
 
   /** The latest states of the global layer and of `scopes`' layers. */
@@ -273,7 +251,7 @@ export class Layers {
   /** Emits an invalidation on `invalidation$` and on `change$`. */
   invalidate(): void {
     this.#invalidations.next();
-    this.#emit({ type: "invalidate" });
+    this.#changes.next({ type: "invalidate" });
   }
 
   /** Completes every layer and both streams. */

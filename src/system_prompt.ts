@@ -30,7 +30,11 @@ import {
   type RegistrarOptions,
   Registry,
 } from "./registrar.ts";
-import { ContainedObservable, reportToConsole } from "./subscriber_errors.ts";
+import {
+  ContainedObservable,
+  inCommitOrder,
+  reportToConsole,
+} from "./change_stream.ts";
 import { compileToolOrder } from "./tool_order.ts";
 import type {
   AssembleContext,
@@ -117,7 +121,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     );
     this.#registry = registry;
     this.change$ = new ContainedObservable(
-      registry.layers.change$,
+      inCommitOrder(registry.layers.change$),
       valid.onSubscriberError ?? reportToConsole,
     );
     const lifetime = new Lifetime();

@@ -1,8 +1,10 @@
 /**
- * Containing `change$` subscribers: what a subscriber throws is reported to
- * the registry's `onSubscriberError` instead of being rethrown by RxJS from a
- * timer (which ends the host process), so a faulty subscriber affects neither
- * the registry's state nor the other subscribers.
+ * The public `change$`: the layers' changes delivered in commit order to
+ * every subscriber, with subscribers contained. What a subscriber throws is
+ * reported to the registry's `onSubscriberError` instead of being rethrown
+ * by RxJS from a timer (which ends the host process), so a faulty
+ * subscriber affects neither the registry's state nor the other
+ * subscribers.
  *
  * @module
  */
@@ -11,8 +13,38 @@ import {
   Observable,
   type Observer,
   type OperatorFunction,
+  Subject,
   type Subscription,
 } from "rxjs";
+
+/**
+ * `source` (hot) re-emitted so that every subscriber sees its values in
+ * order: a value emitted while an earlier one is still being delivered (a
+ * subscriber registered or disposed something) waits until the earlier one
+ * reached every subscriber. Subscribes to `source` now; completes with it.
+ */
+export function inCommitOrder<T>(source: Observable<T>): Observable<T> {
+  const ordered = new Subject<T>();
+  const pending: T[] = [];
+  let delivering = false;
+  source.subscribe({
+    next(value) {
+      pending.push(value);
+      if (delivering) return;
+      delivering = true;
+      try {
+        for (let index = 0; index < pending.length; index++) {
+          ordered.next(pending[index]);
+        }
+      } finally {
+        pending.length = 0;
+        delivering = false;
+      }
+    },
+    complete: () => ordered.complete(),
+  });
+  return ordered.asObservable();
+}
 
 /** Receives what a subscriber threw and the value it was handling. */
 export type SubscriberErrorReporter = (error: unknown, value: unknown) => void;
