@@ -130,30 +130,48 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, onSubscriberError? }; got ${quote(config)}.`,
+        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError? }; ` +
+        `got ${quote(config)}.`,
     );
   }
-  const { persona, toolOrder, includeHarnessIdentity, onSubscriberError } =
-    readGuarded(
-      () => {
-        const {
-          persona,
-          toolOrder,
-          includeHarnessIdentity,
-          onSubscriberError,
-        } = config as SystemPromptConfig;
-        return {
-          persona,
-          toolOrder,
-          includeHarnessIdentity,
-          onSubscriberError,
-        };
-      },
+  const {
+    persona,
+    toolOrder,
+    includeHarnessIdentity,
+    includeRuntimeContext,
+    onSubscriberError,
+  } = readGuarded(
+    () => {
+      const {
+        persona,
+        toolOrder,
+        includeHarnessIdentity,
+        includeRuntimeContext,
+        onSubscriberError,
+      } = config as SystemPromptConfig;
+      return {
+        persona,
+        toolOrder,
+        includeHarnessIdentity,
+        includeRuntimeContext,
+        onSubscriberError,
+      };
+    },
+    "INVALID_CONFIG",
+    () =>
+      `Reading the SystemPrompt config threw; the config is an object ` +
+      `whose fields can be read.`,
+  );
+  if (
+    includeRuntimeContext !== undefined &&
+    typeof includeRuntimeContext !== "boolean"
+  ) {
+    throw new SystemPromptError(
       "INVALID_CONFIG",
-      () =>
-        `Reading the SystemPrompt config threw; the config is an object ` +
-        `whose fields can be read.`,
+      `includeRuntimeContext must be a boolean; got ` +
+        `${quote(includeRuntimeContext)}.`,
     );
+  }
   if (persona !== undefined && typeof persona !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -180,7 +198,13 @@ export function validateConfig(config: unknown): SystemPromptConfig {
         `${quote(onSubscriberError)}.`,
     );
   }
-  return { persona, toolOrder, includeHarnessIdentity, onSubscriberError };
+  return {
+    persona,
+    toolOrder,
+    includeHarnessIdentity,
+    includeRuntimeContext,
+    onSubscriberError,
+  };
 }
 
 /**

@@ -48,7 +48,11 @@ export type SystemPromptErrorCode =
   | "PROVIDER_FAILED"
   | "DISPOSED"
   | "INVALID_SCOPE_KEY"
-  | "INVALID_ASSEMBLY";
+  | "INVALID_ASSEMBLY"
+  | "SCOPE_ALREADY_BOUND"
+  | "SCOPE_CYCLE"
+  | "MULTIPLE_COMPLETE_SECTIONS"
+  | "DUPLICATE_RUNTIME_CONTEXT";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

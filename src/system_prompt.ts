@@ -17,6 +17,7 @@ import {
   startWith,
   switchMap,
 } from "rxjs";
+import { chainSnapshot$ } from "./scopes.ts";
 import { assembly$ } from "./assemble/build.ts";
 import { readContext } from "./assemble/context.ts";
 import { view$ } from "./assemble/view.ts";
@@ -41,6 +42,7 @@ import type {
   AssembleListener,
   PromptAssembly,
   PromptChange,
+  PromptRuntimeContext,
   PromptSection,
   PromptView,
   ScopeKey,
@@ -118,6 +120,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
         "INVALID_TOOL_ORDER",
         () => `Reading toolOrder threw; it must be an array of tool names.`,
       ),
+      { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
     this.change$ = new ContainedObservable(
@@ -127,7 +130,10 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const lifetime = new Lifetime();
     // The first entry is torn down last: the streams complete after every
     // registration is gone.
-    lifetime.own(() => registry.layers.complete());
+    lifetime.own(() => {
+      registry.scopes.complete();
+      registry.layers.complete();
+    });
     this.#root = new LayerRegistrar(registry, lifetime, {
       scopeKey: undefined,
       label: "registry",
@@ -184,6 +190,21 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     return this.#root.onAssemble(listener);
   }
 
+  /** Registers a runtime context entry in the global layer. */
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
+    return this.#root.runtimeContext(entry);
+  }
+
+  /** Turns runtime context off for every assembly until disposed. */
+  suppressRuntimeContext(): Disposer {
+    return this.#root.suppressRuntimeContext();
+  }
+
+  /** Binds scope `child` to scope `parent`, owned by the registry. */
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer {
+    return this.#root.bindScope(child, parent);
+  }
+
   /** Builds a composite registration owned by the registry. */
   effect(body: EffectBody): Disposer {
     return this.#root.effect(body);
@@ -201,7 +222,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
-   * of `context.scope`'s layer, variables, sections by order, tools in
+   * of the layers of `context.scope`'s chain, variables, sections by order, tools in
    * canonical order, then the listener waterfall. Never throws: every
    * failure is a rejection.
    */
@@ -224,10 +245,14 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
           `Cannot assemble: the registry is disposed.`,
         );
       }
+      const registry = this.#registry;
       const layers = snapshot ??
-        this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
+        registry.layers.snapshot(
+          scope === undefined ? [] : registry.scopes.chainOf(scope),
+        );
       return assembly$(layers, context, {
-        toolOrder: this.#registry.toolOrder,
+        toolOrder: registry.toolOrder,
+        suppressRuntimeContext: !registry.includeRuntimeContext,
       });
     });
   }
@@ -251,11 +276,12 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     // An unreadable or invalid scope watches the global layer: each view
     // then reports the context's error, as assemble() would.
     const scope = scopeOrUndefined(given);
-    const { layers } = this.#registry;
-    // The states of the layers this context reads, and invalidations; a
-    // burst of transitions coalesces into one view.
+    const { layers, scopes } = this.#registry;
+    // The states of the layers this context reads (following its chain as
+    // binds change it), and invalidations; a burst of transitions coalesces
+    // into one view.
     return combineLatest([
-      layers.snapshot$(scope === undefined ? [] : [scope]),
+      chainSnapshot$(layers, scopes, scope),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
       debounceTime(0, asapScheduler),

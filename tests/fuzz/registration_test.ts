@@ -12,6 +12,7 @@ import fc from "fast-check";
 import {
   type AssembleListener,
   type EffectBody,
+  type PromptRuntimeContext,
   type PromptSection,
   type Registrar,
   renderPrompt,
@@ -300,6 +301,23 @@ describe(`fuzz: registration entry points ${label}`, () => {
     }
     // Hanging teardowns keep the registry's dispose() pending for ever.
     prompt.dispose().catch(() => {});
+  });
+
+  it("runtimeContext(entry) registers or throws typed", async () => {
+    await fuzzRegistrar(sectionArb, (plugin, input) => {
+      typedOrValue(() =>
+        plugin.runtimeContext(input() as PromptRuntimeContext)
+      );
+    });
+  });
+
+  it("bindScope(child, parent) binds or throws typed", async () => {
+    const keyArb = fc.oneof(hostileArb, plain(fc.constantFrom("fuzz", "p")));
+    await fuzzRegistrar(fc.tuple(keyArb, keyArb), (plugin, [child, parent]) => {
+      typedOrValue(() =>
+        plugin.bindScope(child() as ScopeKey, parent() as ScopeKey)
+      );
+    });
   });
 
   it("fork(options) and scope(key, options) make a registrar or throw typed", async () => {
