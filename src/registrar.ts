@@ -11,14 +11,17 @@ import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
 import { Layers, type Registration } from "./layers.ts";
+import { liveIn, type LiveValue } from "./live.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
+import type { Observable } from "rxjs";
 import type {
   AssembleContext,
   AssembleListener,
   PromptSection,
   ScopeKey,
   ToolProvider,
+  ToolProviderResult,
   VariableProvider,
 } from "./types.ts";
 
@@ -65,12 +68,32 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   readonly label: string;
   /** True once this registrar, or one of its owners, started disposing. */
   readonly disposed: boolean;
-  /** Registers a section in this registrar's layer. */
+  /**
+   * Registers a section in this registrar's layer. An Observable `text` is
+   * live: subscribed now, its latest value read by each assembly.
+   */
   section(section: PromptSection<C>): Disposer;
-  /** Registers a tool-schema provider in this registrar's layer. */
-  tools(provider: ToolProvider<C>): Disposer;
-  /** Registers a `{{name}}` variable in this registrar's layer. */
-  variable(name: string, provider: VariableProvider<C>): Disposer;
+  /**
+   * Registers a tool-schema provider in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer;
+  /**
+   * Registers a `{{name}}` variable in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer;
+  /**
+   * Says that a provider's underlying value changed: `{ type: "invalidate" }`
+   * for this registrar's layer (the global layer re-renders every watcher; a
+   * scope's, only that scope's watchers).
+   */
+  invalidate(): void;
   /** Registers an assembly listener (scope listeners run for that scope only). */
   onAssemble(listener: AssembleListener<C>): Disposer;
   /** Builds a composite registration from a generator of teardowns. */
@@ -180,6 +203,8 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       provenance,
     );
     const registration = { kind, record } as Registration;
+    const live = liveIn(record);
+    if (live !== undefined) return this.#registerLive(registration, live);
     const { layers } = this.#registry;
     const scope = this.scopeKey;
     return layers.add(
@@ -187,6 +212,43 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       registration,
       () => this.#lifetime.own(() => layers.remove(scope, registration)),
     );
+  }
+
+  /**
+   * A live registration subscribes after the checks and before the commit
+   * (what the source delivers meanwhile is its initial value), so a source
+   * that registers or disposes from inside its subscription meets a
+   * consistent registry. Its disposer unsubscribes, then removes it even
+   * when the source's teardown throws.
+   */
+  #registerLive(
+    registration: Registration,
+    live: LiveValue<unknown>,
+  ): Disposer {
+    const { layers } = this.#registry;
+    const scope = this.scopeKey;
+    layers.assertCanAdd(scope, registration);
+    live.start();
+    let disposer: Disposer;
+    try {
+      disposer = layers.add(
+        scope,
+        registration,
+        () =>
+          this.#lifetime.own(() => {
+            try {
+              live.stop();
+            } finally {
+              layers.remove(scope, registration);
+            }
+          }),
+      );
+    } catch (error) {
+      live.stop();
+      throw error;
+    }
+    live.arm(() => layers.update(scope, registration));
+    return disposer;
   }
 
   #assertOpen(action: string): void {
@@ -203,11 +265,16 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     return this.#register("section", section, `register ${name}`);
   }
 
-  tools(provider: ToolProvider<C>): Disposer {
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer {
     return this.#register("tools", provider, "register a tool provider");
   }
 
-  variable(name: string, provider: VariableProvider<C>): Disposer {
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer {
     return this.#register(
       "variable",
       { name, provider },
@@ -221,6 +288,13 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       listener,
       "register an assembly listener",
     );
+  }
+
+  invalidate(): void {
+    this.#assertOpen("invalidate");
+    const { layers } = this.#registry;
+    if (this.scopeKey === undefined) layers.invalidate();
+    else layers.invalidateScope(this.scopeKey);
   }
 
   effect(body: EffectBody): Disposer {

@@ -6,8 +6,8 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
+import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   insertSorted,
@@ -22,7 +22,7 @@ import {
 export interface SectionRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
-  readonly text: string | ((context: unknown) => string);
+  readonly text: string | ((context: unknown) => string) | LiveValue<string>;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
@@ -52,7 +52,8 @@ function toSectionRecord(
       }.`,
     );
   }
-  const { name, order, text } = section as Record<string, unknown>;
+  const { name, order, text: given } = section as Record<string, unknown>;
+  const text = liveOr(given, "");
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -67,11 +68,12 @@ function toSectionRecord(
         `guidance).`,
     );
   }
-  if (typeof text !== "string" && typeof text !== "function") {
+  if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {
     throw new SystemPromptError(
       "INVALID_SECTION",
       `Section ${quote(name)} has text of type ${typeof text}; the text must ` +
-        `be a string or a function of the assembly context returning one.`,
+        `be a string, a function of the assembly context returning one, or an ` +
+        `Observable<string>.`,
     );
   }
   const record = { name, order, text, label, sequence };
@@ -100,15 +102,16 @@ function resolveSection(
 ): AssembledSection {
   const { name, order, text } = record;
   if (typeof text === "string") return { name, order, text };
-  const value: unknown = callProvider(
+  const what = isLive(text) ? "text source" : "text function";
+  const value: unknown = callSource(
     text,
     context,
-    () => `text function of section ${quote(name)}`,
+    () => `${what} of section ${quote(name)}`,
   );
   if (typeof value !== "string") {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The text function of section ${quote(name)} returned ${typeof value}; ` +
+      `The ${what} of section ${quote(name)} returned ${typeof value}; ` +
         `it must return a string ("" to leave the section out).`,
     );
   }

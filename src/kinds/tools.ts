@@ -7,13 +7,14 @@
  * @module
  */
 
-import { callProvider } from "../assemble/provider.ts";
 import { describeScope, quote, SystemPromptError } from "../errors.ts";
+import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
   ScopeKey,
   ToolProvider,
+  ToolProviderResult,
   ToolSchema,
 } from "../types.ts";
 import {
@@ -29,7 +30,7 @@ import { copyToolSchema } from "./tool_schema.ts";
 
 /** A registered tool provider, as stored in a layer. */
 export interface ToolsRecord extends RecordBase {
-  readonly provider: ToolProvider<unknown>;
+  readonly provider: ToolProvider<unknown> | LiveValue<ToolProviderResult>;
 }
 
 /** The tools kind; a layer keeps its providers in registration order. */
@@ -44,8 +45,10 @@ function toToolsRecord(
   provider: unknown,
   { label, sequence }: Provenance,
 ): ToolsRecord {
-  assertFunction(provider, "A tool provider");
-  return { provider: provider as ToolProvider<unknown>, label, sequence };
+  // Before its first value, a tool source contributes nothing.
+  const live = liveOr(provider, { schemas: [] });
+  if (!isLive(live)) assertFunction(provider, "A tool provider");
+  return { provider: live as ToolProvider<unknown>, label, sequence };
 }
 
 /** Where tools come from: a provider, its position, and its layer. */
@@ -69,7 +72,8 @@ function nameSource({ record, index }: ToolSource): string {
   const which = typeof name === "string" && name !== ""
     ? `${name} (#${index})`
     : `#${index}`;
-  return `tool provider ${which} of registrar ${quote(record.label)}`;
+  const noun = isLive(record.provider) ? "tool source" : "tool provider";
+  return `${noun} ${which} of registrar ${quote(record.label)}`;
 }
 
 /** What the providers of one assembly add to. */
@@ -113,7 +117,7 @@ function buildTools(
 function collectTools(source: ToolSource, collection: Collection): void {
   const { context, tools, sources, knownNames } = collection;
   const describe = () => describeSource(source);
-  const result: unknown = callProvider(
+  const result: unknown = callSource(
     source.record.provider,
     context,
     describe,
