@@ -27,7 +27,9 @@ export const BINS: Record<string, string> = {};
  * npm packages of the import map that the consumer provides, with the range
  * the package accepts (for example `ai: "^6 || ^7"`).
  */
-export const PEER_DEPENDENCIES: Record<string, string> = {};
+export const PEER_DEPENDENCIES: Record<string, string> = {
+  "@modelcontextprotocol/sdk": "^1.10.0",
+};
 
 /** Where the package is written. */
 export const OUT_DIR: string = new URL("../npm/", import.meta.url).pathname;
