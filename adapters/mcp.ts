@@ -43,7 +43,7 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client";
 import {
   catchError,
   defer,
