@@ -18,7 +18,7 @@ import {
   type PromptView,
   renderPrompt,
   SystemPrompt,
-  SystemPromptError,
+  type SystemPromptError,
   type ToolProviderResult,
 } from "../mod.ts";
 import { macrotask, rejects } from "./assertions.ts";
