@@ -50,7 +50,7 @@ import {
   EMPTY,
   map,
   merge,
-  Observable,
+  type Observable,
   of,
   ReplaySubject,
   share,
@@ -60,6 +60,7 @@ import {
 } from "rxjs";
 import { quote, SystemPromptError } from "../src/errors.ts";
 import type { ToolProviderResult, ToolSchema } from "../src/types.ts";
+import { listing$, type McpTool } from "./_mcp_listing.ts";
 import { toolsListChanged$ } from "./_mcp_list_changed.ts";
 import { wireNames } from "./_mcp_names.ts";
 
@@ -128,13 +129,6 @@ export interface McpToolSource {
   call(name: string, args: unknown): Promise<unknown>;
   /** Whether `name` is a tool of this source's latest listing. */
   owns(name: string): boolean;
-}
-
-/** One tool as `tools/list` returns it. */
-interface McpTool {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
 }
 
 /**
@@ -239,47 +233,6 @@ function checkOptions(client: unknown, options: McpToolsOptions): string {
     );
   }
   return prefix;
-}
-
-/** Every page of `tools/list`, as one value; unsubscribing cancels it. */
-function listing$(client: McpToolsClient): Observable<McpTool[]> {
-  return new Observable<McpTool[]>((subscriber) => {
-    const controller = new AbortController();
-    listAll(client, controller.signal).then(
-      (tools) => {
-        subscriber.next(tools);
-        subscriber.complete();
-      },
-      (error: unknown) => subscriber.error(error),
-    );
-    return () => controller.abort();
-  });
-}
-
-async function listAll(
-  client: McpToolsClient,
-  signal: AbortSignal,
-): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(
-      cursor === undefined ? undefined : { cursor },
-      { signal },
-    );
-    tools.push(...page.tools as McpTool[]);
-    cursor = page.nextCursor;
-    if (cursor !== undefined && cursors.has(cursor)) {
-      throw new SystemPromptError(
-        "PROVIDER_FAILED",
-        `The MCP server returned the cursor ${quote(cursor)} twice while ` +
-          `listing its tools; the listing stopped instead of looping.`,
-      );
-    }
-    if (cursor !== undefined) cursors.add(cursor);
-  } while (cursor !== undefined);
-  return tools;
 }
 
 function toResult(
