@@ -127,6 +127,48 @@ export function callSource(
   return callProvider(input as (context: unknown) => unknown, context, what);
 }
 
+/** The steps of a registration, as the registrar performs them. */
+export interface LiveRegistration<T> {
+  /** Throws what the commit would throw (a duplicate name), changing nothing. */
+  check(): void;
+  /** Commits, owning `stop` as the registration's teardown. */
+  add(stop: () => void): T;
+  /** Removes the committed registration. */
+  remove(): void;
+  /** Announces a new value of the committed registration. */
+  update(): void;
+}
+
+/**
+ * Registers `live`: subscribes after the checks and before the commit (what
+ * the source delivers meanwhile is its initial value), so a source that
+ * registers or disposes from inside its subscription meets a consistent
+ * registry. The teardown unsubscribes, then removes the registration even
+ * when the source's teardown throws.
+ */
+export function registerLive<T>(
+  live: LiveValue<unknown>,
+  steps: LiveRegistration<T>,
+): T {
+  steps.check();
+  live.start();
+  let result: T;
+  try {
+    result = steps.add(() => {
+      try {
+        live.stop();
+      } finally {
+        steps.remove();
+      }
+    });
+  } catch (error) {
+    live.stop();
+    throw error;
+  }
+  live.arm(steps.update);
+  return result;
+}
+
 /** The live value a record holds, if any (records have a handful of fields). */
 export function liveIn(record: object): LiveValue<unknown> | undefined {
   for (const value of Object.values(record)) {

@@ -11,7 +11,7 @@ import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
 import { Layers, type Registration } from "./layers.ts";
-import { liveIn, type LiveValue } from "./live.ts";
+import { liveIn, registerLive } from "./live.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
 import type { Observable } from "rxjs";
@@ -203,52 +203,23 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       provenance,
     );
     const registration = { kind, record } as Registration;
-    const live = liveIn(record);
-    if (live !== undefined) return this.#registerLive(registration, live);
     const { layers } = this.#registry;
     const scope = this.scopeKey;
+    const live = liveIn(record);
+    if (live !== undefined) {
+      return registerLive(live, {
+        check: () => layers.assertCanAdd(scope, registration),
+        add: (stop) =>
+          layers.add(scope, registration, () => this.#lifetime.own(stop)),
+        remove: () => layers.remove(scope, registration),
+        update: () => layers.update(scope, registration),
+      });
+    }
     return layers.add(
       scope,
       registration,
       () => this.#lifetime.own(() => layers.remove(scope, registration)),
     );
-  }
-
-  /**
-   * A live registration subscribes after the checks and before the commit
-   * (what the source delivers meanwhile is its initial value), so a source
-   * that registers or disposes from inside its subscription meets a
-   * consistent registry. Its disposer unsubscribes, then removes it even
-   * when the source's teardown throws.
-   */
-  #registerLive(
-    registration: Registration,
-    live: LiveValue<unknown>,
-  ): Disposer {
-    const { layers } = this.#registry;
-    const scope = this.scopeKey;
-    layers.assertCanAdd(scope, registration);
-    live.start();
-    let disposer: Disposer;
-    try {
-      disposer = layers.add(
-        scope,
-        registration,
-        () =>
-          this.#lifetime.own(() => {
-            try {
-              live.stop();
-            } finally {
-              layers.remove(scope, registration);
-            }
-          }),
-      );
-    } catch (error) {
-      live.stop();
-      throw error;
-    }
-    live.arm(() => layers.update(scope, registration));
-    return disposer;
   }
 
   #assertOpen(action: string): void {
