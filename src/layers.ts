@@ -164,19 +164,12 @@ export class Layers {
     return result;
   }
 
-  /**
-   * Throws what `add` would throw for `registration`, changing nothing (a
-   * live registration checks before it subscribes).
-   */
+  /** Throws what `add` would throw, changing nothing (live: before subscribing). */
   assertCanAdd(scope: ScopeKey | undefined, registration: Registration): void {
     assertUnique(this.state(scope), registration, scope);
   }
 
-  /**
-   * A live registration's value changed: its layer emits a new state (the
-   * same records), so the watchers of that layer re-assemble, and `change$`
-   * emits its `update` change.
-   */
+  /** A live value changed: a new state of its layer, then `update`. */
   update(scope: ScopeKey | undefined, registration: Registration): void {
     this.#touch(scope);
     this.#changes.next(changeOf("update", registration, scope));
