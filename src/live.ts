@@ -17,6 +17,7 @@
 
 import { isObservable, type Observable, type Subscription } from "rxjs";
 import { callProvider, providerFailed } from "./assemble/provider.ts";
+import { quote, SystemPromptError } from "./errors.ts";
 
 const PENDING = 0;
 const VALUE = 1;
@@ -107,6 +108,15 @@ export class LiveValue<T> {
  */
 export function liveOr<T>(input: unknown, initial: T): unknown {
   return isObservable(input) ? new LiveValue(input, initial) : input;
+}
+
+/** Throws `INVALID_PROVIDER` unless `input` is a function or live. */
+export function assertSource(input: unknown, what: string): void {
+  if (typeof input === "function" || input instanceof LiveValue) return;
+  throw new SystemPromptError(
+    "INVALID_PROVIDER",
+    `${what} must be a function or an Observable; got ${quote(input)}.`,
+  );
 }
 
 /** Whether `input` is the live form (for a kind's validation message). */

@@ -474,11 +474,15 @@ describe("live values: faults", () => {
     const prompt = registry();
     assert.throws(
       () => prompt.variable("x", "text" as never),
-      rejects("INVALID_PROVIDER", 'variable "x"'),
+      rejects(
+        "INVALID_PROVIDER",
+        'variable "x"',
+        "a function or an Observable",
+      ),
     );
     assert.throws(
       () => prompt.tools({ schemas: [] } as never),
-      rejects("INVALID_PROVIDER"),
+      rejects("INVALID_PROVIDER", "a function or an Observable"),
     );
     assert.throws(
       () => prompt.section({ name: "s", order: 1, text: 3 as never }),

@@ -8,7 +8,13 @@
  */
 
 import { describeScope, quote, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
+import {
+  assertSource,
+  callSource,
+  isLive,
+  liveOr,
+  type LiveValue,
+} from "../live.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
@@ -19,7 +25,6 @@ import type {
 } from "../types.ts";
 import {
   append,
-  assertFunction,
   type BuildOptions,
   type Kind,
   type KindLayer,
@@ -47,7 +52,7 @@ function toToolsRecord(
 ): ToolsRecord {
   // Before its first value, a tool source contributes nothing.
   const live = liveOr(provider, { schemas: [] });
-  if (!isLive(live)) assertFunction(provider, "A tool provider");
+  assertSource(live, "A tool provider");
   return { provider: live as ToolProvider<unknown>, label, sequence };
 }
 

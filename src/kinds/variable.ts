@@ -9,11 +9,16 @@
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
+import {
+  assertSource,
+  callSource,
+  isLive,
+  liveOr,
+  type LiveValue,
+} from "../live.ts";
 import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {
-  assertFunction,
   insertSorted,
   type Kind,
   type KindLayer,
@@ -60,9 +65,7 @@ function toVariableRecord(
     );
   }
   const live = liveOr(provider, undefined);
-  if (!isLive(live)) {
-    assertFunction(provider, `The provider of variable ${quote(name)}`);
-  }
+  assertSource(live, `The provider of variable ${quote(name)}`);
   return {
     name,
     provider: live as VariableProvider<unknown>,
