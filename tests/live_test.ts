@@ -95,6 +95,34 @@ describe("live values: reading", () => {
     assert.deepEqual(assembly.tools.map((t) => t.name), ["write"]);
   });
 
+  it("reads the latest value of a runtime context, and announces updates", async () => {
+    const prompt = registry();
+    const git = new Subject<string>();
+    prompt.runtimeContext({ name: "git", order: 1, text: git });
+    const seen = changes(prompt);
+    assert.deepEqual((await prompt.assemble()).runtimeContext, [
+      { name: "git", order: 1, text: "" },
+    ]);
+    git.next("Branch main.");
+    assert.deepEqual(seen, [{
+      type: "update",
+      kind: "runtimeContext",
+      name: "git",
+    }]);
+    assert.deepEqual((await prompt.assemble()).runtimeContext, [
+      { name: "git", order: 1, text: "Branch main." },
+    ]);
+    git.error(new Error("no repo"));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects(
+        "PROVIDER_FAILED",
+        'text source of runtime context "git"',
+        "no repo",
+      ),
+    );
+  });
+
   it('before the first value: section "", variable undefined, no tools', async () => {
     const prompt = registry();
     prompt.variable("cwd", new Subject<string>());
@@ -281,6 +309,18 @@ describe("live values: watch()", () => {
     for (let index = 1; index <= 10_000; index++) cwd.next(`/${index}`);
     await macrotask();
     assert.deepEqual(prompts(seen), ["In /0.", "In /10000."]);
+  });
+
+  it("a live value of a parent scope re-renders the views of its chain", async () => {
+    const prompt = registry("{{cwd}}");
+    prompt.bindScope("child", "parent");
+    const cwd = new BehaviorSubject("/p");
+    prompt.scope("parent").variable("cwd", cwd);
+    const child = views(prompt, "child");
+    await macrotask();
+    cwd.next("/p2");
+    await macrotask();
+    assert.deepEqual(prompts(child), ["/p", "/p2"]);
   });
 
   it("a scope's live value re-renders that scope's views only", async () => {
