@@ -1,10 +1,10 @@
 /**
- * Live values: the Observable form of a registration's input (a section's
- * `text`, a variable's or a tool source's value). Any kind takes it with one
- * call at validation (`liveOr(input, initial)`) and one at build
- * (`callSource(input, context, what)`); the registrar finds the live value
- * in the record (`liveIn(record)`) and ties its subscription to the
- * registration's lifetime.
+ * Live values: the Observable form of a registration's input (a section's or
+ * runtime context's `text`, a variable's or a tool source's value). Any kind
+ * takes it with one call at validation (`liveOr(input, initial)`) and one at
+ * build (`callSource(input, context, what)`); the registrar finds the live
+ * value in the record (`liveIn(record)`) and registers it with
+ * `registerLive`, which ties its subscription to the registration's lifetime.
  *
  * A live value is a cell: the source's latest value, read synchronously by
  * every assembly. What the source emits while it is being subscribed is the
