@@ -18,10 +18,12 @@ import {
   switchMap,
 } from "rxjs";
 import { chainSnapshot$ } from "./scopes.ts";
-import { assembly$ } from "./assemble/build.ts";
+import { assembly$, type Pipeline } from "./assemble/build.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
+import { explanation$ } from "./explain.ts";
+import type { ExplainOptions, PromptExplanation } from "./explanation.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
@@ -223,10 +225,54 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   }
 
   /**
-   * Validates `context`, then assembles from `snapshot` (a watcher's
-   * combined layer states) or from the layers' latest states.
+   * What {@linkcode SystemPrompt.assemble} gives for `context` (same snapshot
+   * and failures), its rendered prompt, and the origin of each entry (its
+   * registrar's label and layer, or `"listener"`), section offsets in the
+   * prompt, token counts with `countTokens`, and what nearer layers shadowed.
+   * Also rejects when the prompt does not render or the counter fails.
+   *
+   * @example
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   *
+   * const prompt = new SystemPrompt<{ scope?: string }>({ persona: "You help." });
+   * const reviewer = prompt.scope("reviewer", { label: "reviewer" });
+   * reviewer.section({ name: "deployment:persona", order: 0, text: "You review code." });
+   * const explanation = await prompt.explain({ scope: "reviewer" }, {
+   *   countTokens: (text) => text.split(/\s+/).length,
+   * });
+   * const { registrar, layer, tokens } = explanation.sections[1];
+   * console.log(registrar, layer, tokens); // "registry/reviewer" "scope" 3
+   * console.log(explanation.shadowed[0].by); // "registry/reviewer"
+   * await prompt.dispose();
+   * ```
    */
+  explain(
+    context?: C,
+    options?: ExplainOptions,
+  ): Promise<PromptExplanation> {
+    return firstValueFrom(
+      this.#pipeline$(
+        context ?? {} as C,
+        (layers, given, buildOptions) =>
+          explanation$(layers, given, { ...buildOptions, explain: options }),
+      ),
+    );
+  }
+
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
+    return this.#pipeline$(context, assembly$, snapshot);
+  }
+
+  /**
+   * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
+   * combined layer states) or on the layers' latest states.
+   */
+  #pipeline$<T>(
+    context: C,
+    pipeline: Pipeline<T>,
+    snapshot?: Snapshot,
+  ): Observable<T> {
     return defer(() => {
       if (typeof context !== "object" || context === null) {
         throw new SystemPromptError(
@@ -248,7 +294,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
         registry.layers.snapshot(
           scope === undefined ? [] : registry.scopes.chainOf(scope),
         );
-      return assembly$(layers, context, {
+      return pipeline(layers, context, {
         toolOrder: registry.toolOrder,
         suppressRuntimeContext: !registry.includeRuntimeContext,
       });
