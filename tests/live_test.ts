@@ -139,6 +139,24 @@ describe("live values: reading", () => {
     assert.equal(renderPrompt(assembly), "");
   });
 
+  it("explain() reads live values like assemble() and names their registrars", async () => {
+    const prompt = registry("{{cwd}}");
+    const plugin = prompt.fork({ label: "live" });
+    plugin.variable("cwd", new BehaviorSubject("/a"));
+    plugin.section({ name: "note", order: 1, text: new BehaviorSubject("hi") });
+    plugin.tools(new BehaviorSubject(tool("read")));
+    const explanation = await prompt.explain();
+    assert.equal(explanation.prompt, "/a\n\nhi");
+    assert.deepEqual(
+      explanation.tools.map((origin) => [origin.name, origin.registrar]),
+      [["read", "registry/live"]],
+    );
+    assert.equal(
+      explanation.sections.find((origin) => origin.name === "note")?.registrar,
+      "registry/live",
+    );
+  });
+
   it("a variable source may emit undefined: registered, no value", async () => {
     const prompt = registry();
     const value = new BehaviorSubject<string | undefined>("x");
