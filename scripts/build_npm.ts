@@ -32,12 +32,20 @@ export interface PeerDependency {
    * not install it, and a consumer that imports none of them needs none.
    */
   optional: boolean;
+  /** The subpaths the module imports it by (default: only the package root). */
+  subpaths?: readonly string[];
 }
 
 /** The consumer's packages: name → range and whether it is optional. */
 export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
   // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README).
   ai: { range: "^6 || ^7", optional: true },
+  // `./mcp` only: a connected Client of the MCP SDK.
+  "@modelcontextprotocol/sdk": {
+    range: "^1.10.0",
+    optional: true,
+    subpaths: ["client"],
+  },
 };
 
 /** Where the package is written. */
@@ -114,12 +122,18 @@ function buildOptions(): BuildOptions {
 function peerMappings(): BuildOptions["mappings"] {
   const imports: Record<string, string> = denoJson.imports;
   return Object.fromEntries(
-    Object.entries(PEER_DEPENDENCIES).map(([name, { range }]) => {
+    Object.entries(PEER_DEPENDENCIES).flatMap(([name, peer]) => {
       const specifier = imports[name];
       if (!specifier?.startsWith(`npm:${name}@`)) {
         throw new Error(`peer dependency ${name}: no "npm:${name}@…" import`);
       }
-      return [specifier, { name, version: range, peerDependency: true }];
+      const mapping = { name, version: peer.range, peerDependency: true };
+      if (peer.subpaths === undefined) return [[specifier, mapping]];
+      // An import-map name's subpath resolves to `npm:/name@range/subpath`.
+      return peer.subpaths.map((subPath) => [
+        `${specifier.replace(/^npm:/, "npm:/")}/${subPath}`,
+        { ...mapping, subPath },
+      ]);
     }),
   );
 }

@@ -7,7 +7,9 @@
  * message next to the system prompt), and a listener that appends a section.
  * It prints each agent's prompt and tools, explains where the sub-agent's
  * sections and tools come from (with token counts from `gpt-tokenizer`),
- * unloads a plugin, then watches one agent live while plugins come and go.
+ * unloads a plugin, then watches one agent live while plugins come and go,
+ * the working directory changes (a live value) and an in-process MCP
+ * server's tools load, change and unload.
  *
  * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
  *
@@ -15,6 +17,11 @@
  */
 
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { BehaviorSubject } from "rxjs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { mcpTools } from "../adapters/mcp.ts";
 import {
   type PromptAssembly,
   type PromptExplanation,
@@ -39,7 +46,8 @@ interface StepContext {
 
 const coder: Agent = { name: "coder", model: "large-model-2" };
 const reviewer: Agent = { name: "reviewer", model: "small-model-1" };
-let cwd = "/work/shop";
+// The working directory is live: the agent loop pushes each change.
+const cwd$ = new BehaviorSubject("/work/shop");
 
 // The harness: identity, persona template, facts as variables, tool order.
 const prompt = new SystemPrompt<StepContext>({
@@ -47,7 +55,7 @@ const prompt = new SystemPrompt<StepContext>({
   toolOrder: ["read_file", "write_file", TOOL_ORDER_REST],
 });
 prompt.variable("model", (context) => context.scope?.model);
-prompt.variable("cwd", () => cwd);
+prompt.variable("cwd", cwd$);
 // Volatile facts stay out of the system prompt (its bytes stay stable and
 // cacheable): the model gets them as a user-role message.
 prompt.runtimeContext({
@@ -101,6 +109,20 @@ function loadShellPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
     schemas: [tool("shell", "Run a shell command.", { command: "string" })],
   }));
   return plugin;
+}
+
+/** An in-process MCP server with one tool, and a client connected to it. */
+async function startMcpDocs(): Promise<{ server: McpServer; client: Client }> {
+  const server = new McpServer({ name: "docs", version: "1.0.0" });
+  server.registerTool("search", {
+    description: "Search the project documentation.",
+    inputSchema: {},
+  }, () => ({ content: [{ type: "text", text: "see README, Reactive use" }] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "demo-agent", version: "1.0.0" });
+  await client.connect(clientSide);
+  return { server, client };
 }
 
 function tool(
@@ -297,6 +319,11 @@ const subscription = prompt.watch({ scope: reviewer }).subscribe(
 );
 await nextView();
 
+/** Waits for views until the latest one offers `name`. */
+async function viewWithTool(name: string): Promise<void> {
+  while (!previous?.tools.some((tool) => tool.name === name)) await nextView();
+}
+
 console.log("> load the shell plugin again (two registrations, one view)");
 const shellAgain = loadShellPlugin(prompt);
 await nextView();
@@ -318,10 +345,28 @@ const coderExtra = prompt.scope(coder).section({
 await new Promise((resolve) => setTimeout(resolve, 20));
 console.log(`  views so far: ${views}`);
 
-console.log("> the working directory changes; invalidate()");
-cwd = "/work/shop/backend";
-prompt.invalidate();
+console.log("> the working directory changes (a live value: no invalidate())");
+cwd$.next("/work/shop/backend");
 await nextView();
+
+const mcp = await startMcpDocs();
+console.log("> an MCP server's tools load as a live tool source");
+const docsPlugin = prompt.fork({ label: "mcp-docs" });
+const docs = mcpTools(mcp.client, { prefix: "docs_" });
+docsPlugin.tools(docs.tools$);
+await viewWithTool("docs_search"); // the first listing arrives as an update
+
+console.log("> the server adds a tool (list_changed): listed again, one view");
+mcp.server.registerTool("changelog", {
+  description: "The latest changelog entries.",
+}, () => ({ content: [{ type: "text", text: "0.2.0: live values" }] }));
+await viewWithTool("docs_changelog");
+
+const answer = await docs.call("docs_search", { query: "watch" });
+console.log(`  docs_search → ${JSON.stringify(answer)}`);
+await docsPlugin.dispose(); // stops listening to the server
+await nextView();
+await mcp.client.close();
 
 subscription.unsubscribe();
 await coderExtra();

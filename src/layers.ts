@@ -94,7 +94,7 @@ export function withoutRegistration(
 }
 
 function changeOf(
-  type: "register" | "unregister",
+  type: "register" | "unregister" | "update",
   registration: Registration,
   scope: ScopeKey | undefined,
 ): PromptChange {
@@ -162,6 +162,33 @@ export class Layers {
     this.#commit(scope, withRegistration(state, registration));
     this.#changes.next(changeOf("register", registration, scope));
     return result;
+  }
+
+  /** Throws what `add` would throw, changing nothing (live: before subscribing). */
+  assertCanAdd(scope: ScopeKey | undefined, registration: Registration): void {
+    assertUnique(this.state(scope), registration, scope);
+  }
+
+  /** A live value changed: a new state of its layer, then `update`. */
+  update(scope: ScopeKey | undefined, registration: Registration): void {
+    this.#touch(scope);
+    this.#changes.next(changeOf("update", registration, scope));
+  }
+
+  /** `invalidate()` of a scope registrar: only that layer's watchers. */
+  invalidateScope(scope: ScopeKey): void {
+    this.#touch(scope);
+    this.#changes.next({ type: "invalidate", scope });
+  }
+
+  /** A new state object with the same records: a transition for watchers. */
+  #touch(scope: ScopeKey | undefined): void {
+    const subject = scope === undefined
+      ? this.#global
+      : this.#scopes.get(scope)?.subject;
+    if (subject !== undefined && !subject.closed) {
+      subject.next({ ...subject.value });
+    }
   }
 
   /** Removes `registration` from a layer, then emits its `unregister` change. */

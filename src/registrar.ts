@@ -16,9 +16,11 @@ import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
 import { Layers, type Registration } from "./layers.ts";
+import { liveIn, registerLive } from "./live.ts";
 import { ScopeBindings } from "./scopes.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
+import type { Observable } from "rxjs";
 import type {
   AssembleContext,
   AssembleListener,
@@ -26,6 +28,7 @@ import type {
   PromptSection,
   ScopeKey,
   ToolProvider,
+  ToolProviderResult,
   VariableProvider,
 } from "./types.ts";
 
@@ -72,12 +75,32 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   readonly label: string;
   /** True once this registrar, or one of its owners, started disposing. */
   readonly disposed: boolean;
-  /** Registers a section in this registrar's layer. */
+  /**
+   * Registers a section in this registrar's layer. An Observable `text` is
+   * live: subscribed now, its latest value read by each assembly.
+   */
   section(section: PromptSection<C>): Disposer;
-  /** Registers a tool-schema provider in this registrar's layer. */
-  tools(provider: ToolProvider<C>): Disposer;
-  /** Registers a `{{name}}` variable in this registrar's layer. */
-  variable(name: string, provider: VariableProvider<C>): Disposer;
+  /**
+   * Registers a tool-schema provider in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer;
+  /**
+   * Registers a `{{name}}` variable in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer;
+  /**
+   * Says that a provider's underlying value changed: `{ type: "invalidate" }`
+   * for this registrar's layer (the global layer re-renders every watcher; a
+   * scope's, only that scope's watchers).
+   */
+  invalidate(): void;
   /** Registers an assembly listener (scope listeners run for that scope only). */
   onAssemble(listener: AssembleListener<C>): Disposer;
   /** Registers a runtime context entry in this registrar's layer. */
@@ -216,6 +239,16 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     const registration = { kind, record } as Registration;
     const { layers } = this.#registry;
     const scope = this.scopeKey;
+    const live = liveIn(record);
+    if (live !== undefined) {
+      return registerLive(live, {
+        check: () => layers.assertCanAdd(scope, registration),
+        add: (stop) =>
+          layers.add(scope, registration, () => this.#lifetime.own(stop)),
+        remove: () => layers.remove(scope, registration),
+        update: () => layers.update(scope, registration),
+      });
+    }
     return layers.add(
       scope,
       registration,
@@ -241,11 +274,16 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     });
   }
 
-  tools(provider: ToolProvider<C>): Disposer {
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer {
     return this.#register("tools", provider, "register a tool provider");
   }
 
-  variable(name: string, provider: VariableProvider<C>): Disposer {
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer {
     return this.#register(
       "variable",
       { name, provider },
@@ -259,6 +297,13 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       listener,
       "register an assembly listener",
     );
+  }
+
+  invalidate(): void {
+    this.#assertOpen("invalidate");
+    const { layers } = this.#registry;
+    if (this.scopeKey === undefined) layers.invalidate();
+    else layers.invalidateScope(this.scopeKey);
   }
 
   runtimeContext(entry: PromptRuntimeContext<C>): Disposer {

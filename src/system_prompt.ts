@@ -50,6 +50,7 @@ import type {
   ScopeKey,
   SystemPromptConfig,
   ToolProvider,
+  ToolProviderResult,
   VariableProvider,
 } from "./types.ts";
 
@@ -177,13 +178,18 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     return this.#root.section(section);
   }
 
-  /** Registers a tool-schema provider in the global layer. */
-  tools(provider: ToolProvider<C>): Disposer {
+  /** Registers a tool-schema provider (or a live source) in the global layer. */
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer {
     return this.#root.tools(provider);
   }
 
-  /** Registers a `{{name}}` variable in the global layer. */
-  variable(name: string, provider: VariableProvider<C>): Disposer {
+  /** Registers a `{{name}}` variable (function or live source) globally. */
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer {
     return this.#root.variable(name, provider);
   }
 

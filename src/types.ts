@@ -143,8 +143,11 @@ export interface PromptSection<C = AssembleContext> {
   name: string;
   /** Finite number; ascending render position (ties: code-unit order of names). */
   order: number;
-  /** The template text, or a function returning it for one assembly. */
-  text: string | ((context: C) => string);
+  /**
+   * The template text, a function returning it for one assembly, or an
+   * Observable of it (live: its latest value; `""` before the first).
+   */
+  text: string | ((context: C) => string) | Observable<string>;
   /**
    * A provider may cache the prompt up to and including this section
    * (`renderPromptBlocks` cuts after it; the Anthropic adapters mark it).
@@ -180,8 +183,11 @@ export interface PromptRuntimeContext<C = AssembleContext> {
   name: string;
   /** Finite number; ascending render position (ties: code-unit order of names). */
   order: number;
-  /** The template text, or a function returning it for one assembly. */
-  text: string | ((context: C) => string);
+  /**
+   * The template text, a function returning it for one assembly, or an
+   * Observable of it (live: its latest value; `""` before the first).
+   */
+  text: string | ((context: C) => string) | Observable<string>;
 }
 
 /**
@@ -279,8 +285,14 @@ export type AssembleListener<C = AssembleContext> = (
  * ```
  */
 export interface PromptChange {
-  /** What happened. */
-  type: "register" | "unregister" | "invalidate" | "bind" | "unbind";
+  /** What happened; `update` is a new value of a live registration. */
+  type:
+    | "register"
+    | "unregister"
+    | "invalidate"
+    | "update"
+    | "bind"
+    | "unbind";
   /** What kind of registration changed; absent for the other types. */
   kind?:
     | "section"

@@ -7,8 +7,9 @@
  */
 
 import { mergeSorted } from "../_util.ts";
-import { callProvider, typeName } from "../assemble/provider.ts";
+import { typeName } from "../assemble/provider.ts";
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
+import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
@@ -25,7 +26,7 @@ import { compareSections } from "./section.ts";
 export interface RuntimeContextRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
-  readonly text: string | ((context: unknown) => string);
+  readonly text: string | ((context: unknown) => string) | LiveValue<string>;
 }
 
 /** The runtime context kind; a layer keeps its entries in render order. */
@@ -49,7 +50,7 @@ function toRuntimeContextRecord(
       }.`,
     );
   }
-  const { name, order, text } = readGuarded(
+  const { name, order, text: given } = readGuarded(
     () => {
       const { name, order, text } = input as Record<string, unknown>;
       return { name, order, text };
@@ -59,6 +60,7 @@ function toRuntimeContextRecord(
       `Reading a runtime context entry's fields threw; an entry is an ` +
       `object { name, order, text } whose fields can be read.`,
   );
+  const text = liveOr(given, "");
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -74,12 +76,12 @@ function toRuntimeContextRecord(
         `must be a finite number.`,
     );
   }
-  if (typeof text !== "string" && typeof text !== "function") {
+  if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {
     throw new SystemPromptError(
       "INVALID_SECTION",
       `Runtime context ${quote(name)} has text of type ${typeof text}; the ` +
-        `text must be a string or a function of the assembly context ` +
-        `returning one.`,
+        `text must be a string, a function of the assembly context ` +
+        `returning one, or an Observable<string>.`,
     );
   }
   return {
@@ -121,15 +123,16 @@ function resolveEntry(
 ): AssembledSection {
   const { name, order, text } = record;
   if (typeof text === "string") return { name, order, text };
-  const value: unknown = callProvider(
+  const what = isLive(text) ? "text source" : "text function";
+  const value: unknown = callSource(
     text,
     context,
-    () => `text function of runtime context ${quote(name)}`,
+    () => `${what} of runtime context ${quote(name)}`,
   );
   if (typeof value !== "string") {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The text function of runtime context ${quote(name)} returned ` +
+      `The ${what} of runtime context ${quote(name)} returned ` +
         `${typeName(value)}; it must return a string ("" to leave it out).`,
     );
   }

@@ -6,8 +6,9 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider, typeName } from "../assemble/provider.ts";
+import { typeName } from "../assemble/provider.ts";
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
+import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   insertSorted,
@@ -22,7 +23,7 @@ import {
 export interface SectionRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
-  readonly text: string | ((context: unknown) => string);
+  readonly text: string | ((context: unknown) => string) | LiveValue<string>;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
 }
@@ -54,7 +55,7 @@ function toSectionRecord(
       }.`,
     );
   }
-  const { name, order, text, cacheBreakpoint, complete } = readGuarded(
+  const { name, order, text: given, cacheBreakpoint, complete } = readGuarded(
     () => {
       const { name, order, text, cacheBreakpoint, complete } =
         section as Record<string, unknown>;
@@ -65,6 +66,7 @@ function toSectionRecord(
       `Reading a section's fields threw; a section is an object ` +
       `{ name, order, text } whose fields can be read.`,
   );
+  const text = liveOr(given, "");
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -79,11 +81,12 @@ function toSectionRecord(
         `guidance).`,
     );
   }
-  if (typeof text !== "string" && typeof text !== "function") {
+  if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {
     throw new SystemPromptError(
       "INVALID_SECTION",
       `Section ${quote(name)} has text of type ${typeof text}; the text must ` +
-        `be a string or a function of the assembly context returning one.`,
+        `be a string, a function of the assembly context returning one, or an ` +
+        `Observable<string>.`,
     );
   }
   const record: Record<string, unknown> = {
@@ -159,17 +162,16 @@ function resolveSection(
 ): AssembledSection {
   const { name, order, text } = record;
   if (typeof text === "string") return withFlags({ name, order, text }, record);
-  const value: unknown = callProvider(
+  const what = isLive(text) ? "text source" : "text function";
+  const value: unknown = callSource(
     text,
     context,
-    () => `text function of section ${quote(name)}`,
+    () => `${what} of section ${quote(name)}`,
   );
   if (typeof value !== "string") {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The text function of section ${quote(name)} returned ${
-        typeName(value)
-      }; ` +
+      `The ${what} of section ${quote(name)} returned ${typeName(value)}; ` +
         `it must return a string ("" to leave the section out).`,
     );
   }

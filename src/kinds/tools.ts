@@ -7,23 +7,30 @@
  * @module
  */
 
-import { callProvider, providerFailed } from "../assemble/provider.ts";
+import { providerFailed } from "../assemble/provider.ts";
 import {
   describeScope,
   isSystemPromptError,
   quote,
   SystemPromptError,
 } from "../errors.ts";
+import {
+  assertSource,
+  callSource,
+  isLive,
+  liveOr,
+  type LiveValue,
+} from "../live.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
   ScopeKey,
   ToolProvider,
+  ToolProviderResult,
   ToolSchema,
 } from "../types.ts";
 import {
   append,
-  assertFunction,
   type BuildOptions,
   type Kind,
   type KindLayer,
@@ -35,7 +42,7 @@ import { copyToolSchema } from "./tool_schema.ts";
 
 /** A registered tool provider, as stored in a layer. */
 export interface ToolsRecord extends RecordBase {
-  readonly provider: ToolProvider<unknown>;
+  readonly provider: ToolProvider<unknown> | LiveValue<ToolProviderResult>;
 }
 
 /** The tools kind; a layer keeps its providers in registration order. */
@@ -50,8 +57,10 @@ function toToolsRecord(
   provider: unknown,
   { label, sequence }: Provenance,
 ): ToolsRecord {
-  assertFunction(provider, "A tool provider");
-  return { provider: provider as ToolProvider<unknown>, label, sequence };
+  // Before its first value, a tool source contributes nothing.
+  const live = liveOr(provider, { schemas: [] });
+  assertSource(live, "A tool provider");
+  return { provider: live as ToolProvider<unknown>, label, sequence };
 }
 
 /** Where tools come from: a provider, its position, and its layer. */
@@ -75,7 +84,8 @@ function nameSource({ record, index }: ToolSource): string {
   const which = typeof name === "string" && name !== ""
     ? `${name} (#${index})`
     : `#${index}`;
-  return `tool provider ${which} of registrar ${quote(record.label)}`;
+  const noun = isLive(record.provider) ? "tool source" : "tool provider";
+  return `${noun} ${which} of registrar ${quote(record.label)}`;
 }
 
 /** What the providers of one assembly add to. */
@@ -127,7 +137,7 @@ function traced({ tools, sources }: Collection): TracedTool[] {
 function collectTools(source: ToolSource, collection: Collection): void {
   const { context, tools, sources, knownNames } = collection;
   const describe = () => describeSource(source);
-  const result: unknown = callProvider(
+  const result: unknown = callSource(
     source.record.provider,
     context,
     describe,

@@ -8,12 +8,18 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider, typeName } from "../assemble/provider.ts";
+import { typeName } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
+import {
+  assertSource,
+  callSource,
+  isLive,
+  liveOr,
+  type LiveValue,
+} from "../live.ts";
 import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {
-  assertFunction,
   insertSorted,
   type Kind,
   type KindLayer,
@@ -25,7 +31,7 @@ import {
 /** A registered variable, as stored in a layer. */
 export interface VariableRecord extends RecordBase {
   readonly name: string;
-  readonly provider: VariableProvider<unknown>;
+  readonly provider: VariableProvider<unknown> | LiveValue<undefined>;
 }
 
 /** What `Registrar#variable` receives. */
@@ -59,10 +65,11 @@ function toVariableRecord(
         `"_", starting with a letter), or no {{reference}} could name it.`,
     );
   }
-  assertFunction(provider, `The provider of variable ${quote(name)}`);
+  const live = liveOr(provider, undefined);
+  assertSource(live, `The provider of variable ${quote(name)}`);
   return {
     name,
-    provider: provider as VariableProvider<unknown>,
+    provider: live as VariableProvider<unknown>,
     label,
     sequence,
   };
@@ -91,15 +98,16 @@ function resolveVariable(
   { name, provider }: VariableRecord,
   context: unknown,
 ): string | undefined {
-  const value: unknown = callProvider(
+  const what = isLive(provider) ? "source" : "provider";
+  const value: unknown = callSource(
     provider,
     context,
-    () => `provider of variable ${quote(name)}`,
+    () => `${what} of variable ${quote(name)}`,
   );
   if (value === undefined || typeof value === "string") return value;
   throw new SystemPromptError(
     "PROVIDER_FAILED",
-    `The provider of variable ${quote(name)} returned ${typeName(value)}; a ` +
+    `The ${what} of variable ${quote(name)} returned ${typeName(value)}; a ` +
       `variable provider must return a string, or undefined for "no value ` +
       `here".`,
   );

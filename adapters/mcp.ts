@@ -1,0 +1,267 @@
+/**
+ * `@rxprompt/system-prompt/mcp`: the tools of an MCP server as a live tool
+ * source for a registrar, and the way back from a tool name to the server.
+ *
+ * `mcpTools(client)` lists every page of the server's tools when its
+ * `tools$` is subscribed (registering it does that), lists again on each
+ * `notifications/tools/list_changed`, and maps every tool to a name that
+ * every wire adapter accepts. `call` maps the name back and calls the
+ * server. Takes a connected `Client` of `@modelcontextprotocol/sdk` (a peer
+ * dependency of this subpath only).
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { mcpTools } from "@rxprompt/system-prompt/mcp";
+ *
+ * // An in-process server; a real one would be reached over stdio or HTTP.
+ * const server = new McpServer({ name: "clock", version: "1.0.0" });
+ * server.registerTool("now", { description: "The time." }, () => ({
+ *   content: [{ type: "text", text: "12:00" }],
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "agent", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const prompt = new SystemPrompt();
+ * const clock = mcpTools(client, { prefix: "clock_" });
+ * prompt.tools(clock.tools$);
+ * await clock.ready;
+ * const { tools } = await prompt.assemble();
+ * console.log(tools.map((tool) => tool.name)); // ["clock_now"]
+ * const result = await clock.call("clock_now", {});
+ * console.log(result); // { content: [{ type: "text", text: "12:00" }] }
+ *
+ * await prompt.dispose(); // stops listening
+ * await client.close();
+ * ```
+ *
+ * @module
+ */
+
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import {
+  catchError,
+  defer,
+  EMPTY,
+  map,
+  merge,
+  type Observable,
+  of,
+  ReplaySubject,
+  share,
+  Subject,
+  switchMap,
+  tap,
+} from "rxjs";
+import { quote, SystemPromptError } from "../src/errors.ts";
+import type { ToolProviderResult, ToolSchema } from "../src/types.ts";
+import { listing$, type McpTool } from "./_mcp_listing.ts";
+import { toolsListChanged$ } from "./_mcp_list_changed.ts";
+import { wireNames } from "./_mcp_names.ts";
+
+/**
+ * What `mcpTools` needs of an MCP client: a connected `Client` of
+ * `@modelcontextprotocol/sdk` fits (typed by its methods, so a client from
+ * another copy of the SDK fits too).
+ *
+ * @example
+ * ```ts
+ * import type { McpToolsClient } from "@rxprompt/system-prompt/mcp";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ *
+ * const client: McpToolsClient = new Client({ name: "agent", version: "1.0.0" });
+ * ```
+ */
+export type McpToolsClient = Pick<Client, "listTools" | "callTool">;
+
+/**
+ * Options of {@linkcode mcpTools}.
+ *
+ * @example
+ * ```ts
+ * import type { McpToolsOptions } from "@rxprompt/system-prompt/mcp";
+ *
+ * const options: McpToolsOptions = { prefix: "github_" };
+ * ```
+ */
+export interface McpToolsOptions {
+  /**
+   * Put before every tool name (default `""`): keeps the tools of several
+   * servers apart. At most 32 characters of `[a-zA-Z0-9_-]`.
+   */
+  prefix?: string;
+}
+
+/**
+ * A live tool source for one MCP client.
+ *
+ * @example
+ * ```ts
+ * import type { McpToolSource } from "@rxprompt/system-prompt/mcp";
+ *
+ * async function route(source: McpToolSource, name: string, input: unknown) {
+ *   return source.owns(name) ? await source.call(name, input) : undefined;
+ * }
+ * ```
+ */
+export interface McpToolSource {
+  /**
+   * The server's tools: every page listed on subscription (the first value),
+   * and again after each `notifications/tools/list_changed`. Errors when
+   * the first listing fails; a later failure keeps the last good list and
+   * goes to `errors$`. Shared: subscribers share one listing, and the last
+   * unsubscription stops listening.
+   */
+  readonly tools$: Observable<ToolProviderResult>;
+  /** Resolves after the first successful listing; rejects if it fails. */
+  readonly ready: Promise<void>;
+  /** Failures of listings after the first (the last good list stays). */
+  readonly errors$: Observable<unknown>;
+  /**
+   * Calls the tool that `name` (a name of `tools$`) stands for, with `args`
+   * as its arguments; resolves to the server's result.
+   */
+  call(name: string, args: unknown): Promise<unknown>;
+  /** Whether `name` is a tool of this source's latest listing. */
+  owns(name: string): boolean;
+}
+
+/**
+ * The tools of the MCP server behind `client`, live: register
+ * `source.tools$` with `registrar.tools(...)`, route calls with
+ * `source.call(name, args)`. Disposing the registration stops listening.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for a client without
+ * `listTools` and `callTool`, or a prefix outside `[a-zA-Z0-9_-]{0,32}`.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import type { Registrar } from "@rxprompt/system-prompt";
+ * import { mcpTools } from "@rxprompt/system-prompt/mcp";
+ *
+ * // `client` is connected; disposing `plugin` stops listening.
+ * async function loadGitHub(plugin: Registrar, client: Client) {
+ *   const github = mcpTools(client, { prefix: "github_" });
+ *   plugin.tools(github.tools$);
+ *   await github.ready; // the first listing is in every assembly from now on
+ *   return github; // route the model's calls with github.call(name, input)
+ * }
+ * ```
+ */
+export function mcpTools(
+  client: McpToolsClient,
+  options: McpToolsOptions = {},
+): McpToolSource {
+  const prefix = checkOptions(client, options);
+  const errors = new Subject<unknown>();
+  let names = new Map<string, string>();
+  let settle: { resolve(): void; reject(error: unknown): void };
+  const ready = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  // Whoever does not await `ready` sees the failure on tools$ instead.
+  ready.catch(() => {});
+
+  const tools$ = defer(() => {
+    let listed = false;
+    // Listening starts before the first listing, so no change is missed.
+    return merge(toolsListChanged$(client), of(undefined)).pipe(
+      switchMap(() =>
+        listing$(client).pipe(catchError((error: unknown) => {
+          if (!listed) throw error;
+          errors.next(error);
+          return EMPTY;
+        }))
+      ),
+      map((tools) => {
+        const mapped = toResult(tools, prefix);
+        names = mapped.names;
+        listed = true;
+        return mapped.result;
+      }),
+      tap({ next: () => settle.resolve(), error: settle.reject }),
+    );
+  }).pipe(share({
+    connector: () => new ReplaySubject<ToolProviderResult>(1),
+    resetOnError: true,
+    resetOnComplete: true,
+    resetOnRefCountZero: true,
+  }));
+
+  return {
+    tools$,
+    ready,
+    errors$: errors.asObservable(),
+    call(name: string, args: unknown): Promise<unknown> {
+      const tool = names.get(name);
+      if (tool === undefined) {
+        return Promise.reject(unknownTool(name, names));
+      }
+      return client.callTool({
+        name: tool,
+        arguments: args as Record<string, unknown> | undefined,
+      });
+    },
+    owns(name: string): boolean {
+      return names.has(name);
+    },
+  };
+}
+
+function checkOptions(client: unknown, options: McpToolsOptions): string {
+  const { listTools, callTool } = (client ?? {}) as Record<string, unknown>;
+  if (typeof listTools !== "function" || typeof callTool !== "function") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `mcpTools needs an MCP client with listTools and callTool (a Client ` +
+        `of @modelcontextprotocol/sdk); got ${quote(client)}.`,
+    );
+  }
+  const { prefix = "" } = options ?? {};
+  if (typeof prefix !== "string" || !/^[a-zA-Z0-9_-]{0,32}$/.test(prefix)) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The prefix of mcpTools must be at most 32 characters of ` +
+        `[a-zA-Z0-9_-], so that tool names pass every adapter; got ` +
+        `${quote(prefix)}.`,
+    );
+  }
+  return prefix;
+}
+
+function toResult(
+  tools: readonly McpTool[],
+  prefix: string,
+): { result: ToolProviderResult; names: Map<string, string> } {
+  const wire = wireNames(tools.map((tool) => tool.name), prefix);
+  const names = new Map<string, string>();
+  const schemas: ToolSchema[] = tools.map((tool, index) => {
+    names.set(wire[index], tool.name);
+    return {
+      name: wire[index],
+      description: tool.description ?? "",
+      parameters: tool.inputSchema,
+    };
+  });
+  return { result: { schemas }, names };
+}
+
+function unknownTool(
+  name: string,
+  names: ReadonlyMap<string, string>,
+): SystemPromptError {
+  const known = [...names.keys()].sort();
+  return new SystemPromptError(
+    "UNKNOWN_TOOL",
+    `Tool ${quote(name)} is not a tool of this MCP source; ` +
+      (known.length === 0
+        ? `it has listed none yet (await its ready promise).`
+        : `its tools are ${known.join(", ")}.`),
+  );
+}

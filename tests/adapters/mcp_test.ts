@@ -1,0 +1,392 @@
+/**
+ * `mcpTools` (SPEC 7.8) against the real `@modelcontextprotocol/sdk`: its
+ * `McpServer` / `Server` and `Client` over the in-memory transport.
+ */
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+import { Server } from "@modelcontextprotocol/sdk/server";
+// The SDK's "./*" exports type "x.js" as "x.js.d.ts", which does not
+// exist: values come from the ".js" paths (as on Node), types from the
+// extensionless ones.
+import { InMemoryTransport as untypedTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer as untypedMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import * as untypedTypes from "@modelcontextprotocol/sdk/types.js";
+import type { InMemoryTransport as Transport } from "@modelcontextprotocol/sdk/inMemory";
+import type { McpServer as McpServerClass } from "@modelcontextprotocol/sdk/server/mcp";
+import type * as Types from "@modelcontextprotocol/sdk/types";
+import { z } from "zod";
+import { firstValueFrom, type Subscription } from "rxjs";
+import { type PromptView, SystemPrompt } from "../../mod.ts";
+import { mcpTools } from "../../adapters/mcp.ts";
+import { wireNames } from "../../adapters/_mcp_names.ts";
+import { rejects } from "../assertions.ts";
+
+const InMemoryTransport = untypedTransport as typeof Transport;
+const McpServer = untypedMcpServer as typeof McpServerClass;
+type McpServer = McpServerClass;
+const { ListToolsRequestSchema, ToolListChangedNotificationSchema } =
+  untypedTypes as typeof Types;
+
+const cleanups: (() => unknown)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Connection {
+  client: Client;
+  /** The methods of the requests the client sent, in order. */
+  sent: string[];
+}
+
+/** Connects a client to `server` over a linked in-memory pair. */
+async function connect(server: McpServer | Server): Promise<Connection> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const sent: string[] = [];
+  const send = clientSide.send.bind(clientSide);
+  clientSide.send = (message, options) => {
+    if ("method" in message && "id" in message) sent.push(message.method);
+    return send(message, options);
+  };
+  await server.connect(serverSide);
+  const client = new Client({ name: "agent", version: "1.0.0" });
+  await client.connect(clientSide);
+  cleanups.push(() => client.close(), () => server.close());
+  return { client, sent };
+}
+
+function registry(): SystemPrompt {
+  const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+  cleanups.push(() => prompt.dispose());
+  return prompt;
+}
+
+/** Waits (a few macrotasks at a time) until `check` holds. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+interface Page {
+  tools: { name: string; description?: string }[];
+  nextCursor?: string;
+}
+
+/**
+ * A low-level server whose `tools/list` answers come from `pages` (by
+ * cursor; `""` is the first page), or throw `failure` when it is set.
+ */
+function pagedServer(state: { pages: Record<string, Page>; failure?: Error }) {
+  const server = new Server(
+    { name: "paged", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (state.failure !== undefined) throw state.failure;
+    const page = state.pages[request.params?.cursor ?? ""];
+    return {
+      tools: page.tools.map((tool) => ({
+        ...tool,
+        inputSchema: { type: "object" as const },
+      })),
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+    };
+  });
+  return server;
+}
+
+function echoServer(): McpServer {
+  const server = new McpServer({ name: "echo", version: "1.0.0" });
+  server.registerTool("echo", {
+    description: "Echo the text.",
+    inputSchema: { text: z.string() },
+  }, ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }));
+  server.registerTool("math.add", {
+    description: "Add two numbers.",
+    inputSchema: { a: z.number(), b: z.number() },
+  }, ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }));
+  return server;
+}
+
+describe("mcpTools with the real SDK", () => {
+  it("lists two tools, shows a third one added later in the next watch() view, and routes a call", async () => {
+    const server = echoServer();
+    const { client } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client, { prefix: "srv_" });
+    prompt.tools(source.tools$);
+    await source.ready;
+    const assembly = await prompt.assemble();
+    assert.deepEqual(assembly.tools.map((tool) => tool.name), [
+      "srv_echo",
+      "srv_math_add",
+    ]);
+    const echo = assembly.tools[0];
+    assert.equal(echo.description, "Echo the text.");
+    assert.deepEqual(
+      (echo.parameters as { properties: unknown }).properties,
+      { text: { type: "string" } },
+    );
+
+    const views: PromptView[] = [];
+    const subscription: Subscription = prompt.watch().subscribe((view) =>
+      views.push(view)
+    );
+    cleanups.push(() => subscription.unsubscribe());
+    await until(() => views.length === 1, "the first view");
+    server.registerTool("clock", { description: "The time." }, () => ({
+      content: [{ type: "text", text: "12:00" }],
+    }));
+    await until(() => views.length === 2, "a view after list_changed");
+    const latest = views[1];
+    assert.ok("assembly" in latest);
+    assert.deepEqual(latest.assembly.tools.map((tool) => tool.name), [
+      "srv_clock",
+      "srv_echo",
+      "srv_math_add",
+    ]);
+
+    assert.ok(source.owns("srv_math_add"));
+    assert.ok(!source.owns("math.add"));
+    assert.deepEqual(await source.call("srv_math_add", { a: 2, b: 3 }), {
+      content: [{ type: "text", text: "5" }],
+    });
+    assert.deepEqual(await source.call("srv_echo", { text: "hi" }), {
+      content: [{ type: "text", text: "echo: hi" }],
+    });
+    await assert.rejects(
+      source.call("echo", { text: "hi" }),
+      rejects("UNKNOWN_TOOL", '"echo"', "srv_clock, srv_echo, srv_math_add"),
+    );
+  });
+
+  it("disposing the registration stops listening: no tools/list follows a later list_changed", async () => {
+    const server = echoServer();
+    const { client, sent } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client);
+    const registration = prompt.tools(source.tools$);
+    await source.ready;
+    server.registerTool("one", {}, () => ({ content: [] }));
+    await until(
+      () => sent.filter((method) => method === "tools/list").length === 2,
+      "the re-listing",
+    );
+    await registration();
+    server.registerTool("two", {}, () => ({ content: [] }));
+    await settle();
+    assert.equal(sent.filter((method) => method === "tools/list").length, 2);
+  });
+
+  it("lists every page", async () => {
+    const state = {
+      pages: {
+        "": { tools: [{ name: "a" }], nextCursor: "p2" },
+        p2: { tools: [{ name: "b" }], nextCursor: "p3" },
+        p3: { tools: [{ name: "c", description: "C." }] },
+      },
+    };
+    const { client } = await connect(pagedServer(state));
+    const result = await firstValueFrom(mcpTools(client).tools$);
+    assert.deepEqual(result.schemas.map((schema) => schema.name), [
+      "a",
+      "b",
+      "c",
+    ]);
+    assert.deepEqual(result.schemas.map((schema) => schema.description), [
+      "",
+      "",
+      "C.",
+    ]);
+  });
+
+  it("fails a listing whose cursor repeats instead of looping", async () => {
+    const state = {
+      pages: {
+        "": { tools: [{ name: "a" }], nextCursor: "again" },
+        again: {
+          tools: [{ name: "b" }],
+          nextCursor: "again",
+        },
+      },
+    };
+    const { client } = await connect(pagedServer(state));
+    await assert.rejects(
+      firstValueFrom(mcpTools(client).tools$),
+      rejects("PROVIDER_FAILED", '"again"'),
+    );
+  });
+
+  it("a first listing failure errors tools$ and ready; assemblies reading it reject", async () => {
+    const state = { pages: {}, failure: new Error("no tools today") };
+    const { client } = await connect(pagedServer(state));
+    const prompt = registry();
+    const source = mcpTools(client);
+    prompt.tools(source.tools$);
+    await assert.rejects(source.ready, /no tools today/);
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", "tool source", "no tools today"),
+    );
+  });
+
+  it("a later listing failure keeps the last good list and reports on errors$", async () => {
+    const state: { pages: Record<string, Page>; failure?: Error } = {
+      pages: { "": { tools: [{ name: "a" }] } },
+    };
+    const server = pagedServer(state);
+    const { client } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client);
+    const errors: unknown[] = [];
+    const subscription = source.errors$.subscribe((error) =>
+      errors.push(error)
+    );
+    cleanups.push(() => subscription.unsubscribe());
+    prompt.tools(source.tools$);
+    await source.ready;
+    state.failure = new Error("flaky");
+    await server.sendToolListChanged();
+    await until(() => errors.length === 1, "the reported failure");
+    assert.match(String(errors[0]), /flaky/);
+    assert.deepEqual((await prompt.assemble()).tools.map((t) => t.name), [
+      "a",
+    ]);
+    assert.ok(source.owns("a"));
+    state.failure = undefined;
+    state.pages[""] = { tools: [{ name: "b" }] };
+    await server.sendToolListChanged();
+    await until(() => !source.owns("a"), "the next good listing");
+    assert.deepEqual((await prompt.assemble()).tools.map((t) => t.name), [
+      "b",
+    ]);
+  });
+
+  it("coexists with the application's handlers and a second mcpTools on the same client", async () => {
+    const state: { pages: Record<string, Page> } = {
+      pages: { "": { tools: [{ name: "a" }] } },
+    };
+    const server = pagedServer(state);
+    const { client, sent } = await connect(server);
+    const heard: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heard.push("before");
+    });
+    const prompt = registry();
+    const first = mcpTools(client, { prefix: "x_" });
+    const second = mcpTools(client, { prefix: "y_" });
+    const one = prompt.tools(first.tools$);
+    const two = prompt.tools(second.tools$);
+    await Promise.all([first.ready, second.ready]);
+
+    state.pages[""] = { tools: [{ name: "b" }] };
+    await server.sendToolListChanged();
+    await until(
+      () => first.owns("x_b") && second.owns("y_b") && heard.length === 1,
+      "both sources and the application's handler",
+    );
+    // The application replaces its handler while the sources listen.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heard.push("after");
+    });
+    state.pages[""] = { tools: [{ name: "c" }] };
+    await server.sendToolListChanged();
+    await until(
+      () => first.owns("x_c") && second.owns("y_c") && heard.length === 2,
+      "the replaced handler",
+    );
+    assert.deepEqual(heard, ["before", "after"]);
+    assert.deepEqual((await prompt.assemble()).tools.map((t) => t.name), [
+      "x_c",
+      "y_c",
+    ]);
+
+    // One source leaves; the other still hears.
+    await one();
+    state.pages[""] = { tools: [{ name: "d" }] };
+    await server.sendToolListChanged();
+    await until(() => second.owns("y_d"), "the remaining source");
+    assert.ok(first.owns("x_c"));
+    await two();
+
+    // Both gone: the application's handler is back on its own.
+    const lists = sent.filter((method) => method === "tools/list").length;
+    await server.sendToolListChanged();
+    await until(() => heard.length === 4, "the application's own handler");
+    await settle();
+    assert.equal(
+      sent.filter((method) => method === "tools/list").length,
+      lists,
+    );
+    assert.deepEqual(heard, ["before", "after", "after", "after"]);
+    client.removeNotificationHandler("notifications/tools/list_changed");
+    await server.sendToolListChanged();
+    await settle();
+    assert.equal(heard.length, 4);
+  });
+
+  it("rejects a client without listTools/callTool and a prefix outside the wire rules", () => {
+    assert.throws(
+      () => mcpTools({} as Client),
+      rejects("INVALID_CONFIG", "listTools"),
+    );
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    assert.throws(
+      () => mcpTools(client, { prefix: "has space" }),
+      rejects("INVALID_CONFIG", '"has space"'),
+    );
+    assert.throws(
+      () => mcpTools(client, { prefix: "p".repeat(33) }),
+      rejects("INVALID_CONFIG"),
+    );
+  });
+});
+
+describe("MCP tool names on the wire", () => {
+  const WIRE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+  it("replaces every character outside [a-zA-Z0-9_-] with _ and keeps valid names", () => {
+    assert.deepEqual(
+      wireNames(["read-file", "fs/read file", "naïve", "😀x", ""], "p_"),
+      ["p_read-file", "p_fs_read_file", "p_na_ve", "p__x", "p_"],
+    );
+    assert.deepEqual(wireNames([""], ""), ["_"]);
+  });
+
+  it("gives a collision a numeric suffix; a name that needs no change keeps it", () => {
+    // Changed names take suffixes in code-unit order ("a b" < "a.b").
+    assert.deepEqual(wireNames(["a.b", "a_b", "a b"], ""), [
+      "a_b_3",
+      "a_b",
+      "a_b_2",
+    ]);
+    // The same mapping whatever the listing order.
+    assert.deepEqual(wireNames(["a b", "a.b", "a_b"], ""), [
+      "a_b_2",
+      "a_b_3",
+      "a_b",
+    ]);
+    // A suffix never takes a name a later tool needs as it is.
+    assert.deepEqual(wireNames(["a.b", "a_b", "a_b_2"], ""), [
+      "a_b_3",
+      "a_b",
+      "a_b_2",
+    ]);
+  });
+
+  it("cuts names to 64 code units, the suffix included", () => {
+    const long = "x".repeat(100);
+    const names = wireNames([long, long + ".", `${long}!`], "pre_");
+    for (const name of names) assert.match(name, WIRE);
+    assert.equal(new Set(names).size, 3);
+    assert.equal(names[0], ("pre_" + long).slice(0, 64));
+  });
+});
