@@ -9,13 +9,16 @@
  * sections and tools come from (with token counts from `gpt-tokenizer`),
  * unloads a plugin, then watches one agent live while plugins come and go,
  * the working directory changes (a live value) and an in-process MCP
- * server's tools load, change and unload.
+ * server's tools load, change and unload. Last, it sends the sub-agent's step
+ * through the real `@anthropic-ai/sdk` client to a recording server on
+ * 127.0.0.1 and prints the request body: exactly what reaches the wire.
  *
  * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
  *
  * @module
  */
 
+import Anthropic from "@anthropic-ai/sdk";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { BehaviorSubject } from "rxjs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -33,6 +36,8 @@ import {
   TOOL_GUIDANCE_ORDER,
   TOOL_ORDER_REST,
 } from "../mod.ts";
+import { toMessages } from "../adapters/anthropic.ts";
+import { recordOneRequest } from "./_recording_server.ts";
 
 interface Agent {
   name: string;
@@ -216,6 +221,65 @@ function printExplanation(explanation: PromptExplanation): void {
   console.log();
 }
 
+/**
+ * One agent's step through the real Anthropic client, pointed at a local
+ * recording server: the request body is what the API would receive.
+ */
+async function printWireRequest(assembly: PromptAssembly): Promise<void> {
+  console.log(
+    `\n${box("on the wire: the tester's step via @anthropic-ai/sdk")}`,
+  );
+  const { system, tools, runtimeContext } = toMessages(assembly, {
+    cache: true,
+  });
+  const request = await recordOneRequest(async (baseURL) => {
+    const client = new Anthropic({
+      apiKey: "sk-local-demo",
+      baseURL,
+      maxRetries: 0,
+      timeout: 5_000,
+    });
+    await client.messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      system,
+      tools,
+      messages: [
+        ...(runtimeContext ? [runtimeContext] : []),
+        { role: "user", content: "Run the tests and report." },
+      ],
+    });
+  });
+  console.log(
+    `${request.method} ${request.path}\n` +
+      formatJson(JSON.parse(request.body), ""),
+  );
+}
+
+/**
+ * Pretty-printed JSON that keeps short objects on one line, with long
+ * strings shortened (the prompt was printed in full above).
+ */
+function formatJson(value: unknown, indent: string): string {
+  if (typeof value === "string" && value.length > 72) {
+    return JSON.stringify(
+      `${value.slice(0, 56)}… (${value.length} characters)`,
+    );
+  }
+  const inline = JSON.stringify(value, null, 1)?.replace(/\n\s*/g, " ") ??
+    "null";
+  if (typeof value !== "object" || value === null) return inline;
+  if (indent.length + inline.length <= 72) return inline;
+  const inner = `${indent}  `;
+  const lines = Array.isArray(value)
+    ? value.map((item) => inner + formatJson(item, inner))
+    : Object.entries(value).map(([key, item]) =>
+      `${inner}${JSON.stringify(key)}: ${formatJson(item, inner)}`
+    );
+  const [open, close] = Array.isArray(value) ? "[]" : "{}";
+  return `${open}\n${lines.join(",\n")}\n${indent}${close}`;
+}
+
 function box(title: string): string {
   return `── ${title} ${"─".repeat(Math.max(0, 60 - title.length))}`;
 }
@@ -267,7 +331,7 @@ prompt.scope(tester, { label: "tester" }).section({
   order: 0,
   text: "You are the coder's test sub-agent on {{model}}: run tests, report.",
 });
-await show(tester);
+const testerAssembly = await show(tester);
 
 // 1c. Where the sub-agent's prompt comes from: each entry's registrar and
 // layer (the chain's scopes included), its size, and its tokens (o200k_base,
@@ -374,3 +438,6 @@ await shellAgain.dispose();
 await files.dispose();
 await prompt.dispose();
 console.log("\ndone: registry disposed.");
+
+// 4. What reaches the wire.
+await printWireRequest(testerAssembly);
