@@ -12,12 +12,11 @@ import {
   debounceTime,
   defer,
   EMPTY,
-  firstValueFrom,
   type Observable,
   startWith,
   switchMap,
 } from "rxjs";
-import { assembly$ } from "./assemble/build.ts";
+import { assemble } from "./assemble/build.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
@@ -192,35 +191,42 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * failure is a rejection.
    */
   assemble(context?: C): Promise<PromptAssembly> {
-    return firstValueFrom(this.#assembly$(context ?? {} as C));
+    try {
+      return this.#assemble(context ?? {} as C);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** {@linkcode SystemPrompt.assemble} as an observable, for a watcher. */
+  #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
+    return defer(() => this.#assemble(context, snapshot));
   }
 
   /**
    * Validates `context`, then assembles from `snapshot` (a watcher's
    * combined layer states) or from the layers' latest states.
    */
-  #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
-    return defer(() => {
-      if (typeof context !== "object" || context === null) {
-        throw new SystemPromptError(
-          "INVALID_CONTEXT",
-          `The assembly context must be an object ({ scope?, signal?, ... }); ` +
-            `got ${quote(context)}.`,
-        );
-      }
-      if (this.#root.disposed) {
-        throw new SystemPromptError(
-          "DISPOSED",
-          `Cannot assemble: the registry is disposed.`,
-        );
-      }
-      const scope = context.scope;
-      if (scope === null) assertScopeKey(scope);
-      const layers = snapshot ??
-        this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
-      return assembly$(layers, context, {
-        toolOrder: this.#registry.toolOrder,
-      });
+  #assemble(context: C, snapshot?: Snapshot): Promise<PromptAssembly> {
+    if (typeof context !== "object" || context === null) {
+      throw new SystemPromptError(
+        "INVALID_CONTEXT",
+        `The assembly context must be an object ({ scope?, signal?, ... }); ` +
+          `got ${quote(context)}.`,
+      );
+    }
+    if (this.#root.disposed) {
+      throw new SystemPromptError(
+        "DISPOSED",
+        `Cannot assemble: the registry is disposed.`,
+      );
+    }
+    const scope = context.scope;
+    if (scope === null) assertScopeKey(scope);
+    const layers = snapshot ??
+      this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
+    return assemble(layers, context, {
+      toolOrder: this.#registry.toolOrder,
     });
   }
 

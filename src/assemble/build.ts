@@ -1,20 +1,12 @@
 /**
  * Assembly: a snapshot of layers → the initial assembly (each kind adds its
- * part, in the table's order) → the listener waterfall, as one RxJS
- * pipeline. Holds no state: the registry passes in the snapshot it read.
+ * part, in the table's order) → the listener waterfall, as one promise.
+ * Holds no state: the registry passes in the snapshot it read.
  *
  * @module
  */
 
-import {
-  defer,
-  fromEvent,
-  map,
-  type MonoTypeOperatorFunction,
-  type Observable,
-  race,
-  throwError,
-} from "rxjs";
+import { defer, type Observable } from "rxjs";
 import type {
   BuildOptions,
   Kind,
@@ -30,25 +22,37 @@ import {
 } from "../kinds/table.ts";
 import type { Snapshot } from "../layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
-import { waterfall$ } from "./waterfall.ts";
+import { abortable, waterfall } from "./waterfall.ts";
 
 /**
- * The assembly for `context` as a one-value observable: the initial assembly
- * is built on subscription, then flows through the listeners. Aborting
- * `context.signal` errors it with the signal's reason.
+ * The assembly for `context`: the initial assembly is built at once, then
+ * flows through the listeners. Aborting `context.signal` rejects it with the
+ * signal's reason; the signal is checked between stages, so an abort raised
+ * by a provider or a listener is noticed and no later stage runs.
  */
+export function assemble<C extends AssembleContext>(
+  snapshot: Snapshot,
+  context: C,
+  options: BuildOptions = {},
+): Promise<PromptAssembly> {
+  const signal = context.signal;
+  try {
+    if (signal?.aborted) throw signal.reason;
+    const assembly = buildAssembly(snapshot, context, options);
+    const listeners = listenersOf(layersOf(snapshot, "listener"));
+    return abortable(waterfall(listeners, assembly, context, signal), signal);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** {@linkcode assemble} as a one-value observable, built on subscription. */
 export function assembly$<C extends AssembleContext>(
   snapshot: Snapshot,
   context: C,
   options: BuildOptions = {},
 ): Observable<PromptAssembly> {
-  const signal = context.signal;
-  if (signal?.aborted) return throwError(() => signal.reason);
-  return defer(() => {
-    const assembly = buildAssembly(snapshot, context, options);
-    const listeners = listenersOf(layersOf(snapshot, "listener"));
-    return waterfall$(listeners, assembly, context);
-  }).pipe(abortOn(signal));
+  return defer(() => assemble(snapshot, context, options));
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */
@@ -58,7 +62,9 @@ export function buildAssembly(
   options: BuildOptions = {},
 ): PromptAssembly {
   const draft: PromptAssembly = { sections: [], tools: [], variables: {} };
+  const signal = (context as AssembleContext).signal;
   for (const name of KIND_NAMES) {
+    if (signal?.aborted) throw signal.reason;
     const kind = KINDS[name] as Kind<RecordBase>;
     kind.build?.(layersOf(snapshot, name), context, draft, options);
   }
@@ -73,17 +79,4 @@ function layersOf<K extends KindName>(
     records: state[name] as readonly RecordOf<K>[],
     scope,
   }));
-}
-
-/** Errors the source with `signal.reason` as soon as `signal` aborts. */
-function abortOn<T>(
-  signal: AbortSignal | undefined,
-): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    signal === undefined ? source : race(
-      source,
-      fromEvent(signal, "abort").pipe(map((): never => {
-        throw signal.reason;
-      })),
-    );
 }

@@ -75,7 +75,11 @@ describe("tool schema copies", () => {
   it("never share a nested object between assemblies or with the provider", async () => {
     const prompt = new SystemPrompt();
     const deep = { enum: ["a"] };
-    const parameters = { type: "object", properties: { p: deep }, list: [deep] };
+    const parameters = {
+      type: "object",
+      properties: { p: deep },
+      list: [deep],
+    };
     prompt.tools(() => ({
       schemas: [{ name: "t", description: "d", parameters, extra: { x: [1] } }],
     }));
