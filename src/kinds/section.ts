@@ -10,7 +10,6 @@ import { callProvider } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
-  insertSorted,
   type Kind,
   type KindLayer,
   type Provenance,
@@ -36,7 +35,7 @@ export const sectionKind: Kind<SectionRecord> = {
   change: "section",
   unique: { code: "DUPLICATE_SECTION", noun: "Section" },
   record: toSectionRecord,
-  insert: (records, record) => insertSorted(records, record, compareSections),
+  compare: compareSections,
   build: buildSections,
 };
 

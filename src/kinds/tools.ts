@@ -17,7 +17,6 @@ import type {
   ToolSchema,
 } from "../types.ts";
 import {
-  append,
   assertFunction,
   type BuildOptions,
   type Kind,
@@ -36,7 +35,6 @@ export interface ToolsRecord extends RecordBase {
 export const toolsKind: Kind<ToolsRecord> = {
   change: "tools",
   record: toToolsRecord,
-  insert: append,
   build: buildTools,
 };
 

@@ -14,7 +14,6 @@ import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {
   assertFunction,
-  insertSorted,
   type Kind,
   type KindLayer,
   type Provenance,
@@ -43,7 +42,7 @@ export const variableKind: Kind<VariableRecord, VariableInput> = {
   change: "variable",
   unique: { code: "DUPLICATE_VARIABLE", noun: "Variable" },
   record: toVariableRecord,
-  insert: (records, record) => insertSorted(records, record, compareNames),
+  compare: compareNames,
   build: buildVariables,
 };
 
