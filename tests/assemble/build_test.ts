@@ -261,9 +261,7 @@ describe("AbortSignal", () => {
       const controller = new AbortController();
       const reason = new Error(`aborted by a ${register}`);
       const later: string[] = [];
-      function abort(): void {
-        controller.abort(reason);
-      }
+      const abort = (): void => controller.abort(reason);
       if (register === "variable") {
         prompt.variable("v", () => (abort(), "v"));
       } else if (register === "section") {
