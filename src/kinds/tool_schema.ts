@@ -59,7 +59,13 @@ export function copyToolSchema(
   }
   try {
     if (!isPlainObject(schema)) throw notPlainData(schema, []);
-    copyFields(schema, fields, { path: [], ancestors: [schema] });
+    try {
+      copyFieldsFast(schema, fields);
+    } catch (error) {
+      if (error !== SLOW_PATH) throw error;
+      // Something to report, or a deep schema: the careful copy says which.
+      copyFields(schema, fields, { path: [], ancestors: [schema] });
+    }
     return fields as unknown as ToolSchema;
   } catch (error) {
     if (error instanceof SymbolKey) {
@@ -116,6 +122,59 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Thrown by the fast copy for anything it does not copy itself: a value
+ * that is not JSON data, a symbol key, or a nesting deep enough to be a
+ * cycle. The careful copy then runs and describes the failure.
+ */
+const SLOW_PATH: object = Object.freeze({});
+
+/** Deeper than this, the fast copy hands over to the careful one. */
+const FAST_DEPTH = 64;
+
+/**
+ * The copy of every assembly: no path or ancestor bookkeeping, each field
+ * read once, and only plain objects, arrays and JSON scalars accepted (the
+ * careful copy accepts exactly the same).
+ */
+function copyFieldsFast(source: object, fields: Record<string, unknown>): void {
+  if (Object.getOwnPropertySymbols(source).length !== 0) throw SLOW_PATH;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === "object" ? value !== null : !isScalar(value)) {
+      fields[key] = copyFast(value, 1);
+    }
+  }
+}
+
+function copyFast(value: unknown, depth: number): unknown {
+  if (typeof value !== "object") {
+    if (!isScalar(value)) throw SLOW_PATH;
+    return value;
+  }
+  if (value === null) return value;
+  if (depth > FAST_DEPTH) throw SLOW_PATH;
+  if (Array.isArray(value)) {
+    const array: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      array[index] = copyFast(value[index], depth + 1);
+    }
+    return array;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (
+    (prototype !== Object.prototype && prototype !== null) ||
+    Object.getOwnPropertySymbols(value).length !== 0
+  ) {
+    throw SLOW_PATH;
+  }
+  const object: Record<string, unknown> = {};
+  for (const key in value) {
+    object[key] = copyFast((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return object;
 }
 
 /** Thrown for a symbol key; its message is the key's path. */

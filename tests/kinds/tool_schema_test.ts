@@ -101,6 +101,31 @@ describe("tool schema copies", () => {
     });
   });
 
+  it("copy parameters nested deeper than the fast copy goes, and still find a deep cycle", async () => {
+    let deep: Record<string, unknown> = { leaf: [1, { x: null }] };
+    for (let depth = 0; depth < 200; depth++) deep = { next: deep };
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters: deep }],
+    }));
+    const { tools } = await prompt.assemble();
+    assert.deepEqual(tools[0].parameters, deep);
+    assert.notEqual(tools[0].parameters, deep);
+
+    let cyclic: Record<string, unknown> = {};
+    const bottom = cyclic;
+    for (let depth = 0; depth < 100; depth++) cyclic = { next: cyclic };
+    bottom.loop = cyclic;
+    const looping = new SystemPrompt();
+    looping.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters: cyclic }],
+    }));
+    await assert.rejects(
+      looping.assemble(),
+      rejects("PROVIDER_FAILED", "contains itself (a cycle)"),
+    );
+  });
+
   it("describe a schema whose constructor cannot be read as an exotic object", async () => {
     class Schema {}
     const target = Object.assign(new Schema(), {
