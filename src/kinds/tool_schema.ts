@@ -170,9 +170,13 @@ function copyFast(value: unknown, depth: number): unknown {
   ) {
     throw SLOW_PATH;
   }
-  const object: Record<string, unknown> = {};
-  for (const key in value) {
-    object[key] = copyFast((value as Record<string, unknown>)[key], depth + 1);
+  // A spread copies the shape in one step; only nested values need a look.
+  const object: Record<string, unknown> = { ...value };
+  for (const key in object) {
+    const item = object[key];
+    if (typeof item === "object" ? item !== null : !isScalar(item)) {
+      object[key] = copyFast(item, depth + 1);
+    }
   }
   return object;
 }
