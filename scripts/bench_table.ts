@@ -1,8 +1,9 @@
 /**
  * The performance ratios of the README, measured side by side in one
  * process and printed as a table (`deno task bench:table`). Each ratio
- * times its two sides interleaved, in rounds, and divides their medians, so
- * a busy machine slows both sides alike.
+ * times its two sides interleaved, in many short rounds, and divides their
+ * fastest rounds: on a shared machine the fastest round is the one least
+ * disturbed by other work, for both sides alike.
  *
  * W1 is the workload of `tests/bench/w1.ts`. The scale rows register
  * sections into one layer of a registry and assemble and render it.
@@ -12,9 +13,9 @@ import Handlebars from "handlebars";
 import { type PromptAssembly, renderPrompt, SystemPrompt } from "../mod.ts";
 import { buildW1, W1_CONTEXT } from "../tests/bench/w1.ts";
 
-const ROUNDS = 15;
+const ROUNDS = 41;
 
-/** Microseconds per call of `run`, in batches sized to take about 5 ms. */
+/** Microseconds per call of `run`, over `calls` calls. */
 async function timeBatch(
   run: () => unknown,
   calls: number,
@@ -26,16 +27,12 @@ async function timeBatch(
 
 async function calibrate(run: () => unknown): Promise<number> {
   let calls = 1;
-  while ((await timeBatch(run, calls)) * calls < 5000) calls *= 2;
+  // Batches of about 2 ms.
+  while ((await timeBatch(run, calls)) * calls < 2000) calls *= 2;
   return calls;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
-
-/** Median µs per call of each contender, timed interleaved. */
+/** The fastest round's µs per call of each contender, timed interleaved. */
 async function interleaved(
   contenders: (() => unknown)[],
 ): Promise<number[]> {
@@ -47,7 +44,7 @@ async function interleaved(
       samples[index].push(await timeBatch(run, calls[index]));
     }
   }
-  return samples.map(median);
+  return samples.map((rounds) => Math.min(...rounds));
 }
 
 /** The same text as `assembly` renders to, as a strict Handlebars template. */
@@ -90,14 +87,22 @@ function section(index: number) {
   };
 }
 
-/** µs per registration of 1,000 more sections into a layer of `size`. */
-function registrationCost(size: number): number {
-  const prompt = withSections(size);
-  const start = performance.now();
-  for (let index = size; index < size + 1000; index++) {
-    prompt.section(section(index));
+/**
+ * µs per registration of 1,000 more sections into a layer of `size` (the
+ * fastest of several rounds, each disposing what it registered).
+ */
+function registrationCost(prompt: SystemPrompt, size: number): number {
+  let fastest = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const disposers = [];
+    const start = performance.now();
+    for (let index = size; index < size + 1000; index++) {
+      disposers.push(prompt.section(section(index)));
+    }
+    fastest = Math.min(fastest, (performance.now() - start) * 1000 / 1000);
+    for (const dispose of disposers) dispose();
   }
-  return (performance.now() - start) * 1000 / 1000;
+  return fastest;
 }
 
 function exponent(small: number, large: number, ratio: number): number {
@@ -132,18 +137,27 @@ async function w1Rows(): Promise<string[][]> {
 }
 
 async function scaleRows(): Promise<string[][]> {
-  const small = Math.min(registrationCost(1000), registrationCost(1000));
-  const large = Math.min(registrationCost(99_000), registrationCost(99_000));
   const prompts = [withSections(1000), withSections(100_000)];
+  let small = Infinity;
+  let large = Infinity;
+  for (let round = 0; round < 3; round++) {
+    small = Math.min(small, registrationCost(prompts[0], 1000));
+    large = Math.min(large, registrationCost(prompts[1], 100_000));
+  }
   const assemblies = await Promise.all(prompts.map((p) => p.assemble()));
   const variables = { cwd: "/work", model: "m" };
-  const [assembleSmall, assembleLarge, renderSmall, renderLarge] =
-    await interleaved([
-      () => prompts[0].assemble(),
-      () => prompts[1].assemble(),
-      () => renderPrompt({ ...assemblies[0], variables }),
-      () => renderPrompt({ ...assemblies[1], variables }),
-    ]);
+  const [assembleSmall, assembleLarge] = await interleaved([
+    () => prompts[0].assemble(),
+    () => prompts[1].assemble(),
+  ]);
+  // One size at a time: the template cache is shared, and the large render
+  // alone overflows it.
+  const [renderSmall] = await interleaved([
+    () => renderPrompt({ ...assemblies[0], variables }),
+  ]);
+  const [renderLarge] = await interleaved([
+    () => renderPrompt({ ...assemblies[1], variables }),
+  ]);
   return [
     [
       "registration at 100k ÷ at 1k (sections, one layer)",
