@@ -37,12 +37,19 @@ export function waterfall<C>(
     if (index === listeners.length) return assembly;
     let rest: Promise<PromptAssembly> | undefined;
     function next(): Promise<PromptAssembly> {
-      return rest ??= settle(() => stage(index + 1));
+      if (rest !== undefined) return rest;
+      rest = settle(() => stage(index + 1));
+      // After an abort the assembly itself rejects with the reason: a
+      // listener that drops next()'s rejection loses nothing.
+      if (signal?.aborted) rest.catch(ignore);
+      return rest;
     }
     return checkStage(listeners[index](assembly, context, next), index);
   }
   return stage(0);
 }
+
+function ignore(): void {}
 
 /**
  * `run()`'s result as a promise (a synchronous throw becomes a rejection).

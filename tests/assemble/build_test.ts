@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import {
   type AssembleContext,
   type PromptAssembly,
@@ -281,6 +282,34 @@ describe("AbortSignal", () => {
       );
       assert.ok(!later.includes("listener"), register);
       if (register !== "tools") assert.deepEqual(later, [], register);
+    }
+  });
+
+  it("a listener that calls next() after an abort and drops its promise leaves no unhandled rejection", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const reason = new Error("aborted first");
+    let nextResult: Promise<unknown> | undefined;
+    prompt.onAssemble((assembly, _context, next) => {
+      controller.abort(reason);
+      nextResult = next();
+      return assembly;
+    });
+    prompt.onAssemble((assembly) => assembly);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (event: unknown) => unhandled.push(event);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      await assert.rejects(
+        prompt.assemble({ signal: controller.signal }),
+        (error) => error === reason,
+      );
+      await macrotask();
+      await macrotask();
+      assert.deepEqual(unhandled, []);
+      await assert.rejects(nextResult!, (error) => error === reason);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
     }
   });
 
