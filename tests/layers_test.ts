@@ -279,7 +279,7 @@ describe("Layers: scale", () => {
     // The same work at both sizes, interleaved; the fastest round of each.
     let smallBest = Infinity;
     let largeBest = Infinity;
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 7; round++) {
       smallBest = Math.min(smallBest, timeAdding(small, `r${round}-`, 1_000));
       largeBest = Math.min(largeBest, timeAdding(large, `r${round}-`, 1_000));
     }
@@ -289,6 +289,6 @@ describe("Layers: scale", () => {
       `1,000 registrations: ${smallBest.toFixed(2)} ms into 1,000 sections, ` +
         `${largeBest.toFixed(2)} ms into 30,000`,
     );
-    assert.equal(large.state().section.length, 33_000);
+    assert.equal(large.state().section.length, 37_000);
   });
 });
