@@ -12,14 +12,18 @@ import {
   debounceTime,
   defer,
   EMPTY,
+  firstValueFrom,
   type Observable,
   startWith,
   switchMap,
 } from "rxjs";
-import { assemble } from "./assemble/build.ts";
+import { chainSnapshot$ } from "./scopes.ts";
+import { assembly$, type Pipeline } from "./assemble/build.ts";
 import { view$ } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
+import { explanation$ } from "./explain.ts";
+import type { ExplainOptions, PromptExplanation } from "./explanation.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
@@ -35,6 +39,7 @@ import type {
   AssembleListener,
   PromptAssembly,
   PromptChange,
+  PromptRuntimeContext,
   PromptSection,
   PromptView,
   ScopeKey,
@@ -106,13 +111,17 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const { toolOrder } = valid;
     const registry = new Registry(
       toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
+      { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
     this.change$ = registry.layers.change$;
     const lifetime = new Lifetime();
     // The first entry is torn down last: the streams complete after every
     // registration is gone.
-    lifetime.own(() => registry.layers.complete());
+    lifetime.own(() => {
+      registry.scopes.complete();
+      registry.layers.complete();
+    });
     this.#root = new LayerRegistrar(registry, lifetime, {
       scopeKey: undefined,
       label: "registry",
@@ -169,6 +178,21 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     return this.#root.onAssemble(listener);
   }
 
+  /** Registers a runtime context entry in the global layer. */
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
+    return this.#root.runtimeContext(entry);
+  }
+
+  /** Turns runtime context off for every assembly until disposed. */
+  suppressRuntimeContext(): Disposer {
+    return this.#root.suppressRuntimeContext();
+  }
+
+  /** Binds scope `child` to scope `parent`, owned by the registry. */
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer {
+    return this.#root.bindScope(child, parent);
+  }
+
   /** Builds a composite registration owned by the registry. */
   effect(body: EffectBody): Disposer {
     return this.#root.effect(body);
@@ -186,47 +210,88 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
-   * of `context.scope`'s layer, variables, sections by order, tools in
+   * of the layers of `context.scope`'s chain, variables, sections by order, tools in
    * canonical order, then the listener waterfall. Never throws: every
    * failure is a rejection.
    */
   assemble(context?: C): Promise<PromptAssembly> {
-    try {
-      return this.#assemble(context ?? {} as C);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** {@linkcode SystemPrompt.assemble} as an observable, for a watcher. */
-  #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
-    return defer(() => this.#assemble(context, snapshot));
+    return firstValueFrom(this.#assembly$(context ?? {} as C));
   }
 
   /**
-   * Validates `context`, then assembles from `snapshot` (a watcher's
-   * combined layer states) or from the layers' latest states.
+   * What {@linkcode SystemPrompt.assemble} gives for `context` (same snapshot
+   * and failures), its rendered prompt, and the origin of each entry (its
+   * registrar's label and layer, or `"listener"`), section offsets in the
+   * prompt, token counts with `countTokens`, and what nearer layers shadowed.
+   * Also rejects when the prompt does not render or the counter fails.
+   *
+   * @example
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   *
+   * const prompt = new SystemPrompt<{ scope?: string }>({ persona: "You help." });
+   * const reviewer = prompt.scope("reviewer", { label: "reviewer" });
+   * reviewer.section({ name: "deployment:persona", order: 0, text: "You review code." });
+   * const explanation = await prompt.explain({ scope: "reviewer" }, {
+   *   countTokens: (text) => text.split(/\s+/).length,
+   * });
+   * const { registrar, layer, tokens } = explanation.sections[1];
+   * console.log(registrar, layer, tokens); // "registry/reviewer" "scope" 3
+   * console.log(explanation.shadowed[0].by); // "registry/reviewer"
+   * await prompt.dispose();
+   * ```
    */
-  #assemble(context: C, snapshot?: Snapshot): Promise<PromptAssembly> {
-    if (typeof context !== "object" || context === null) {
-      throw new SystemPromptError(
-        "INVALID_CONTEXT",
-        `The assembly context must be an object ({ scope?, signal?, ... }); ` +
-          `got ${quote(context)}.`,
-      );
-    }
-    if (this.#root.disposed) {
-      throw new SystemPromptError(
-        "DISPOSED",
-        `Cannot assemble: the registry is disposed.`,
-      );
-    }
-    const scope = context.scope;
-    if (scope === null) assertScopeKey(scope);
-    const layers = snapshot ??
-      this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
-    return assemble(layers, context, {
-      toolOrder: this.#registry.toolOrder,
+  explain(
+    context?: C,
+    options?: ExplainOptions,
+  ): Promise<PromptExplanation> {
+    return firstValueFrom(
+      this.#pipeline$(
+        context ?? {} as C,
+        (layers, given, buildOptions) =>
+          explanation$(layers, given, { ...buildOptions, explain: options }),
+      ),
+    );
+  }
+
+  #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
+    return this.#pipeline$(context, assembly$, snapshot);
+  }
+
+  /**
+   * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
+   * combined layer states) or on the layers' latest states.
+   */
+  #pipeline$<T>(
+    context: C,
+    pipeline: Pipeline<T>,
+    snapshot?: Snapshot,
+  ): Observable<T> {
+    return defer(() => {
+      if (typeof context !== "object" || context === null) {
+        throw new SystemPromptError(
+          "INVALID_CONTEXT",
+          `The assembly context must be an object ({ scope?, signal?, ... }); ` +
+            `got ${quote(context)}.`,
+        );
+      }
+      if (this.#root.disposed) {
+        throw new SystemPromptError(
+          "DISPOSED",
+          `Cannot assemble: the registry is disposed.`,
+        );
+      }
+      const scope = context.scope;
+      if (scope === null) assertScopeKey(scope);
+      const registry = this.#registry;
+      const layers = snapshot ??
+        registry.layers.snapshot(
+          scope === undefined ? [] : registry.scopes.chainOf(scope),
+        );
+      return pipeline(layers, context, {
+        toolOrder: registry.toolOrder,
+        suppressRuntimeContext: !registry.includeRuntimeContext,
+      });
     });
   }
 
@@ -243,11 +308,12 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   watch(context?: C): Observable<PromptView> {
     const given = context ?? {} as C;
     const scope = given.scope;
-    const { layers } = this.#registry;
-    // The states of the layers this context reads, and invalidations; a
-    // burst of transitions coalesces into one view.
+    const { layers, scopes } = this.#registry;
+    // The states of the layers this context reads (following its chain as
+    // binds change it), and invalidations; a burst of transitions coalesces
+    // into one view.
     return combineLatest([
-      layers.snapshot$(scope === undefined || scope === null ? [] : [scope]),
+      chainSnapshot$(layers, scopes, scope),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
       debounceTime(0, asapScheduler),

@@ -271,7 +271,7 @@ describe("Layers: scale", () => {
     return performance.now() - start;
   }
 
-  it("a registration costs about the same in a layer of 1,000 sections and of 30,000 (no copy of the whole layer)", () => {
+  it("a registration into a layer of 30,000 sections costs about as much as into one of 1,000 (no copy of the whole layer)", () => {
     const small = new Layers();
     const large = new Layers();
     timeAdding(small, "base", 1_000);
@@ -283,9 +283,11 @@ describe("Layers: scale", () => {
       smallBest = Math.min(smallBest, timeAdding(small, `r${round}-`, 1_000));
       largeBest = Math.min(largeBest, timeAdding(large, `r${round}-`, 1_000));
     }
-    // Copying the whole layer made this ratio 15 or more.
+    // Copying the whole layer made this ratio about 36; without that copy it
+    // is 1 to 2 on a quiet machine (up to about 4 with the suite running
+    // beside it, hence the margin).
     assert.ok(
-      largeBest < smallBest * 4,
+      largeBest < smallBest * 10,
       `1,000 registrations: ${smallBest.toFixed(2)} ms into 1,000 sections, ` +
         `${largeBest.toFixed(2)} ms into 30,000`,
     );

@@ -14,6 +14,7 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
+import { completeSectionOf } from "../kinds/section.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -28,7 +29,9 @@ import { abortable, waterfall } from "./waterfall.ts";
  * The assembly for `context`: the initial assembly is built at once, then
  * flows through the listeners. Aborting `context.signal` rejects it with the
  * signal's reason; the signal is checked between stages, so an abort raised
- * by a provider or a listener is noticed and no later stage runs.
+ * by a provider or a listener is noticed and no later stage runs. With
+ * `options.trace` (only `explain` sets it), the trace's `built` sees the
+ * initial assembly before the listeners.
  */
 export function assemble<C extends AssembleContext>(
   snapshot: Snapshot,
@@ -38,9 +41,22 @@ export function assemble<C extends AssembleContext>(
   const signal = context.signal;
   try {
     if (signal?.aborted) throw signal.reason;
-    const assembly = buildAssembly(snapshot, context, options);
+    const suppress = options.suppressRuntimeContext === true ||
+      snapshot.some(({ state }) => state.suppressor.length > 0);
+    const built = suppress === options.suppressRuntimeContext
+      ? options
+      : { ...options, suppressRuntimeContext: suppress };
+    const assembly = buildAssembly(snapshot, context, built);
+    options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
-    return abortable(waterfall(listeners, assembly, context, signal), signal);
+    const complete = completeSectionOf(assembly);
+    const result = waterfall(listeners, assembly, context, signal);
+    return abortable(
+      result instanceof Promise
+        ? result.then((value) => finish(value, complete, suppress))
+        : finish(result, complete, suppress),
+      signal,
+    );
   } catch (error) {
     return Promise.reject(error);
   }
@@ -55,13 +71,45 @@ export function assembly$<C extends AssembleContext>(
   return defer(() => assemble(snapshot, context, options));
 }
 
+/** What runs on a snapshot: {@linkcode assembly$}, or `explain`'s pipeline. */
+export type Pipeline<T> = (
+  snapshot: Snapshot,
+  context: AssembleContext,
+  options: BuildOptions,
+) => Observable<T>;
+
+/**
+ * The waterfall's result with what the registry restores after it: the one
+ * complete section, an empty runtime context when it is off, and the
+ * `runtimeContext` key a 0.1-shaped listener result lacks.
+ */
+function finish(
+  result: PromptAssembly,
+  complete: PromptAssembly["sections"][number] | undefined,
+  suppress: boolean,
+): PromptAssembly {
+  const clear = suppress && result.runtimeContext?.length !== 0;
+  if (complete === undefined && !clear && result.runtimeContext !== undefined) {
+    return result;
+  }
+  const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
+  if (complete !== undefined) finished.sections = [complete];
+  if (clear) finished.runtimeContext = [];
+  return finished;
+}
+
 /** The registry's contribution: each kind's part, in the table's order. */
 export function buildAssembly(
   snapshot: Snapshot,
   context: unknown,
   options: BuildOptions = {},
 ): PromptAssembly {
-  const draft: PromptAssembly = { sections: [], tools: [], variables: {} };
+  const draft: PromptAssembly = {
+    sections: [],
+    tools: [],
+    variables: {},
+    runtimeContext: [],
+  };
   const signal = (context as AssembleContext).signal;
   for (const name of KIND_NAMES) {
     if (signal?.aborted) throw signal.reason;

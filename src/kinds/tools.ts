@@ -23,6 +23,7 @@ import {
   type KindLayer,
   type Provenance,
   type RecordBase,
+  type TracedTool,
 } from "./kind.ts";
 import { copyToolSchema } from "./tool_schema.ts";
 
@@ -84,7 +85,7 @@ function buildTools(
   layers: readonly KindLayer<ToolsRecord>[],
   context: unknown,
   draft: PromptAssembly,
-  { toolOrder }: BuildOptions,
+  { toolOrder, trace }: BuildOptions,
 ): void {
   const collection: Collection = {
     context,
@@ -99,6 +100,7 @@ function buildTools(
       collectTools({ record, index: ++index, scope, layer }, collection);
     }
   }
+  if (trace !== undefined) trace.tools = traced(collection);
   const ordered = orderTools(collection.tools, {
     plan: toolOrder,
     knownNames: collection.knownNames,
@@ -106,6 +108,13 @@ function buildTools(
   draft.tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
     : ordered;
+}
+
+function traced({ tools, sources }: Collection): TracedTool[] {
+  return tools.map((tool, index) => {
+    const { record, scope } = sources[index];
+    return { tool, record, scope };
+  });
 }
 
 function collectTools(source: ToolSource, collection: Collection): void {
