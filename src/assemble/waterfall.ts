@@ -11,7 +11,14 @@
  * @module
  */
 
-import { firstValueFrom, isObservable, map, take, throwIfEmpty } from "rxjs";
+import {
+  firstValueFrom,
+  isObservable,
+  map,
+  type Observable,
+  take,
+  throwIfEmpty,
+} from "rxjs";
 import { isPromiseLike } from "../_util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
@@ -96,7 +103,7 @@ function checkStage(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
 ): PromptAssembly | Promise<PromptAssembly> {
-  if (isObservable(result)) {
+  if (isObservableResult(result)) {
     return firstValueFrom(result.pipe(
       take(1),
       throwIfEmpty(() =>
@@ -119,15 +126,7 @@ function checkStage(
 
 function checkListenerResult(value: unknown, index: number): PromptAssembly {
   const assembly = value as Partial<PromptAssembly> | null;
-  if (
-    typeof assembly === "object" && assembly !== null &&
-    Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
-    typeof assembly.variables === "object" && assembly.variables !== null &&
-    (assembly.runtimeContext === undefined ||
-      Array.isArray(assembly.runtimeContext))
-  ) {
-    return assembly as PromptAssembly;
-  }
+  if (isAssemblyShaped(assembly)) return assembly as PromptAssembly;
   throw new SystemPromptError(
     "INVALID_LISTENER_RESULT",
     `Assembly listener #${index + 1} returned ${quote(value)}; a listener ` +
@@ -135,4 +134,28 @@ function checkListenerResult(value: unknown, index: number): PromptAssembly {
       `runtimeContext? (an array) }): usually ` +
       `the result of next(), or the assembly it received.`,
   );
+}
+
+/** Never throws: an assembly whose fields cannot be read is not one. */
+function isAssemblyShaped(assembly: Partial<PromptAssembly> | null): boolean {
+  try {
+    return typeof assembly === "object" && assembly !== null &&
+      Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
+      typeof assembly.variables === "object" && assembly.variables !== null &&
+      (assembly.runtimeContext === undefined ||
+        Array.isArray(assembly.runtimeContext));
+  } catch {
+    return false;
+  }
+}
+
+/** Never throws: a revoked Proxy is not an Observable. */
+function isObservableResult(
+  result: unknown,
+): result is Observable<PromptAssembly> {
+  try {
+    return isObservable(result);
+  } catch {
+    return false;
+  }
 }

@@ -7,8 +7,13 @@
  * @module
  */
 
-import { callProvider } from "../assemble/provider.ts";
-import { describeScope, quote, SystemPromptError } from "../errors.ts";
+import { callProvider, providerFailed } from "../assemble/provider.ts";
+import {
+  describeScope,
+  isSystemPromptError,
+  quote,
+  SystemPromptError,
+} from "../errors.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
@@ -125,15 +130,24 @@ function collectTools(source: ToolSource, collection: Collection): void {
     context,
     describe,
   );
-  const { schemas, knownNames: known } = checkResult(result, source);
-  for (const schema of schemas) {
-    const tool = copyToolSchema(schema, describe);
-    tools.push(tool);
-    sources.push(source);
-    knownNames?.add(tool.name);
-  }
-  if (known !== undefined && knownNames !== undefined) {
-    for (const name of known) knownNames.add(name);
+  try {
+    const { schemas, knownNames: known } = checkResult(result, source);
+    for (const schema of schemas) {
+      const tool = copyToolSchema(schema, describe);
+      tools.push(tool);
+      sources.push(source);
+      knownNames?.add(tool.name);
+    }
+    if (known !== undefined && knownNames !== undefined) {
+      for (const name of known) knownNames.add(name);
+    }
+  } catch (error) {
+    // A getter, an iterator or a Proxy of the result threw while it was read.
+    if (isSystemPromptError(error)) throw error;
+    throw providerFailed(
+      `Reading the result of the ${describe()} threw`,
+      error,
+    );
   }
 }
 
