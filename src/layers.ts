@@ -20,21 +20,25 @@ import {
 } from "rxjs";
 import { describeScope, quote, SystemPromptError } from "./errors.ts";
 import type { Kind, RecordBase } from "./kinds/kind.ts";
+import { type KindName, KINDS } from "./kinds/table.ts";
 import {
-  KIND_NAMES,
-  type KindName,
-  KINDS,
-  type RecordOf,
-} from "./kinds/table.ts";
+  emptyLayer,
+  isEmpty,
+  type LayerState,
+  type Registration,
+  touched,
+  withoutRegistration,
+  withRegistration,
+} from "./layer_state.ts";
 import type { PromptChange, ScopeKey } from "./types.ts";
 
-/**
- * The registrations of one layer, by kind, never mutated: every change makes
- * a new state, so an assembly can hold a snapshot while registrations go on.
- * Each list is in its kind's stored order (sections in render order,
- * variables by name, the others in registration order).
- */
-export type LayerState = { readonly [K in KindName]: readonly RecordOf<K>[] };
+export {
+  emptyLayer,
+  type LayerState,
+  type Registration,
+  withoutRegistration,
+  withRegistration,
+};
 
 /** One layer as a snapshot holds it. */
 export interface SnapshotLayer {
@@ -49,48 +53,8 @@ export interface SnapshotLayer {
  */
 export type Snapshot = readonly SnapshotLayer[];
 
-/** One registration as a layer stores it, tagged with its kind. */
-export type Registration = {
-  [K in KindName]: { readonly kind: K; readonly record: RecordOf<K> };
-}[KindName];
-
-const EMPTY_LAYER: LayerState = Object.freeze(
-  Object.fromEntries(
-    KIND_NAMES.map((name) => [name, []]),
-  ) as unknown as LayerState,
-);
-
-/** The state of a layer with no registrations (one shared frozen object). */
-export function emptyLayer(): LayerState {
-  return EMPTY_LAYER;
-}
-
-function isEmpty(state: LayerState): boolean {
-  return KIND_NAMES.every((name) => state[name].length === 0);
-}
-
 function kindOf(registration: Registration): Kind<RecordBase> {
   return KINDS[registration.kind] as Kind<RecordBase>;
-}
-
-/** `state` with `registration` added at its kind's stored position. */
-export function withRegistration(
-  state: LayerState,
-  registration: Registration,
-): LayerState {
-  const records = state[registration.kind] as readonly RecordBase[];
-  const next = kindOf(registration).insert(records, registration.record);
-  return { ...state, [registration.kind]: next };
-}
-
-/** `state` without `registration`'s record (compared by identity). */
-export function withoutRegistration(
-  state: LayerState,
-  registration: Registration,
-): LayerState {
-  const records = state[registration.kind] as readonly RecordBase[];
-  const next = records.filter((record) => record !== registration.record);
-  return { ...state, [registration.kind]: next };
 }
 
 function changeOf(
@@ -122,6 +86,11 @@ export class Layers {
   readonly #scopes = new Map<ScopeKey, ScopeLayer>();
   readonly #changes = new Subject<PromptChange>();
   readonly #invalidations = new Subject<void>();
+  /**
+   * Per layer (`undefined`: global) and unique kind, its records by name:
+   * the duplicate check is one lookup, whatever the layer's size.
+   */
+  readonly #names = new Map<ScopeKey | undefined, NameIndex>();
   #completed = false;
 
   /** Every committed change, emitted synchronously after the commit. */
@@ -157,16 +126,23 @@ export class Layers {
     beforeCommit: () => T,
   ): T {
     const state = this.state(scope);
-    assertUnique(state, registration, scope);
+    const names = this.#uniqueNames(scope, registration);
     const result = beforeCommit();
     this.#commit(scope, withRegistration(state, registration));
+    const { record } = registration;
+    if (names !== undefined) names.set(record.name!, record);
     this.#changes.next(changeOf("register", registration, scope));
     return result;
   }
 
   /** Throws what `add` would throw, changing nothing (live: before subscribing). */
   assertCanAdd(scope: ScopeKey | undefined, registration: Registration): void {
-    assertUnique(this.state(scope), registration, scope);
+    const unique = kindOf(registration).unique;
+    const name = registration.record.name;
+    if (unique === undefined || name === undefined) return;
+    if (this.#names.get(scope)?.[registration.kind]?.has(name)) {
+      throw duplicate(unique, name, scope);
+    }
   }
 
   /** A live value changed: a new state of its layer, then `update`. */
@@ -187,14 +163,42 @@ export class Layers {
       ? this.#global
       : this.#scopes.get(scope)?.subject;
     if (subject !== undefined && !subject.closed) {
-      subject.next({ ...subject.value });
+      subject.next(touched(subject.value));
     }
   }
 
   /** Removes `registration` from a layer, then emits its `unregister` change. */
   remove(scope: ScopeKey | undefined, registration: Registration): void {
-    this.#commit(scope, withoutRegistration(this.state(scope), registration));
+    const next = withoutRegistration(this.state(scope), registration);
+    this.#commit(scope, next);
+    const index = this.#names.get(scope);
+    if (index !== undefined) {
+      const { kind, record } = registration;
+      const names = index[kind];
+      if (names?.get(record.name!) === record) names.delete(record.name!);
+      if (isEmpty(next)) this.#names.delete(scope);
+    }
     this.#changes.next(changeOf("unregister", registration, scope));
+  }
+
+  /**
+   * The name index `registration` joins, if its kind has unique names.
+   *
+   * @throws {SystemPromptError} the kind's duplicate code for a name the
+   * layer already holds.
+   */
+  #uniqueNames(
+    scope: ScopeKey | undefined,
+    registration: Registration,
+  ): Map<string, RecordBase> | undefined {
+    const unique = kindOf(registration).unique;
+    const name = registration.record.name;
+    if (unique === undefined || name === undefined) return undefined;
+    let index = this.#names.get(scope);
+    if (index === undefined) this.#names.set(scope, index = {});
+    const names = index[registration.kind] ??= new Map();
+    if (names.has(name)) throw duplicate(unique, name, scope);
+    return names;
   }
 
   /** The latest states of the global layer and of `scopes`' layers. */
@@ -291,29 +295,28 @@ export class Layers {
     this.#completed = true;
     for (const layer of this.#scopes.values()) layer.subject.complete();
     this.#scopes.clear();
+    this.#names.clear();
     this.#global.complete();
     this.#invalidations.complete();
     this.#changes.complete();
   }
 }
 
-function assertUnique(
-  state: LayerState,
-  registration: Registration,
+/** A layer's records of each unique kind, by name. */
+type NameIndex = { [K in KindName]?: Map<string, RecordBase> };
+
+function duplicate(
+  unique: NonNullable<Kind<RecordBase>["unique"]>,
+  name: string,
   scope: ScopeKey | undefined,
-): void {
-  const unique = kindOf(registration).unique;
-  const name = registration.record.name;
-  if (unique === undefined || name === undefined) return;
-  const records = state[registration.kind] as readonly RecordBase[];
-  if (!records.some((record) => record.name === name)) return;
+): SystemPromptError {
   const where = scope === undefined
     ? `the global layer; a name has one owner per layer. Dispose the ` +
       `existing registration first, or override it for one agent through ` +
       `a scope registrar (prompt.scope(agent)).`
     : `${describeScope(scope)}; a name has one owner per layer. Dispose ` +
       `the existing registration first.`;
-  throw new SystemPromptError(
+  return new SystemPromptError(
     unique.code,
     `${unique.noun} ${quote(name)} is already registered in ${where}`,
   );

@@ -1,20 +1,12 @@
 /**
  * Assembly: a snapshot of layers → the initial assembly (each kind adds its
- * part, in the table's order) → the listener waterfall, as one RxJS
- * pipeline. Holds no state: the registry passes in the snapshot it read.
+ * part, in the table's order) → the listener waterfall, as one promise.
+ * Holds no state: the registry passes in the snapshot it read.
  *
  * @module
  */
 
-import {
-  defer,
-  fromEvent,
-  map,
-  type MonoTypeOperatorFunction,
-  type Observable,
-  race,
-  throwError,
-} from "rxjs";
+import { defer, type Observable } from "rxjs";
 import type {
   BuildOptions,
   Kind,
@@ -31,23 +23,24 @@ import {
 } from "../kinds/table.ts";
 import type { Snapshot } from "../layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
-import { waterfall$ } from "./waterfall.ts";
+import { abortable, waterfall } from "./waterfall.ts";
 
 /**
- * The assembly for `context` as a one-value observable: the initial assembly
- * is built on subscription, then flows through the listeners. Aborting
- * `context.signal` errors it with the signal's reason. With
+ * The assembly for `context`: the initial assembly is built at once, then
+ * flows through the listeners. Aborting `context.signal` rejects it with the
+ * signal's reason; the signal is checked between stages, so an abort raised
+ * by a provider or a listener is noticed and no later stage runs. With
  * `options.trace` (only `explain` sets it), the trace's `built` sees the
  * initial assembly before the listeners.
  */
-export function assembly$<C extends AssembleContext>(
+export function assemble<C extends AssembleContext>(
   snapshot: Snapshot,
   context: C,
   options: BuildOptions = {},
-): Observable<PromptAssembly> {
+): Promise<PromptAssembly> {
   const signal = context.signal;
-  if (signal?.aborted) return throwError(() => signal.reason);
-  return defer(() => {
+  try {
+    if (signal?.aborted) throw signal.reason;
     const suppress = options.suppressRuntimeContext === true ||
       snapshot.some(({ state }) => state.suppressor.length > 0);
     const built = suppress === options.suppressRuntimeContext
@@ -57,10 +50,25 @@ export function assembly$<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
-    return waterfall$(listeners, assembly, context).pipe(
-      map((result) => finish(result, complete, suppress)),
+    const result = waterfall(listeners, assembly, context, signal);
+    return abortable(
+      result instanceof Promise
+        ? result.then((value) => finish(value, complete, suppress))
+        : finish(result, complete, suppress),
+      signal,
     );
-  }).pipe(abortOn(signal));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** {@linkcode assemble} as a one-value observable, built on subscription. */
+export function assembly$<C extends AssembleContext>(
+  snapshot: Snapshot,
+  context: C,
+  options: BuildOptions = {},
+): Observable<PromptAssembly> {
+  return defer(() => assemble(snapshot, context, options));
 }
 
 /** What runs on a snapshot: {@linkcode assembly$}, or `explain`'s pipeline. */
@@ -102,7 +110,9 @@ export function buildAssembly(
     variables: {},
     runtimeContext: [],
   };
+  const signal = (context as AssembleContext).signal;
   for (const name of KIND_NAMES) {
+    if (signal?.aborted) throw signal.reason;
     const kind = KINDS[name] as Kind<RecordBase>;
     kind.build?.(layersOf(snapshot, name), context, draft, options);
   }
@@ -117,17 +127,4 @@ function layersOf<K extends KindName>(
     records: state[name] as readonly RecordOf<K>[],
     scope,
   }));
-}
-
-/** Errors the source with `signal.reason` as soon as `signal` aborts. */
-function abortOn<T>(
-  signal: AbortSignal | undefined,
-): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    signal === undefined ? source : race(
-      source,
-      fromEvent(signal, "abort").pipe(map((): never => {
-        throw signal.reason;
-      })),
-    );
 }

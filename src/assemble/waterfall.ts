@@ -2,17 +2,20 @@
  * The listener waterfall: the initial assembly passes through the
  * `onAssemble` listeners as one pipeline, in registration order.
  *
+ * Plain functions and promises, not an RxJS pipeline: a listener that
+ * returns a value costs a function call, and only a listener that returns
+ * an Observable goes through RxJS. The caller's signal is checked before
+ * every stage, so an abort raised by a provider or a listener stops the
+ * stages after it.
+ *
  * @module
  */
 
 import {
-  defer,
   firstValueFrom,
-  from,
   isObservable,
   map,
   type Observable,
-  of,
   take,
   throwIfEmpty,
 } from "rxjs";
@@ -21,33 +24,87 @@ import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
 /**
- * Each listener gets the assembly, the caller's context and a memoized
- * `next()` that runs the rest of the pipeline on the same assembly. The
- * first stage's result is the pipeline's result.
+ * Runs `listeners` on `assembly`. Each listener gets the assembly, the
+ * caller's context and a memoized `next()` that runs the rest of the
+ * pipeline on the same assembly. The first stage's result is the pipeline's
+ * result: the assembly itself when every stage answered synchronously, a
+ * promise otherwise.
+ *
+ * @throws the signal's reason, a listener's error or
+ * `INVALID_LISTENER_RESULT`, when that happens synchronously.
  */
-export function waterfall$<C>(
+export function waterfall<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
   context: C,
-): Observable<PromptAssembly> {
-  return listeners.reduceRight<Observable<PromptAssembly>>(
-    (rest$, listener, index) =>
-      defer(() => {
-        let rest: Promise<PromptAssembly> | undefined;
-        const next = (): Promise<PromptAssembly> =>
-          rest ??= firstValueFrom(rest$);
-        return stage$(listener(assembly, context, next), index);
-      }),
-    of(assembly),
-  );
+  signal?: AbortSignal,
+): PromptAssembly | Promise<PromptAssembly> {
+  function stage(index: number): PromptAssembly | Promise<PromptAssembly> {
+    if (signal?.aborted) throw signal.reason;
+    if (index === listeners.length) return assembly;
+    let rest: Promise<PromptAssembly> | undefined;
+    function next(): Promise<PromptAssembly> {
+      if (rest !== undefined) return rest;
+      rest = settle(() => stage(index + 1));
+      // After an abort the assembly itself rejects with the reason: a
+      // listener that drops next()'s rejection loses nothing.
+      if (signal?.aborted) rest.catch(ignore);
+      return rest;
+    }
+    return checkStage(listeners[index](assembly, context, next), index);
+  }
+  return stage(0);
 }
 
-function stage$(
+function ignore(): void {}
+
+/**
+ * `run()`'s result as a promise (a synchronous throw becomes a rejection).
+ */
+export function settle<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * `result` settled as `signal` allows: it rejects with the signal's reason
+ * as soon as the signal aborts, even while `result` is still pending.
+ */
+export function abortable<T>(
+  result: T | Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (signal === undefined) return Promise.resolve(result);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  if (!(result instanceof Promise)) return Promise.resolve(result);
+  return new Promise<T>((resolve, reject) => {
+    function onAbort(): void {
+      reject(signal!.reason);
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    result.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) reject(signal.reason);
+        else resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function checkStage(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
-): Observable<PromptAssembly> {
+): PromptAssembly | Promise<PromptAssembly> {
   if (isObservableResult(result)) {
-    return result.pipe(
+    return firstValueFrom(result.pipe(
       take(1),
       throwIfEmpty(() =>
         new SystemPromptError(
@@ -57,12 +114,14 @@ function stage$(
         )
       ),
       map((value) => checkListenerResult(value, index)),
-    );
+    ));
   }
   if (isPromiseLike(result)) {
-    return from(result).pipe(map((value) => checkListenerResult(value, index)));
+    return Promise.resolve(result).then((value) =>
+      checkListenerResult(value, index)
+    );
   }
-  return of(checkListenerResult(result, index));
+  return checkListenerResult(result, index);
 }
 
 function checkListenerResult(value: unknown, index: number): PromptAssembly {

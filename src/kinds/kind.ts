@@ -97,8 +97,11 @@ export interface Kind<R extends RecordBase, I = unknown> {
   };
   /** Validates `input` into a record, or throws before any state changes. */
   record(input: I, provenance: Provenance): R;
-  /** `records` with `record` added at its stored position (a new array). */
-  insert(records: readonly R[], record: R): readonly R[];
+  /**
+   * The order a layer stores this kind's records in (a total order within
+   * one layer); absent, registration order.
+   */
+  compare?(a: R, b: R): number;
   /**
    * Writes this kind's part of the initial assembly into `draft`, from the
    * snapshot's layers farthest-first.
@@ -109,22 +112,6 @@ export interface Kind<R extends RecordBase, I = unknown> {
     draft: PromptAssembly,
     options: BuildOptions,
   ): void;
-}
-
-/** Appends: the stored order of kinds kept in registration order. */
-export function append<R>(records: readonly R[], record: R): readonly R[] {
-  return [...records, record];
-}
-
-/** Inserts `record` after every item that sorts before or equal to it. */
-export function insertSorted<R>(
-  records: readonly R[],
-  record: R,
-  compare: (a: R, b: R) => number,
-): readonly R[] {
-  let index = records.length;
-  while (index > 0 && compare(records[index - 1], record) > 0) index--;
-  return records.toSpliced(index, 0, record);
 }
 
 /** The records of `layers`, farthest-first. */

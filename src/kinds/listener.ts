@@ -9,7 +9,6 @@
 import { mergeSorted } from "../_util.ts";
 import type { AssembleListener } from "../types.ts";
 import {
-  append,
   assertFunction,
   type Kind,
   type KindLayer,
@@ -27,7 +26,6 @@ export interface ListenerRecord extends RecordBase {
 export const listenerKind: Kind<ListenerRecord> = {
   change: "listener",
   record: toListenerRecord,
-  insert: append,
 };
 
 function toListenerRecord(

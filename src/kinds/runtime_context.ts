@@ -13,7 +13,6 @@ import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
-  insertSorted,
   type Kind,
   type KindLayer,
   type Provenance,
@@ -34,7 +33,7 @@ export const runtimeContextKind: Kind<RuntimeContextRecord> = {
   change: "runtimeContext",
   unique: { code: "DUPLICATE_RUNTIME_CONTEXT", noun: "Runtime context" },
   record: toRuntimeContextRecord,
-  insert: (records, record) => insertSorted(records, record, compareSections),
+  compare: compareSections,
   build: buildRuntimeContext,
 };
 

@@ -11,7 +11,6 @@ import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
-  insertSorted,
   type Kind,
   type KindLayer,
   type Provenance,
@@ -39,7 +38,7 @@ export const sectionKind: Kind<SectionRecord> = {
   change: "section",
   unique: { code: "DUPLICATE_SECTION", noun: "Section" },
   record: toSectionRecord,
-  insert: (records, record) => insertSorted(records, record, compareSections),
+  compare: compareSections,
   build: buildSections,
 };
 

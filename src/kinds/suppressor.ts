@@ -6,7 +6,7 @@
  * @module
  */
 
-import { append, type Kind, type Provenance, type RecordBase } from "./kind.ts";
+import type { Kind, Provenance, RecordBase } from "./kind.ts";
 
 /** A registered suppressor: only its provenance. */
 export type SuppressorRecord = RecordBase;
@@ -15,7 +15,6 @@ export type SuppressorRecord = RecordBase;
 export const suppressorKind: Kind<SuppressorRecord> = {
   change: "suppressor",
   record: toSuppressorRecord,
-  insert: append,
 };
 
 function toSuppressorRecord(

@@ -30,7 +30,6 @@ import type {
   ToolSchema,
 } from "../types.ts";
 import {
-  append,
   type BuildOptions,
   type Kind,
   type KindLayer,
@@ -49,7 +48,6 @@ export interface ToolsRecord extends RecordBase {
 export const toolsKind: Kind<ToolsRecord> = {
   change: "tools",
   record: toToolsRecord,
-  insert: append,
   build: buildTools,
 };
 

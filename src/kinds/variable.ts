@@ -20,7 +20,6 @@ import {
 import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {
-  insertSorted,
   type Kind,
   type KindLayer,
   type Provenance,
@@ -49,7 +48,7 @@ export const variableKind: Kind<VariableRecord, VariableInput> = {
   change: "variable",
   unique: { code: "DUPLICATE_VARIABLE", noun: "Variable" },
   record: toVariableRecord,
-  insert: (records, record) => insertSorted(records, record, compareNames),
+  compare: compareNames,
   build: buildVariables,
 };
 

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import {
   type AssembleContext,
   type PromptAssembly,
@@ -232,6 +233,99 @@ describe("AbortSignal", () => {
     assert.equal(outcome, reason);
     await macrotask();
     assert.equal(await settled, reason);
+  });
+
+  it("an abort raised by a listener stops the later listeners and rejects with the reason", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const reason = new Error("listener aborted");
+    const ran: string[] = [];
+    prompt.onAssemble((assembly, _context, next) => {
+      ran.push("first");
+      controller.abort(reason);
+      return next().catch(() => assembly);
+    });
+    prompt.onAssemble((assembly) => {
+      ran.push("second");
+      return assembly;
+    });
+    await assert.rejects(
+      prompt.assemble({ signal: controller.signal }),
+      (error) => error === reason,
+    );
+    assert.deepEqual(ran, ["first"]);
+  });
+
+  it("an abort raised by a provider is noticed: no listener runs and the assembly rejects with the reason", async () => {
+    for (const register of ["variable", "section", "tools"] as const) {
+      const prompt = new SystemPrompt();
+      const controller = new AbortController();
+      const reason = new Error(`aborted by a ${register}`);
+      const later: string[] = [];
+      const abort = (): void => controller.abort(reason);
+      if (register === "variable") {
+        prompt.variable("v", () => (abort(), "v"));
+      } else if (register === "section") {
+        prompt.section({ name: "s", order: 1, text: () => (abort(), "s") });
+      } else prompt.tools(() => (abort(), { schemas: [] }));
+      prompt.tools(() => {
+        later.push(`tools after the ${register}`);
+        return { schemas: [] };
+      });
+      prompt.onAssemble((assembly) => {
+        later.push("listener");
+        return assembly;
+      });
+      await assert.rejects(
+        prompt.assemble({ signal: controller.signal }),
+        (error) => error === reason,
+      );
+      assert.ok(!later.includes("listener"), register);
+      if (register !== "tools") assert.deepEqual(later, [], register);
+    }
+  });
+
+  it("a listener that calls next() after an abort and drops its promise leaves no unhandled rejection", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const reason = new Error("aborted first");
+    let nextResult: Promise<unknown> | undefined;
+    prompt.onAssemble((assembly, _context, next) => {
+      controller.abort(reason);
+      nextResult = next();
+      return assembly;
+    });
+    prompt.onAssemble((assembly) => assembly);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (event: unknown) => unhandled.push(event);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      await assert.rejects(
+        prompt.assemble({ signal: controller.signal }),
+        (error) => error === reason,
+      );
+      await macrotask();
+      await macrotask();
+      assert.deepEqual(unhandled, []);
+      await assert.rejects(nextResult!, (error) => error === reason);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("an abort raised by an async listener before it resolves rejects with the reason", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const reason = new Error("late abort");
+    prompt.onAssemble(async (assembly) => {
+      await Promise.resolve();
+      controller.abort(reason);
+      return assembly;
+    });
+    await assert.rejects(
+      prompt.assemble({ signal: controller.signal }),
+      (error) => error === reason,
+    );
   });
 
   it("an abort after the assembly resolved changes nothing", async () => {

@@ -1,0 +1,202 @@
+/**
+ * The performance ratios of the README, measured side by side in one
+ * process and printed as a table (`deno task bench:table`). Each ratio
+ * times its two sides interleaved, in many short rounds, and divides their
+ * fastest rounds: on a shared machine the fastest round is the one least
+ * disturbed by other work, for both sides alike.
+ *
+ * W1 is the workload of `tests/bench/w1.ts`. The scale rows register
+ * sections into one layer of a registry and assemble and render it.
+ */
+
+import Handlebars from "handlebars";
+import { type PromptAssembly, renderPrompt, SystemPrompt } from "../mod.ts";
+import { buildW1, W1_CONTEXT } from "../tests/bench/w1.ts";
+
+const ROUNDS = 41;
+
+/** Microseconds per call of `run`, over `calls` calls. */
+async function timeBatch(
+  run: () => unknown,
+  calls: number,
+): Promise<number> {
+  const start = performance.now();
+  for (let index = 0; index < calls; index++) await run();
+  return (performance.now() - start) * 1000 / calls;
+}
+
+async function calibrate(run: () => unknown): Promise<number> {
+  let calls = 1;
+  // Batches of about 2 ms.
+  while ((await timeBatch(run, calls)) * calls < 2000) calls *= 2;
+  return calls;
+}
+
+/** The fastest round's µs per call of each contender, timed interleaved. */
+async function interleaved(
+  contenders: (() => unknown)[],
+): Promise<number[]> {
+  const calls: number[] = [];
+  for (const run of contenders) calls.push(await calibrate(run));
+  const samples: number[][] = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, run] of contenders.entries()) {
+      samples[index].push(await timeBatch(run, calls[index]));
+    }
+  }
+  return samples.map((rounds) => Math.min(...rounds));
+}
+
+/** The same text as `assembly` renders to, as a strict Handlebars template. */
+function handlebarsOf(assembly: PromptAssembly): () => string {
+  const template = assembly.sections.map((section) => section.text)
+    .filter((text) => text !== "").join("\n\n");
+  const compiled = Handlebars.compile(template, {
+    strict: true,
+    noEscape: true,
+  });
+  const variables = assembly.variables;
+  if (compiled(variables) !== renderPrompt(assembly)) {
+    throw new Error("Handlebars renders W1 differently");
+  }
+  return () => compiled(variables);
+}
+
+function plainJoinOf(assembly: PromptAssembly): () => string {
+  const rendered = assembly.sections.map((section) =>
+    renderPrompt({ ...assembly, sections: [section] })
+  ).filter((text) => text !== "");
+  if (rendered.join("\n\n") !== renderPrompt(assembly)) {
+    throw new Error("the join renders W1 differently");
+  }
+  return () => rendered.join("\n\n");
+}
+
+/** A registry with `count` sections in its global layer. */
+function withSections(count: number): SystemPrompt {
+  const prompt = new SystemPrompt();
+  for (let index = 0; index < count; index++) prompt.section(section(index));
+  return prompt;
+}
+
+function section(index: number) {
+  return {
+    name: `rule:${index}`,
+    order: (index * 7919) % 1000,
+    text: `Rule ${index}: work in {{cwd}} with {{model}}.`,
+  };
+}
+
+/**
+ * µs per registration of 1,000 more sections into a layer of `size` (the
+ * fastest of several rounds, each disposing what it registered).
+ */
+function registrationCost(prompt: SystemPrompt, size: number): number {
+  let fastest = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const disposers = [];
+    const start = performance.now();
+    for (let index = size; index < size + 1000; index++) {
+      disposers.push(prompt.section(section(index)));
+    }
+    fastest = Math.min(fastest, (performance.now() - start) * 1000 / 1000);
+    for (const dispose of disposers) dispose();
+  }
+  return fastest;
+}
+
+function exponent(small: number, large: number, ratio: number): number {
+  return Math.log(large / small) / Math.log(ratio);
+}
+
+async function w1Rows(): Promise<string[][]> {
+  const w1 = buildW1();
+  const bare = buildW1({ listeners: false });
+  const handlebars = handlebarsOf(await w1.assemble(W1_CONTEXT));
+  const join = plainJoinOf(await bare.assemble(W1_CONTEXT));
+  const [assembleRender, template, assembleBare, joined] = await interleaved([
+    async () => renderPrompt(await w1.assemble(W1_CONTEXT)),
+    handlebars,
+    () => bare.assemble(W1_CONTEXT),
+    join,
+  ]);
+  return [
+    [
+      "W1 `assemble` + `renderPrompt` ÷ compiled strict Handlebars render",
+      "≤ 1.0",
+      ratio(assembleRender, template),
+      `${us(assembleRender)} vs ${us(template)}`,
+    ],
+    [
+      "W1 `assemble`, no listeners ÷ plain join of the rendered sections",
+      "≤ 3",
+      ratio(assembleBare, joined),
+      `${us(assembleBare)} vs ${us(joined)}`,
+    ],
+  ];
+}
+
+async function scaleRows(): Promise<string[][]> {
+  const prompts = [withSections(1000), withSections(100_000)];
+  let small = Infinity;
+  let large = Infinity;
+  for (let round = 0; round < 3; round++) {
+    small = Math.min(small, registrationCost(prompts[0], 1000));
+    large = Math.min(large, registrationCost(prompts[1], 100_000));
+  }
+  const assemblies = await Promise.all(prompts.map((p) => p.assemble()));
+  const variables = { cwd: "/work", model: "m" };
+  const [assembleSmall, assembleLarge] = await interleaved([
+    () => prompts[0].assemble(),
+    () => prompts[1].assemble(),
+  ]);
+  // One size at a time: the template cache is shared, and the large render
+  // alone overflows it.
+  const [renderSmall] = await interleaved([
+    () => renderPrompt({ ...assemblies[0], variables }),
+  ]);
+  const [renderLarge] = await interleaved([
+    () => renderPrompt({ ...assemblies[1], variables }),
+  ]);
+  return [
+    [
+      "registration at 100k ÷ at 1k (sections, one layer)",
+      "≤ 2",
+      ratio(large, small),
+      `${us(large)} vs ${us(small)}`,
+    ],
+    [
+      "`assemble` growth exponent, 1k → 100k sections",
+      "≤ 1.1",
+      exponent(assembleSmall, assembleLarge, 100).toFixed(2),
+      `${us(assembleSmall)} → ${us(assembleLarge)}`,
+    ],
+    [
+      "`renderPrompt` growth exponent, 1k → 100k distinct sections",
+      "≤ 1.1",
+      exponent(renderSmall, renderLarge, 100).toFixed(2),
+      `${us(renderSmall)} → ${us(renderLarge)}`,
+    ],
+  ];
+}
+
+function ratio(a: number, b: number): string {
+  return `${(a / b).toFixed(2)}×`;
+}
+
+function us(value: number): string {
+  return value >= 1000
+    ? `${(value / 1000).toFixed(2)} ms`
+    : `${value.toFixed(1)} µs`;
+}
+
+const rows = [...await w1Rows(), ...await scaleRows()];
+const header = ["ratio", "target", "this run", "times"];
+const widths = header.map((title, column) =>
+  Math.max(title.length, ...rows.map((row) => row[column].length))
+);
+const line = (cells: string[]) =>
+  `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(" | ")} |`;
+console.log(line(header));
+console.log(line(widths.map((width) => "-".repeat(width))));
+for (const row of rows) console.log(line(row));

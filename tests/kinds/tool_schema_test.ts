@@ -1,0 +1,149 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SystemPrompt } from "../../mod.ts";
+import { rejects } from "../assertions.ts";
+
+describe("tool schema copies", () => {
+  it("reject an array used as a tool schema with INVALID_TOOL_SCHEMA", async () => {
+    const prompt = new SystemPrompt();
+    const array = Object.assign([], {
+      name: "t",
+      description: "d",
+      parameters: {},
+    });
+    prompt.tools(() => ({ schemas: [array] as never }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("INVALID_TOOL_SCHEMA", "an array", "#1"),
+    );
+  });
+
+  it("read each field once: a getter cannot pass the check with one value and be copied with another", async () => {
+    const prompt = new SystemPrompt();
+    let reads = 0;
+    const schema = {
+      get name(): unknown {
+        reads++;
+        return reads === 1 ? "ok" : 42;
+      },
+      description: "d",
+      parameters: { type: "object" },
+    };
+    prompt.tools(() => ({ schemas: [schema as never] }));
+    const { tools } = await prompt.assemble();
+    assert.equal(reads, 1);
+    assert.equal(tools[0].name, "ok");
+  });
+
+  it("reject a symbol key inside parameters with INVALID_TOOL_SCHEMA naming its path", async () => {
+    const prompt = new SystemPrompt();
+    const nested = { type: "string" };
+    const parameters = {
+      type: "object",
+      properties: { a: { [Symbol("meta")]: nested } },
+    };
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters }],
+    }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects(
+        "INVALID_TOOL_SCHEMA",
+        '"t"',
+        "parameters.properties.a[Symbol(meta)]",
+      ),
+    );
+  });
+
+  it("reject a non-enumerable symbol key and a symbol key on the schema itself", async () => {
+    const hidden = { type: "object" };
+    Object.defineProperty(hidden, Symbol("hidden"), { value: { x: 1 } });
+    const schemas = [
+      { name: "t", description: "d", parameters: hidden },
+      { name: "t", description: "d", parameters: {}, [Symbol("top")]: {} },
+    ];
+    for (const schema of schemas) {
+      const prompt = new SystemPrompt();
+      prompt.tools(() => ({ schemas: [schema] }));
+      await assert.rejects(
+        prompt.assemble(),
+        rejects("INVALID_TOOL_SCHEMA", "symbol key", "Symbol("),
+      );
+    }
+  });
+
+  it("never share a nested object between assemblies or with the provider", async () => {
+    const prompt = new SystemPrompt();
+    const deep = { enum: ["a"] };
+    const parameters = {
+      type: "object",
+      properties: { p: deep },
+      list: [deep],
+    };
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters, extra: { x: [1] } }],
+    }));
+    const first = await prompt.assemble();
+    const copied = first.tools[0] as unknown as {
+      parameters: { properties: { p: { enum: string[] } }; list: unknown[] };
+      extra: { x: number[] };
+    };
+    copied.parameters.properties.p.enum.push("mutated");
+    (copied.parameters.list[0] as { enum: string[] }).enum.push("mutated");
+    copied.extra.x.push(2);
+    assert.deepEqual(deep, { enum: ["a"] });
+    const second = await prompt.assemble();
+    assert.deepEqual(second.tools[0], {
+      name: "t",
+      description: "d",
+      parameters: { type: "object", properties: { p: deep }, list: [deep] },
+      extra: { x: [1] },
+    });
+  });
+
+  it("copy parameters nested deeper than the fast copy goes, and still find a deep cycle", async () => {
+    let deep: Record<string, unknown> = { leaf: [1, { x: null }] };
+    for (let depth = 0; depth < 200; depth++) deep = { next: deep };
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters: deep }],
+    }));
+    const { tools } = await prompt.assemble();
+    assert.deepEqual(tools[0].parameters, deep);
+    assert.notEqual(tools[0].parameters, deep);
+
+    let cyclic: Record<string, unknown> = {};
+    const bottom = cyclic;
+    for (let depth = 0; depth < 100; depth++) cyclic = { next: cyclic };
+    bottom.loop = cyclic;
+    const looping = new SystemPrompt();
+    looping.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters: cyclic }],
+    }));
+    await assert.rejects(
+      looping.assemble(),
+      rejects("PROVIDER_FAILED", "contains itself (a cycle)"),
+    );
+  });
+
+  it("describe a schema whose constructor cannot be read as an exotic object", async () => {
+    class Schema {}
+    const target = Object.assign(new Schema(), {
+      name: "t",
+      description: "d",
+      parameters: {},
+    });
+    const hostile = new Proxy(target, {
+      get(object, key) {
+        if (key === "constructor") throw new Error("no constructor");
+        return Reflect.get(object, key);
+      },
+    });
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({ schemas: [hostile] }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", '"t"', "the schema is a exotic object"),
+    );
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { SortedChunks } from "../src/sorted_chunks.ts";
+import { fuzzRuns } from "./fuzz_runs.ts";
+
+const SEED = 20261202;
+
+interface Item {
+  readonly key: number;
+  readonly id: number;
+}
+
+function compare(a: Item, b: Item): number {
+  return a.key - b.key;
+}
+
+/** The reference: insert after every item that sorts before or equal. */
+function insertReference(items: Item[], item: Item): void {
+  let index = items.length;
+  while (index > 0 && compare(items[index - 1], item) > 0) index--;
+  items.splice(index, 0, item);
+}
+
+describe(`SortedChunks (seed ${SEED})`, () => {
+  it("agrees with a sorted array under any sequence of inserts and removals by identity, never changing an earlier list", () => {
+    // Few distinct keys: long runs of equal items spanning chunks.
+    const insert = fc.record({ insert: fc.integer({ min: 0, max: 20 }) });
+    const remove = fc.record({ remove: fc.nat() });
+    // Enough inserts to split chunks, then mostly removals, to join them.
+    const operations = fc.tuple(
+      fc.array(insert, { minLength: 500, maxLength: 2500 }),
+      fc.array(
+        fc.oneof({ arbitrary: insert, weight: 1 }, {
+          arbitrary: remove,
+          weight: 3,
+        }),
+        { minLength: 500, maxLength: 4000 },
+      ),
+    ).map(([grow, churn]) => [...grow, ...churn]);
+    fc.assert(
+      fc.property(
+        operations,
+        (operations) => {
+          let list = SortedChunks.empty<Item>();
+          const reference: Item[] = [];
+          const history: [SortedChunks<Item>, Item[]][] = [];
+          let id = 0;
+          for (const step of operations) {
+            if ("insert" in step) {
+              const item = { key: step.insert, id: id++ };
+              list = list.insert(item, compare);
+              insertReference(reference, item);
+            } else if (reference.length > 0) {
+              const item = reference[step.remove % reference.length];
+              list = list.remove(item, compare);
+              reference.splice(reference.indexOf(item), 1);
+            }
+            if (id % 97 === 0) history.push([list, [...reference]]);
+          }
+          assert.equal(list.size, reference.length);
+          assert.deepEqual(list.array, reference);
+          for (const [earlier, expected] of history) {
+            assert.deepEqual(earlier.array, expected);
+          }
+        },
+      ),
+      { seed: SEED, numRuns: fuzzRuns(40) },
+    );
+  });
+
+  it("removing an absent item returns the same list", () => {
+    const a = { key: 1, id: 1 };
+    const list = SortedChunks.empty<Item>().insert(a, compare);
+    assert.equal(list.remove({ key: 1, id: 2 }, compare), list);
+    assert.equal(list.remove({ key: 0, id: 3 }, compare), list);
+  });
+
+  it("reads as one array, built once and shared", () => {
+    let list = SortedChunks.empty<Item>();
+    for (let id = 0; id < 2000; id++) {
+      list = list.insert({ key: (id * 7919) % 2000, id }, compare);
+    }
+    const array = list.array;
+    assert.equal(list.array, array);
+    assert.deepEqual(
+      array.map((item) => item.key),
+      Array.from({ length: 2000 }, (_, key) => key),
+    );
+  });
+});
