@@ -18,7 +18,7 @@ import {
   switchMap,
 } from "rxjs";
 import { assembly$ } from "./assemble/build.ts";
-import { view$ } from "./assemble/view.ts";
+import { view$, withDiffs } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { quote, SystemPromptError } from "./errors.ts";
 import type { Snapshot } from "./layers.ts";
@@ -232,7 +232,8 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * stream stays alive; it completes when the registry is disposed.
    *
    * Providers and listeners receive a copy of `context` whose `signal` also
-   * aborts when the view is superseded or unsubscribed.
+   * aborts when the view is superseded or unsubscribed. A rendered view
+   * after the first carries `diff` against the previous rendered view.
    */
   watch(context?: C): Observable<PromptView> {
     const given = context ?? {} as C;
@@ -250,6 +251,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
           ? EMPTY
           : view$(given, (derived) => this.#assembly$(derived, snapshot))
       ),
+      withDiffs,
     );
   }
 
