@@ -272,3 +272,12 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     this.#registry.layers.invalidate();
   }
 }
+
+// A config module may import another copy of this module (another version,
+// or the npm build beside the JSR one), so tools that load configs, such as
+// the rxprompt command, recognise a registry by this brand, not instanceof.
+Object.defineProperty(
+  SystemPrompt.prototype,
+  Symbol.for("rxprompt.SystemPrompt"),
+  { value: true },
+);
