@@ -67,11 +67,13 @@ export function processOutput(): Output {
   const { stdout, stderr } = process;
   const terminal = stderr.isTTY === true;
   const errorStyle = style(colourFor(stderr));
-  let progressShown = false;
+  // Overwritten with spaces, not an erase escape: NO_COLOR output stays
+  // free of escapes.
+  let shown = 0;
   function clear(): void {
-    if (!progressShown) return;
-    stderr.write("\r\x1b[2K");
-    progressShown = false;
+    if (shown === 0) return;
+    stderr.write("\r" + " ".repeat(shown) + "\r");
+    shown = 0;
   }
   return {
     style: style(colourFor(stdout)),
@@ -88,8 +90,10 @@ export function processOutput(): Output {
     progress(text) {
       if (!terminal) return;
       const width = Math.max(10, (stderr.columns ?? 80) - 1);
-      stderr.write("\r\x1b[2K" + errorStyle.dim(text.slice(0, width)));
-      progressShown = true;
+      const line = text.slice(0, width);
+      clear();
+      stderr.write(errorStyle.dim(line));
+      shown = line.length;
     },
     done: clear,
     flush() {
