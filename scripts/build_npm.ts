@@ -21,7 +21,7 @@
 import type { BuildOptions, EntryPoint } from "@deno/dnt";
 
 /** npm commands: name → module (for example `rxprompt: "./cli/main.ts"`). */
-export const BINS: Record<string, string> = {};
+export const BINS: Record<string, string> = { rxprompt: "./cli/main.ts" };
 
 /**
  * npm packages of the import map that the consumer provides, with the range
