@@ -7,7 +7,7 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
+import { type ArgToken, node } from "./node.ts";
 import { CliError } from "./cli_error.ts";
 
 /** The commands, with their positionals and their own string options. */
@@ -79,7 +79,7 @@ const STRING_OPTIONS = ["scope", "format", "max-tokens"] as const;
  * repeated option, a missing value, or the wrong number of configs
  */
 export function parseCommandLine(argv: readonly string[]): Request {
-  const { tokens } = parseArgs({
+  const { tokens } = node.parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: false,
@@ -133,12 +133,9 @@ function commandNamed(name: string | undefined): CommandName | undefined {
   );
 }
 
-type Token = ReturnType<typeof parseArgs>["tokens"] extends
-  (infer T)[] | undefined ? T : never;
-
 function readOptions(
   command: CommandName,
-  tokens: readonly Token[],
+  tokens: readonly ArgToken[],
 ): Omit<Args, "command" | "configs"> {
   const allowed: readonly string[] = COMMANDS[command].options;
   const seen = new Map<string, string>();

@@ -8,11 +8,9 @@
  * @module
  */
 
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { AssembleContext, ScopeKey, SystemPrompt } from "../mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
+import { node } from "./node.ts";
 
 /** The brand of every copy of `SystemPrompt` (see src/system_prompt.ts). */
 const BRAND = Symbol.for("rxprompt.SystemPrompt");
@@ -58,13 +56,13 @@ export async function loadConfig(
   path: string,
   options: { fresh?: boolean } = {},
 ): Promise<PromptConfig> {
-  const file = resolve(path);
+  const file = node.resolve(path);
   try {
-    await stat(file);
+    await node.stat(file);
   } catch {
     throw new CliError(`config ${path} not found`);
   }
-  const url = pathToFileURL(file);
+  const url = node.pathToFileURL(file);
   if (options.fresh) url.search = `reload=${++reloads}`;
   let module: unknown;
   try {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `rxprompt` command: render, inspect, check, diff and watch the system
  * prompt of a config module. Runs on Deno, Node 20+ (JavaScript configs) and
@@ -15,7 +14,6 @@
  * @module
  */
 
-import process from "node:process";
 import { processOutput } from "./output.ts";
 import { run } from "./run.ts";
 

@@ -6,8 +6,6 @@
  * @module
  */
 
-import process from "node:process";
-
 /** Text styles; each is the identity when colour is off. */
 export interface Style {
   bold(text: string): string;

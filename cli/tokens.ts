@@ -3,6 +3,11 @@
  * encoder is imported on first use: its tables are large, and only
  * `inspect` and `check --max-tokens` need them.
  *
+ * The specifier is computed: the npm build's type check (dnt's TypeScript)
+ * cannot parse the package's declarations, and on Deno it is an `npm:`
+ * specifier (a JSR module has no import map at run time). The npm build
+ * lists the package as a dependency (scripts/build_npm.ts).
+ *
  * @module
  */
 
@@ -11,9 +16,19 @@ import type { PromptAssembly } from "../mod.ts";
 /** Counts the tokens of a text. */
 export type CountTokens = (text: string) => number;
 
+/** The package, its encoding module, and the versions the command accepts. */
+const PACKAGE = "gpt-tokenizer";
+const VERSIONS = "^4.0.0";
+const MODULE = "/encoding/o200k_base";
+
 /** The `o200k_base` token counter. */
 export async function tokenCounter(): Promise<CountTokens> {
-  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const specifier = "Deno" in globalThis
+    ? `npm:${PACKAGE}@${VERSIONS}${MODULE}`
+    : PACKAGE + MODULE;
+  const { countTokens } = await import(specifier) as {
+    countTokens(text: string): number;
+  };
   return (text) => countTokens(text);
 }
 

@@ -8,9 +8,6 @@
  * @module
  */
 
-import { watch as watchFiles } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
-import process from "node:process";
 import {
   catchError,
   concat,
@@ -38,6 +35,7 @@ import {
   target,
 } from "./config.ts";
 import { diffReport } from "./diff_report.ts";
+import { node } from "./node.ts";
 import type { Output } from "./output.ts";
 
 /** Why a view was printed. */
@@ -104,7 +102,7 @@ function reloads$(
   path: string,
   chosen: Target,
 ): Observable<PromptConfig | WatchEvent> {
-  return fileChanges$(resolve(path)).pipe(
+  return fileChanges$(node.resolve(path)).pipe(
     debounceTime(SETTLE_MS),
     switchMap(() =>
       defer(async () => {
@@ -130,10 +128,12 @@ function reloads$(
  * replacing the file would end a watch on the file itself.
  */
 function fileChanges$(file: string): Observable<void> {
-  const name = basename(file);
+  const name = node.basename(file);
   return defer(() => {
     const controller = new AbortController();
-    const events = watchFiles(dirname(file), { signal: controller.signal });
+    const events = node.watch(node.dirname(file), {
+      signal: controller.signal,
+    });
     return from(events).pipe(
       catchError((error: unknown) => {
         if ((error as { name?: unknown })?.name === "AbortError") return [];

@@ -80,6 +80,9 @@ function buildOptions(): BuildOptions {
       sideEffects: false,
       engines: { node: ">=20" },
       devDependencies: { "@types/node": "^20.19.0" },
+      // The rxprompt command imports it under a computed specifier (see
+      // cli/tokens.ts), which dnt does not see.
+      dependencies: { "gpt-tokenizer": npmRange("gpt-tokenizer") },
     },
     async postBuild() {
       for (const file of ["README.md", "LICENSE"]) {
@@ -90,6 +93,15 @@ function buildOptions(): BuildOptions {
       }
     },
   };
+}
+
+/** The version range of an `npm:` import of the import map. */
+function npmRange(name: string): string {
+  const specifier: string | undefined = denoJson.imports[name];
+  if (!specifier?.startsWith(`npm:${name}@`)) {
+    throw new Error(`dependency ${name}: no "npm:${name}@…" import`);
+  }
+  return specifier.slice(`npm:${name}@`.length);
 }
 
 /** Each peer's `npm:` import, mapped to a peer dependency. */
