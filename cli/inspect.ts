@@ -187,10 +187,12 @@ function tableLines(table: Table, what: string, output: Output): string[] {
       ) => [row.name, row.registrar, String(row.tokens)]),
     ], [false, false, true])),
     "",
-    `${bold("Total")}: ${totals.sections} sections, ${totals.characters} ` +
-    `characters, ${totals.promptTokens} tokens (system prompt); ` +
-    `${totals.tools} tools, ${totals.toolTokens} tokens (JSON); ` +
-    `${totals.tokens} tokens in all (o200k_base)`,
+    `${bold("Total")}: ${plural(totals.sections, "section")}, ` +
+    `${plural(totals.characters, "character")}, ` +
+    `${plural(totals.promptTokens, "token")} (system prompt); ` +
+    `${plural(totals.tools, "tool")}, ` +
+    `${plural(totals.toolTokens, "token")} (JSON); ` +
+    `${plural(totals.tokens, "token")} in all (o200k_base)`,
   ];
   if (!table.provenance) {
     lines.push(dim("registrar and layer need a registry with explain()"));
@@ -210,4 +212,8 @@ function columns(rows: string[][], right: boolean[]): string[] {
         : cell.padEnd(widths[column])
     ).join("  ").trimEnd()
   );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
