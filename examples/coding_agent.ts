@@ -66,7 +66,10 @@ files.section({
 files.tools(() => ({
   schemas: [
     tool("read_file", "Read a UTF-8 file of the repository.", {
-      path: { type: "string", description: "Path relative to the repository root." },
+      path: {
+        type: "string",
+        description: "Path relative to the repository root.",
+      },
     }),
     tool("edit_file", "Replace one exact passage of a file.", {
       path: { type: "string" },

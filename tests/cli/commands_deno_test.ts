@@ -5,7 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { countTokens } from "npm:gpt-tokenizer@^4.0.0/encoding/o200k_base";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { toMessages } from "../../adapters/anthropic.ts";
 import { toChatCompletions } from "../../adapters/openai.ts";
 import {

@@ -30,7 +30,7 @@ const value = fc.oneof(
   fc.constantFrom(
     Symbol("s"),
     () => undefined,
-    async () => 1,
+    () => Promise.resolve(1),
     class {},
     Promise.resolve(5),
     new Error("x"),

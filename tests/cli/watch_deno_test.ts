@@ -77,6 +77,20 @@ function watch(args: string[]): Watcher {
   return watcher;
 }
 
+/** Reads lines into `read` until `line` arrives. */
+async function readUntil(
+  output: AsyncGenerator<string>,
+  line: string,
+  read: string[],
+): Promise<void> {
+  for (;;) {
+    const next = await output.next();
+    assert.equal(next.done, false, `no ${JSON.stringify(line)} in ${read}`);
+    read.push(next.value as string);
+    if (next.value === line) return;
+  }
+}
+
 /** A config in a temporary folder whose `rules` section reads `rules`. */
 async function writeConfig(file: string, rules: string): Promise<void> {
   const mod = new URL("mod.ts", `file://${ROOT}`).href;
@@ -165,18 +179,7 @@ describe("rxprompt watch", () => {
       }).spawn();
       const output = lines(child.stdout);
       const read: string[] = [];
-      async function until(line: string): Promise<void> {
-        for (;;) {
-          const next = await output.next();
-          assert.equal(
-            next.done,
-            false,
-            `no ${JSON.stringify(line)} in ${read}`,
-          );
-          read.push(next.value as string);
-          if (next.value === line) return;
-        }
-      }
+      const until = (line: string) => readUntil(output, line, read);
       await until("Stay.");
       await writeConfig(file, "Be thorough.");
       await until('  + "Be thorough.\\n\\nStay."');
