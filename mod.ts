@@ -46,6 +46,7 @@ export type {
   AssembleListener,
   PromptAssembly,
   PromptChange,
+  PromptRuntimeContext,
   PromptSection,
   PromptView,
   ScopeKey,

@@ -23,11 +23,22 @@ import type { BuildOptions, EntryPoint } from "@deno/dnt";
 /** npm commands: name → module (for example `rxprompt: "./cli/main.ts"`). */
 export const BINS: Record<string, string> = { rxprompt: "./cli/main.ts" };
 
-/**
- * npm packages of the import map that the consumer provides, with the range
- * the package accepts (for example `ai: "^6 || ^7"`).
- */
-export const PEER_DEPENDENCIES: Record<string, string> = {};
+/** A package of the import map that the consumer provides. */
+export interface PeerDependency {
+  /** The versions the package accepts. */
+  range: string;
+  /**
+   * Only some subpaths need it (`peerDependenciesMeta` `optional`): npm does
+   * not install it, and a consumer that imports none of them needs none.
+   */
+  optional: boolean;
+}
+
+/** The consumer's packages: name → range and whether it is optional. */
+export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
+  // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README).
+  ai: { range: "^6 || ^7", optional: true },
+};
 
 /** Where the package is written. */
 export const OUT_DIR: string = new URL("../npm/", import.meta.url).pathname;
@@ -78,8 +89,15 @@ function buildOptions(): BuildOptions {
       keywords: ["ai", "agent", "llm", "system-prompt", "prompt", "rxjs"],
       type: "module",
       sideEffects: false,
+      // `.`, `./openai` and `./anthropic`; `./ai-sdk` needs what `ai` needs.
       engines: { node: ">=20" },
-      devDependencies: { "@types/node": "^20.19.0" },
+      peerDependenciesMeta: Object.fromEntries(
+        Object.entries(PEER_DEPENDENCIES)
+          .filter(([, peer]) => peer.optional)
+          .map(([name]) => [name, { optional: true }]),
+      ),
+      // The build type-checks against the peers (npm skips optional ones).
+      devDependencies: { "@types/node": "^20.19.0", ...peerDevDependencies() },
       // The rxprompt command imports it under a computed specifier (see
       // cli/tokens.ts), which dnt does not see.
       dependencies: { "gpt-tokenizer": npmRange("gpt-tokenizer") },
@@ -108,13 +126,24 @@ function npmRange(name: string): string {
 function peerMappings(): BuildOptions["mappings"] {
   const imports: Record<string, string> = denoJson.imports;
   return Object.fromEntries(
-    Object.entries(PEER_DEPENDENCIES).map(([name, version]) => {
+    Object.entries(PEER_DEPENDENCIES).map(([name, { range }]) => {
       const specifier = imports[name];
       if (!specifier?.startsWith(`npm:${name}@`)) {
         throw new Error(`peer dependency ${name}: no "npm:${name}@…" import`);
       }
-      return [specifier, { name, version, peerDependency: true }];
+      return [specifier, { name, version: range, peerDependency: true }];
     }),
+  );
+}
+
+/** Each peer at the import map's range, to build against. */
+function peerDevDependencies(): Record<string, string> {
+  const imports: Record<string, string> = denoJson.imports;
+  return Object.fromEntries(
+    Object.keys(PEER_DEPENDENCIES).map((name) => [
+      name,
+      imports[name].slice(`npm:${name}@`.length),
+    ]),
   );
 }
 

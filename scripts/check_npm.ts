@@ -40,6 +40,12 @@ const TOOLS = {
 /** `@types/node` for the TypeScript consumer: the oldest supported Node. */
 const CONSUMER_NODE_TYPES = "^20.19.0";
 
+/**
+ * The `ai` major that runs on Node 20 (`ai` 7 needs Node 22): `./ai-sdk`
+ * is checked at run time with it. `ai` 7 comes from `deno.lock`.
+ */
+const AI_6 = "6.0.325";
+
 /** No single command may run longer than this. */
 const COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -173,10 +179,22 @@ function lockedImportMapPackages(): Record<string, string> {
   for (const target of Object.values(imports)) {
     const dependency = npmSpecifier(target.replace(/\/$/, ""));
     if (dependency === undefined) continue;
-    packages[dependency.name] = locked[target.replace(/\/$/, "")] ??
-      dependency.range;
+    const version = locked[target.replace(/\/$/, "")];
+    packages[dependency.name] = version === undefined
+      ? dependency.range
+      : lockedVersion(version);
   }
   return packages;
+}
+
+/**
+ * A `deno.lock` npm version without its peer suffix: Deno records the
+ * peers a package was resolved with (`7.0.173_zod@4.6.7`), npm wants the
+ * version (`7.0.173`). Semver has no `_`, so the suffix starts at the first.
+ */
+function lockedVersion(version: string): string {
+  const underscore = version.indexOf("_");
+  return underscore === -1 ? version : version.slice(0, underscore);
 }
 
 /** What {@linkcode emitTests} wrote. */
@@ -434,6 +452,8 @@ import {
   SystemPromptError,
   TOOL_ORDER_REST,
 } from "@rxprompt/system-prompt";
+import { toChatCompletions, toResponses } from "@rxprompt/system-prompt/openai";
+import { toMessages } from "@rxprompt/system-prompt/anthropic";
 
 const prompt = new SystemPrompt({
   persona: "You are {{agent_name}}.",
@@ -461,6 +481,36 @@ assert.equal(
   HARNESS_IDENTITY + "\\n\\nYou are Ada.\\n\\nYou run on example-model.",
 );
 assert.deepEqual(assembly.tools.map((tool) => tool.name), ["shell", "read"]);
+
+// The SDK-free adapters, with no SDK installed.
+const chat = toChatCompletions(assembly);
+assert.deepEqual(chat.system, { role: "system", content: text });
+assert.deepEqual(chat.tools.map((tool) => tool.function.name), ["shell", "read"]);
+const responses = toResponses(assembly, { strict: true });
+assert.equal(responses.instructions, text);
+assert.deepEqual(
+  responses.tools.map((tool) => [tool.type, tool.name, tool.strict]),
+  [["function", "shell", true], ["function", "read", true]],
+);
+const messages = toMessages(assembly, { cache: true });
+assert.equal(messages.system.map((block) => block.text).join(""), text);
+assert.deepEqual(messages.tools.map((tool) => tool.input_schema), [
+  { type: "object" },
+  { type: "object" },
+]);
+assert.deepEqual(messages.tools.map((tool) => tool.cache_control), [
+  undefined,
+  { type: "ephemeral" },
+]);
+assert.throws(
+  () => toChatCompletions({ ...assembly, tools: [{ name: "a b", parameters: {} }] }),
+  (error) => error instanceof SystemPromptError && error.code === "INVALID_TOOL_NAME",
+);
+// \`./ai-sdk\` needs its peer \`ai\`, which this consumer did not install.
+await assert.rejects(
+  import("@rxprompt/system-prompt/ai-sdk"),
+  /Cannot find (package|module) 'ai'/,
+);
 const scoped = renderPrompt(await prompt.assemble({ scope: agent }));
 assert.match(scoped, /You review code\\./);
 assert.doesNotMatch(scoped, /Ada/);
@@ -567,6 +617,129 @@ void prompt.assemble({ cwd: 42 });
 export { bad, changes, codeOf, render, views };
 `;
 
+/**
+ * The adapters' results go into the SDKs' typed methods with no cast
+ * (type-checked only: nothing is sent).
+ */
+const SMOKE_SDK_TS = `import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import type { PromptAssembly } from "@rxprompt/system-prompt";
+import {
+  type ChatCompletionsRequest,
+  type ResponsesRequest,
+  toChatCompletions,
+  toResponses,
+} from "@rxprompt/system-prompt/openai";
+import { type MessagesRequest, toMessages } from "@rxprompt/system-prompt/anthropic";
+
+export async function send(
+  openai: OpenAI,
+  anthropic: Anthropic,
+  assembly: PromptAssembly,
+): Promise<string[]> {
+  const chat: ChatCompletionsRequest = toChatCompletions(assembly, { strict: true });
+  const completion = await openai.chat.completions.create({
+    model: "gpt-5",
+    messages: chat.runtimeContext ? [chat.system, chat.runtimeContext] : [chat.system],
+    tools: chat.tools,
+  });
+
+  const responses: ResponsesRequest = toResponses(assembly);
+  const response = await openai.responses.create({
+    model: "gpt-5",
+    instructions: responses.instructions,
+    input: responses.runtimeContext ? [responses.runtimeContext] : "Hello.",
+    tools: responses.tools,
+  });
+
+  const messages: MessagesRequest = toMessages(assembly, {
+    cache: { ttl: "1h" },
+    maxCacheBreakpoints: 2,
+  });
+  const message = await anthropic.messages.create({
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    system: messages.system,
+    tools: messages.tools,
+    messages: messages.runtimeContext ? [messages.runtimeContext] : [],
+  });
+
+  // The types are real, not \`any\`:
+  // @ts-expect-error Chat Completions tools are not Anthropic tools
+  void anthropic.messages.create({ model: "m", max_tokens: 1, messages: [], tools: chat.tools });
+  // @ts-expect-error Anthropic system blocks are not an OpenAI message
+  void openai.chat.completions.create({ model: "m", messages: messages.system });
+
+  return [completion.id, response.id, message.id];
+}
+`;
+
+/** `toAISDK`'s result goes into `generateText` with no cast. */
+const SMOKE_AI_SDK_TS =
+  `import { generateText, type LanguageModel, type ModelMessage } from "ai";
+import type { PromptAssembly } from "@rxprompt/system-prompt";
+import { type AISDKRequest, toAISDK } from "@rxprompt/system-prompt/ai-sdk";
+
+export async function generate(
+  model: LanguageModel,
+  assembly: PromptAssembly,
+): Promise<string> {
+  const fields: AISDKRequest = toAISDK(assembly, {
+    cache: true,
+    execute: { shell: (input) => \`ran \${JSON.stringify(input)}\` },
+  });
+  const messages: ModelMessage[] = fields.runtimeContext
+    ? [fields.runtimeContext]
+    : [{ role: "user", content: "Hello." }];
+  const result = await generateText({
+    model,
+    system: fields.system,
+    tools: fields.tools,
+    messages,
+  });
+  // @ts-expect-error the tools are a ToolSet, not a list
+  void generateText({ model, system: fields.system, tools: [fields.tools], messages });
+  return result.text;
+}
+`;
+
+/** `./ai-sdk` at run time, with the `ai` that runs on Node 20. */
+const SMOKE_AI_SDK_JS = `import assert from "node:assert/strict";
+import { renderPrompt, SystemPrompt, SystemPromptError } from "@rxprompt/system-prompt";
+import { toAISDK } from "@rxprompt/system-prompt/ai-sdk";
+
+const prompt = new SystemPrompt({ persona: "You review code." });
+const shellSchema = { type: "object", properties: { command: { type: "string" } } };
+prompt.tools(() => ({
+  schemas: [
+    { name: "shell", description: "Runs a command.", parameters: shellSchema },
+    { name: "read", description: "Reads a file.", parameters: {} },
+  ],
+}));
+const assembly = await prompt.assemble();
+const calls = [];
+const { system, tools } = toAISDK(assembly, {
+  execute: { shell: (input) => calls.push(input) },
+});
+assert.equal(system, renderPrompt(assembly));
+assert.deepEqual(Object.keys(tools), ["read", "shell"]);
+assert.deepEqual(tools.shell.inputSchema.jsonSchema, shellSchema);
+await tools.shell.execute({ command: "ls" }, {});
+assert.deepEqual(calls, [{ command: "ls" }]);
+assert.equal(tools.read.execute, undefined);
+const cached = toAISDK(assembly, { cache: true });
+assert.deepEqual(cached.system, [{
+  role: "system",
+  content: renderPrompt(assembly),
+  providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+}]);
+assert.throws(
+  () => toAISDK(assembly, { execute: { nope: () => 0 } }),
+  (error) => error instanceof SystemPromptError && error.code === "INVALID_CONFIG",
+);
+await prompt.dispose();
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -589,6 +762,21 @@ const TSCONFIG_DOM = {
     ...TSCONFIG.compilerOptions,
     lib: ["es2022", "dom", "esnext.disposable"],
     types: [],
+  },
+};
+
+/**
+ * The SDK consumer: the AI SDK's declarations name DOM types (`HeadersInit`,
+ * `FileList`) and untyped `json-schema`, so it takes the DOM lib and skips
+ * checking the libraries' own files, as such projects do; this package's
+ * declarations are checked with `skipLibCheck: false` by the consumers above.
+ */
+const TSCONFIG_SDK = {
+  ...TSCONFIG,
+  compilerOptions: {
+    ...TSCONFIG.compilerOptions,
+    lib: ["es2022", "dom", "dom.iterable"],
+    skipLibCheck: true,
   },
 };
 
@@ -654,10 +842,21 @@ async function main(): Promise<number> {
     await check("publint --strict", async () => {
       await execOk(bin("publint"), ["run", OUT_DIR, "--strict"], harness);
     });
-    await check("attw --profile esm-only", async () => {
+    await check("attw --profile esm-only (every entry point)", async () => {
+      // Named, so that an export missing from package.json fails here.
+      const exported = entryPoints().filter((entry) => entry.kind !== "bin")
+        .map((entry) => entry.name);
       await execOk(
         bin("attw"),
-        [tarball, "--profile", "esm-only", "--format", "table-flipped"],
+        [
+          tarball,
+          "--profile",
+          "esm-only",
+          "--format",
+          "table-flipped",
+          "--entrypoints",
+          ...exported,
+        ],
         harness,
       );
     });
@@ -699,6 +898,12 @@ async function main(): Promise<number> {
       writeJson(path.join(consumer, "tsconfig.json"), TSCONFIG);
       writeJson(path.join(consumer, "tsconfig.dom.json"), TSCONFIG_DOM);
     });
+    await check("consumer: no SDK installed (ai is an optional peer)", () => {
+      const sdks = ["ai", "openai", "@anthropic-ai/sdk"].filter((sdk) =>
+        exists(path.join(consumer, "node_modules", sdk, "package.json"))
+      );
+      if (sdks.length > 0) throw new Error(`installed: ${sdks.join(", ")}`);
+    });
     await check("consumer: import and render on Node", async () => {
       await execOk("node", ["smoke.mjs"], consumer, false);
     });
@@ -714,6 +919,62 @@ async function main(): Promise<number> {
     await check("consumer: tsc --noEmit without @types/node", async () => {
       await execOk(bin("tsc"), ["-p", "tsconfig.dom.json"], consumer);
     });
+
+    // A consumer with the SDKs the adapters are for, at deno.lock's versions.
+    const sdkConsumer = path.join(work, "sdk-consumer");
+    await check("SDK consumer: install the tarball and the SDKs", async () => {
+      const locked = lockedImportMapPackages();
+      await npmProject(sdkConsumer, {
+        [name]: `file:${tarball}`,
+        ...Object.fromEntries(
+          ["openai", "@anthropic-ai/sdk", "ai"].map((
+            sdk,
+          ) => [sdk, locked[sdk]]),
+        ),
+        "@types/node": CONSUMER_NODE_TYPES,
+      });
+      Deno.writeTextFileSync(path.join(sdkConsumer, "smoke.ts"), SMOKE_SDK_TS);
+      Deno.writeTextFileSync(path.join(sdkConsumer, "ai.ts"), SMOKE_AI_SDK_TS);
+      writeJson(path.join(sdkConsumer, "tsconfig.json"), {
+        ...TSCONFIG_SDK,
+        files: ["smoke.ts", "ai.ts"],
+      });
+    });
+    await check(
+      "SDK consumer: tsc --noEmit, adapters into the SDKs' typed methods",
+      async () => {
+        await execOk(bin("tsc"), ["-p", "tsconfig.json"], sdkConsumer);
+      },
+    );
+
+    // `ai` 7 needs Node 22; `ai` 6, the other major the peer range takes,
+    // runs `./ai-sdk` on Node 20.
+    const ai6Consumer = path.join(work, "ai6-consumer");
+    await check(`ai ${AI_6} consumer: install the tarball and ai`, async () => {
+      await npmProject(ai6Consumer, {
+        [name]: `file:${tarball}`,
+        ai: AI_6,
+        "@types/node": CONSUMER_NODE_TYPES,
+      });
+      Deno.writeTextFileSync(path.join(ai6Consumer, "ai.mjs"), SMOKE_AI_SDK_JS);
+      Deno.writeTextFileSync(path.join(ai6Consumer, "ai.ts"), SMOKE_AI_SDK_TS);
+      writeJson(path.join(ai6Consumer, "tsconfig.json"), {
+        ...TSCONFIG_SDK,
+        files: ["ai.ts"],
+      });
+    });
+    await check(`ai ${AI_6} consumer: toAISDK on Node`, async () => {
+      await execOk("node", ["ai.mjs"], ai6Consumer);
+    });
+    await check(`ai ${AI_6} consumer: toAISDK on Bun`, async () => {
+      await execOk(bin("bun"), ["ai.mjs"], ai6Consumer);
+    });
+    await check(
+      `ai ${AI_6} consumer: tsc --noEmit, into generateText`,
+      async () => {
+        await execOk(bin("tsc"), ["-p", "tsconfig.json"], ai6Consumer);
+      },
+    );
     return summary(started);
   } finally {
     if (keep) console.log(`kept ${work}`);

@@ -1,9 +1,12 @@
 /**
  * A realistic harness in one file: a persona template, two tool plugins
  * that each own a guidance section and a tool provider, a tool order, two
- * agents as scopes (one with its own persona and a private tool), and a
- * listener that appends a section. It prints each agent's prompt and tools,
- * unloads a plugin, then watches one agent live while plugins come and go.
+ * agents as scopes (one with its own persona and a private tool), a
+ * sub-agent that inherits the coder's scope through a scope chain and
+ * overrides one section, runtime context (volatile facts sent as a user-role
+ * message next to the system prompt), and a listener that appends a section.
+ * It prints each agent's prompt and tools, unloads a plugin, then watches
+ * one agent live while plugins come and go.
  *
  * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
  *
@@ -15,6 +18,7 @@ import {
   type PromptView,
   type Registrar,
   renderPrompt,
+  renderRuntimeContext,
   SystemPrompt,
   TOOL_GUIDANCE_ORDER,
   TOOL_ORDER_REST,
@@ -41,6 +45,18 @@ const prompt = new SystemPrompt<StepContext>({
 });
 prompt.variable("model", (context) => context.scope?.model);
 prompt.variable("cwd", () => cwd);
+// Volatile facts stay out of the system prompt (its bytes stay stable and
+// cacheable): the model gets them as a user-role message.
+prompt.runtimeContext({
+  name: "date",
+  order: 0,
+  text: () => `Today is ${new Date().toISOString().slice(0, 10)}.`,
+});
+prompt.runtimeContext({
+  name: "git",
+  order: 10,
+  text: "Branch main; 2 files modified.",
+});
 prompt.onAssemble(async (_assembly, _context, next) => {
   const assembly = await next();
   assembly.sections.push({
@@ -117,7 +133,8 @@ coderScope.tools(() => ({
 async function show(agent: Agent): Promise<PromptAssembly> {
   const assembly = await prompt.assemble({ scope: agent });
   console.log(box(`${agent.name} (${agent.model})`));
-  console.log(renderPrompt(assembly));
+  console.log(`[system]\n${renderPrompt(assembly)}`);
+  console.log(`\n[user: runtime context]\n${renderRuntimeContext(assembly)}`);
   console.log(`\ntools: ${assembly.tools.map((t) => t.name).join(", ")}\n`);
   return assembly;
 }
@@ -159,6 +176,22 @@ function diff(before: PromptAssembly, after: PromptAssembly): string[] {
 // 1. Both agents, as the model would see them.
 const coderBefore = await show(coder);
 const reviewerBefore = await show(reviewer);
+
+// 1b. A sub-agent the coder spawns: it inherits the coder's scope (its
+// persona and its private tool) through a scope chain, and overrides one
+// section, the persona, for itself only.
+const tester: Agent = {
+  name: "tester, sub-agent of coder",
+  model: "small-model-1",
+};
+const unbindTester = prompt.bindScope(tester, coder);
+prompt.scope(tester).section({
+  name: "deployment:persona",
+  order: 0,
+  text: "You are the coder's test sub-agent on {{model}}: run tests, report.",
+});
+await show(tester);
+await unbindTester();
 
 // 2. The shell plugin unloads: its section and its tool go, for everyone.
 await shell.dispose();

@@ -126,10 +126,23 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity? }; got ${quote(config)}.`,
+        `includeHarnessIdentity?, includeRuntimeContext? }; got ${
+          quote(config)
+        }.`,
     );
   }
-  const { persona, includeHarnessIdentity } = config as SystemPromptConfig;
+  const { persona, includeHarnessIdentity, includeRuntimeContext } =
+    config as SystemPromptConfig;
+  if (
+    includeRuntimeContext !== undefined &&
+    typeof includeRuntimeContext !== "boolean"
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `includeRuntimeContext must be a boolean; got ` +
+        `${quote(includeRuntimeContext)}.`,
+    );
+  }
   if (persona !== undefined && typeof persona !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",

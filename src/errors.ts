@@ -48,7 +48,11 @@ export type SystemPromptErrorCode =
   | "PROVIDER_FAILED"
   | "DISPOSED"
   | "INVALID_SCOPE_KEY"
-  | "INVALID_ASSEMBLY";
+  | "INVALID_ASSEMBLY"
+  | "SCOPE_ALREADY_BOUND"
+  | "SCOPE_CYCLE"
+  | "MULTIPLE_COMPLETE_SECTIONS"
+  | "DUPLICATE_RUNTIME_CONTEXT";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.
@@ -119,10 +123,18 @@ export function quote(value: unknown): string {
 export function describeScope(scope: unknown): string {
   if (scope === undefined) return "the global layer";
   if (typeof scope === "object" || typeof scope === "function") {
-    const name = (scope as { constructor?: { name?: unknown } }).constructor
-      ?.name;
+    const name = constructorName(scope);
     const kind = typeof name === "string" && name !== "" ? name : "object";
     return `scope ${kind} (an object key)`;
   }
   return `scope ${quote(scope)}`;
+}
+
+/** A key's constructor name, or `undefined` when reading it throws (a hostile proxy). */
+function constructorName(key: unknown): unknown {
+  try {
+    return (key as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    return undefined;
+  }
 }

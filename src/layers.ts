@@ -248,6 +248,11 @@ export class Layers {
     }
   }
 
+  /** Emits a change that no layer commit carries (a bind or unbind). */
+  announce(change: PromptChange): void {
+    this.#changes.next(change);
+  }
+
   /** Emits an invalidation on `invalidation$` and on `change$`. */
   invalidate(): void {
     this.#invalidations.next();

@@ -11,11 +11,13 @@ import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
 import { Layers, type Registration } from "./layers.ts";
+import { ScopeBindings } from "./scopes.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
 import type {
   AssembleContext,
   AssembleListener,
+  PromptRuntimeContext,
   PromptSection,
   ScopeKey,
   ToolProvider,
@@ -73,6 +75,19 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   variable(name: string, provider: VariableProvider<C>): Disposer;
   /** Registers an assembly listener (scope listeners run for that scope only). */
   onAssemble(listener: AssembleListener<C>): Disposer;
+  /** Registers a runtime context entry in this registrar's layer. */
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer;
+  /**
+   * Turns runtime context off for every assembly that reads this
+   * registrar's layer, until the returned disposer runs.
+   */
+  suppressRuntimeContext(): Disposer;
+  /**
+   * Binds scope `child` to scope `parent` registry-wide: an assembly for
+   * `child` also reads `parent`'s chain, nearer layers winning. Owned by this
+   * registrar; the disposer unbinds.
+   */
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer;
   /** Builds a composite registration from a generator of teardowns. */
   effect(body: EffectBody): Disposer;
   /** A child owner that writes to the same layer. */
@@ -86,11 +101,18 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
 /** What every registrar of one registry shares. */
 export class Registry {
   readonly layers: Layers = new Layers();
+  readonly scopes: ScopeBindings = new ScopeBindings();
   readonly toolOrder: ToolOrderPlan | undefined;
+  /** False when the config turns runtime context off. */
+  readonly includeRuntimeContext: boolean;
   #sequence = 0;
 
-  constructor(toolOrder: ToolOrderPlan | undefined) {
+  constructor(
+    toolOrder: ToolOrderPlan | undefined,
+    options: { includeRuntimeContext?: boolean } = {},
+  ) {
     this.toolOrder = toolOrder;
+    this.includeRuntimeContext = options.includeRuntimeContext !== false;
   }
 
   /** The next registry-wide registration number. */
@@ -221,6 +243,36 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       listener,
       "register an assembly listener",
     );
+  }
+
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
+    const name = typeof entry?.name === "string"
+      ? `runtime context ${quote(entry.name)}`
+      : "a runtime context";
+    return this.#register("runtimeContext", entry, `register ${name}`);
+  }
+
+  suppressRuntimeContext(): Disposer {
+    return this.#register(
+      "suppressor",
+      undefined,
+      "suppress runtime context",
+    );
+  }
+
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer {
+    assertScopeKey(child);
+    assertScopeKey(parent);
+    this.#assertOpen(
+      `bind ${describeScope(child)} to ${describeScope(parent)}`,
+    );
+    const { layers, scopes } = this.#registry;
+    const unbind = scopes.bind(child, parent);
+    const disposer = this.#lifetime.own(() => {
+      if (unbind()) layers.announce({ type: "unbind", scope: child, parent });
+    });
+    layers.announce({ type: "bind", scope: child, parent });
+    return disposer;
   }
 
   effect(body: EffectBody): Disposer {

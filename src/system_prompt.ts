@@ -17,6 +17,7 @@ import {
   startWith,
   switchMap,
 } from "rxjs";
+import { chainSnapshot$ } from "./scopes.ts";
 import { assembly$ } from "./assemble/build.ts";
 import { view$, withDiffs } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
@@ -36,6 +37,7 @@ import type {
   AssembleListener,
   PromptAssembly,
   PromptChange,
+  PromptRuntimeContext,
   PromptSection,
   PromptView,
   ScopeKey,
@@ -107,13 +109,17 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const { toolOrder } = valid;
     const registry = new Registry(
       toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
+      { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
     this.change$ = registry.layers.change$;
     const lifetime = new Lifetime();
     // The first entry is torn down last: the streams complete after every
     // registration is gone.
-    lifetime.own(() => registry.layers.complete());
+    lifetime.own(() => {
+      registry.scopes.complete();
+      registry.layers.complete();
+    });
     this.#root = new LayerRegistrar(registry, lifetime, {
       scopeKey: undefined,
       label: "registry",
@@ -170,6 +176,21 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     return this.#root.onAssemble(listener);
   }
 
+  /** Registers a runtime context entry in the global layer. */
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
+    return this.#root.runtimeContext(entry);
+  }
+
+  /** Turns runtime context off for every assembly until disposed. */
+  suppressRuntimeContext(): Disposer {
+    return this.#root.suppressRuntimeContext();
+  }
+
+  /** Binds scope `child` to scope `parent`, owned by the registry. */
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer {
+    return this.#root.bindScope(child, parent);
+  }
+
   /** Builds a composite registration owned by the registry. */
   effect(body: EffectBody): Disposer {
     return this.#root.effect(body);
@@ -187,7 +208,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
-   * of `context.scope`'s layer, variables, sections by order, tools in
+   * of the layers of `context.scope`'s chain, variables, sections by order, tools in
    * canonical order, then the listener waterfall. Never throws: every
    * failure is a rejection.
    */
@@ -216,10 +237,14 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       }
       const scope = context.scope;
       if (scope === null) assertScopeKey(scope);
+      const registry = this.#registry;
       const layers = snapshot ??
-        this.#registry.layers.snapshot(scope === undefined ? [] : [scope]);
+        registry.layers.snapshot(
+          scope === undefined ? [] : registry.scopes.chainOf(scope),
+        );
       return assembly$(layers, context, {
-        toolOrder: this.#registry.toolOrder,
+        toolOrder: registry.toolOrder,
+        suppressRuntimeContext: !registry.includeRuntimeContext,
       });
     });
   }
@@ -238,11 +263,12 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   watch(context?: C): Observable<PromptView> {
     const given = context ?? {} as C;
     const scope = given.scope;
-    const { layers } = this.#registry;
-    // The states of the layers this context reads, and invalidations; a
-    // burst of transitions coalesces into one view.
+    const { layers, scopes } = this.#registry;
+    // The states of the layers this context reads (following its chain as
+    // binds change it), and invalidations; a burst of transitions coalesces
+    // into one view.
     return combineLatest([
-      layers.snapshot$(scope === undefined || scope === null ? [] : [scope]),
+      chainSnapshot$(layers, scopes, scope),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
       debounceTime(0, asapScheduler),

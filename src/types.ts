@@ -151,6 +151,38 @@ export interface PromptSection<C = AssembleContext> {
    * (`renderPromptBlocks` cuts after it; the Anthropic adapters mark it).
    */
   cacheBreakpoint?: boolean;
+  /**
+   * When this is the one effective complete section of an assembly, the
+   * assembly's `sections` become this section alone after the waterfall:
+   * a compatibility deployment owns the whole system prompt.
+   */
+  complete?: boolean;
+}
+
+/**
+ * An ordered runtime context entry: a volatile fact (date, git status) sent
+ * to the model as a user-role message, outside the system prompt, so the
+ * system prompt stays byte-stable and cacheable. `text` is a template or a
+ * function of the assembly context.
+ *
+ * @example
+ * ```ts
+ * import type { PromptRuntimeContext } from "@rxprompt/system-prompt";
+ *
+ * const today: PromptRuntimeContext = {
+ *   name: "date",
+ *   order: 0,
+ *   text: () => `Today is ${new Date().toISOString().slice(0, 10)}.`,
+ * };
+ * ```
+ */
+export interface PromptRuntimeContext<C = AssembleContext> {
+  /** Unique within its layer; a nearer layer's entry shadows a farther one's. */
+  name: string;
+  /** Finite number; ascending render position (ties: code-unit order of names). */
+  order: number;
+  /** The template text, or a function returning it for one assembly. */
+  text: string | ((context: C) => string);
 }
 
 /**
@@ -249,13 +281,21 @@ export type AssembleListener<C = AssembleContext> = (
  */
 export interface PromptChange {
   /** What happened. */
-  type: "register" | "unregister" | "invalidate";
-  /** What kind of registration changed; absent for `invalidate`. */
-  kind?: "section" | "tools" | "variable" | "listener";
+  type: "register" | "unregister" | "invalidate" | "bind" | "unbind";
+  /** What kind of registration changed; absent for the other types. */
+  kind?:
+    | "section"
+    | "tools"
+    | "variable"
+    | "listener"
+    | "runtimeContext"
+    | "suppressor";
   /** The section or variable name; absent for tools and listeners. */
   name?: string;
-  /** The scope key of a scoped change; absent for a global one. */
+  /** The scope key of a scoped change (the child of a bind); absent for a global one. */
   scope?: ScopeKey;
+  /** The parent scope key of a `bind` or `unbind`. */
+  parent?: ScopeKey;
 }
 
 /**
@@ -299,4 +339,9 @@ export interface SystemPromptConfig {
   toolOrder?: readonly string[];
   /** Register the `harness:identity` section (default `true`). */
   includeHarnessIdentity?: boolean;
+  /**
+   * Call the runtime context providers (default `true`); when `false`,
+   * every assembly's `runtimeContext` is `[]` after the waterfall.
+   */
+  includeRuntimeContext?: boolean;
 }

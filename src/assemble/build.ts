@@ -22,6 +22,7 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
+import { completeSectionOf } from "../kinds/section.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -45,10 +46,38 @@ export function assembly$<C extends AssembleContext>(
   const signal = context.signal;
   if (signal?.aborted) return throwError(() => signal.reason);
   return defer(() => {
-    const assembly = buildAssembly(snapshot, context, options);
+    const suppress = options.suppressRuntimeContext === true ||
+      snapshot.some(({ state }) => state.suppressor.length > 0);
+    const built = suppress === options.suppressRuntimeContext
+      ? options
+      : { ...options, suppressRuntimeContext: suppress };
+    const assembly = buildAssembly(snapshot, context, built);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
-    return waterfall$(listeners, assembly, context);
+    const complete = completeSectionOf(assembly);
+    return waterfall$(listeners, assembly, context).pipe(
+      map((result) => finish(result, complete, suppress)),
+    );
   }).pipe(abortOn(signal));
+}
+
+/**
+ * The waterfall's result with what the registry restores after it: the one
+ * complete section, an empty runtime context when it is off, and the
+ * `runtimeContext` key a 0.1-shaped listener result lacks.
+ */
+function finish(
+  result: PromptAssembly,
+  complete: PromptAssembly["sections"][number] | undefined,
+  suppress: boolean,
+): PromptAssembly {
+  const clear = suppress && result.runtimeContext?.length !== 0;
+  if (complete === undefined && !clear && result.runtimeContext !== undefined) {
+    return result;
+  }
+  const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
+  if (complete !== undefined) finished.sections = [complete];
+  if (clear) finished.runtimeContext = [];
+  return finished;
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */
@@ -57,7 +86,12 @@ export function buildAssembly(
   context: unknown,
   options: BuildOptions = {},
 ): PromptAssembly {
-  const draft: PromptAssembly = { sections: [], tools: [], variables: {} };
+  const draft: PromptAssembly = {
+    sections: [],
+    tools: [],
+    variables: {},
+    runtimeContext: [],
+  };
   for (const name of KIND_NAMES) {
     const kind = KINDS[name] as Kind<RecordBase>;
     kind.build?.(layersOf(snapshot, name), context, draft, options);

@@ -70,14 +70,17 @@ function checkListenerResult(value: unknown, index: number): PromptAssembly {
   if (
     typeof assembly === "object" && assembly !== null &&
     Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
-    typeof assembly.variables === "object" && assembly.variables !== null
+    typeof assembly.variables === "object" && assembly.variables !== null &&
+    (assembly.runtimeContext === undefined ||
+      Array.isArray(assembly.runtimeContext))
   ) {
     return assembly as PromptAssembly;
   }
   throw new SystemPromptError(
     "INVALID_LISTENER_RESULT",
     `Assembly listener #${index + 1} returned ${quote(value)}; a listener ` +
-      `must return an assembly ({ sections, tools, variables }): usually ` +
+      `must return an assembly ({ sections, tools, variables, ` +
+      `runtimeContext? (an array) }): usually ` +
       `the result of next(), or the assembly it received.`,
   );
 }

@@ -42,6 +42,11 @@ export interface KindLayer<R> {
 export interface BuildOptions {
   /** The compiled `toolOrder`, if one is configured. */
   readonly toolOrder?: ToolOrderPlan;
+  /**
+   * No runtime context provider is called and `runtimeContext` is `[]`
+   * (config `includeRuntimeContext: false`, or a suppressor in a layer).
+   */
+  readonly suppressRuntimeContext?: boolean;
 }
 
 /** A registration kind. `I` is what its `Registrar` method receives. */

@@ -23,6 +23,8 @@ export interface SectionRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
   readonly text: string | ((context: unknown) => string);
+  readonly cacheBreakpoint?: true;
+  readonly complete?: true;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
@@ -52,7 +54,10 @@ function toSectionRecord(
       }.`,
     );
   }
-  const { name, order, text } = section as Record<string, unknown>;
+  const { name, order, text, cacheBreakpoint, complete } = section as Record<
+    string,
+    unknown
+  >;
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -74,8 +79,28 @@ function toSectionRecord(
         `be a string or a function of the assembly context returning one.`,
     );
   }
-  const record = { name, order, text, label, sequence };
-  return record as SectionRecord;
+  const record: Record<string, unknown> = {
+    name,
+    order,
+    text,
+    label,
+    sequence,
+  };
+  if (optionalFlag(name, "cacheBreakpoint", cacheBreakpoint)) {
+    record.cacheBreakpoint = true;
+  }
+  if (optionalFlag(name, "complete", complete)) record.complete = true;
+  return record as unknown as SectionRecord;
+}
+
+/** Whether an optional boolean flag is set; anything but a boolean throws. */
+function optionalFlag(name: string, key: string, value: unknown): boolean {
+  if (value === undefined || typeof value === "boolean") return value === true;
+  throw new SystemPromptError(
+    "INVALID_SECTION",
+    `Section ${quote(name)} has ${key} ${quote(value)}; ${key} must be a ` +
+      `boolean, or left out.`,
+  );
 }
 
 /** Merges the layers' sorted sections, nearer names shadowing farther ones. */
@@ -92,6 +117,33 @@ function buildSections(
     sections[index] = resolveSection(records[index], context);
   }
   draft.sections = sections;
+  const complete = records.filter((record) => record.complete === true);
+  if (complete.length > 1) {
+    throw new SystemPromptError(
+      "MULTIPLE_COMPLETE_SECTIONS",
+      `Sections ${complete.map((record) => quote(record.name)).join(", ")} ` +
+        `are all complete; at most one effective section of an assembly may ` +
+        `own the whole prompt. Dispose all but one, or shadow the others ` +
+        `in the agent's scope.`,
+    );
+  }
+  if (complete.length === 1) {
+    const index = records.indexOf(complete[0]);
+    completeSections.set(draft, { ...sections[index] });
+  }
+}
+
+const completeSections = new WeakMap<PromptAssembly, AssembledSection>();
+
+/**
+ * The one effective complete section of the assembly `build` wrote, as
+ * resolved before the waterfall (a fresh copy), or `undefined`.
+ */
+export function completeSectionOf(
+  draft: PromptAssembly,
+): AssembledSection | undefined {
+  const section = completeSections.get(draft);
+  return section === undefined ? undefined : { ...section };
 }
 
 function resolveSection(
@@ -99,7 +151,7 @@ function resolveSection(
   context: unknown,
 ): AssembledSection {
   const { name, order, text } = record;
-  if (typeof text === "string") return { name, order, text };
+  if (typeof text === "string") return withFlags({ name, order, text }, record);
   const value: unknown = callProvider(
     text,
     context,
@@ -112,5 +164,13 @@ function resolveSection(
         `it must return a string ("" to leave the section out).`,
     );
   }
-  return { name, order, text: value };
+  return withFlags({ name, order, text: value }, record);
+}
+
+function withFlags(
+  section: AssembledSection,
+  record: SectionRecord,
+): AssembledSection {
+  if (record.cacheBreakpoint === true) section.cacheBreakpoint = true;
+  return section;
 }

@@ -3,15 +3,17 @@
  * `src/kinds/`, one entry here, and one `Registrar` method.
  *
  * The entries' order is the build order of an assembly: variables, then
- * sections, then tools (the contract's order); listeners run after, as the
- * waterfall.
+ * sections, runtime contexts, then tools (the contract's order); listeners
+ * run after, as the waterfall; suppressors are read by the builder.
  *
  * @module
  */
 
 import type { Kind } from "./kind.ts";
 import { listenerKind } from "./listener.ts";
+import { runtimeContextKind } from "./runtime_context.ts";
 import { sectionKind } from "./section.ts";
+import { suppressorKind } from "./suppressor.ts";
 import { toolsKind } from "./tools.ts";
 import { variableKind } from "./variable.ts";
 
@@ -19,8 +21,10 @@ import { variableKind } from "./variable.ts";
 export const KINDS = {
   variable: variableKind,
   section: sectionKind,
+  runtimeContext: runtimeContextKind,
   tools: toolsKind,
   listener: listenerKind,
+  suppressor: suppressorKind,
 } as const;
 
 /** The name of a registration kind. */

@@ -171,7 +171,8 @@ describe("waterfall", () => {
     });
     const result = await prompt.assemble();
     assert.equal(laterRan, false);
-    assert.deepEqual(result, replacement);
+    // assemble() always sets runtimeContext: a 0.1-shaped result gains [].
+    assert.deepEqual(result, { ...replacement, runtimeContext: [] });
   });
 
   it("a listener may return a value, a Promise or an Observable", async () => {

@@ -5,8 +5,15 @@ import { emptyLayer } from "../../src/layers.ts";
 import { buildAssembly } from "../../src/assemble/build.ts";
 
 describe("the kinds table", () => {
-  it("lists the kinds in build order: variables, sections, tools, then listeners", () => {
-    assert.deepEqual(KIND_NAMES, ["variable", "section", "tools", "listener"]);
+  it("lists the kinds in build order: variables, sections, runtime contexts, tools, then listeners and suppressors", () => {
+    assert.deepEqual(KIND_NAMES, [
+      "variable",
+      "section",
+      "runtimeContext",
+      "tools",
+      "listener",
+      "suppressor",
+    ]);
   });
 
   it("gives every kind its change name, and an empty list in a layer", () => {
@@ -42,6 +49,7 @@ describe("the kinds table", () => {
         sections: [{ name: "s", order: 0, text: "s" }],
         tools: [],
         variables: { v: "v" },
+        runtimeContext: [],
       }),
     );
   });
