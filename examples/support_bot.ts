@@ -99,22 +99,12 @@ enterprise.section({
     "account manager; offer to loop them in for any billing dispute.",
 });
 
-// Runtime context: appended by a listener, so it stays out of the system
-// prompt and its cache.
 const clock = prompt.fork({ label: "clock" });
-clock.variable(
-  "today",
-  (context) => context.today ?? new Date().toISOString().slice(0, 10),
-);
-clock.onAssemble(async (_assembly, _context, next) => {
-  const assembly = await next();
-  return {
-    ...assembly,
-    runtimeContext: [
-      ...(assembly.runtimeContext ?? []),
-      { name: "clock:today", order: 0, text: "Today is {{today}}." },
-    ],
-  };
+clock.runtimeContext({
+  name: "clock:today",
+  order: 0,
+  text: (context) =>
+    `Today is ${context.today ?? new Date().toISOString().slice(0, 10)}.`,
 });
 
 export default {
