@@ -58,6 +58,15 @@ export type {
 } from "./src/types.ts";
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export type {
+  ExplainOptions,
+  Origin,
+  PromptExplanation,
+  SectionOrigin,
+  ShadowedOrigin,
+  ToolOrigin,
+  VariableOrigin,
+} from "./src/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/tool_order.ts";

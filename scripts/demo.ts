@@ -5,16 +5,19 @@
  * sub-agent that inherits the coder's scope through a scope chain and
  * overrides one section, runtime context (volatile facts sent as a user-role
  * message next to the system prompt), and a listener that appends a section.
- * It prints each agent's prompt and tools, unloads a plugin, then watches
- * one agent live while plugins come and go.
+ * It prints each agent's prompt and tools, explains where the sub-agent's
+ * sections and tools come from (with token counts from `gpt-tokenizer`),
+ * unloads a plugin, then watches one agent live while plugins come and go.
  *
  * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
  *
  * @module
  */
 
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   type PromptAssembly,
+  type PromptExplanation,
   type PromptView,
   type Registrar,
   renderPrompt,
@@ -72,7 +75,7 @@ prompt.onAssemble(async (_assembly, _context, next) => {
 // files plugin stays loaded: `toolOrder` names its tools, and naming a tool
 // that no provider knows fails the assembly loudly.
 function loadFilesPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
-  const plugin = host.fork();
+  const plugin = host.fork({ label: "files" });
   plugin.section({
     name: "tools:files",
     order: TOOL_GUIDANCE_ORDER + 10,
@@ -88,7 +91,7 @@ function loadFilesPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
 }
 
 function loadShellPlugin(host: Registrar<StepContext>): Registrar<StepContext> {
-  const plugin = host.fork();
+  const plugin = host.fork({ label: "shell" });
   plugin.section({
     name: "tools:shell",
     order: TOOL_GUIDANCE_ORDER + 20,
@@ -120,7 +123,7 @@ const shell = loadShellPlugin(prompt);
 
 // The coder agent: its own persona (shadows the deployment's for this agent
 // only) and a private tool.
-const coderScope = prompt.scope(coder);
+const coderScope = prompt.scope(coder, { label: "coder" });
 coderScope.section({
   name: "deployment:persona",
   order: 0,
@@ -137,6 +140,58 @@ async function show(agent: Agent): Promise<PromptAssembly> {
   console.log(`\n[user: runtime context]\n${renderRuntimeContext(assembly)}`);
   console.log(`\ntools: ${assembly.tools.map((t) => t.name).join(", ")}\n`);
   return assembly;
+}
+
+function printExplanation(explanation: PromptExplanation): void {
+  const rows = [["entry", "registrar", "layer", "characters", "tokens"]];
+  const entries = [
+    ...explanation.sections.map((origin) => ({ kind: "section", origin })),
+    ...explanation.runtimeContext.map((origin) => ({
+      kind: "runtime",
+      origin,
+    })),
+  ];
+  for (const { kind, origin } of entries) {
+    rows.push([
+      `${kind} ${origin.name}`,
+      origin.registrar ?? "-",
+      origin.layer,
+      String(origin.end - origin.start),
+      String(origin.tokens),
+    ]);
+  }
+  for (const origin of explanation.tools) {
+    rows.push([
+      `tool ${origin.name}`,
+      origin.registrar ?? "-",
+      origin.layer,
+      "",
+      String(origin.tokens),
+    ]);
+  }
+  const widths = rows[0].map((_, column) =>
+    Math.max(...rows.map((row) => row[column].length))
+  );
+  for (const row of rows) {
+    const cells = row.map((cell, column) =>
+      column >= 3 ? cell.padStart(widths[column]) : cell.padEnd(widths[column])
+    );
+    console.log(cells.join("  "));
+  }
+  const tokens = (origins: { tokens?: number }[]) =>
+    origins.reduce((sum, origin) => sum + (origin.tokens ?? 0), 0);
+  console.log(
+    `system prompt: ${explanation.prompt.length} characters, ` +
+      `${tokens(explanation.sections)} tokens; tools: ` +
+      `${tokens(explanation.tools)} tokens`,
+  );
+  for (const hidden of explanation.shadowed) {
+    console.log(
+      `shadowed: ${hidden.kind} ${hidden.name} of ${hidden.registrar} ` +
+        `(${hidden.layer}), by ${hidden.by}`,
+    );
+  }
+  console.log();
 }
 
 function box(title: string): string {
@@ -185,12 +240,18 @@ const tester: Agent = {
   model: "small-model-1",
 };
 const unbindTester = prompt.bindScope(tester, coder);
-prompt.scope(tester).section({
+prompt.scope(tester, { label: "tester" }).section({
   name: "deployment:persona",
   order: 0,
   text: "You are the coder's test sub-agent on {{model}}: run tests, report.",
 });
 await show(tester);
+
+// 1c. Where the sub-agent's prompt comes from: each entry's registrar and
+// layer (the chain's scopes included), its size, and its tokens (o200k_base,
+// from the npm package gpt-tokenizer; the registry depends on no tokenizer).
+console.log(box("explain(): the tester's prompt"));
+printExplanation(await prompt.explain({ scope: tester }, { countTokens }));
 await unbindTester();
 
 // 2. The shell plugin unloads: its section and its tool go, for everyone.

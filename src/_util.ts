@@ -6,12 +6,18 @@
 
 /**
  * Whether `value` is a thenable. Functions count: a callable object with a
- * `then` method is awaited like any other thenable.
+ * `then` method is awaited like any other thenable. Never throws: a value
+ * whose `then` cannot be read (a revoked Proxy, a throwing getter) is not a
+ * thenable.
  */
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as PromiseLike<unknown>).then === "function";
+  if (typeof value !== "object" && typeof value !== "function") return false;
+  if (value === null) return false;
+  try {
+    return typeof (value as PromiseLike<unknown>).then === "function";
+  } catch {
+    return false;
+  }
 }
 
 /** Locale-independent comparison by UTF-16 code units. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { quote, SystemPromptError } from "./errors.ts";
+import { quote, readGuarded, SystemPromptError } from "./errors.ts";
 import type { Registrar } from "./registrar.ts";
 import type { AssembleContext, SystemPromptConfig } from "./types.ts";
 
@@ -119,20 +119,49 @@ export const HARNESS_IDENTITY: string =
   "instructions in this system prompt, use the tools you are given when " +
   "they help, and report truthfully what you did and what you could not do.";
 
-/** Checks the constructor's config; `undefined` is an empty config. */
+/**
+ * Checks the constructor's config; `undefined` is an empty config. Reads
+ * each field once and returns what it read, so a getter cannot pass the
+ * check with one value and be used with another.
+ */
 export function validateConfig(config: unknown): SystemPromptConfig {
   if (config === undefined) return {};
   if (typeof config !== "object" || config === null) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, includeRuntimeContext? }; got ${
-          quote(config)
-        }.`,
+        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError? }; ` +
+        `got ${quote(config)}.`,
     );
   }
-  const { persona, includeHarnessIdentity, includeRuntimeContext } =
-    config as SystemPromptConfig;
+  const {
+    persona,
+    toolOrder,
+    includeHarnessIdentity,
+    includeRuntimeContext,
+    onSubscriberError,
+  } = readGuarded(
+    () => {
+      const {
+        persona,
+        toolOrder,
+        includeHarnessIdentity,
+        includeRuntimeContext,
+        onSubscriberError,
+      } = config as SystemPromptConfig;
+      return {
+        persona,
+        toolOrder,
+        includeHarnessIdentity,
+        includeRuntimeContext,
+        onSubscriberError,
+      };
+    },
+    "INVALID_CONFIG",
+    () =>
+      `Reading the SystemPrompt config threw; the config is an object ` +
+      `whose fields can be read.`,
+  );
   if (
     includeRuntimeContext !== undefined &&
     typeof includeRuntimeContext !== "boolean"
@@ -160,7 +189,22 @@ export function validateConfig(config: unknown): SystemPromptConfig {
         `${quote(includeHarnessIdentity)}.`,
     );
   }
-  return config as SystemPromptConfig;
+  if (
+    onSubscriberError !== undefined && typeof onSubscriberError !== "function"
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `onSubscriberError must be a function (error, change) => void; got ` +
+        `${quote(onSubscriberError)}.`,
+    );
+  }
+  return {
+    persona,
+    toolOrder,
+    includeHarnessIdentity,
+    includeRuntimeContext,
+    onSubscriberError,
+  };
 }
 
 /**

@@ -106,34 +106,78 @@ export class SystemPromptError extends Error {
   }
 }
 
-/** Quotes a user-supplied name for an error message, unambiguously. */
+/**
+ * Quotes a user-supplied name for an error message, unambiguously. Never
+ * throws: an object or function is described without reading its
+ * properties beyond what a revoked or throwing Proxy allows.
+ */
 export function quote(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "symbol") return value.toString();
   if (typeof value === "function") {
-    return `function ${value.name || "(anonymous)"}`;
+    const name = safely(() => (value as { name?: unknown }).name);
+    return `function ${
+      typeof name === "string" && name !== "" ? name : "(anonymous)"
+    }`;
   }
   if (typeof value === "object" && value !== null) {
-    return Array.isArray(value) ? "an array" : "an object";
+    return safely(() => Array.isArray(value)) === true
+      ? "an array"
+      : "an object";
   }
   return String(value);
 }
 
-/** Names a layer for an error message: the global layer or one scope. */
+/**
+ * Names a layer for an error message: the global layer or one scope. Never
+ * throws, and reads an object key's class name only here, when a message
+ * needs it.
+ */
 export function describeScope(scope: unknown): string {
   if (scope === undefined) return "the global layer";
   if (typeof scope === "object" || typeof scope === "function") {
-    const name = constructorName(scope);
+    const name = safely(() =>
+      (scope as { constructor?: { name?: unknown } }).constructor?.name
+    );
     const kind = typeof name === "string" && name !== "" ? name : "object";
     return `scope ${kind} (an object key)`;
   }
   return `scope ${quote(scope)}`;
 }
 
-/** A key's constructor name, or `undefined` when reading it throws (a hostile proxy). */
-function constructorName(key: unknown): unknown {
+/**
+ * `read()`: reads fields of a user-supplied object. What a getter or a Proxy
+ * throws becomes a `SystemPromptError` of `code` with `message()` and the
+ * thrown value as `cause`; a `SystemPromptError` passes unchanged.
+ */
+export function readGuarded<T>(
+  read: () => T,
+  code: SystemPromptErrorCode,
+  message: () => string,
+): T {
   try {
-    return (key as { constructor?: { name?: unknown } }).constructor?.name;
+    return read();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(code, message(), { cause: error });
+  }
+}
+
+/** Whether `value` is a {@linkcode SystemPromptError}; never throws. */
+export function isSystemPromptError(
+  value: unknown,
+): value is SystemPromptError {
+  try {
+    return value instanceof SystemPromptError;
+  } catch {
+    return false;
+  }
+}
+
+/** `read()`, or `undefined` when it throws (a revoked or hostile Proxy). */
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
   } catch {
     return undefined;
   }

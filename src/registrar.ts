@@ -6,7 +6,12 @@
  * @module
  */
 
-import { describeScope, quote, SystemPromptError } from "./errors.ts";
+import {
+  describeScope,
+  quote,
+  readGuarded,
+  SystemPromptError,
+} from "./errors.ts";
 import type { Kind, Provenance, RecordBase } from "./kinds/kind.ts";
 import type { InputOf, KindName } from "./kinds/table.ts";
 import { KINDS } from "./kinds/table.ts";
@@ -144,7 +149,14 @@ function childLabel(
       `Registrar options must be an object { label? }; got ${quote(options)}.`,
     );
   }
-  const { label = fallback } = options;
+  const label = readGuarded(
+    () => {
+      const { label = fallback } = options;
+      return label;
+    },
+    "INVALID_CONFIG",
+    () => `Reading the registrar options threw; they are an object { label? }.`,
+  );
   if (typeof label !== "string") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -190,7 +202,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
   #register<K extends KindName>(
     kind: K,
     input: InputOf<K>,
-    action: string,
+    action: string | (() => string),
   ): Disposer {
     this.#assertOpen(action);
     const provenance: Provenance = {
@@ -211,18 +223,22 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     );
   }
 
-  #assertOpen(action: string): void {
+  /** `action` is built only when it is needed: on failure. */
+  #assertOpen(action: string | (() => string)): void {
+    if (!this.#lifetime.disposed) return;
     this.#lifetime.assertOpen(
-      action,
+      typeof action === "string" ? action : action(),
       `this registrar (${describeScope(this.scopeKey)})`,
     );
   }
 
   section(section: PromptSection<C>): Disposer {
-    const name = typeof section?.name === "string"
-      ? `section ${quote(section.name)}`
-      : "a section";
-    return this.#register("section", section, `register ${name}`);
+    return this.#register("section", section, () => {
+      const name = (section as { name?: unknown } | null)?.name;
+      return `register ${
+        typeof name === "string" ? `section ${quote(name)}` : "a section"
+      }`;
+    });
   }
 
   tools(provider: ToolProvider<C>): Disposer {
@@ -233,7 +249,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     return this.#register(
       "variable",
       { name, provider },
-      `register variable ${quote(name)}`,
+      () => `register variable ${quote(name)}`,
     );
   }
 
@@ -246,10 +262,14 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
   }
 
   runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
-    const name = typeof entry?.name === "string"
-      ? `runtime context ${quote(entry.name)}`
-      : "a runtime context";
-    return this.#register("runtimeContext", entry, `register ${name}`);
+    return this.#register("runtimeContext", entry, () => {
+      const name = (entry as { name?: unknown } | null)?.name;
+      return `register ${
+        typeof name === "string"
+          ? `runtime context ${quote(name)}`
+          : "a runtime context"
+      }`;
+    });
   }
 
   suppressRuntimeContext(): Disposer {
@@ -263,8 +283,8 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
   bindScope(child: ScopeKey, parent: ScopeKey): Disposer {
     assertScopeKey(child);
     assertScopeKey(parent);
-    this.#assertOpen(
-      `bind ${describeScope(child)} to ${describeScope(parent)}`,
+    this.#assertOpen(() =>
+      `bind ${describeScope(child)} to ${describeScope(parent)}`
     );
     const { layers, scopes } = this.#registry;
     const unbind = scopes.bind(child, parent);
@@ -291,7 +311,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   scope(key: ScopeKey, options?: RegistrarOptions): Registrar<C> {
     assertScopeKey(key);
-    this.#assertOpen(`open ${describeScope(key)}`);
+    this.#assertOpen(() => `open ${describeScope(key)}`);
     const label = childLabel(this.label, options, "scope");
     return new LayerRegistrar(this.#registry, new Lifetime(this.#lifetime), {
       scopeKey: key,

@@ -18,19 +18,26 @@ import {
   switchMap,
 } from "rxjs";
 import { chainSnapshot$ } from "./scopes.ts";
-import { assembly$ } from "./assemble/build.ts";
+import { assembly$, type Pipeline } from "./assemble/build.ts";
+import { readContext } from "./assemble/context.ts";
 import { view$, withDiffs } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
-import { quote, SystemPromptError } from "./errors.ts";
+import { readGuarded, SystemPromptError } from "./errors.ts";
+import { explanation$ } from "./explain.ts";
+import type { ExplainOptions, PromptExplanation } from "./explanation.ts";
 import type { Snapshot } from "./layers.ts";
 import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
 import {
-  assertScopeKey,
   LayerRegistrar,
   type Registrar,
   type RegistrarOptions,
   Registry,
 } from "./registrar.ts";
+import {
+  ContainedObservable,
+  inCommitOrder,
+  reportToConsole,
+} from "./change_stream.ts";
 import { compileToolOrder } from "./tool_order.ts";
 import type {
   AssembleContext,
@@ -94,8 +101,10 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
 
   /**
    * Every registration, unregistration and invalidation, emitted
-   * synchronously after the state is committed. Hot; not scope-filtered;
-   * completes when the registry is disposed.
+   * synchronously after the state is committed, in commit order to every
+   * subscriber. Hot; not scope-filtered; completes when the registry is
+   * disposed. What a subscriber throws goes to the config's
+   * `onSubscriberError`.
    */
   readonly change$: Observable<PromptChange>;
 
@@ -108,11 +117,18 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     const valid = validateConfig(config);
     const { toolOrder } = valid;
     const registry = new Registry(
-      toolOrder === undefined ? undefined : compileToolOrder(toolOrder),
+      toolOrder === undefined ? undefined : readGuarded(
+        () => compileToolOrder(toolOrder),
+        "INVALID_TOOL_ORDER",
+        () => `Reading toolOrder threw; it must be an array of tool names.`,
+      ),
       { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
-    this.change$ = registry.layers.change$;
+    this.change$ = new ContainedObservable(
+      inCommitOrder(registry.layers.change$),
+      valid.onSubscriberError ?? reportToConsole,
+    );
     const lifetime = new Lifetime();
     // The first entry is torn down last: the streams complete after every
     // registration is gone.
@@ -213,36 +229,74 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * failure is a rejection.
    */
   assemble(context?: C): Promise<PromptAssembly> {
-    return firstValueFrom(this.#assembly$(context ?? {} as C));
+    return firstValueFrom(
+      this.#assembly$(context === undefined ? {} as C : context),
+    );
   }
 
   /**
-   * Validates `context`, then assembles from `snapshot` (a watcher's
-   * combined layer states) or from the layers' latest states.
+   * What {@linkcode SystemPrompt.assemble} gives for `context` (same snapshot
+   * and failures), its rendered prompt, and the origin of each entry (its
+   * registrar's label and layer, or `"listener"`), section offsets in the
+   * prompt, token counts with `countTokens`, and what nearer layers shadowed.
+   * Also rejects when the prompt does not render or the counter fails.
+   *
+   * @example
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   *
+   * const prompt = new SystemPrompt<{ scope?: string }>({ persona: "You help." });
+   * const reviewer = prompt.scope("reviewer", { label: "reviewer" });
+   * reviewer.section({ name: "deployment:persona", order: 0, text: "You review code." });
+   * const explanation = await prompt.explain({ scope: "reviewer" }, {
+   *   countTokens: (text) => text.split(/\s+/).length,
+   * });
+   * const { registrar, layer, tokens } = explanation.sections[1];
+   * console.log(registrar, layer, tokens); // "registry/reviewer" "scope" 3
+   * console.log(explanation.shadowed[0].by); // "registry/reviewer"
+   * await prompt.dispose();
+   * ```
    */
+  explain(
+    context?: C,
+    options?: ExplainOptions,
+  ): Promise<PromptExplanation> {
+    return firstValueFrom(
+      this.#pipeline$(
+        context === undefined ? {} as C : context,
+        (layers, given, buildOptions) =>
+          explanation$(layers, given, { ...buildOptions, explain: options }),
+      ),
+    );
+  }
+
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
+    return this.#pipeline$(context, assembly$, snapshot);
+  }
+
+  /**
+   * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
+   * combined layer states) or on the layers' latest states.
+   */
+  #pipeline$<T>(
+    context: C,
+    pipeline: Pipeline<T>,
+    snapshot?: Snapshot,
+  ): Observable<T> {
     return defer(() => {
-      if (typeof context !== "object" || context === null) {
-        throw new SystemPromptError(
-          "INVALID_CONTEXT",
-          `The assembly context must be an object ({ scope?, signal?, ... }); ` +
-            `got ${quote(context)}.`,
-        );
-      }
+      const { scope } = readContext(context);
       if (this.#root.disposed) {
         throw new SystemPromptError(
           "DISPOSED",
           `Cannot assemble: the registry is disposed.`,
         );
       }
-      const scope = context.scope;
-      if (scope === null) assertScopeKey(scope);
       const registry = this.#registry;
       const layers = snapshot ??
         registry.layers.snapshot(
           scope === undefined ? [] : registry.scopes.chainOf(scope),
         );
-      return assembly$(layers, context, {
+      return pipeline(layers, context, {
         toolOrder: registry.toolOrder,
         suppressRuntimeContext: !registry.includeRuntimeContext,
       });
@@ -256,13 +310,18 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * (its context's `signal` aborts). Failures arrive as `{ error }` and the
    * stream stays alive; it completes when the registry is disposed.
    *
-   * Providers and listeners receive a copy of `context` whose `signal` also
-   * aborts when the view is superseded or unsubscribed. A rendered view
-   * after the first carries `diff` against the previous rendered view.
+   * Providers and listeners receive a context whose prototype is `context`
+   * (its fields, getters included, read through) with its own `signal`,
+   * which aborts when the view is superseded or unsubscribed, or when
+   * `context.signal` aborts. A class instance's private fields are not
+   * reachable through it. `context` is validated as by `assemble()`; a bad
+   * one is reported as an `{ error }` view.
    */
   watch(context?: C): Observable<PromptView> {
-    const given = context ?? {} as C;
-    const scope = given.scope;
+    const given = context === undefined ? {} as C : context;
+    // An unreadable or invalid scope watches the global layer: each view
+    // then reports the context's error, as assemble() would.
+    const scope = scopeOrUndefined(given);
     const { layers, scopes } = this.#registry;
     // The states of the layers this context reads (following its chain as
     // binds change it), and invalidations; a burst of transitions coalesces
@@ -307,3 +366,11 @@ Object.defineProperty(
   Symbol.for("rxprompt.SystemPrompt"),
   { value: true },
 );
+
+function scopeOrUndefined(context: unknown): ScopeKey | undefined {
+  try {
+    return readContext(context).scope;
+  } catch {
+    return undefined;
+  }
+}

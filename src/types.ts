@@ -340,6 +340,12 @@ export interface SystemPromptConfig {
   /** Register the `harness:identity` section (default `true`). */
   includeHarnessIdentity?: boolean;
   /**
+   * Receives what a `change$` subscriber threw and the change it was
+   * handling; the registry and the other subscribers go on. Default:
+   * `console.error`.
+   */
+  onSubscriberError?: (error: unknown, change: unknown) => void;
+  /**
    * Call the runtime context providers (default `true`); when `false`,
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */

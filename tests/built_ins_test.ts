@@ -152,11 +152,26 @@ describe("constructor validation", () => {
     });
   }
 
-  it("accepts a valid toolOrder and an absent one", () => {
-    assert.ok(new SystemPrompt({ toolOrder: ["shell", TOOL_ORDER_REST] }));
-    assert.ok(new SystemPrompt({ toolOrder: [TOOL_ORDER_REST] }));
-    assert.ok(new SystemPrompt({}));
-    assert.ok(new SystemPrompt());
+  it("accepts a valid toolOrder and an absent one, and orders tools by it", async () => {
+    const cases: [SystemPromptConfig | undefined, string[]][] = [
+      [{ toolOrder: ["shell", TOOL_ORDER_REST] }, ["shell", "edit", "read"]],
+      [{ toolOrder: [TOOL_ORDER_REST] }, ["edit", "read", "shell"]],
+      [{}, ["edit", "read", "shell"]],
+      [undefined, ["edit", "read", "shell"]],
+    ];
+    for (const [config, expected] of cases) {
+      const prompt = new SystemPrompt(config);
+      prompt.tools(() => ({
+        schemas: ["read", "shell", "edit"].map((name) => ({
+          name,
+          description: name,
+          parameters: {},
+        })),
+      }));
+      const assembly = await prompt.assemble();
+      assert.deepEqual(assembly.tools.map((tool) => tool.name), expected);
+      await prompt.dispose();
+    }
   });
 
   for (const persona of [42, null, {}, ["a"], () => "x"]) {

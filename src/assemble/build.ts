@@ -36,7 +36,9 @@ import { waterfall$ } from "./waterfall.ts";
 /**
  * The assembly for `context` as a one-value observable: the initial assembly
  * is built on subscription, then flows through the listeners. Aborting
- * `context.signal` errors it with the signal's reason.
+ * `context.signal` errors it with the signal's reason. With
+ * `options.trace` (only `explain` sets it), the trace's `built` sees the
+ * initial assembly before the listeners.
  */
 export function assembly$<C extends AssembleContext>(
   snapshot: Snapshot,
@@ -52,6 +54,7 @@ export function assembly$<C extends AssembleContext>(
       ? options
       : { ...options, suppressRuntimeContext: suppress };
     const assembly = buildAssembly(snapshot, context, built);
+    options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
     return waterfall$(listeners, assembly, context).pipe(
@@ -59,6 +62,13 @@ export function assembly$<C extends AssembleContext>(
     );
   }).pipe(abortOn(signal));
 }
+
+/** What runs on a snapshot: {@linkcode assembly$}, or `explain`'s pipeline. */
+export type Pipeline<T> = (
+  snapshot: Snapshot,
+  context: AssembleContext,
+  options: BuildOptions,
+) => Observable<T>;
 
 /**
  * The waterfall's result with what the registry restores after it: the one

@@ -18,53 +18,37 @@ import {
 import { diffAssemblies, type PromptDiff } from "../diff.ts";
 import { renderPrompt } from "../render/prompt.ts";
 import type { AssembleContext, PromptAssembly, PromptView } from "../types.ts";
+import { deriveContext, readContext } from "./context.ts";
 
 /**
- * The view of `assemble(derived)`. The derived context follows the caller's
- * own signal too (without AbortSignal.any, absent before Node 20.3).
+ * The view of `assemble(derived)`, where `derived` is `context` with its own
+ * signal (see {@linkcode deriveContext}) that also follows the caller's own
+ * signal (without AbortSignal.any, absent before Node 20.3). A context that
+ * fails validation is the view's error, as under `assemble()`.
  */
 export function view$<C extends AssembleContext>(
   context: C,
   assemble: (derived: C) => Observable<PromptAssembly>,
 ): Observable<PromptView> {
   return defer(() => {
+    const callerSignal = readContext(context).signal;
     const controller = new AbortController();
-    const callerSignal = context.signal;
     function follow(): void {
       controller.abort(callerSignal?.reason);
     }
     if (callerSignal?.aborted) follow();
     else callerSignal?.addEventListener("abort", follow, { once: true });
-    // A context that is not an object is passed on as it is, so that it
-    // fails validation exactly as under assemble().
-    const derived = typeof context === "object" && context !== null
-      ? withSignal(context, controller.signal)
-      : context;
-    return assemble(derived).pipe(
+    return assemble(deriveContext(context, controller.signal)).pipe(
       map((assembly): PromptView => ({
         assembly,
         prompt: renderPrompt(assembly),
       })),
-      catchError((error: unknown) => of<PromptView>({ error })),
       finalize(() => {
         callerSignal?.removeEventListener("abort", follow);
         controller.abort();
       }),
     );
-  });
-}
-
-/**
- * `context` with `signal` in place of its own. Keeps the prototype, so a
- * class-instance context keeps its methods.
- */
-function withSignal<C extends AssembleContext>(
-  context: C,
-  signal: AbortSignal,
-): C {
-  return Object.assign(Object.create(Object.getPrototypeOf(context)), context, {
-    signal,
-  });
+  }).pipe(catchError((error: unknown) => of<PromptView>({ error })));
 }
 
 /** The last rendered assembly of a subscription, and the view to emit. */

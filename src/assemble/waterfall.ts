@@ -46,7 +46,7 @@ function stage$(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
 ): Observable<PromptAssembly> {
-  if (isObservable(result)) {
+  if (isObservableResult(result)) {
     return result.pipe(
       take(1),
       throwIfEmpty(() =>
@@ -67,15 +67,7 @@ function stage$(
 
 function checkListenerResult(value: unknown, index: number): PromptAssembly {
   const assembly = value as Partial<PromptAssembly> | null;
-  if (
-    typeof assembly === "object" && assembly !== null &&
-    Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
-    typeof assembly.variables === "object" && assembly.variables !== null &&
-    (assembly.runtimeContext === undefined ||
-      Array.isArray(assembly.runtimeContext))
-  ) {
-    return assembly as PromptAssembly;
-  }
+  if (isAssemblyShaped(assembly)) return assembly as PromptAssembly;
   throw new SystemPromptError(
     "INVALID_LISTENER_RESULT",
     `Assembly listener #${index + 1} returned ${quote(value)}; a listener ` +
@@ -83,4 +75,28 @@ function checkListenerResult(value: unknown, index: number): PromptAssembly {
       `runtimeContext? (an array) }): usually ` +
       `the result of next(), or the assembly it received.`,
   );
+}
+
+/** Never throws: an assembly whose fields cannot be read is not one. */
+function isAssemblyShaped(assembly: Partial<PromptAssembly> | null): boolean {
+  try {
+    return typeof assembly === "object" && assembly !== null &&
+      Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
+      typeof assembly.variables === "object" && assembly.variables !== null &&
+      (assembly.runtimeContext === undefined ||
+        Array.isArray(assembly.runtimeContext));
+  } catch {
+    return false;
+  }
+}
+
+/** Never throws: a revoked Proxy is not an Observable. */
+function isObservableResult(
+  result: unknown,
+): result is Observable<PromptAssembly> {
+  try {
+    return isObservable(result);
+  } catch {
+    return false;
+  }
 }

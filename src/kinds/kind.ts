@@ -15,7 +15,12 @@ import {
   type SystemPromptErrorCode,
 } from "../errors.ts";
 import type { ToolOrderPlan } from "../tool_order.ts";
-import type { PromptAssembly, PromptChange, ScopeKey } from "../types.ts";
+import type {
+  PromptAssembly,
+  PromptChange,
+  ScopeKey,
+  ToolSchema,
+} from "../types.ts";
 
 /** What the registrar knows about a registration beyond its input. */
 export interface Provenance {
@@ -47,6 +52,35 @@ export interface BuildOptions {
    * (config `includeRuntimeContext: false`, or a suppressor in a layer).
    */
   readonly suppressRuntimeContext?: boolean;
+  /**
+   * Set by `explain` only: the kinds whose origins cannot be read from the
+   * snapshot alone record them here. An assembly without it does no such
+   * work.
+   */
+  readonly trace?: BuildTrace;
+}
+
+/** What a build records for `explain`. */
+export interface BuildTrace {
+  /**
+   * Every tool the providers returned (shadowed ones included), in
+   * collection order (layers farthest first), with the provider's record and
+   * layer. The assembly's tools are among these objects.
+   */
+  tools?: readonly TracedTool[];
+  /**
+   * Called with the registry's contribution before any listener runs
+   * (listeners may mutate it in place).
+   */
+  readonly built?: (initial: PromptAssembly) => void;
+}
+
+/** One collected tool and where it came from. */
+export interface TracedTool {
+  readonly tool: ToolSchema;
+  readonly record: RecordBase;
+  /** The layer's scope key; `undefined` is the global layer. */
+  readonly scope: ScopeKey | undefined;
 }
 
 /** A registration kind. `I` is what its `Registrar` method receives. */

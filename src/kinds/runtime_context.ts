@@ -7,8 +7,8 @@
  */
 
 import { mergeSorted } from "../_util.ts";
-import { callProvider } from "../assemble/provider.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import { callProvider, typeName } from "../assemble/provider.ts";
+import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
@@ -49,7 +49,16 @@ function toRuntimeContextRecord(
       }.`,
     );
   }
-  const { name, order, text } = input as Record<string, unknown>;
+  const { name, order, text } = readGuarded(
+    () => {
+      const { name, order, text } = input as Record<string, unknown>;
+      return { name, order, text };
+    },
+    "INVALID_SECTION",
+    () =>
+      `Reading a runtime context entry's fields threw; an entry is an ` +
+      `object { name, order, text } whose fields can be read.`,
+  );
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -121,7 +130,7 @@ function resolveEntry(
     throw new SystemPromptError(
       "PROVIDER_FAILED",
       `The text function of runtime context ${quote(name)} returned ` +
-        `${typeof value}; it must return a string ("" to leave it out).`,
+        `${typeName(value)}; it must return a string ("" to leave it out).`,
     );
   }
   return { name, order, text: value };

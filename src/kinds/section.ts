@@ -6,8 +6,8 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider } from "../assemble/provider.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import { callProvider, typeName } from "../assemble/provider.ts";
+import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   insertSorted,
@@ -54,10 +54,17 @@ function toSectionRecord(
       }.`,
     );
   }
-  const { name, order, text, cacheBreakpoint, complete } = section as Record<
-    string,
-    unknown
-  >;
+  const { name, order, text, cacheBreakpoint, complete } = readGuarded(
+    () => {
+      const { name, order, text, cacheBreakpoint, complete } =
+        section as Record<string, unknown>;
+      return { name, order, text, cacheBreakpoint, complete };
+    },
+    "INVALID_SECTION",
+    () =>
+      `Reading a section's fields threw; a section is an object ` +
+      `{ name, order, text } whose fields can be read.`,
+  );
   if (typeof name !== "string" || name === "") {
     throw new SystemPromptError(
       "INVALID_SECTION",
@@ -160,7 +167,9 @@ function resolveSection(
   if (typeof value !== "string") {
     throw new SystemPromptError(
       "PROVIDER_FAILED",
-      `The text function of section ${quote(name)} returned ${typeof value}; ` +
+      `The text function of section ${quote(name)} returned ${
+        typeName(value)
+      }; ` +
         `it must return a string ("" to leave the section out).`,
     );
   }

@@ -7,8 +7,13 @@
  * @module
  */
 
-import { callProvider } from "../assemble/provider.ts";
-import { describeScope, quote, SystemPromptError } from "../errors.ts";
+import { callProvider, providerFailed } from "../assemble/provider.ts";
+import {
+  describeScope,
+  isSystemPromptError,
+  quote,
+  SystemPromptError,
+} from "../errors.ts";
 import { orderTools } from "../tool_order.ts";
 import type {
   PromptAssembly,
@@ -24,6 +29,7 @@ import {
   type KindLayer,
   type Provenance,
   type RecordBase,
+  type TracedTool,
 } from "./kind.ts";
 import { copyToolSchema } from "./tool_schema.ts";
 
@@ -86,7 +92,7 @@ function buildTools(
   layers: readonly KindLayer<ToolsRecord>[],
   context: unknown,
   draft: PromptAssembly,
-  { toolOrder }: BuildOptions,
+  { toolOrder, trace }: BuildOptions,
 ): void {
   const collection: Collection = {
     context,
@@ -101,6 +107,7 @@ function buildTools(
       collectTools({ record, index: ++index, scope, layer }, collection);
     }
   }
+  if (trace !== undefined) trace.tools = traced(collection);
   const ordered = orderTools(collection.tools, {
     plan: toolOrder,
     knownNames: collection.knownNames,
@@ -108,6 +115,13 @@ function buildTools(
   draft.tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
     : ordered;
+}
+
+function traced({ tools, sources }: Collection): TracedTool[] {
+  return tools.map((tool, index) => {
+    const { record, scope } = sources[index];
+    return { tool, record, scope };
+  });
 }
 
 function collectTools(source: ToolSource, collection: Collection): void {
@@ -118,15 +132,24 @@ function collectTools(source: ToolSource, collection: Collection): void {
     context,
     describe,
   );
-  const { schemas, knownNames: known } = checkResult(result, source);
-  for (const schema of schemas) {
-    const tool = copyToolSchema(schema, describe);
-    tools.push(tool);
-    sources.push(source);
-    knownNames?.add(tool.name);
-  }
-  if (known !== undefined && knownNames !== undefined) {
-    for (const name of known) knownNames.add(name);
+  try {
+    const { schemas, knownNames: known } = checkResult(result, source);
+    for (const schema of schemas) {
+      const tool = copyToolSchema(schema, describe);
+      tools.push(tool);
+      sources.push(source);
+      knownNames?.add(tool.name);
+    }
+    if (known !== undefined && knownNames !== undefined) {
+      for (const name of known) knownNames.add(name);
+    }
+  } catch (error) {
+    // A getter, an iterator or a Proxy of the result threw while it was read.
+    if (isSystemPromptError(error)) throw error;
+    throw providerFailed(
+      `Reading the result of the ${describe()} threw`,
+      error,
+    );
   }
 }
 

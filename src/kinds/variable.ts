@@ -8,7 +8,7 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { callProvider } from "../assemble/provider.ts";
+import { callProvider, typeName } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
@@ -99,7 +99,7 @@ function resolveVariable(
   if (value === undefined || typeof value === "string") return value;
   throw new SystemPromptError(
     "PROVIDER_FAILED",
-    `The provider of variable ${quote(name)} returned ${typeof value}; a ` +
+    `The provider of variable ${quote(name)} returned ${typeName(value)}; a ` +
       `variable provider must return a string, or undefined for "no value ` +
       `here".`,
   );

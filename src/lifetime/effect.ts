@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SystemPromptError } from "../errors.ts";
+import { readGuarded, SystemPromptError } from "../errors.ts";
 import { isPromiseLike } from "../_util.ts";
 import {
   type EffectBody,
@@ -98,7 +98,14 @@ function assertIterator(
       `it returned ${value === null ? "null" : typeof value}`,
     );
   }
-  if (typeof (value as { next?: unknown }).next === "function") return;
+  const next = readGuarded(
+    () => (value as { next?: unknown }).next,
+    "INVALID_EFFECT",
+    () =>
+      "An effect body must return a generator (function* or async " +
+      "function*); reading next() of what it returned threw.",
+  );
+  if (typeof next === "function") return;
   if (isPromiseLike(value)) {
     Promise.resolve(value).catch(() => {});
     throw invalidEffect(

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SystemPromptError } from "../errors.ts";
+import { isSystemPromptError, SystemPromptError } from "../errors.ts";
 
 /** The assembly key of a list of entries to render. */
 export type RenderedList = "sections" | "runtimeContext";
@@ -60,10 +60,37 @@ export function invalidVariables(value: unknown): SystemPromptError {
   );
 }
 
-/** A value's kind for a message, never its content. */
+/**
+ * `render()`, where what a getter or Proxy of the assembly throws while it
+ * is read becomes `INVALID_ASSEMBLY` with the thrown value as `cause`.
+ */
+export function readingAssembly<T>(render: () => T, renderer: string): T {
+  try {
+    return render();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `${renderer} could not read the assembly (a getter or Proxy threw); ` +
+        `pass plain data { sections, tools, variables }, such as assemble() ` +
+        `resolves to.`,
+      { cause: error },
+    );
+  }
+}
+
+/** A value's kind for a message, never its content. Never throws. */
 export function describeType(value: unknown): string {
   if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   const type = typeof value;
   return type === "object" ? "an object" : `a ${type}`;
+}
+
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
 }

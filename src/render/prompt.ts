@@ -19,6 +19,7 @@ import {
   invalidEntry,
   invalidList,
   invalidVariables,
+  readingAssembly,
 } from "./assembly_shape.ts";
 import { templateOf } from "./template_cache.ts";
 
@@ -78,14 +79,16 @@ export interface RenderSectionsOptions {
  * ```
  */
 export function renderPrompt(assembly: PromptAssembly): string {
-  checkAssembly(assembly, "renderPrompt");
-  return renderJoined(
-    targetOf({
-      sections: assembly.sections,
-      variables: assembly.variables,
-      list: "sections",
-    }),
-  );
+  return readingAssembly(() => {
+    checkAssembly(assembly, "renderPrompt");
+    return renderJoined(
+      targetOf({
+        sections: assembly.sections,
+        variables: assembly.variables,
+        list: "sections",
+      }),
+    );
+  }, "renderPrompt");
 }
 
 /**
@@ -118,16 +121,18 @@ export function renderPrompt(assembly: PromptAssembly): string {
  * ```
  */
 export function renderRuntimeContext(assembly: PromptAssembly): string {
-  checkAssembly(assembly, "renderRuntimeContext");
-  const present = assembly.runtimeContext;
-  const entries = present === undefined ? [] : present;
-  return renderJoined(
-    targetOf({
-      sections: entries,
-      variables: assembly.variables,
-      list: "runtimeContext",
-    }),
-  );
+  return readingAssembly(() => {
+    checkAssembly(assembly, "renderRuntimeContext");
+    const present = assembly.runtimeContext;
+    const entries = present === undefined ? [] : present;
+    return renderJoined(
+      targetOf({
+        sections: entries,
+        variables: assembly.variables,
+        list: "runtimeContext",
+      }),
+    );
+  }, "renderRuntimeContext");
 }
 
 /**

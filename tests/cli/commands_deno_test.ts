@@ -210,6 +210,7 @@ describe("rxprompt inspect", () => {
       scope: string;
       sections: {
         name: string;
+        layer: string;
         order: number;
         characters: number;
         tokens: number;
@@ -237,6 +238,14 @@ describe("rxprompt inspect", () => {
       );
     }
     const git = table.sections.find((section) => section.name === "git")!;
+    assert.equal(git.registrar, "registry/git", "provenance from explain()");
+    const persona = table.sections.find((section) =>
+      section.name === "deployment:persona"
+    ) as { registrar: string; layer?: string };
+    assert.deepEqual([persona.registrar, persona.layer], [
+      "registry/reviewer",
+      "scope",
+    ]);
     const gitText =
       "You are on branch main. Commit in small steps with imperative messages; never push.";
     assert.equal(git.characters, gitText.length);

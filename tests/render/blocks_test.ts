@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { fuzzRuns } from "../fuzz_runs.ts";
 import {
   type AssembledSection,
   type PromptAssembly,
@@ -191,7 +192,7 @@ describe(`renderPromptBlocks properties (fast-check seed ${SEED})`, () => {
           .map((item) => item.name);
         assert.deepEqual(blocks.flatMap((block) => block.sections), nonEmpty);
       }),
-      { seed: SEED, numRuns: 1000 },
+      { seed: SEED, numRuns: fuzzRuns(1000) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { fuzzRuns } from "../fuzz_runs.ts";
 import { renderPrompt } from "../../mod.ts";
 import {
   TEMPLATE_CACHE_MAX_BYTES,
@@ -92,7 +93,7 @@ describe("TemplateCache", () => {
         const total = model.reduce((sum, entry) => sum + entry.bytes, 0);
         assert.equal(cache.stats().bytes, total);
       }),
-      { numRuns: 500, seed: LRU_SEED },
+      { numRuns: fuzzRuns(500), seed: LRU_SEED },
     );
   });
 
