@@ -21,7 +21,7 @@
 import type { BuildOptions, EntryPoint } from "@deno/dnt";
 
 /** npm commands: name → module (for example `rxprompt: "./cli/main.ts"`). */
-export const BINS: Record<string, string> = {};
+export const BINS: Record<string, string> = { rxprompt: "./cli/main.ts" };
 
 /** A package of the import map that the consumer provides. */
 export interface PeerDependency {
@@ -106,6 +106,9 @@ function buildOptions(): BuildOptions {
       ),
       // The build type-checks against the peers (npm skips optional ones).
       devDependencies: { "@types/node": "^20.19.0", ...peerDevDependencies() },
+      // The rxprompt command imports it under a computed specifier (see
+      // cli/tokens.ts), which dnt does not see.
+      dependencies: { "gpt-tokenizer": npmRange("gpt-tokenizer") },
     },
     async postBuild() {
       for (const file of ["README.md", "LICENSE"]) {
@@ -116,6 +119,15 @@ function buildOptions(): BuildOptions {
       }
     },
   };
+}
+
+/** The version range of an `npm:` import of the import map. */
+function npmRange(name: string): string {
+  const specifier: string | undefined = denoJson.imports[name];
+  if (!specifier?.startsWith(`npm:${name}@`)) {
+    throw new Error(`dependency ${name}: no "npm:${name}@…" import`);
+  }
+  return specifier.slice(`npm:${name}@`.length);
 }
 
 /** Each peer's `npm:` import, mapped to a peer dependency. */

@@ -5,7 +5,7 @@
  *
  * - lints the package with `publint --strict` and `@arethetypeswrong/cli`;
  * - runs the project's test files (any depth under `tests/`, except
- *   `tests/bench/` and the Deno-only `*_sdk_test.ts`) under Node
+ *   `tests/bench/` and the Deno-only `*_sdk_test.ts` and `*_deno_test.ts`) under Node
  *   (`node --test`) and Bun (`bun test`) against the installed package, not
  *   the sources;
  * - smoke-tests a JavaScript consumer on Node and Bun (and `require()` where
@@ -53,8 +53,11 @@ const ROOT = path.resolve(OUT_DIR, "..");
 const TEST_ROOT = path.join(ROOT, "tests");
 /** Not tests: benchmarks. */
 const NOT_TESTS = path.join(TEST_ROOT, "bench");
-/** Test files that need Deno (real SDK clients); not run on Node and Bun. */
-const DENO_ONLY = /_sdk_test\.ts$/;
+/**
+ * Test files that need Deno (real SDK clients, or the command line run as a
+ * Deno subprocess); not run on Node and Bun.
+ */
+const DENO_ONLY = /_(sdk|deno)_test\.ts$/;
 const TEST_FILE = /_test\.ts$/;
 
 /** Test cases a runner ran. */

@@ -17,11 +17,18 @@
  */
 
 const TARGETS = ["tests/", "mod.ts", "src/", "adapters/", "README.md"];
-/** The SDK round trips talk to a loopback server; `ai` reads the host name. */
+/**
+ * The SDK round trips talk to a loopback server; `ai` reads the host name.
+ * The command-line tests run `deno` (and `script`, for a terminal) on
+ * configs in the checkout and in temporary folders.
+ */
 const PERMISSIONS = [
   "--allow-net=127.0.0.1",
   "--allow-sys=hostname",
   "--allow-env",
+  "--allow-run",
+  "--allow-read",
+  "--allow-write",
 ];
 
 /** Test cases in a JUnit report, the way {@linkcode countTestCases} counts. */

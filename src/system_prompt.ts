@@ -20,7 +20,7 @@ import {
 import { chainSnapshot$ } from "./scopes.ts";
 import { assembly$, type Pipeline } from "./assemble/build.ts";
 import { readContext } from "./assemble/context.ts";
-import { view$ } from "./assemble/view.ts";
+import { view$, withDiffs } from "./assemble/view.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { readGuarded, SystemPromptError } from "./errors.ts";
 import { explanation$ } from "./explain.ts";
@@ -342,6 +342,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
           ? EMPTY
           : view$(given, (derived) => this.#assembly$(derived, snapshot))
       ),
+      withDiffs,
     );
   }
 
@@ -362,6 +363,15 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     this.#registry.layers.invalidate();
   }
 }
+
+// A config module may import another copy of this module (another version,
+// or the npm build beside the JSR one), so tools that load configs, such as
+// the rxprompt command, recognise a registry by this brand, not instanceof.
+Object.defineProperty(
+  SystemPrompt.prototype,
+  Symbol.for("rxprompt.SystemPrompt"),
+  { value: true },
+);
 
 function scopeOrUndefined(context: unknown): ScopeKey | undefined {
   try {

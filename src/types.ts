@@ -5,6 +5,7 @@
  */
 
 import type { Observable } from "rxjs";
+import type { PromptDiff } from "./diff.ts";
 
 /**
  * One section of an assembly: resolved text, not yet interpolated.
@@ -311,18 +312,23 @@ export interface PromptChange {
 
 /**
  * What `watch()` emits: a rendered assembly, or the error that prevented it.
+ * A rendered view after the first also carries `diff`: what changed since
+ * the previous rendered view of the same subscription, and where the prompt
+ * cache breaks (`diffAssemblies(previous, assembly)`).
  *
  * @example
  * ```ts
  * import type { PromptView } from "@rxprompt/system-prompt";
  *
  * function show(view: PromptView): string {
- *   return "error" in view ? `failed: ${String(view.error)}` : view.prompt;
+ *   if ("error" in view) return `failed: ${String(view.error)}`;
+ *   const broken = view.diff?.cache.brokenBy;
+ *   return broken === undefined ? view.prompt : `cache broken by ${broken}`;
  * }
  * ```
  */
 export type PromptView =
-  | { assembly: PromptAssembly; prompt: string }
+  | { assembly: PromptAssembly; prompt: string; diff?: PromptDiff }
   | { error: unknown };
 
 /**

@@ -8,6 +8,7 @@ import type { Observable, Subscription } from "rxjs";
 import {
   type AssembleContext,
   type AssembleListener,
+  diffAssemblies,
   type PromptChange,
   type PromptView,
   renderPrompt,
@@ -488,6 +489,141 @@ describe("watch: failures arrive as views", () => {
     await dispose();
     await watcher.views$(2);
     assert.equal(promptOf(watcher.views[1]), "");
+  });
+});
+
+/** The diff of a successful view; fails the test on an error view. */
+function diffOf(view: PromptView | undefined) {
+  assert.ok(view && "assembly" in view, "expected a successful view");
+  return view.diff;
+}
+
+describe("watch: diffs between views", () => {
+  it("has no diff on the first view, then diffs against the previous view", async () => {
+    const prompt = registry();
+    let branch = "main";
+    prompt.variable("branch", () => branch);
+    prompt.section({ name: "rules", order: 10, text: "Be brief." });
+    prompt.section({ name: "git", order: 20, text: "Branch: {{branch}}." });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    assert.equal(diffOf(watcher.views[0]), undefined);
+    assert.equal("diff" in watcher.views[0], false, "no diff key at all");
+
+    branch = "fix/cache";
+    prompt.invalidate();
+    await watcher.views$(2);
+    const [first, second] = watcher.views;
+    assert.ok("assembly" in first && "assembly" in second);
+    const diff = diffOf(second);
+    assert.deepEqual(diff, diffAssemblies(first.assembly, second.assembly));
+    assert.deepEqual(diff?.sections.changed, ["git"]);
+    assert.equal(diff?.cache.brokenBy, "section:git");
+    assert.equal(
+      diff?.cache.promptStablePrefix,
+      "Be brief.\n\nBranch: ".length,
+    );
+
+    prompt.tools(() => ({
+      schemas: [{ name: "shell", description: "run", parameters: {} }],
+    }));
+    await watcher.views$(3);
+    const third = diffOf(watcher.views[2]);
+    assert.deepEqual(third?.tools.added, ["shell"]);
+    assert.deepEqual(third?.sections.changed, [], "against the second view");
+    assert.equal(third?.cache.brokenBy, "tool:shell");
+  });
+
+  it("says identical when nothing changed between two views", async () => {
+    const prompt = registry("Stable.");
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    prompt.invalidate();
+    await watcher.views$(2);
+    const diff = diffOf(watcher.views[1]);
+    assert.equal(diff?.identical, true);
+    assert.equal(diff?.cache.brokenBy, undefined);
+    assert.equal(diff?.cache.promptStablePrefix, "Stable.".length);
+  });
+
+  it("skips error views: the next diff is against the last rendered view", async () => {
+    const prompt = registry();
+    let cwd: string | undefined = "/a";
+    prompt.variable("cwd", () => {
+      if (cwd === undefined) throw new Error("disk gone");
+      return cwd;
+    });
+    prompt.section({ name: "s", order: 1, text: "in {{cwd}}" });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+
+    cwd = undefined;
+    prompt.invalidate();
+    await watcher.views$(2);
+    const error = watcher.views[1];
+    assert.ok("error" in error);
+    assert.equal("diff" in error, false, "an error view has no diff");
+
+    cwd = "/b";
+    prompt.invalidate();
+    await watcher.views$(3);
+    const diff = diffOf(watcher.views[2]);
+    assert.ok(diff, "the first view after an error still has a diff");
+    assert.deepEqual(diff.variables.changed, ["cwd"]);
+    assert.equal(diff.prompt.firstChangedOffset, "in /".length);
+  });
+
+  it("keeps one history per subscription", async () => {
+    const prompt = registry();
+    let n = 1;
+    prompt.variable("n", () => String(n));
+    prompt.section({ name: "s", order: 1, text: "n={{n}}" });
+    const view$ = prompt.watch();
+    const early = collect(view$);
+    await early.views$(1);
+    n = 2;
+    prompt.invalidate();
+    await early.views$(2);
+
+    const late = collect(view$);
+    await late.views$(1);
+    assert.equal(
+      diffOf(late.views[0]),
+      undefined,
+      "a new subscriber starts fresh",
+    );
+    n = 3;
+    prompt.invalidate();
+    await early.views$(3);
+    await late.views$(2);
+    assert.equal(diffOf(early.views[2])?.prompt.firstChangedOffset, 2);
+    assert.deepEqual(diffOf(late.views[1])?.variables.changed, ["n"]);
+    const [before, after] = late.views;
+    assert.ok("assembly" in before && "assembly" in after);
+    assert.equal(
+      before.assembly.variables.n,
+      "2",
+      "late diffs from its own view",
+    );
+  });
+
+  it("emits a view that diffAssemblies rejects without a diff, still rendered", async () => {
+    const prompt = registry();
+    let twice = false;
+    prompt.section({ name: "s", order: 1, text: "x" });
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      const assembly = await next();
+      if (!twice) return assembly;
+      const tool = { name: "t", description: "d", parameters: {} };
+      return { ...assembly, tools: [tool, tool] };
+    });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    twice = true;
+    prompt.invalidate();
+    await watcher.views$(2);
+    assert.equal(promptOf(watcher.views[1]), "x");
+    assert.equal(diffOf(watcher.views[1]), undefined);
   });
 });
 

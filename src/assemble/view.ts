@@ -6,7 +6,16 @@
  * @module
  */
 
-import { catchError, defer, finalize, map, type Observable, of } from "rxjs";
+import {
+  catchError,
+  defer,
+  finalize,
+  map,
+  type Observable,
+  of,
+  scan,
+} from "rxjs";
+import { diffAssemblies, type PromptDiff } from "../diff.ts";
 import { renderPrompt } from "../render/prompt.ts";
 import type { AssembleContext, PromptAssembly, PromptView } from "../types.ts";
 import { deriveContext, readContext } from "./context.ts";
@@ -40,4 +49,53 @@ export function view$<C extends AssembleContext>(
       }),
     );
   }).pipe(catchError((error: unknown) => of<PromptView>({ error })));
+}
+
+/** The last rendered assembly of a subscription, and the view to emit. */
+interface DiffState {
+  readonly previous: PromptAssembly | undefined;
+  readonly view: PromptView;
+}
+
+/**
+ * Each rendered view with its `diff` against the previous rendered view of
+ * the same subscription. Error views pass unchanged and do not count as
+ * previous. The state lives in `scan`, so every subscription has its own.
+ */
+export function withDiffs(
+  views$: Observable<PromptView>,
+): Observable<PromptView> {
+  return views$.pipe(
+    scan(
+      ({ previous }: DiffState, view: PromptView): DiffState => {
+        if ("error" in view) return { previous, view };
+        const diff = previous === undefined
+          ? undefined
+          : diffOrUndefined(previous, view.assembly);
+        return {
+          previous: view.assembly,
+          view: diff === undefined ? view : { ...view, diff },
+        };
+      },
+      { previous: undefined, view: { error: undefined } },
+    ),
+    map(({ view }) => view),
+  );
+}
+
+/**
+ * The diff, or `undefined` for an assembly that `diffAssemblies` rejects
+ * although it renders (a listener added a second tool or section of one
+ * name): the view itself is still valid, so it is emitted without a diff
+ * rather than turned into an error.
+ */
+function diffOrUndefined(
+  before: PromptAssembly,
+  after: PromptAssembly,
+): PromptDiff | undefined {
+  try {
+    return diffAssemblies(before, after);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,164 @@
+/**
+ * `rxprompt check CONFIG [--max-tokens N]`: assembles the global view and
+ * every named scope twice and reports, one line each, every assembly or
+ * render error, every pair of assemblies whose system prompt or tools
+ * differ (a value that breaks prompt caching), and every view over the
+ * token budget. Exit 1 on any finding.
+ *
+ * @module
+ */
+
+import { diffAssemblies } from "../mod.ts";
+import type { Args } from "./args.ts";
+import {
+  describeTarget,
+  disposeConfig,
+  type Rendered,
+  renderTarget,
+  targetJson,
+} from "./assembly.ts";
+import { CliError, describeError } from "./cli_error.ts";
+import {
+  loadConfig,
+  type PromptConfig,
+  type Target,
+  targets,
+} from "./config.ts";
+import type { Output } from "./output.ts";
+import { type CountTokens, requestTokens, tokenCounter } from "./tokens.ts";
+
+/** A finding of `check`. */
+export interface Finding {
+  scope: string | null;
+  kind: "error" | "nondeterministic" | "budget";
+  message: string;
+}
+
+/** One checked view. */
+interface Checked {
+  scope: string | null;
+  /** System prompt plus tools' JSON, when a budget was given. */
+  tokens?: number;
+}
+
+/** Runs `check`; resolves to the exit code. */
+export async function check(args: Args, output: Output): Promise<number> {
+  const config = await loadConfig(args.configs[0]);
+  try {
+    const count = args.maxTokens === undefined
+      ? undefined
+      : await tokenCounter();
+    const all = targets(config);
+    const views: Checked[] = [];
+    const findings: Finding[] = [];
+    for (const [index, target] of all.entries()) {
+      output.progress(
+        `check: ${describeTarget(target)} (${index + 1}/${all.length})`,
+      );
+      const checked = await checkTarget(config, target, {
+        count,
+        maxTokens: args.maxTokens,
+        findings,
+      });
+      views.push(checked);
+    }
+    output.done();
+    report(output, args, { views, findings });
+    return findings.length === 0 ? 0 : 1;
+  } finally {
+    output.done();
+    await disposeConfig(config);
+  }
+}
+
+async function checkTarget(
+  config: PromptConfig,
+  target: Target,
+  budget: {
+    count: CountTokens | undefined;
+    maxTokens: number | undefined;
+    findings: Finding[];
+  },
+): Promise<Checked> {
+  const scope = targetJson(target);
+  const where = describeTarget(target);
+  function find(kind: Finding["kind"], message: string): Checked {
+    budget.findings.push({ scope, kind, message: `${where}: ${message}` });
+    return { scope };
+  }
+  let first: Rendered, second: Rendered;
+  try {
+    first = await renderTarget(config, target);
+    second = await renderTarget(config, target);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    return find("error", describeError(error));
+  }
+  const samePrompt = first.prompt === second.prompt;
+  const sameTools = JSON.stringify(first.assembly.tools) ===
+    JSON.stringify(second.assembly.tools);
+  if (!samePrompt || !sameTools) {
+    find("nondeterministic", nondeterminism(first, second));
+  }
+  const { count, maxTokens } = budget;
+  if (count === undefined || maxTokens === undefined) return { scope };
+  const tokens = requestTokens(count, first.assembly, first.prompt);
+  if (tokens > maxTokens) {
+    find(
+      "budget",
+      `${tokens} tokens (system prompt and tools' JSON) exceed ` +
+        `--max-tokens ${maxTokens}`,
+    );
+  }
+  return { scope, tokens };
+}
+
+/** What differs between two assemblies that should have been the same. */
+function nondeterminism(first: Rendered, second: Rendered): string {
+  let where = "";
+  try {
+    const diff = diffAssemblies(first.assembly, second.assembly);
+    const offset = diff.prompt.firstChangedOffset;
+    where = ` at ${diff.cache.brokenBy}` +
+      (offset === undefined ? "" : ` (system prompt offset ${offset})`);
+  } catch {
+    // An assembly diffAssemblies rejects still differs; say so without where.
+  }
+  return `two assemblies differ${where}; a provider returns a different ` +
+    `value each time, which breaks prompt caching`;
+}
+
+function report(
+  output: Output,
+  args: Args,
+  result: { views: Checked[]; findings: Finding[] },
+): void {
+  const { views, findings } = result;
+  if (args.json) {
+    output.line(
+      JSON.stringify({ ok: findings.length === 0, ...result }, null, 2),
+    );
+    return;
+  }
+  const { red, green, yellow } = output.style;
+  for (const { kind, message } of findings) {
+    const label = kind === "error"
+      ? red("error")
+      : kind === "budget"
+      ? yellow("over budget")
+      : yellow("non-deterministic");
+    output.line(`${label}: ${message}`);
+  }
+  if (findings.length > 0) return;
+  const scopes = views.length - 1;
+  const largest = Math.max(...views.map((view) => view.tokens ?? 0));
+  output.line(
+    green("ok") +
+      `: the global view${
+        scopes === 0 ? "" : ` and ${scopes} scope${scopes === 1 ? "" : "s"}`
+      } assembled twice, without errors, deterministic` +
+      (args.maxTokens === undefined
+        ? ""
+        : `, at most ${largest} of ${args.maxTokens} tokens`),
+  );
+}

@@ -1,0 +1,25 @@
+/**
+ * The `rxprompt` command: render, inspect, check, diff and watch the system
+ * prompt of a config module. Runs on Deno, Node 20+ (JavaScript configs) and
+ * Bun.
+ *
+ * ```sh
+ * deno run -A jsr:@rxprompt/system-prompt/cli render examples/coding_agent.ts
+ * npx rxprompt check prompt.config.mjs --max-tokens 8000
+ * ```
+ *
+ * `rxprompt --help` lists the commands; exit codes are 0 (ok), 1
+ * (findings) and 2 (usage or config error).
+ *
+ * @module
+ */
+
+import { processOutput } from "./output.ts";
+import { run } from "./run.ts";
+
+const output = processOutput();
+const code = await run(process.argv.slice(2), output);
+await output.flush();
+// Exit now: a config may hold timers or sockets that would keep the process
+// alive after its registry is disposed.
+process.exit(code);

@@ -1,0 +1,103 @@
+/**
+ * Where the command writes: stdout for results, stderr for errors and
+ * progress. Colour only on a terminal and never with `NO_COLOR`; the
+ * progress line only when stderr is a terminal.
+ *
+ * @module
+ */
+
+/** Text styles; each is the identity when colour is off. */
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+}
+
+/** The command's output streams. */
+export interface Output {
+  /** Styles for stdout. */
+  readonly style: Style;
+  /** Writes `text` and a newline to stdout. */
+  line(text: string): void;
+  /** Writes one JSON value on one line to stdout. */
+  json(value: unknown): void;
+  /** Writes one line to stderr (after clearing the progress line). */
+  error(text: string): void;
+  /** Shows `text` as the progress line on a terminal's stderr; else nothing. */
+  progress(text: string): void;
+  /** Clears the progress line. */
+  done(): void;
+  /** Resolves when stdout and stderr have taken everything written. */
+  flush(): Promise<void>;
+}
+
+const CODES: Record<keyof Style, [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+};
+
+/** Whether a stream gets colour: a terminal, and `NO_COLOR` unset or empty. */
+export function colourFor(stream: { isTTY?: boolean }): boolean {
+  const noColour = process.env.NO_COLOR;
+  return stream.isTTY === true && (noColour === undefined || noColour === "");
+}
+
+/** The styles, coloured or not. */
+export function style(colour: boolean): Style {
+  const entries = Object.entries(CODES).map(([name, [on, off]]) => [
+    name,
+    colour
+      ? (text: string) => `\x1b[${on}m${text}\x1b[${off}m`
+      : (text: string) => text,
+  ]);
+  return Object.fromEntries(entries) as unknown as Style;
+}
+
+/** The process's stdout and stderr as an {@linkcode Output}. */
+export function processOutput(): Output {
+  const { stdout, stderr } = process;
+  const terminal = stderr.isTTY === true;
+  const errorStyle = style(colourFor(stderr));
+  // Overwritten with spaces, not an erase escape: NO_COLOR output stays
+  // free of escapes.
+  let shown = 0;
+  function clear(): void {
+    if (shown === 0) return;
+    stderr.write("\r" + " ".repeat(shown) + "\r");
+    shown = 0;
+  }
+  return {
+    style: style(colourFor(stdout)),
+    line(text) {
+      stdout.write(text + "\n");
+    },
+    json(value) {
+      stdout.write(JSON.stringify(value) + "\n");
+    },
+    error(text) {
+      clear();
+      stderr.write(errorStyle.red("rxprompt: ") + text + "\n");
+    },
+    progress(text) {
+      if (!terminal) return;
+      const width = Math.max(10, (stderr.columns ?? 80) - 1);
+      const line = text.slice(0, width);
+      clear();
+      stderr.write(errorStyle.dim(line));
+      shown = line.length;
+    },
+    done: clear,
+    flush() {
+      return new Promise((resolve) => {
+        stdout.write("", () => stderr.write("", () => resolve()));
+      });
+    },
+  };
+}

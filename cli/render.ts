@@ -1,0 +1,68 @@
+/**
+ * `rxprompt render CONFIG [--scope NAME] [--format F]`: the rendered system
+ * prompt, the whole assembly as JSON, or the request fields of a wire
+ * adapter.
+ *
+ * @module
+ */
+
+import { toMessages } from "../adapters/anthropic.ts";
+import { toChatCompletions, toResponses } from "../adapters/openai.ts";
+import type { Args, Format } from "./args.ts";
+import {
+  describeTarget,
+  disposeConfig,
+  type Rendered,
+  renderTarget,
+  targetJson,
+} from "./assembly.ts";
+import { CliError, describeError } from "./cli_error.ts";
+import { loadConfig, target as targetOf } from "./config.ts";
+import type { Output } from "./output.ts";
+
+/** Runs `render`; resolves to the exit code. */
+export async function render(args: Args, output: Output): Promise<number> {
+  const config = await loadConfig(args.configs[0]);
+  try {
+    const target = targetOf(config, args.scope);
+    let text: string;
+    try {
+      const result = await renderTarget(config, target);
+      text = formatted(args.format ?? "text", result, targetJson(target));
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      output.error(
+        `${args.format ?? "render"} of ${describeTarget(target)} failed: ` +
+          describeError(error),
+      );
+      return 1;
+    }
+    output.line(text);
+    return 0;
+  } finally {
+    await disposeConfig(config);
+  }
+}
+
+function formatted(
+  format: Format,
+  { assembly, prompt, runtimeContext }: Rendered,
+  scope: string | null,
+): string {
+  switch (format) {
+    case "text":
+      return prompt;
+    case "json":
+      return pretty({ scope, prompt, runtimeContext, assembly });
+    case "openai-chat":
+      return pretty(toChatCompletions(assembly));
+    case "openai-responses":
+      return pretty(toResponses(assembly));
+    case "anthropic":
+      return pretty(toMessages(assembly, { cache: true }));
+  }
+}
+
+function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}

@@ -1,0 +1,128 @@
+/**
+ * The rxprompt command line's arguments (SPEC 7.10): commands, options,
+ * and a one-line CliError for every mistake.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { parseCommandLine, usage } from "../../cli/args.ts";
+import { CliError } from "../../cli/cli_error.ts";
+
+function fails(argv: string[], pattern: RegExp): void {
+  assert.throws(() => parseCommandLine(argv), (error) => {
+    assert.ok(error instanceof CliError);
+    assert.equal(error.message.includes("\n"), false);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+describe("parseCommandLine", () => {
+  it("reads each command's configs and options, in any position", () => {
+    assert.deepEqual(
+      parseCommandLine([
+        "render",
+        "--format=anthropic",
+        "a.ts",
+        "--scope",
+        "x",
+      ]),
+      {
+        help: false,
+        command: "render",
+        configs: ["a.ts"],
+        json: false,
+        scope: "x",
+        format: "anthropic",
+        maxTokens: undefined,
+      },
+    );
+    const check = parseCommandLine([
+      "check",
+      "a.ts",
+      "--max-tokens",
+      "800",
+      "--json",
+    ]);
+    assert.ok(!check.help);
+    assert.equal(check.maxTokens, 800);
+    assert.equal(check.json, true);
+    const diff = parseCommandLine(["diff", "a.ts", "b.ts"]);
+    assert.ok(!diff.help);
+    assert.deepEqual(diff.configs, ["a.ts", "b.ts"]);
+  });
+
+  it("makes --json the json format of render, and rejects --json --format text", () => {
+    const json = parseCommandLine(["render", "a.ts", "--json"]);
+    assert.ok(!json.help);
+    assert.equal(json.format, "json");
+    const chat = parseCommandLine([
+      "render",
+      "a.ts",
+      "--json",
+      "--format",
+      "openai-chat",
+    ]);
+    assert.ok(!chat.help);
+    assert.equal(chat.format, "openai-chat");
+    fails(["render", "a.ts", "--json", "--format", "text"], /contradict/);
+  });
+
+  it("asks for help with --help, -h or help", () => {
+    assert.deepEqual(parseCommandLine(["--help"]), { help: true });
+    assert.deepEqual(parseCommandLine(["inspect", "-h"]), {
+      help: true,
+      command: "inspect",
+    });
+    assert.deepEqual(parseCommandLine(["help", "diff"]), {
+      help: true,
+      command: "diff",
+    });
+    assert.match(usage(), /^rxprompt COMMAND CONFIG\.\.\./);
+    assert.match(
+      usage("diff"),
+      /^rxprompt diff CONFIG_A CONFIG_B \[--scope NAME\] \[--json\]/,
+    );
+  });
+
+  it("rejects every malformed command line with one line", () => {
+    fails(
+      [],
+      /^missing command; expected one of render, inspect, check, diff, watch/,
+    );
+    fails(["paint"], /^unknown command "paint"/);
+    fails(["help", "paint"], /^unknown command "paint"/);
+    fails(["__proto__", "a.ts"], /^unknown command "__proto__"/);
+    fails(
+      ["inspect", "a.ts", "--format", "json"],
+      /^inspect has no option --format; its options are --scope, --json/,
+    );
+    fails(["check", "a.ts", "--scope", "x"], /^check has no option --scope/);
+    fails(["render", "a.ts", "-x"], /^render has no option -x/);
+    fails(
+      ["render", "a.ts", "--json=yes"],
+      /^option --json of render takes no value/,
+    );
+    fails(
+      ["render", "a.ts", "--scope"],
+      /^option --scope of render needs a value/,
+    );
+    fails(["render", "a.ts", "--scope", "-x"], /needs a value/);
+    fails(["render", "a.ts", "--scope=a", "--scope=b"], /given twice/);
+    fails(["diff", "a.ts"], /^diff takes CONFIG_A CONFIG_B, got a\.ts/);
+    fails(["watch"], /^watch takes CONFIG, got none/);
+    for (
+      const budget of ["-1", "1.5", "1e3", "", "12x", "99999999999999999999"]
+    ) {
+      fails(
+        ["check", "a.ts", `--max-tokens=${budget}`],
+        /--max-tokens must be a whole number/,
+      );
+    }
+  });
+
+  it("keeps a value after -- as a config path", () => {
+    const request = parseCommandLine(["render", "--", "--odd.ts"]);
+    assert.ok(!request.help);
+    assert.deepEqual(request.configs, ["--odd.ts"]);
+  });
+});
