@@ -29,13 +29,13 @@ import type {
   ToolProviderResult,
   ToolSchema,
 } from "../types.ts";
-import {
-  type BuildOptions,
-  type Kind,
-  type KindLayer,
-  type Provenance,
-  type RecordBase,
-  type TracedTool,
+import type {
+  BuildOptions,
+  Kind,
+  KindLayer,
+  Provenance,
+  RecordBase,
+  TracedTool,
 } from "./kind.ts";
 import { copyToolSchema } from "./tool_schema.ts";
 
