@@ -16,7 +16,7 @@
  * client to a recording server on 127.0.0.1 and prints the request body:
  * exactly what reaches the wire.
  *
- * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
+ * Run: `deno task -q demo` (or `npx -y deno@2.9.6 task -q demo`).
  *
  * @module
  */
