@@ -2,26 +2,24 @@
  * A coding agent with a reviewer sub-agent, as an `rxprompt` config:
  *
  * ```sh
- * deno task rxprompt render examples/coding_agent.ts
+ * deno task rxprompt render examples/coding_agent.ts --scope coder
  * deno task rxprompt inspect examples/coding_agent.ts --scope reviewer
  * deno task rxprompt check examples/coding_agent.ts --max-tokens 4000
  * ```
  *
- * Plugins register through their own registrars (`fork` with a label), so
- * `inspect` can say who contributed what. The reviewer is a scope: it
- * replaces the persona, adds its own tool and rules, and leaves the global
- * sections and tools in place, except `edit_file`, which its listener
- * removes (a reviewer reads; it does not edit).
+ * The coding agent is a preset scope, `coder`: its persona, its tool
+ * plugins (files, shell) and its git section live there, each plugin
+ * registering through its own registrar (`fork` with a label), so `inspect`
+ * can say who contributed what. The reviewer is a sub-agent bound to the
+ * coder's scope (`bindScope`): it inherits all of that through the scope
+ * chain, overrides one section (the persona), adds its own rules and tool,
+ * and its listener removes `edit_file` (a reviewer reads; it does not edit).
+ * The global view is what every agent of the harness shares.
  *
  * @module
  */
 
-import {
-  type ScopeKey,
-  SystemPrompt,
-  TOOL_ORDER_REST,
-  type ToolSchema,
-} from "../mod.ts";
+import { type ScopeKey, SystemPrompt, type ToolSchema } from "../mod.ts";
 
 /** What the agent loop passes to every assembly. */
 export interface AgentContext {
@@ -31,12 +29,14 @@ export interface AgentContext {
   cwd?: string;
 }
 
-/** The reviewer sub-agent's scope key. */
+/** The coding agent's preset scope key. */
+export const CODER = "coder";
+
+/** The reviewer sub-agent's scope key; its chain is reviewer, coder. */
 export const REVIEWER = "reviewer";
 
 const prompt = new SystemPrompt<AgentContext>({
-  persona: "You are a coding agent. You work in the repository at {{cwd}}.",
-  toolOrder: ["read_file", "edit_file", "shell", TOOL_ORDER_REST],
+  persona: "You are a software agent. You work in the repository at {{cwd}}.",
 });
 prompt.variable("cwd", (context) => context.cwd ?? "/workspace/app");
 
@@ -56,7 +56,14 @@ function tool(
   };
 }
 
-const files = prompt.fork({ label: "files" });
+const coder = prompt.scope(CODER, { label: "coder" });
+coder.section({
+  name: "deployment:persona",
+  order: 0,
+  text: "You are a coding agent. You work in the repository at {{cwd}}.",
+});
+
+const files = coder.fork({ label: "files" });
 files.section({
   name: "tools:files",
   order: 100,
@@ -79,7 +86,7 @@ files.tools(() => ({
   ],
 }));
 
-const shell = prompt.fork({ label: "shell" });
+const shell = coder.fork({ label: "shell" });
 shell.section({
   name: "tools:shell",
   order: 110,
@@ -94,7 +101,7 @@ shell.tools(() => ({
   ],
 }));
 
-const git = prompt.fork({ label: "git" });
+const git = coder.fork({ label: "git" });
 git.variable("branch", () => "main");
 git.section({
   name: "git",
@@ -103,6 +110,7 @@ git.section({
     "imperative messages; never push.",
 });
 
+prompt.bindScope(REVIEWER, CODER);
 const reviewer = prompt.scope(REVIEWER, { label: "reviewer" });
 reviewer.section({
   name: "deployment:persona",
@@ -134,7 +142,7 @@ reviewer.onAssemble(async (_assembly, _context, next) => {
 
 export default {
   prompt,
-  scopes: { reviewer: REVIEWER },
+  scopes: { coder: CODER, reviewer: REVIEWER },
   context: (scope?: ScopeKey): AgentContext => ({
     scope,
     cwd: "/workspace/app",

@@ -9,11 +9,14 @@
  * sections and tools come from (with token counts from `gpt-tokenizer`),
  * unloads a plugin, then watches one agent live while plugins come and go,
  * the working directory changes (a live value) and an in-process MCP
- * server's tools load, change and unload. Last, it sends the sub-agent's step
- * through the real `@anthropic-ai/sdk` client to a recording server on
- * 127.0.0.1 and prints the request body: exactly what reaches the wire.
+ * server's tools load, change and unload. Then it runs two steps of the
+ * coder between which one plugin changes its section, and prints the
+ * cache-break report of `diffAssemblies` (the one `rxprompt diff` prints).
+ * Last, it sends the sub-agent's step through the real `@anthropic-ai/sdk`
+ * client to a recording server on 127.0.0.1 and prints the request body:
+ * exactly what reaches the wire.
  *
- * Run: `deno task demo` (or `npx -y deno@2.9.6 task demo`).
+ * Run: `deno task -q demo` (or `npx -y deno@2.9.6 task -q demo`).
  *
  * @module
  */
@@ -25,7 +28,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { mcpTools } from "../adapters/mcp.ts";
+import { diffReport } from "../cli/diff_report.ts";
+import { style } from "../cli/output.ts";
 import {
+  diffAssemblies,
   type PromptAssembly,
   type PromptExplanation,
   type PromptView,
@@ -433,11 +439,33 @@ await nextView();
 await mcp.client.close();
 
 subscription.unsubscribe();
+
+// 4. Why did the cache miss? Two steps of the coder; between them a plugin
+// changes its section (a live value: the task it was given). The report is
+// the one `rxprompt diff` prints.
+console.log(`\n${box("two steps of the coder: the cache-break report")}`);
+const task$ = new BehaviorSubject("Fix the failing login test.");
+const tasks = prompt.fork({ label: "tasks" });
+tasks.section({ name: "task", order: 500, text: task$ });
+const stepOne = await prompt.assemble({ scope: coder });
+console.log("> step 1; then the tasks plugin changes its section");
+task$.next("Add a test for the logout flow.");
+const stepTwo = await prompt.assemble({ scope: coder });
+console.log("> step 2");
+const cacheBreak = diffAssemblies(stepOne, stepTwo);
+console.log(`identical: ${cacheBreak.identical ? "yes" : "no"}`);
+const prompts = { before: renderPrompt(stepOne), after: renderPrompt(stepTwo) };
+const colour = Deno.stdout.isTerminal() && !Deno.noColor;
+for (const line of diffReport(cacheBreak, prompts, style(colour))) {
+  console.log(line);
+}
+await tasks.dispose();
+
 await coderExtra();
 await shellAgain.dispose();
 await files.dispose();
 await prompt.dispose();
 console.log("\ndone: registry disposed.");
 
-// 4. What reaches the wire.
+// 5. What reaches the wire.
 await printWireRequest(testerAssembly);

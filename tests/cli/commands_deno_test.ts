@@ -65,6 +65,11 @@ describe("rxprompt render", () => {
     assert.equal(output.prompt, renderPrompt(expected));
     const tools = expected.tools.map((tool) => tool.name);
     assert.ok(tools.includes("submit_review") && !tools.includes("edit_file"));
+    assert.ok(
+      tools.includes("read_file") &&
+        expected.sections.some((section) => section.name === "git"),
+      "the coder's tools and sections, inherited through the scope chain",
+    );
   });
 
   it("--format openai-chat and anthropic print the adapters' request fields", async () => {
@@ -151,7 +156,7 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
     [
       "an unknown scope",
       ["render", CODING, "--scope", "nobody"],
-      /has no scope named "nobody"; its scopes are reviewer/,
+      /has no scope named "nobody"; its scopes are coder, reviewer/,
     ],
     [
       "a missing file",
@@ -238,7 +243,11 @@ describe("rxprompt inspect", () => {
       );
     }
     const git = table.sections.find((section) => section.name === "git")!;
-    assert.equal(git.registrar, "registry/git", "provenance from explain()");
+    assert.equal(
+      git.registrar,
+      "registry/coder/git",
+      "provenance from explain(), along the scope chain",
+    );
     const persona = table.sections.find((section) =>
       section.name === "deployment:persona"
     ) as { registrar: string; layer?: string };
@@ -293,8 +302,13 @@ describe("rxprompt inspect", () => {
 
 describe("rxprompt check", () => {
   it("passes the example configs: every scope assembled twice, the same", async () => {
-    for (const config of [CODING, SUPPORT]) {
-      const run = await rxprompt(["check", config, "--json"]);
+    for (
+      const config of [{ path: CODING, scopes: 2 }, {
+        path: SUPPORT,
+        scopes: 1,
+      }]
+    ) {
+      const run = await rxprompt(["check", config.path, "--json"]);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       const result = parse(run) as {
         ok: boolean;
@@ -304,12 +318,16 @@ describe("rxprompt check", () => {
       assert.equal(result.ok, true);
       assert.deepEqual(result.findings, []);
       assert.equal(result.views[0].scope, null);
-      assert.equal(result.views.length, 2, "global and the one named scope");
+      assert.equal(
+        result.views.length,
+        1 + config.scopes,
+        "global and each named scope",
+      );
     }
     const text = await rxprompt(["check", CODING]);
     assert.equal(
       text.stdout,
-      "ok: the global view and 1 scope assembled twice, without errors, deterministic\n",
+      "ok: the global view and 2 scopes assembled twice, without errors, deterministic\n",
     );
   });
 
