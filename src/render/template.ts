@@ -37,33 +37,57 @@ export function parseTemplate(text: string): Template {
   // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
   // a per-`{{` search would make megabytes of `{{` quadratic.
   const lastClose = text.lastIndexOf("}}");
-  const length = text.length;
   let copied = 0;
   while (open !== -1) {
-    // Scan the group's inside once, checking the name as we go.
-    let end = open + 2;
-    let code = text.charCodeAt(end);
-    let wellFormed = code >= LOWER_A && code <= LOWER_Z;
-    while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
-      if (
-        !((code >= LOWER_A && code <= LOWER_Z) ||
-          (code >= DIGIT_0 && code <= DIGIT_9) || code === UNDERSCORE)
-      ) wellFormed = false;
-      code = text.charCodeAt(++end);
-    }
-    if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+    const end = groupEnd(text, open);
+    if (end === NOT_CLOSED) {
       if (lastClose >= open + 2) return { literals, names, failure: { open } };
       // No `}}` after this `{{`, so none after any later `{{` either: the
       // rest is ordinary text.
       break;
     }
-    const name = text.slice(open + 2, end);
-    if (!wellFormed) return { literals, names, failure: { name } };
+    if (end === MALFORMED) {
+      return { literals, names, failure: { name: malformedName(text, open) } };
+    }
     literals.push(text.slice(copied, open));
-    names.push(name);
+    names.push(text.slice(open + 2, end));
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
   literals.push(text.slice(copied));
   return { literals, names };
+}
+
+/** {@linkcode groupEnd}: the `{{` is not closed by `}}` before any brace. */
+export const NOT_CLOSED = -1;
+/** {@linkcode groupEnd}: the group is closed, but its name is malformed. */
+export const MALFORMED = -2;
+
+/**
+ * Where the `}}` closing the group opened at `open` starts, scanning the
+ * group's inside once and checking the name as it goes; or
+ * {@linkcode NOT_CLOSED} or {@linkcode MALFORMED}.
+ */
+export function groupEnd(text: string, open: number): number {
+  const length = text.length;
+  let end = open + 2;
+  let code = text.charCodeAt(end);
+  let wellFormed = code >= LOWER_A && code <= LOWER_Z;
+  while (end < length && code !== OPEN_BRACE && code !== CLOSE_BRACE) {
+    if (
+      !((code >= LOWER_A && code <= LOWER_Z) ||
+        (code >= DIGIT_0 && code <= DIGIT_9) || code === UNDERSCORE)
+    ) wellFormed = false;
+    code = text.charCodeAt(++end);
+  }
+  if (code !== CLOSE_BRACE || text.charCodeAt(end + 1) !== CLOSE_BRACE) {
+    return NOT_CLOSED;
+  }
+  return wellFormed ? end : MALFORMED;
+}
+
+/** The inside of a closed group that {@linkcode groupEnd} found malformed. */
+export function malformedName(text: string, open: number): string {
+  // The group holds no brace, so its first `}` is the one closing it.
+  return text.slice(open + 2, text.indexOf("}", open + 2));
 }

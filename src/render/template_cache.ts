@@ -100,16 +100,32 @@ export class TemplateCache {
 
   /** The template of `text`, parsed on a miss and cached when it fits. */
   templateOf(text: string): Template {
+    return this.cachedTemplateOf(text) ?? parseTemplate(text);
+  }
+
+  /**
+   * The template of `text` when it is cached or admitted now, parsed on
+   * admission; `undefined` for a miss the cache does not keep, which the
+   * caller renders straight from the text: building a template only to drop
+   * it costs more than the render itself.
+   */
+  cachedTemplateOf(text: string): Template | undefined {
     const entry = this.entries.get(text);
     if (entry !== undefined) {
       if (entry === this.oldest) this.oldest = entry.newer;
       else if (entry !== this.oldest!.older) this.refresh(entry);
       return entry;
     }
+    // The least an entry of `text` costs: one literal, no name.
+    if (!this.admits(ENTRY_BYTES + 2 * text.length + PIECE_BYTES)) {
+      return undefined;
+    }
     const template = parseTemplate(text);
     const bytes = ENTRY_BYTES + 2 * text.length +
       PIECE_BYTES * (template.literals.length + template.names.length);
-    return this.admits(bytes) ? this.add(text, template, bytes) : template;
+    return bytes > this.maxEntryBytes
+      ? template
+      : this.add(text, template, bytes);
   }
 
   /** The cached texts, least recently used first. */
@@ -193,9 +209,12 @@ export class TemplateCache {
 
 const templates = new TemplateCache();
 
-/** The template of `text`, through the module's cache. */
-export function templateOf(text: string): Template {
-  return templates.templateOf(text);
+/**
+ * The template of `text` through the module's cache, or `undefined` for a
+ * miss it does not keep (see {@linkcode TemplateCache.cachedTemplateOf}).
+ */
+export function cachedTemplateOf(text: string): Template | undefined {
+  return templates.cachedTemplateOf(text);
 }
 
 /** The module cache's size and bound (for tests and diagnostics). */

@@ -5,8 +5,8 @@
  * Each assembly holds n distinct sections (1k, 10k, 100k; every text is
  * different, with three references). The module's template cache holds
  * about 13k of these texts, so the largest size renders past its bound:
- * most sections miss and are parsed, and one miss in 16 replaces the least
- * recently used entry. Each render's result is read once, as any consumer
+ * most sections miss and are rendered straight from the text, and once a
+ * run of 1,024 mostly misses, the rest of the prompt skips the cache. Each render's result is read once, as any consumer
  * does: V8 joins strings lazily, and an unread result would defer part of
  * the work into garbage collection, where it grows with the size of the
  * result. Before the benches run, the file prints the growth exponent

@@ -213,6 +213,93 @@ describe(`renderPrompt: property (seed ${SEED})`, () => {
   });
 });
 
+/** Fills the module's template cache with texts no test renders again. */
+function fillTemplateCache(): void {
+  const filler = " {{x}}".padEnd(4096, ".");
+  for (let index = 0; index < 1_200; index++) {
+    renderPrompt({
+      sections: [{ name: "filler", order: 0, text: `${index}${filler}` }],
+      tools: [],
+      variables: { x: "v" },
+    });
+  }
+}
+
+let unseen = 0;
+
+/** Sections never rendered before: misses the full cache does not keep. */
+function unseenSections(count: number): PromptAssembly["sections"] {
+  const sections = [];
+  for (let index = 0; index < count; index++) {
+    sections.push({ name: "unseen", order: 0, text: `unseen ${unseen++}` });
+  }
+  return sections;
+}
+
+describe(`renderPrompt: property, past a full cache (seed ${SEED})`, () => {
+  it("renders what the cache does not keep as the reference model does", () => {
+    fillTemplateCache();
+    const kinds = new Set<string>();
+    fc.assert(
+      fc.property(assemblyArb, (assembly) => {
+        // A prompt whose first thousand texts miss the full cache renders
+        // the rest straight from the text, without the cache.
+        const lead = unseenSections(2_048);
+        const expected = referenceRender(assembly);
+        const actual = actualRender({
+          ...assembly,
+          sections: [...lead, ...assembly.sections],
+        });
+        if ("text" in expected) {
+          kinds.add("text");
+          const leadText = lead.map((section) => section.text).join("\n\n");
+          assert.deepEqual(actual, {
+            text: expected.text === ""
+              ? leadText
+              : `${leadText}\n\n${expected.text}`,
+          });
+        } else {
+          kinds.add(expected.code);
+          assert.ok("code" in actual, `rendered ${JSON.stringify(actual)}`);
+          assert.equal(actual.code, expected.code);
+          assert.ok(actual.section.includes(`"${expected.section}"`));
+        }
+      }),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 4) },
+    );
+    if (RUNS >= DEFAULT_RUNS) assert.ok(kinds.size >= 4, [...kinds].join());
+  });
+
+  it("gives the same messages with and without the cache", () => {
+    const texts = [
+      "a {{model}} b {{cwd}}",
+      "{{model}} then {{ model }}",
+      "{{model}} then {{unknown}}",
+      "{{empty}} has no value",
+      "{{model}} {{ no close {{x}} later }}",
+      "{{ open and }} {{model}}",
+      "only {{ open",
+    ];
+    const variables = { model: "m", cwd: "/w", empty: undefined };
+    for (const text of texts) {
+      const section = { name: "probe", order: 0, text };
+      // Cached: the text is admitted on its first render and hit afterwards.
+      const cached = actualRender({
+        sections: [section],
+        tools: [],
+        variables,
+      });
+      const uncached = actualRender({
+        sections: [...unseenSections(2_048), section],
+        tools: [],
+        variables,
+      });
+      if ("code" in cached) assert.deepEqual(uncached, cached, text);
+      else assert.ok("text" in uncached && uncached.text.endsWith(cached.text));
+    }
+  });
+});
+
 /** Fixed so that a failure replays: `fc.assert(..., { seed: RUNTIME_SEED })`. */
 const RUNTIME_SEED = 20261202;
 
