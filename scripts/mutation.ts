@@ -186,7 +186,14 @@ async function runTests(
       "test",
       "--no-check",
       "--fail-fast",
-      "--allow-env=RXPROMPT_FUZZ_RUNS",
+      // What `deno task test` grants: the SDK round trips use a loopback
+      // server, the CLI tests run the command as a subprocess.
+      "--allow-net=127.0.0.1",
+      "--allow-sys=hostname",
+      "--allow-env",
+      "--allow-run",
+      "--allow-read",
+      "--allow-write",
       ...tests,
     ],
     cwd,
