@@ -127,16 +127,18 @@ export function orderTools(
     return ordered;
   }
   const { ranks, restRank } = plan;
-  const rankOf = new Map<ToolSchema, number>();
-  for (const tool of ordered) {
-    rankOf.set(tool, ranks.get(tool.name) ?? restRank);
-  }
-  ordered.sort((a, b) => {
-    const rankA = rankOf.get(a)!;
-    const rankB = rankOf.get(b)!;
-    if (rankA !== rankB) return rankA - rankB;
-    return rankA === restRank ? compareByName(a, b) : 0;
+  // Each tool's rank is looked up once, not in every comparison.
+  const ranked = ordered.map((tool) => ({
+    tool,
+    rank: ranks.get(tool.name) ?? restRank,
+  }));
+  ranked.sort((a, b) => {
+    if (a.rank !== b.rank) return a.rank - b.rank;
+    return a.rank === restRank ? compareByName(a.tool, b.tool) : 0;
   });
+  for (let index = 0; index < ranked.length; index++) {
+    ordered[index] = ranked[index].tool;
+  }
   return ordered;
 }
 
