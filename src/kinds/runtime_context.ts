@@ -7,9 +7,6 @@
  */
 
 import { mergeSorted } from "../_util.ts";
-import { typeName } from "../assemble/provider.ts";
-import { quote, readGuarded, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
@@ -20,12 +17,18 @@ import {
   recordsOf,
 } from "./kind.ts";
 import { compareSections } from "./section.ts";
+import {
+  type EntryText,
+  type EntryWords,
+  readTextEntry,
+  resolveTextEntry,
+} from "./text_entry.ts";
 
 /** A registered runtime context entry, as stored in a layer. */
 export interface RuntimeContextRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
-  readonly text: string | ((context: unknown) => string) | LiveValue<string>;
+  readonly text: EntryText;
 }
 
 /** The runtime context kind; a layer keeps its entries in render order. */
@@ -37,59 +40,20 @@ export const runtimeContextKind: Kind<RuntimeContextRecord> = {
   build: buildRuntimeContext,
 };
 
+const RUNTIME_CONTEXT_WORDS: EntryWords = {
+  noun: "runtime context",
+  unreadable: `Reading a runtime context entry's fields threw; an entry is ` +
+    `an object { name, order, text } whose fields can be read.`,
+  orderHint: "",
+  leftOut: "it",
+};
+
 function toRuntimeContextRecord(
   input: unknown,
   { label, sequence }: Provenance,
 ): RuntimeContextRecord {
-  if (typeof input !== "object" || input === null) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `A runtime context must be an object { name, order, text }; got ${
-        quote(input)
-      }.`,
-    );
-  }
-  const { name, order, text: given } = readGuarded(
-    () => {
-      const { name, order, text } = input as Record<string, unknown>;
-      return { name, order, text };
-    },
-    "INVALID_SECTION",
-    () =>
-      `Reading a runtime context entry's fields threw; an entry is an ` +
-      `object { name, order, text } whose fields can be read.`,
-  );
-  const text = liveOr(given, "");
-  if (typeof name !== "string" || name === "") {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `A runtime context's name must be a non-empty string; got ${
-        quote(name)
-      }.`,
-    );
-  }
-  if (typeof order !== "number" || !Number.isFinite(order)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `Runtime context ${quote(name)} has order ${quote(order)}; the order ` +
-        `must be a finite number.`,
-    );
-  }
-  if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `Runtime context ${quote(name)} has text of type ${typeof text}; the ` +
-        `text must be a string, a function of the assembly context ` +
-        `returning one, or an Observable<string>.`,
-    );
-  }
-  return {
-    name,
-    order,
-    text: text as RuntimeContextRecord["text"],
-    label,
-    sequence,
-  };
+  const { name, order, text } = readTextEntry(input, RUNTIME_CONTEXT_WORDS);
+  return { name, order, text, label, sequence };
 }
 
 /**
@@ -111,29 +75,11 @@ function buildRuntimeContext(
   });
   const entries: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < records.length; index++) {
-    entries[index] = resolveEntry(records[index], context);
-  }
-  draft.runtimeContext = entries;
-}
-
-function resolveEntry(
-  record: RuntimeContextRecord,
-  context: unknown,
-): AssembledSection {
-  const { name, order, text } = record;
-  if (typeof text === "string") return { name, order, text };
-  const what = isLive(text) ? "text source" : "text function";
-  const value: unknown = callSource(
-    text,
-    context,
-    () => `${what} of runtime context ${quote(name)}`,
-  );
-  if (typeof value !== "string") {
-    throw new SystemPromptError(
-      "PROVIDER_FAILED",
-      `The ${what} of runtime context ${quote(name)} returned ` +
-        `${typeName(value)}; it must return a string ("" to leave it out).`,
+    entries[index] = resolveTextEntry(
+      records[index],
+      context,
+      RUNTIME_CONTEXT_WORDS,
     );
   }
-  return { name, order, text: value };
+  draft.runtimeContext = entries;
 }

@@ -6,9 +6,7 @@
  */
 
 import { compareCodeUnits, mergeSorted } from "../_util.ts";
-import { typeName } from "../assemble/provider.ts";
-import { quote, readGuarded, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
+import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type Kind,
@@ -17,12 +15,18 @@ import {
   type RecordBase,
   recordsOf,
 } from "./kind.ts";
+import {
+  type EntryText,
+  type EntryWords,
+  readTextEntry,
+  resolveTextEntry,
+} from "./text_entry.ts";
 
 /** A registered section, as stored in a layer. */
 export interface SectionRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
-  readonly text: string | ((context: unknown) => string) | LiveValue<string>;
+  readonly text: EntryText;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
 }
@@ -42,52 +46,23 @@ export const sectionKind: Kind<SectionRecord> = {
   build: buildSections,
 };
 
+const SECTION_WORDS: EntryWords = {
+  noun: "section",
+  unreadable: `Reading a section's fields threw; a section is an object ` +
+    `{ name, order, text } whose fields can be read.`,
+  orderHint: ` (bands: -100 identity, 0 persona, 100–199 tool guidance)`,
+  leftOut: "the section",
+};
+
 function toSectionRecord(
   section: unknown,
   { label, sequence }: Provenance,
 ): SectionRecord {
-  if (typeof section !== "object" || section === null) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `A section must be an object { name, order, text }; got ${
-        quote(section)
-      }.`,
-    );
-  }
-  const { name, order, text: given, cacheBreakpoint, complete } = readGuarded(
-    () => {
-      const { name, order, text, cacheBreakpoint, complete } =
-        section as Record<string, unknown>;
-      return { name, order, text, cacheBreakpoint, complete };
-    },
-    "INVALID_SECTION",
-    () =>
-      `Reading a section's fields threw; a section is an object ` +
-      `{ name, order, text } whose fields can be read.`,
+  const { name, order, text, cacheBreakpoint, complete } = readTextEntry(
+    section,
+    SECTION_WORDS,
+    ["cacheBreakpoint", "complete"],
   );
-  const text = liveOr(given, "");
-  if (typeof name !== "string" || name === "") {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `A section's name must be a non-empty string; got ${quote(name)}.`,
-    );
-  }
-  if (typeof order !== "number" || !Number.isFinite(order)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `Section ${quote(name)} has order ${quote(order)}; the order must be ` +
-        `a finite number (bands: -100 identity, 0 persona, 100–199 tool ` +
-        `guidance).`,
-    );
-  }
-  if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `Section ${quote(name)} has text of type ${typeof text}; the text must ` +
-        `be a string, a function of the assembly context returning one, or an ` +
-        `Observable<string>.`,
-    );
-  }
   const record: Record<string, unknown> = {
     name,
     order,
@@ -159,22 +134,7 @@ function resolveSection(
   record: SectionRecord,
   context: unknown,
 ): AssembledSection {
-  const { name, order, text } = record;
-  if (typeof text === "string") return withFlags({ name, order, text }, record);
-  const what = isLive(text) ? "text source" : "text function";
-  const value: unknown = callSource(
-    text,
-    context,
-    () => `${what} of section ${quote(name)}`,
-  );
-  if (typeof value !== "string") {
-    throw new SystemPromptError(
-      "PROVIDER_FAILED",
-      `The ${what} of section ${quote(name)} returned ${typeName(value)}; ` +
-        `it must return a string ("" to leave the section out).`,
-    );
-  }
-  return withFlags({ name, order, text: value }, record);
+  return withFlags(resolveTextEntry(record, context, SECTION_WORDS), record);
 }
 
 function withFlags(
