@@ -8,32 +8,15 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { SystemPrompt } from "../../mod.ts";
+import { heapAfterGc, heapSkip } from "./heap.ts";
 
-const gc = (globalThis as { gc?: () => void }).gc;
-const skip = "Bun" in globalThis
-  ? "heap sizes are checked on V8 (Deno, Node), not on Bun's JavaScriptCore"
-  : typeof gc !== "function"
-  ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or --expose-gc (Node)"
-  : false;
+const skip = heapSkip("heap sizes");
 
 const CYCLES = 1_000_000;
 const WARM_UP = 10_000;
 const BATCH = 1_000;
 const TOLERANCE = 1024 * 1024;
-
-function macrotask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-async function heapAfterGc(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    await macrotask();
-    gc!();
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 function noop(): void {}
 

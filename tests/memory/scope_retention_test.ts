@@ -7,31 +7,14 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { SystemPrompt } from "../../mod.ts";
 import { Lifetime } from "../../src/lifetime.ts";
+import { heapAfterGc, heapSkip } from "./heap.ts";
 
-const gc = (globalThis as { gc?: () => void }).gc;
-const skip = "Bun" in globalThis
-  ? "heap slopes are checked on V8 (Deno, Node), not on Bun's JavaScriptCore"
-  : typeof gc !== "function"
-  ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or --expose-gc (Node)"
-  : false;
+const skip = heapSkip("heap slopes");
 
 /** Bytes of heap retained per agent allowed between 20k and 200k agents. */
 const BYTES_PER_AGENT = 55;
-
-function macrotask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-async function heapAfterGc(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    await macrotask();
-    gc!();
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 /**
  * Heap slope in bytes per agent: `agent(i)` runs for 20k agents (warm-up and

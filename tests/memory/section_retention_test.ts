@@ -7,15 +7,10 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { type Disposer, SystemPrompt } from "../../mod.ts";
+import { heapAfterGc, heapSkip } from "./heap.ts";
 
-const gc = (globalThis as { gc?: () => void }).gc;
-const skip = "Bun" in globalThis
-  ? "heap slopes are checked on V8 (Deno, Node), not on Bun's JavaScriptCore"
-  : typeof gc !== "function"
-  ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or --expose-gc (Node)"
-  : false;
+const skip = heapSkip("heap slopes");
 
 /**
  * Bytes of heap retained per registered section, at most. The goal is 300;
@@ -24,18 +19,6 @@ const skip = "Bun" in globalThis
  * disposer about 270 (measured on Deno 2.9.6). The bound catches growth.
  */
 const BYTES_PER_SECTION = 600;
-
-function macrotask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-async function heapAfterGc(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    await macrotask();
-    gc!();
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 describe("memory: registered sections", { skip }, () => {
   it(`a registered section retains <= ${BYTES_PER_SECTION} bytes (heap slope between 10k and 100k)`, async () => {
