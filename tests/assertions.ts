@@ -1,7 +1,12 @@
 /** Assertions and small utilities shared by the test files. */
 
 import assert from "node:assert/strict";
-import { type PromptAssembly, SystemPromptError } from "../mod.ts";
+import {
+  type AssembleContext,
+  type PromptAssembly,
+  type SystemPrompt,
+  SystemPromptError,
+} from "../mod.ts";
 
 /**
  * A predicate for `assert.throws` / `assert.rejects`: a `SystemPromptError`
@@ -42,4 +47,24 @@ export function macrotask(): Promise<void> {
 /** The section names of an assembly, in order. */
 export function sectionNames(assembly: PromptAssembly): string[] {
   return assembly.sections.map((section) => section.name);
+}
+
+/** Whether a section named `name` is in `prompt`'s assembly for `context`. */
+export async function registered(
+  prompt: SystemPrompt,
+  name: string,
+  context: AssembleContext = {},
+): Promise<boolean> {
+  return sectionNames(await prompt.assemble(context)).includes(name);
+}
+
+/** Whether `promise` settles within `turns` macrotasks. */
+export async function settlesWithin(
+  promise: Promise<unknown>,
+  turns: number,
+): Promise<boolean> {
+  let settled = false;
+  promise.then(() => settled = true, () => settled = true);
+  for (let i = 0; i < turns && !settled; i++) await macrotask();
+  return settled;
 }

@@ -9,7 +9,7 @@ import {
   type Registrar,
   SystemPrompt,
 } from "../mod.ts";
-import { macrotask } from "./assertions.ts";
+import { macrotask, settlesWithin } from "./assertions.ts";
 
 function section(name: string, order = 1) {
   return { name, order, text: name };
@@ -26,17 +26,6 @@ function logChanges(prompt: SystemPrompt, log: string[]): void {
       log.push("complete");
     },
   });
-}
-
-/** Whether `promise` settles within `turns` macrotasks. */
-async function settlesWithin(
-  promise: Promise<unknown>,
-  turns: number,
-): Promise<boolean> {
-  let settled = false;
-  promise.then(() => settled = true, () => settled = true);
-  for (let i = 0; i < turns && !settled; i++) await macrotask();
-  return settled;
 }
 
 describe("a disposer called again", () => {

@@ -2,35 +2,12 @@
 
 import { describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type AssembleContext,
-  type PromptChange,
-  SystemPrompt,
-} from "../mod.ts";
+import { type PromptChange, SystemPrompt } from "../mod.ts";
 import { Lifetime } from "../src/lifetime.ts";
-import { macrotask, rejects, sectionNames } from "./assertions.ts";
+import { macrotask, registered, rejects, settlesWithin } from "./assertions.ts";
 
 function section(name: string, order = 1) {
   return { name, order, text: name };
-}
-
-async function registered(
-  prompt: SystemPrompt,
-  name: string,
-  context: AssembleContext = {},
-): Promise<boolean> {
-  return sectionNames(await prompt.assemble(context)).includes(name);
-}
-
-/** Whether `promise` settles within `turns` macrotasks. */
-async function settlesWithin(
-  promise: Promise<unknown>,
-  turns: number,
-): Promise<boolean> {
-  let settled = false;
-  promise.then(() => settled = true, () => settled = true);
-  for (let i = 0; i < turns && !settled; i++) await macrotask();
-  return settled;
 }
 
 /** Replaces console.error for one test; returns what it was called with. */

@@ -7,7 +7,7 @@ import {
   SystemPrompt,
 } from "../mod.ts";
 import { scopeLayerCount } from "../src/system_prompt.ts";
-import { macrotask, rejects, sectionNames } from "./assertions.ts";
+import { macrotask, registered, rejects, sectionNames } from "./assertions.ts";
 
 /** Logs `+name` / `-name` for every section (un)registration. */
 function logSections(prompt: SystemPrompt, log: string[]): void {
@@ -19,14 +19,6 @@ function logSections(prompt: SystemPrompt, log: string[]): void {
 
 function section(name: string, order = 1) {
   return { name, order, text: name };
-}
-
-async function registered(
-  prompt: SystemPrompt,
-  name: string,
-  context: AssembleContext = {},
-): Promise<boolean> {
-  return sectionNames(await prompt.assemble(context)).includes(name);
 }
 
 describe("registrar.dispose()", () => {
