@@ -9,6 +9,8 @@ import fc from "fast-check";
 import { renderPrompt, renderPromptBlocks } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import {
+  assemblyWithAddedTool,
+  assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
   sampleAssembly,
@@ -152,28 +154,15 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
   });
 
   it("rejects a duplicate tool name that a listener added", async () => {
-    const prompt = buildRegistry(PLUGINS);
-    prompt.onAssemble((assembly) => {
-      assembly.tools.push(toolNamed("read_file"));
-      return assembly;
-    });
-    const assembly = await prompt.assemble();
+    const assembly = await assemblyWithAddedTool("read_file", "back");
     assert.throws(
       () => toAISDK(assembly),
       rejects("DUPLICATE_TOOL", '"read_file"'),
     );
-    await prompt.dispose();
   });
 
   it("sends the runtime context as a user message only when it renders non-empty", () => {
-    assert.deepEqual(toAISDK(sampleAssembly()).runtimeContext, {
-      role: "user",
-      content: "Today is Monday.",
-    });
-    assert.equal(
-      "runtimeContext" in toAISDK({ ...sampleAssembly(), runtimeContext: [] }),
-      false,
-    );
+    assertRuntimeContextMessage(toAISDK);
   });
 
   it(`returns well-formed options or throws a coded SystemPromptError on hostile assemblies (seed ${HOSTILE_SEED})`, () => {

@@ -4,6 +4,8 @@ import { type AssembledSection, renderPrompt } from "../../mod.ts";
 import { toMessages } from "../../adapters/anthropic.ts";
 import { rejects } from "../assertions.ts";
 import {
+  assemblyWithAddedTool,
+  assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
   sampleAssembly,
@@ -208,17 +210,11 @@ describe("toMessages", () => {
   });
 
   it("rejects a duplicate tool name that a listener added", async () => {
-    const prompt = buildRegistry(PLUGINS);
-    prompt.onAssemble((assembly) => {
-      assembly.tools.unshift(toolNamed("write_file"));
-      return assembly;
-    });
-    const assembly = await prompt.assemble();
+    const assembly = await assemblyWithAddedTool("write_file", "front");
     assert.throws(
       () => toMessages(assembly),
       rejects("DUPLICATE_TOOL", '"write_file"'),
     );
-    await prompt.dispose();
   });
 
   it("omits tools when there are none and sends [] for an empty prompt", () => {
@@ -227,12 +223,7 @@ describe("toMessages", () => {
   });
 
   it("sends the runtime context as a user message only when it renders non-empty", () => {
-    assert.deepEqual(toMessages(sampleAssembly()).runtimeContext, {
-      role: "user",
-      content: "Today is Monday.",
-    });
-    const blank = { ...sampleAssembly(), runtimeContext: [] };
-    assert.equal("runtimeContext" in toMessages(blank), false);
+    assertRuntimeContextMessage(toMessages);
   });
 
   it("is byte-identical under every plugin registration order", async () => {

@@ -1,5 +1,6 @@
-/** Assemblies and registries shared by the adapter tests. */
+/** Assemblies, registries and checks shared by the adapter tests. */
 
+import assert from "node:assert/strict";
 import {
   type AssembledSection,
   type PromptAssembly,
@@ -108,4 +109,39 @@ export function buildRegistry(
     });
   }
   return prompt;
+}
+
+/**
+ * The assembly of {@linkcode PLUGINS} after a listener added a tool named
+ * `name` at the `front` or the `back` of the tools; the registry's own
+ * duplicate check has run by then, so only the adapter can catch it.
+ */
+export async function assemblyWithAddedTool(
+  name: string,
+  at: "front" | "back",
+): Promise<PromptAssembly> {
+  const prompt = buildRegistry(PLUGINS);
+  prompt.onAssemble((assembly) => {
+    if (at === "front") assembly.tools.unshift(toolNamed(name));
+    else assembly.tools.push(toolNamed(name));
+    return assembly;
+  });
+  const assembly = await prompt.assemble();
+  await prompt.dispose();
+  return assembly;
+}
+
+/**
+ * Asserts that `adapter` sends the sample's runtime context as a user
+ * message, and no runtime context when the assembly's is `[]`.
+ */
+export function assertRuntimeContextMessage(
+  adapter: (assembly: TestAssembly) => { runtimeContext?: unknown },
+): void {
+  assert.deepEqual(adapter(sampleAssembly()).runtimeContext, {
+    role: "user",
+    content: "Today is Monday.",
+  });
+  const blank = { ...sampleAssembly(), runtimeContext: [] };
+  assert.equal("runtimeContext" in adapter(blank), false);
 }

@@ -4,6 +4,8 @@ import { renderPrompt } from "../../mod.ts";
 import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
 import { rejects } from "../assertions.ts";
 import {
+  assemblyWithAddedTool,
+  assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
   sampleAssembly,
@@ -103,10 +105,7 @@ for (const [name, adapter] of ADAPTERS) {
     });
 
     it("sends the runtime context as a user message only when it renders non-empty", () => {
-      assert.deepEqual(adapter(sampleAssembly()).runtimeContext, {
-        role: "user",
-        content: "Today is Monday.",
-      });
+      assertRuntimeContextMessage(adapter);
       const blank: TestAssembly = {
         ...sampleAssembly(),
         runtimeContext: [{ name: "empty", order: 0, text: "" }],
@@ -150,17 +149,11 @@ for (const [name, adapter] of ADAPTERS) {
     });
 
     it("rejects a duplicate tool name that a listener added", async () => {
-      const prompt = buildRegistry(PLUGINS);
-      prompt.onAssemble((assembly) => {
-        assembly.tools.push(toolNamed("shell"));
-        return assembly;
-      });
-      const assembly = await prompt.assemble();
+      const assembly = await assemblyWithAddedTool("shell", "back");
       assert.throws(
         () => adapter(assembly),
         rejects("DUPLICATE_TOOL", '"shell"'),
       );
-      await prompt.dispose();
     });
 
     it("rejects a strict option that is not a boolean", () => {
