@@ -162,42 +162,24 @@ export function validateConfig(config: unknown): SystemPromptConfig {
       `Reading the SystemPrompt config threw; the config is an object ` +
       `whose fields can be read.`,
   );
-  if (
-    includeRuntimeContext !== undefined &&
-    typeof includeRuntimeContext !== "boolean"
-  ) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `includeRuntimeContext must be a boolean; got ` +
-        `${quote(includeRuntimeContext)}.`,
-    );
-  }
-  if (persona !== undefined && typeof persona !== "string") {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `persona must be a string (a template, "" for none); got ` +
-        `${quote(persona)}.`,
-    );
-  }
-  if (
-    includeHarnessIdentity !== undefined &&
-    typeof includeHarnessIdentity !== "boolean"
-  ) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `includeHarnessIdentity must be a boolean; got ` +
-        `${quote(includeHarnessIdentity)}.`,
-    );
-  }
-  if (
-    onSubscriberError !== undefined && typeof onSubscriberError !== "function"
-  ) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `onSubscriberError must be a function (error, change) => void; got ` +
-        `${quote(onSubscriberError)}.`,
-    );
-  }
+  checkOptional(includeRuntimeContext, {
+    key: "includeRuntimeContext",
+    type: "boolean",
+  });
+  checkOptional(persona, {
+    key: "persona",
+    type: "string",
+    shape: ` (a template, "" for none)`,
+  });
+  checkOptional(includeHarnessIdentity, {
+    key: "includeHarnessIdentity",
+    type: "boolean",
+  });
+  checkOptional(onSubscriberError, {
+    key: "onSubscriberError",
+    type: "function",
+    shape: " (error, change) => void",
+  });
   return {
     persona,
     toolOrder,
@@ -205,6 +187,22 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     includeRuntimeContext,
     onSubscriberError,
   };
+}
+
+/** Throws `INVALID_CONFIG` unless a config field is left out or a `type`. */
+function checkOptional(
+  value: unknown,
+  { key, type, shape = "" }: {
+    key: string;
+    type: "boolean" | "string" | "function";
+    shape?: string;
+  },
+): void {
+  if (value === undefined || typeof value === type) return;
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `${key} must be a ${type}${shape}; got ${quote(value)}.`,
+  );
 }
 
 /**
