@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { renderPrompt, renderPromptBlocks } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import {
-  assemblyWithAddedTool,
+  assertRejectsAddedTool,
   assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
@@ -154,11 +154,7 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
   });
 
   it("rejects a duplicate tool name that a listener added", async () => {
-    const assembly = await assemblyWithAddedTool("read_file", "back");
-    assert.throws(
-      () => toAISDK(assembly),
-      rejects("DUPLICATE_TOOL", '"read_file"'),
-    );
+    await assertRejectsAddedTool(toAISDK, { name: "read_file", at: "back" });
   });
 
   it("sends the runtime context as a user message only when it renders non-empty", () => {

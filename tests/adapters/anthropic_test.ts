@@ -4,7 +4,7 @@ import { type AssembledSection, renderPrompt } from "../../mod.ts";
 import { toMessages } from "../../adapters/anthropic.ts";
 import { rejects } from "../assertions.ts";
 import {
-  assemblyWithAddedTool,
+  assertRejectsAddedTool,
   assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
@@ -210,11 +210,10 @@ describe("toMessages", () => {
   });
 
   it("rejects a duplicate tool name that a listener added", async () => {
-    const assembly = await assemblyWithAddedTool("write_file", "front");
-    assert.throws(
-      () => toMessages(assembly),
-      rejects("DUPLICATE_TOOL", '"write_file"'),
-    );
+    await assertRejectsAddedTool(toMessages, {
+      name: "write_file",
+      at: "front",
+    });
   });
 
   it("omits tools when there are none and sends [] for an empty prompt", () => {

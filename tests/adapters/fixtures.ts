@@ -1,6 +1,7 @@
 /** Assemblies, registries and checks shared by the adapter tests. */
 
 import assert from "node:assert/strict";
+import { rejects } from "../assertions.ts";
 import {
   type AssembledSection,
   type PromptAssembly,
@@ -112,14 +113,15 @@ export function buildRegistry(
 }
 
 /**
- * The assembly of {@linkcode PLUGINS} after a listener added a tool named
- * `name` at the `front` or the `back` of the tools; the registry's own
- * duplicate check has run by then, so only the adapter can catch it.
+ * Asserts that `adapter` rejects the assembly of {@linkcode PLUGINS} after a
+ * listener added a second tool named `name` at the `front` or the `back` of
+ * the tools: the registry's own duplicate check has run by then, so only the
+ * adapter can catch it.
  */
-export async function assemblyWithAddedTool(
-  name: string,
-  at: "front" | "back",
-): Promise<PromptAssembly> {
+export async function assertRejectsAddedTool(
+  adapter: (assembly: PromptAssembly) => unknown,
+  { name, at }: { name: string; at: "front" | "back" },
+): Promise<void> {
   const prompt = buildRegistry(PLUGINS);
   prompt.onAssemble((assembly) => {
     if (at === "front") assembly.tools.unshift(toolNamed(name));
@@ -128,7 +130,10 @@ export async function assemblyWithAddedTool(
   });
   const assembly = await prompt.assemble();
   await prompt.dispose();
-  return assembly;
+  assert.throws(
+    () => adapter(assembly),
+    rejects("DUPLICATE_TOOL", JSON.stringify(name)),
+  );
 }
 
 /**

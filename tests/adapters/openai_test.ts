@@ -4,7 +4,7 @@ import { renderPrompt } from "../../mod.ts";
 import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
 import { rejects } from "../assertions.ts";
 import {
-  assemblyWithAddedTool,
+  assertRejectsAddedTool,
   assertRuntimeContextMessage,
   buildRegistry,
   PLUGINS,
@@ -149,11 +149,7 @@ for (const [name, adapter] of ADAPTERS) {
     });
 
     it("rejects a duplicate tool name that a listener added", async () => {
-      const assembly = await assemblyWithAddedTool("shell", "back");
-      assert.throws(
-        () => adapter(assembly),
-        rejects("DUPLICATE_TOOL", '"shell"'),
-      );
+      await assertRejectsAddedTool(adapter, { name: "shell", at: "back" });
     });
 
     it("rejects a strict option that is not a boolean", () => {
