@@ -110,14 +110,7 @@ function reloads$(
         target(config, chosen.name); // the scope must still exist
         return config;
       }).pipe(
-        catchError((error: unknown) =>
-          of<WatchEvent>({
-            event: "config-error",
-            message: error instanceof CliError
-              ? error.message
-              : describeError(error),
-          })
-        ),
+        catchError((error: unknown) => of(configError(error))),
       )
     ),
   );
@@ -170,15 +163,16 @@ function views$(
         return { event: "error", reason, message: describeError(error) };
       }
     }),
-    catchError((error: unknown) =>
-      of<WatchEvent>({
-        event: "config-error",
-        message: error instanceof CliError
-          ? error.message
-          : describeError(error),
-      })
-    ),
+    catchError((error: unknown) => of(configError(error))),
   );
+}
+
+/** The event of a config that failed to load or to build the registry. */
+function configError(error: unknown): WatchEvent {
+  return {
+    event: "config-error",
+    message: error instanceof CliError ? error.message : describeError(error),
+  };
 }
 
 function diffOf(view: { diff?: PromptDiff }): { diff?: PromptDiff } {
