@@ -9,6 +9,7 @@
  * @module
  */
 
+import { mergeSorted } from "../_util.ts";
 import {
   quote,
   SystemPromptError,
@@ -119,6 +120,17 @@ export function recordsOf<R>(
   layers: readonly KindLayer<R>[],
 ): (readonly R[])[] {
   return layers.map((layer) => layer.records);
+}
+
+/**
+ * The records of `layers` in `compare` order, a nearer layer's record
+ * shadowing a farther one's of the same name.
+ */
+export function visibleByName<R extends { readonly name: string }>(
+  layers: readonly KindLayer<R>[],
+  compare: (a: R, b: R) => number,
+): readonly R[] {
+  return mergeSorted(recordsOf(layers), compare, { shadowByName: true });
 }
 
 /** Throws `INVALID_PROVIDER` unless `value` is a function. */

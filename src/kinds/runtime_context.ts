@@ -6,7 +6,6 @@
  * @module
  */
 
-import { mergeSorted } from "../_util.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
@@ -14,7 +13,7 @@ import {
   type KindLayer,
   type Provenance,
   type RecordBase,
-  recordsOf,
+  visibleByName,
 } from "./kind.ts";
 import { compareSections } from "./section.ts";
 import {
@@ -70,9 +69,7 @@ function buildRuntimeContext(
     draft.runtimeContext = [];
     return;
   }
-  const records = mergeSorted(recordsOf(layers), compareSections, {
-    shadowByName: true,
-  });
+  const records = visibleByName(layers, compareSections);
   const entries: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < records.length; index++) {
     entries[index] = resolveTextEntry(

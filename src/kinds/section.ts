@@ -5,7 +5,7 @@
  * @module
  */
 
-import { compareCodeUnits, mergeSorted } from "../_util.ts";
+import { compareCodeUnits } from "../_util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
@@ -13,7 +13,7 @@ import {
   type KindLayer,
   type Provenance,
   type RecordBase,
-  recordsOf,
+  visibleByName,
 } from "./kind.ts";
 import {
   type EntryText,
@@ -93,9 +93,7 @@ function buildSections(
   context: unknown,
   draft: PromptAssembly,
 ): void {
-  const records = mergeSorted(recordsOf(layers), compareSections, {
-    shadowByName: true,
-  });
+  const records = visibleByName(layers, compareSections);
   const sections: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < records.length; index++) {
     sections[index] = resolveSection(records[index], context);

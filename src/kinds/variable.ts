@@ -7,7 +7,7 @@
  * @module
  */
 
-import { compareCodeUnits, mergeSorted } from "../_util.ts";
+import { compareCodeUnits } from "../_util.ts";
 import { typeName } from "../assemble/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import {
@@ -24,7 +24,7 @@ import {
   type KindLayer,
   type Provenance,
   type RecordBase,
-  recordsOf,
+  visibleByName,
 } from "./kind.ts";
 
 /** A registered variable, as stored in a layer. */
@@ -83,9 +83,7 @@ function buildVariables(
   context: unknown,
   draft: PromptAssembly,
 ): void {
-  const records = mergeSorted(recordsOf(layers), compareNames, {
-    shadowByName: true,
-  });
+  const records = visibleByName(layers, compareNames);
   const variables: Record<string, string | undefined> = {};
   for (const record of records) {
     variables[record.name] = resolveVariable(record, context);
