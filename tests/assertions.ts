@@ -68,3 +68,9 @@ export async function settlesWithin(
   for (let i = 0; i < turns && !settled; i++) await macrotask();
   return settled;
 }
+
+/** Awaits a few macrotasks and a short pause, so that pending views arrive. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await macrotask();
+  await new Promise((resolve) => setTimeout(resolve, 15));
+}

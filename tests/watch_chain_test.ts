@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { Subscription } from "rxjs";
 import { type PromptView, SystemPrompt } from "../mod.ts";
 import { scopeLayerCount } from "../src/system_prompt.ts";
+import { settle } from "./assertions.ts";
 
 const cleanups: (() => unknown)[] = [];
 
@@ -19,14 +20,6 @@ function registry(): SystemPrompt {
   const prompt = new SystemPrompt({ includeHarnessIdentity: false });
   cleanups.push(() => prompt.dispose());
   return prompt;
-}
-
-/** Macrotasks and a short pause, so that pending views arrive. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 15));
 }
 
 function prompts(views: PromptView[]): string[] {

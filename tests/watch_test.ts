@@ -15,7 +15,7 @@ import {
   type ScopeKey,
   SystemPrompt,
 } from "../mod.ts";
-import { rejects } from "./assertions.ts";
+import { rejects, settle } from "./assertions.ts";
 
 // ---------------------------------------------------------------- helpers
 
@@ -36,14 +36,6 @@ function registry<C extends AssembleContext = AssembleContext>(
   });
   cleanups.push(() => prompt.dispose());
   return prompt;
-}
-
-/** Awaits a few macrotasks (and a short pause) so that pending work runs. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 15));
 }
 
 /** Waits (macrotask by macrotask, at most one second) until `ready()`. */
