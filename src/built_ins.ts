@@ -134,13 +134,14 @@ export function validateConfig(config: unknown): SystemPromptConfig {
         `got ${quote(config)}.`,
     );
   }
-  const {
-    persona,
-    toolOrder,
-    includeHarnessIdentity,
-    includeRuntimeContext,
-    onSubscriberError,
-  } = readGuarded(
+  const fields = readConfigFields(config);
+  checkConfigFields(fields);
+  return fields;
+}
+
+/** One guarded read of each config field, so a throwing getter is reported. */
+function readConfigFields(config: object): SystemPromptConfig {
+  return readGuarded(
     () => {
       const {
         persona,
@@ -162,6 +163,13 @@ export function validateConfig(config: unknown): SystemPromptConfig {
       `Reading the SystemPrompt config threw; the config is an object ` +
       `whose fields can be read.`,
   );
+}
+
+/** Throws `INVALID_CONFIG` for the first config field of the wrong type. */
+function checkConfigFields(
+  { persona, includeHarnessIdentity, includeRuntimeContext, onSubscriberError }:
+    SystemPromptConfig,
+): void {
   checkOptional(includeRuntimeContext, {
     key: "includeRuntimeContext",
     type: "boolean",
@@ -180,13 +188,6 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     type: "function",
     shape: " (error, change) => void",
   });
-  return {
-    persona,
-    toolOrder,
-    includeHarnessIdentity,
-    includeRuntimeContext,
-    onSubscriberError,
-  };
 }
 
 /** Throws `INVALID_CONFIG` unless a config field is left out or a `type`. */

@@ -37,12 +37,12 @@ export function readTextEntry<K extends string>(
   words: EntryWords,
   extra: readonly K[] = [],
 ): { name: string; order: number; text: EntryText } & Record<K, unknown> {
-  const { noun } = words;
-  const Noun = noun[0].toUpperCase() + noun.slice(1);
   if (typeof input !== "object" || input === null) {
     throw new SystemPromptError(
       "INVALID_SECTION",
-      `A ${noun} must be an object { name, order, text }; got ${quote(input)}.`,
+      `A ${words.noun} must be an object { name, order, text }; got ${
+        quote(input)
+      }.`,
     );
   }
   const fields = readGuarded(
@@ -59,6 +59,21 @@ export function readTextEntry<K extends string>(
     "INVALID_SECTION",
     () => words.unreadable,
   );
+  const { name, order, text } = checkTextEntry(fields, words);
+  return { ...fields, name, order, text } as {
+    name: string;
+    order: number;
+    text: EntryText;
+  } & Record<K, unknown>;
+}
+
+/** Throws `INVALID_SECTION` unless the read name, order and text fit. */
+function checkTextEntry(
+  fields: Record<string, unknown>,
+  words: EntryWords,
+): { name: string; order: number; text: EntryText } {
+  const { noun } = words;
+  const Noun = noun[0].toUpperCase() + noun.slice(1);
   const { name, order } = fields;
   const text = liveOr(fields.text, "");
   if (typeof name !== "string" || name === "") {
@@ -82,11 +97,7 @@ export function readTextEntry<K extends string>(
         `Observable<string>.`,
     );
   }
-  return { ...fields, name, order, text: text as EntryText } as {
-    name: string;
-    order: number;
-    text: EntryText;
-  } & Record<K, unknown>;
+  return { name, order, text: text as EntryText };
 }
 
 /** Resolves an entry's text for `context`, throwing `PROVIDER_FAILED`. */

@@ -38,6 +38,15 @@ export function copyToolSchema(
     );
   }
   const fields = readFields(schema, source);
+  const name = checkToolFields(fields, source);
+  return copyToolFields(schema, fields, { name, source });
+}
+
+/** Throws `INVALID_TOOL_SCHEMA` unless name, description and parameters fit. */
+function checkToolFields(
+  fields: Record<string, unknown>,
+  source: () => string,
+): string {
   const name = fields.name;
   if (!isValidToolName(name)) {
     throw new SystemPromptError(
@@ -57,6 +66,15 @@ export function copyToolSchema(
         `and an object of parameters (a JSON Schema).`,
     );
   }
+  return name;
+}
+
+/** Deep-copies `fields` as plain JSON data, naming the tool in any error. */
+function copyToolFields(
+  schema: object,
+  fields: Record<string, unknown>,
+  { name, source }: { name: string; source: () => string },
+): ToolSchema {
   try {
     if (!isPlainObject(schema)) throw notPlainData(schema, []);
     try {
