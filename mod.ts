@@ -79,5 +79,5 @@ export {
   TOOL_GUIDANCE_ORDER,
   TOOL_GUIDANCE_ORDER_END,
 } from "./src/built_ins.ts";
-export type { Registrar, RegistrarOptions } from "./src/registrar.ts";
+export type { Registrar, RegistrarOptions } from "./src/registrar_api.ts";
 export { SystemPrompt } from "./src/system_prompt.ts";
