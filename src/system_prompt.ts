@@ -6,21 +6,13 @@
  * @module
  */
 
+import { firstValueFrom, type Observable } from "rxjs";
+import { assembly$ } from "./assemble/build.ts";
 import {
-  asapScheduler,
-  combineLatest,
-  debounceTime,
-  defer,
-  EMPTY,
-  firstValueFrom,
-  type Observable,
-  startWith,
-  switchMap,
-} from "rxjs";
-import { chainSnapshot$ } from "./scopes.ts";
-import { assembly$, type Pipeline } from "./assemble/build.ts";
-import { readContext } from "./assemble/context.ts";
-import { view$, withDiffs } from "./assemble/view.ts";
+  type PipelineSource,
+  runPipeline$,
+  watchViews$,
+} from "./assemble/pipeline.ts";
 import { registerBuiltIns, validateConfig } from "./built_ins.ts";
 import { readGuarded, SystemPromptError } from "./errors.ts";
 import { explanation$ } from "./explain.ts";
@@ -99,6 +91,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   implements Registrar<C> {
   readonly #registry: Registry;
   readonly #root: LayerRegistrar<C>;
+  readonly #source: PipelineSource;
 
   /**
    * Every registration, unregistration and invalidation, emitted
@@ -126,6 +119,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
+    this.#source = {
+      layers: registry.layers,
+      scopes: registry.scopes,
+      toolOrder: registry.toolOrder,
+      includeRuntimeContext: registry.includeRuntimeContext,
+      disposed: () => this.#root.disposed,
+    };
     this.change$ = new ContainedObservable(
       inCommitOrder(registry.layers.change$),
       valid.onSubscriberError ?? reportToConsole,
@@ -268,44 +268,17 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     options?: ExplainOptions,
   ): Promise<PromptExplanation> {
     return firstValueFrom(
-      this.#pipeline$(
-        context === undefined ? {} as C : context,
-        (layers, given, buildOptions) =>
+      runPipeline$(this.#source, context === undefined ? {} as C : context, {
+        pipeline: (layers, given, buildOptions) =>
           explanation$(layers, given, { ...buildOptions, explain: options }),
-      ),
+      }),
     );
   }
 
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
-    return this.#pipeline$(context, assembly$, snapshot);
-  }
-
-  /**
-   * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
-   * combined layer states) or on the layers' latest states.
-   */
-  #pipeline$<T>(
-    context: C,
-    pipeline: Pipeline<T>,
-    snapshot?: Snapshot,
-  ): Observable<T> {
-    return defer(() => {
-      const { scope } = readContext(context);
-      if (this.#root.disposed) {
-        throw new SystemPromptError(
-          "DISPOSED",
-          `Cannot assemble: the registry is disposed.`,
-        );
-      }
-      const registry = this.#registry;
-      const layers = snapshot ??
-        registry.layers.snapshot(
-          scope === undefined ? [] : registry.scopes.chainOf(scope),
-        );
-      return pipeline(layers, context, {
-        toolOrder: registry.toolOrder,
-        suppressRuntimeContext: !registry.includeRuntimeContext,
-      });
+    return runPipeline$(this.#source, context, {
+      pipeline: assembly$,
+      snapshot,
     });
   }
 
@@ -324,25 +297,10 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * one is reported as an `{ error }` view.
    */
   watch(context?: C): Observable<PromptView> {
-    const given = context === undefined ? {} as C : context;
-    // An unreadable or invalid scope watches the global layer: each view
-    // then reports the context's error, as assemble() would.
-    const scope = scopeOrUndefined(given);
-    const { layers, scopes } = this.#registry;
-    // The states of the layers this context reads (following its chain as
-    // binds change it), and invalidations; a burst of transitions coalesces
-    // into one view.
-    return combineLatest([
-      chainSnapshot$(layers, scopes, scope),
-      layers.invalidation$.pipe(startWith(undefined)),
-    ]).pipe(
-      debounceTime(0, asapScheduler),
-      switchMap(([snapshot]) =>
-        this.disposed
-          ? EMPTY
-          : view$(given, (derived) => this.#assembly$(derived, snapshot))
-      ),
-      withDiffs,
+    return watchViews$(
+      this.#source,
+      context === undefined ? {} as C : context,
+      (derived, snapshot) => this.#assembly$(derived, snapshot),
     );
   }
 
@@ -372,11 +330,3 @@ Object.defineProperty(
   Symbol.for("rxprompt.SystemPrompt"),
   { value: true },
 );
-
-function scopeOrUndefined(context: unknown): ScopeKey | undefined {
-  try {
-    return readContext(context).scope;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,0 +1,107 @@
+/**
+ * The registry's pipeline runs: `assemble`'s and `explain`'s one-shot run on
+ * a snapshot of the context's layers, and `watch`'s stream of views that
+ * re-runs the assembly after each burst of changes.
+ *
+ * @module
+ */
+
+import {
+  asapScheduler,
+  combineLatest,
+  debounceTime,
+  defer,
+  EMPTY,
+  type Observable,
+  startWith,
+  switchMap,
+} from "rxjs";
+import { SystemPromptError } from "../errors.ts";
+import type { Layers, Snapshot } from "../layers.ts";
+import { chainSnapshot$, type ScopeBindings } from "../scopes.ts";
+import type { ToolOrderPlan } from "../tool_order.ts";
+import type {
+  AssembleContext,
+  PromptAssembly,
+  PromptView,
+  ScopeKey,
+} from "../types.ts";
+import type { Pipeline } from "./build.ts";
+import { readContext } from "./context.ts";
+import { view$, withDiffs } from "./view.ts";
+
+/** What a pipeline run reads from its registry. */
+export interface PipelineSource {
+  readonly layers: Layers;
+  readonly scopes: ScopeBindings;
+  readonly toolOrder: ToolOrderPlan | undefined;
+  readonly includeRuntimeContext: boolean;
+  /** True once the registry started disposing. */
+  readonly disposed: () => boolean;
+}
+
+/**
+ * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
+ * combined layer states) or on the layers' latest states.
+ */
+export function runPipeline$<T>(
+  source: PipelineSource,
+  context: AssembleContext,
+  { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
+): Observable<T> {
+  return defer(() => {
+    const { scope } = readContext(context);
+    if (source.disposed()) {
+      throw new SystemPromptError(
+        "DISPOSED",
+        `Cannot assemble: the registry is disposed.`,
+      );
+    }
+    const layers = snapshot ??
+      source.layers.snapshot(
+        scope === undefined ? [] : source.scopes.chainOf(scope),
+      );
+    return pipeline(layers, context, {
+      toolOrder: source.toolOrder,
+      suppressRuntimeContext: !source.includeRuntimeContext,
+    });
+  });
+}
+
+/**
+ * `watch`'s views of `context`: `assembly$` on the states of the layers the
+ * context reads, re-run after each burst of changes and invalidations.
+ */
+export function watchViews$<C extends AssembleContext>(
+  source: PipelineSource,
+  context: C,
+  assembly$: (context: C, snapshot: Snapshot) => Observable<PromptAssembly>,
+): Observable<PromptView> {
+  // An unreadable or invalid scope watches the global layer: each view
+  // then reports the context's error, as assemble() would.
+  const scope = scopeOrUndefined(context);
+  const { layers, scopes } = source;
+  // The states of the layers this context reads (following its chain as
+  // binds change it), and invalidations; a burst of transitions coalesces
+  // into one view.
+  return combineLatest([
+    chainSnapshot$(layers, scopes, scope),
+    layers.invalidation$.pipe(startWith(undefined)),
+  ]).pipe(
+    debounceTime(0, asapScheduler),
+    switchMap(([snapshot]) =>
+      source.disposed()
+        ? EMPTY
+        : view$(context, (derived) => assembly$(derived, snapshot))
+    ),
+    withDiffs,
+  );
+}
+
+function scopeOrUndefined(context: unknown): ScopeKey | undefined {
+  try {
+    return readContext(context).scope;
+  } catch {
+    return undefined;
+  }
+}
