@@ -45,10 +45,8 @@ export type {
   AssembledSection,
   AssembleListener,
   PromptAssembly,
-  PromptChange,
   PromptRuntimeContext,
   PromptSection,
-  PromptView,
   ScopeKey,
   SystemPromptConfig,
   ToolProvider,
@@ -56,6 +54,7 @@ export type {
   ToolSchema,
   VariableProvider,
 } from "./src/types.ts";
+export type { PromptChange, PromptView } from "./src/change_types.ts";
 export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
 export type {

@@ -30,7 +30,8 @@ import {
   withoutRegistration,
   withRegistration,
 } from "./layer_state.ts";
-import type { PromptChange, ScopeKey } from "./types.ts";
+import type { ScopeKey } from "./types.ts";
+import type { PromptChange } from "./change_types.ts";
 
 export {
   emptyLayer,

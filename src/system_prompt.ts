@@ -35,16 +35,15 @@ import type {
   AssembleContext,
   AssembleListener,
   PromptAssembly,
-  PromptChange,
   PromptRuntimeContext,
   PromptSection,
-  PromptView,
   ScopeKey,
   SystemPromptConfig,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
 } from "./types.ts";
+import type { PromptChange, PromptView } from "./change_types.ts";
 
 const layersOf = new WeakMap<object, { readonly scopeCount: number }>();
 

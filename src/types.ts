@@ -6,8 +6,6 @@
 
 import type { Observable } from "rxjs";
 
-export type { PromptChange, PromptView } from "./change_types.ts";
-
 /**
  * One section of an assembly: resolved text, not yet interpolated.
  *

@@ -17,7 +17,8 @@ import {
 } from "rxjs";
 import { diffAssemblies, type PromptDiff } from "../diff.ts";
 import { renderPrompt } from "../render/prompt.ts";
-import type { AssembleContext, PromptAssembly, PromptView } from "../types.ts";
+import type { AssembleContext, PromptAssembly } from "../types.ts";
+import type { PromptView } from "../change_types.ts";
 import { deriveContext, readContext } from "./context.ts";
 
 /**

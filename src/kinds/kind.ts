@@ -16,12 +16,8 @@ import {
   type SystemPromptErrorCode,
 } from "../errors.ts";
 import type { ToolOrderPlan } from "../tool_order.ts";
-import type {
-  PromptAssembly,
-  PromptChange,
-  ScopeKey,
-  ToolSchema,
-} from "../types.ts";
+import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
+import type { PromptChange } from "../change_types.ts";
 
 /** What the registrar knows about a registration beyond its input. */
 export interface Provenance {
