@@ -7,7 +7,22 @@
 
 import { Observable } from "rxjs";
 import { quote, SystemPromptError } from "../src/errors.ts";
-import type { McpToolsClient } from "./mcp.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+
+/**
+ * What `mcpTools` needs of an MCP client: a connected `Client` of
+ * `@modelcontextprotocol/sdk` fits (typed by its methods, so a client from
+ * another copy of the SDK fits too).
+ *
+ * @example
+ * ```ts
+ * import type { McpToolsClient } from "@rxprompt/system-prompt/mcp";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ *
+ * const client: McpToolsClient = new Client({ name: "agent", version: "1.0.0" });
+ * ```
+ */
+export type McpToolsClient = Pick<Client, "listTools" | "callTool">;
 
 /** One tool as `tools/list` returns it. */
 export interface McpTool {

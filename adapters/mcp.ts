@@ -43,7 +43,6 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
 import {
   catchError,
   defer,
@@ -60,24 +59,11 @@ import {
 } from "rxjs";
 import { quote, SystemPromptError } from "../src/errors.ts";
 import type { ToolProviderResult, ToolSchema } from "../src/types.ts";
-import { listing$, type McpTool } from "./_mcp_listing.ts";
+import { listing$, type McpTool, type McpToolsClient } from "./_mcp_listing.ts";
 import { toolsListChanged$ } from "./_mcp_list_changed.ts";
 import { wireNames } from "./_mcp_names.ts";
 
-/**
- * What `mcpTools` needs of an MCP client: a connected `Client` of
- * `@modelcontextprotocol/sdk` fits (typed by its methods, so a client from
- * another copy of the SDK fits too).
- *
- * @example
- * ```ts
- * import type { McpToolsClient } from "@rxprompt/system-prompt/mcp";
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
- *
- * const client: McpToolsClient = new Client({ name: "agent", version: "1.0.0" });
- * ```
- */
-export type McpToolsClient = Pick<Client, "listTools" | "callTool">;
+export type { McpToolsClient };
 
 /**
  * Options of {@linkcode mcpTools}.

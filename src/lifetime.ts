@@ -17,68 +17,19 @@
  */
 
 import { SystemPromptError } from "./errors.ts";
-import { type BodyState, Leaf, Member, RUNNING } from "./lifetime/drive.ts";
+import type { Disposer, EffectBody, Teardown } from "./lifetime/disposer.ts";
+import {
+  type BodyState,
+  Leaf,
+  type LifetimeNode,
+  Member,
+  ownersChanged,
+  ownersEpoch,
+  RUNNING,
+} from "./lifetime/drive.ts";
 import { runEffect } from "./lifetime/effect.ts";
 
-/**
- * The function a registration returns: calling it removes exactly that
- * registration. Idempotent (every call returns the same promise), awaitable,
- * and `AsyncDisposable`, so `await using` and `AsyncDisposableStack#use`
- * work. Never wrap it before yielding it from an effect: the effect adopts
- * the exact function.
- *
- * @example
- * ```ts
- * import { SystemPrompt } from "@rxprompt/system-prompt";
- *
- * const prompt = new SystemPrompt();
- * {
- *   await using _rules = prompt.section({ name: "rules", order: 10, text: "Be brief." });
- *   // "rules" is part of every assembly here
- * }
- * // and removed here
- * ```
- */
-export type Disposer = (() => Promise<void>) & AsyncDisposable;
-
-/**
- * A teardown an effect may yield: any function, possibly async. Exact
- * disposers are teardowns too, and are adopted rather than wrapped.
- *
- * @example
- * ```ts
- * import type { Teardown } from "@rxprompt/system-prompt";
- *
- * const closeWatcher: Teardown = async () => {
- *   await Promise.resolve(); // e.g. close a file watcher
- * };
- * ```
- */
-export type Teardown = () => unknown;
-
-/**
- * The body of an effect: a generator function, sync or async, that yields
- * teardowns. Yielded exact disposers are adopted; other functions are
- * collected as they are. `signal` aborts when the effect is disposed: a
- * body that awaits must stop on it, because disposal waits for the body to
- * stop before it runs the collected teardowns.
- *
- * @example
- * ```ts
- * import type { EffectBody } from "@rxprompt/system-prompt";
- *
- * const body: EffectBody = async function* (signal) {
- *   const timer = setInterval(() => {}, 1000);
- *   yield () => clearInterval(timer);
- *   await new Promise((resolve) => signal.addEventListener("abort", resolve));
- * };
- * ```
- */
-export type EffectBody = (
-  signal: AbortSignal,
-) =>
-  | Iterator<Teardown, unknown, undefined>
-  | AsyncIterator<Teardown, unknown, undefined>;
+export type { Disposer, EffectBody, Teardown };
 
 /** Options of a {@linkcode Lifetime}. */
 export interface LifetimeOptions {
@@ -86,19 +37,12 @@ export interface LifetimeOptions {
   readonly report?: (error: unknown) => void;
 }
 
-/** Bumped when a lifetime starts closing or changes owner. */
-let epoch = 0;
-
-/** Marks every cached "open" verdict stale (an owner changed). */
-export function ownersChanged(): void {
-  epoch++;
-}
-
 /**
  * A node of the ownership tree: owns teardowns and child lifetimes, and
  * tears them all down, last in first out, when its own disposer runs.
  */
-export class Lifetime extends Member {
+export class Lifetime extends Member implements LifetimeNode {
+  declare owner: Lifetime | undefined;
   /** What it owns now; `undefined` while it owns nothing. */
   members: Set<Member> | undefined;
   closing = false;
@@ -136,12 +80,12 @@ export class Lifetime extends Member {
   /** Walks up from `start` to the first owner already seen open. */
   static #closed(start: Lifetime): boolean {
     let node: Lifetime | undefined = start;
-    while (node !== undefined && node.#openAt !== epoch) {
+    while (node !== undefined && node.#openAt !== ownersEpoch()) {
       if (node.closing) return true;
       node = node.owner;
     }
     for (let open = start; open !== node; open = open.owner!) {
-      open.#openAt = epoch;
+      open.#openAt = ownersEpoch();
     }
     return false;
   }
@@ -170,7 +114,7 @@ export class Lifetime extends Member {
   /** Marks this lifetime disposing and asks its effect body to stop. */
   close(): void {
     this.closing = true;
-    epoch++;
+    ownersChanged();
     this.body?.controller.abort();
   }
 

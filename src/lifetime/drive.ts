@@ -6,7 +6,7 @@
  */
 
 import { isPromiseLike } from "../_util.ts";
-import type { Disposer, Lifetime, Teardown } from "../lifetime.ts";
+import type { Disposer, Teardown } from "./disposer.ts";
 
 /** Not started. */
 export const IDLE = 0;
@@ -36,6 +36,19 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
   Symbol.for("Symbol.asyncDispose");
 let nextPosition = 0;
 
+/** Bumped when a lifetime starts closing or changes owner. */
+let epoch = 0;
+
+/** Marks every cached "open" verdict stale (an owner changed). */
+export function ownersChanged(): void {
+  epoch++;
+}
+
+/** The current epoch: an "open" verdict cached at an older one is stale. */
+export function ownersEpoch(): number {
+  return epoch;
+}
+
 /**
  * The key under which an exact disposer carries its member. A property
  * rather than a WeakMap: a WeakMap's table grows with the disposers made
@@ -58,7 +71,7 @@ export function memberOf(teardown: Teardown): Member | undefined {
 
 /** Something a lifetime owns: a teardown or a child lifetime. */
 export class Member {
-  owner: Lifetime | undefined;
+  owner: LifetimeNode | undefined;
   /** Its place in the owner's teardown order (greater is newer). */
   position: number;
   state: State = IDLE;
@@ -68,7 +81,7 @@ export class Member {
   #settle: ((failure: Failure | undefined) => void) | undefined;
   #waiters: (() => void)[] | undefined;
 
-  constructor(owner: Lifetime | undefined) {
+  constructor(owner: LifetimeNode | undefined) {
     this.owner = owner;
     this.position = nextPosition++;
     const disposer = (): Promise<void> => {
@@ -124,11 +137,31 @@ export class Member {
   }
 }
 
+/**
+ * What the driver and the effect runner need of a lifetime (implemented by
+ * `Lifetime` in ../lifetime.ts, which builds on them).
+ */
+export interface LifetimeNode extends Member {
+  /** What it owns now; `undefined` while it owns nothing. */
+  members: Set<Member> | undefined;
+  closing: boolean;
+  /** The effect body of a composite; `undefined` for a registrar's. */
+  body: BodyState | undefined;
+  /** For a root: where failures go that no caller awaits. */
+  readonly report: ((error: unknown) => void) | undefined;
+  /** Marks it disposing and asks its effect body to stop. */
+  close(): void;
+  /** Whether it must stay listed in its owner. */
+  needed(): boolean;
+  add(member: Member): void;
+  detach(member: Member): void;
+}
+
 /** A teardown function owned by a lifetime. */
 export class Leaf extends Member {
   teardown: Teardown | undefined;
 
-  constructor(owner: Lifetime, teardown: Teardown) {
+  constructor(owner: LifetimeNode, teardown: Teardown) {
     super(owner);
     this.teardown = teardown;
   }
@@ -136,14 +169,14 @@ export class Leaf extends Member {
 
 /** One lifetime being torn down: its members, newest first. */
 interface Frame {
-  readonly lifetime: Lifetime;
+  readonly lifetime: LifetimeNode;
   readonly members: readonly Member[];
   index: number;
   readonly errors: unknown[];
   readonly parent: Frame | undefined;
 }
 
-function open(lifetime: Lifetime, parent: Frame | undefined): Frame {
+function open(lifetime: LifetimeNode, parent: Frame | undefined): Frame {
   const members = lifetime.members === undefined
     ? []
     : [...lifetime.members].sort((a, b) => b.position - a.position);
@@ -202,7 +235,7 @@ class Driver {
         member.state = RUNNING;
         const suspended = member instanceof Leaf
           ? this.#startLeaf(member)
-          : this.#startLifetime(member as Lifetime);
+          : this.#startLifetime(member as LifetimeNode);
         if (suspended) return;
         continue;
       }
@@ -255,7 +288,7 @@ class Driver {
   }
 
   /** Starts a lifetime; true when it waits for its effect body to stop. */
-  #startLifetime(lifetime: Lifetime): boolean {
+  #startLifetime(lifetime: LifetimeNode): boolean {
     lifetime.close();
     const body = lifetime.body;
     if (body === undefined || !body.running) {

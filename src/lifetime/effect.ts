@@ -8,13 +8,17 @@
 
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import { isPromiseLike } from "../_util.ts";
+import type { EffectBody, Teardown } from "./disposer.ts";
 import {
-  type EffectBody,
-  type Lifetime,
+  type BodyState,
+  DONE,
+  drive,
+  IDLE,
+  Leaf,
+  type LifetimeNode,
+  memberOf,
   ownersChanged,
-  type Teardown,
-} from "../lifetime.ts";
-import { type BodyState, DONE, drive, IDLE, Leaf, memberOf } from "./drive.ts";
+} from "./drive.ts";
 
 /** Whether `error` is how a body stops on its aborted `signal`. */
 function isAbortOf(error: unknown, signal: AbortSignal): boolean {
@@ -40,9 +44,13 @@ function reportToConsole(error: unknown): void {
 }
 
 /** The root's reporter (read before teardown detaches `composite`). */
-function reporterOf(composite: Lifetime): (error: unknown) => void {
+function reporterOf(composite: LifetimeNode): (error: unknown) => void {
   let report = reportToConsole;
-  for (let node: Lifetime | undefined = composite; node; node = node.owner) {
+  for (
+    let node: LifetimeNode | undefined = composite;
+    node;
+    node = node.owner
+  ) {
     if (node.report !== undefined) report = node.report;
   }
   return report;
@@ -53,7 +61,7 @@ function reporterOf(composite: Lifetime): (error: unknown) => void {
  * synchronously; otherwise a later failure is reported, never an unhandled
  * rejection, and the disposer's promise still rejects for whoever calls it.
  */
-function tearDownUnclaimed(composite: Lifetime): boolean {
+function tearDownUnclaimed(composite: LifetimeNode): boolean {
   const report = reporterOf(composite);
   drive(composite);
   if (composite.state === DONE) return true;
@@ -62,7 +70,7 @@ function tearDownUnclaimed(composite: Lifetime): boolean {
 }
 
 /** Calls `body` and drives what it returns into `composite`. */
-export function runEffect(composite: Lifetime, body: EffectBody): void {
+export function runEffect(composite: LifetimeNode, body: EffectBody): void {
   const state = composite.body!;
   let iterator: ReturnType<EffectBody>;
   try {
@@ -121,7 +129,7 @@ function assertIterator(
  * asynchronous remainder go to the root's reporter. When an owner's
  * teardown already runs the composite, its failures are that teardown's.
  */
-function failSync(composite: Lifetime, error: unknown): never {
+function failSync(composite: LifetimeNode, error: unknown): never {
   endBody(composite, composite.body!);
   if (composite.state === IDLE && tearDownUnclaimed(composite)) {
     const failure = composite.failure;
@@ -136,7 +144,7 @@ function failSync(composite: Lifetime, error: unknown): never {
 }
 
 async function pump(
-  composite: Lifetime,
+  composite: LifetimeNode,
   iterator: AsyncIterator<Teardown>,
   state: BodyState,
 ): Promise<void> {
@@ -163,7 +171,7 @@ async function pump(
 }
 
 /** The body stopped: wake waiting teardowns, unlist an empty composite. */
-function endBody(composite: Lifetime, state: BodyState): void {
+function endBody(composite: LifetimeNode, state: BodyState): void {
   state.running = false;
   const waiters = state.waiters;
   state.waiters = undefined;
@@ -174,7 +182,7 @@ function endBody(composite: Lifetime, state: BodyState): void {
   }
 }
 
-function collect(composite: Lifetime, teardown: Teardown): void {
+function collect(composite: LifetimeNode, teardown: Teardown): void {
   if (typeof teardown !== "function") {
     throw new SystemPromptError(
       "INVALID_EFFECT",
@@ -188,9 +196,13 @@ function collect(composite: Lifetime, teardown: Teardown): void {
     return;
   }
   if (member.state !== IDLE) return;
-  const lifetime = member instanceof Leaf ? undefined : member as Lifetime;
+  const lifetime = member instanceof Leaf ? undefined : member as LifetimeNode;
   if (lifetime !== undefined) {
-    for (let node: Lifetime | undefined = composite; node; node = node.owner) {
+    for (
+      let node: LifetimeNode | undefined = composite;
+      node;
+      node = node.owner
+    ) {
       if (node === lifetime) {
         throw new SystemPromptError(
           "INVALID_EFFECT",
