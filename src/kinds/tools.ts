@@ -37,11 +37,14 @@ import type {
   RecordBase,
   TracedTool,
 } from "./kind.ts";
+import { SeenObjects } from "./json_copy.ts";
 import { copyToolSchema } from "./tool_schema.ts";
 
 /** A registered tool provider, as stored in a layer. */
 export interface ToolsRecord extends RecordBase {
   readonly provider: ToolProvider<unknown> | LiveValue<ToolProviderResult>;
+  /** The objects of the provider's last schemas, for a cheaper copy. */
+  readonly seen: SeenObjects;
 }
 
 /** The tools kind; a layer keeps its providers in registration order. */
@@ -58,7 +61,12 @@ function toToolsRecord(
   // Before its first value, a tool source contributes nothing.
   const live = liveOr(provider, { schemas: [] });
   assertSource(live, "A tool provider");
-  return { provider: live as ToolProvider<unknown>, label, sequence };
+  return {
+    provider: live as ToolProvider<unknown>,
+    label,
+    sequence,
+    seen: new SeenObjects(),
+  };
 }
 
 /** Where tools come from: a provider, its position, and its layer. */
@@ -142,8 +150,10 @@ function collectTools(source: ToolSource, collection: Collection): void {
   );
   try {
     const { schemas, knownNames: known } = checkResult(result, source);
+    const seen = source.record.seen;
+    seen.restart();
     for (const schema of schemas) {
-      const tool = copyToolSchema(schema, describe);
+      const tool = copyToolSchema(schema, describe, { seen });
       tools.push(tool);
       sources.push(source);
       knownNames?.add(tool.name);

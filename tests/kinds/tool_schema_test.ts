@@ -72,6 +72,92 @@ describe("tool schema copies", () => {
     }
   });
 
+  it("reject a symbol key on a nested object that replaced one already copied", async () => {
+    const prompt = new SystemPrompt();
+    const parameters: Record<string, unknown> = {
+      type: "object",
+      properties: { a: { type: "string" } },
+    };
+    const schema = { name: "t", description: "d", parameters };
+    prompt.tools(() => ({ schemas: [schema] }));
+    await prompt.assemble();
+    parameters.properties = { a: { [Symbol("meta")]: { x: 1 } } };
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("INVALID_TOOL_SCHEMA", "parameters.properties.a[Symbol(meta)]"),
+    );
+  });
+
+  it("leave out a symbol key added later to an object already copied, never sharing its value", async () => {
+    const prompt = new SystemPrompt();
+    const properties: Record<string | symbol, unknown> = {
+      a: { type: "string" },
+    };
+    const schema = {
+      name: "t",
+      description: "d",
+      parameters: { type: "object", properties },
+    };
+    prompt.tools(() => ({ schemas: [schema] }));
+    await prompt.assemble();
+    const meta = Symbol("meta");
+    properties[meta] = { shared: true };
+    const { tools } = await prompt.assemble();
+    const copied = tools[0].parameters.properties as Record<symbol, unknown>;
+    assert.deepEqual(Object.getOwnPropertySymbols(copied), []);
+    assert.deepEqual(copied, { a: { type: "string" } });
+  });
+
+  it("copy an own __proto__ key as data, leaving the copy's prototype alone", async () => {
+    const prompt = new SystemPrompt();
+    const properties = JSON.parse('{"__proto__": {"type": "string"}}');
+    prompt.tools(() => ({
+      schemas: [{
+        name: "t",
+        description: "d",
+        parameters: { type: "object", properties },
+      }],
+    }));
+    const { tools } = await prompt.assemble();
+    const copied = tools[0].parameters.properties as object;
+    assert.equal(Object.getPrototypeOf(copied), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(copied, "__proto__"), {
+      value: { type: "string" },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    assert.notEqual(
+      Object.getOwnPropertyDescriptor(copied, "__proto__")!.value,
+      properties["__proto__"],
+    );
+  });
+
+  it("copy own keys only while Object.prototype has an enumerable key", async () => {
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{
+        name: "t",
+        description: "d",
+        parameters: { type: "object", properties: { a: { type: "string" } } },
+      }],
+    }));
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype.polluted = "yes";
+    try {
+      const { tools } = await prompt.assemble();
+      assert.deepEqual(Object.keys(tools[0].parameters.properties as object), [
+        "a",
+      ]);
+      assert.equal(
+        Object.hasOwn(tools[0].parameters.properties as object, "polluted"),
+        false,
+      );
+    } finally {
+      delete prototype.polluted;
+    }
+  });
+
   it("never share a nested object between assemblies or with the provider", async () => {
     const prompt = new SystemPrompt();
     const deep = { enum: ["a"] };
