@@ -103,10 +103,14 @@ export class Lifetime extends Member implements LifetimeNode {
     }
   }
 
-  /** Owns `teardown` and returns its exact disposer. */
-  own(teardown: Teardown): Disposer {
+  /**
+   * Owns `teardown` and returns its exact disposer. With `argument`, the
+   * teardown runs as `teardown(argument)`: one function shared by many
+   * registrations costs no closure per registration.
+   */
+  own<A>(teardown: (argument: A) => unknown, argument?: A): Disposer {
     this.assertOpen("register a teardown");
-    const leaf = new Leaf(this, teardown);
+    const leaf = new Leaf(this, teardown as Teardown, argument);
     this.add(leaf);
     return leaf.disposer;
   }

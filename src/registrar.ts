@@ -106,6 +106,8 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
   readonly scopeKey: ScopeKey | undefined;
   readonly label: string;
   readonly dispose: Disposer;
+  /** One remover per kind, shared by this registrar's registrations. */
+  #removers: { [K in KindName]?: (record: RecordBase) => void } | undefined;
 
   constructor(
     registry: Registry,
@@ -161,8 +163,21 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     return layers.add(
       scope,
       registration,
-      () => this.#lifetime.own(() => layers.remove(scope, registration)),
+      () => this.#lifetime.own(this.#removerOf(kind), record),
     );
+  }
+
+  /**
+   * Removes a record of `kind` from this registrar's layer. Shared: a
+   * registration keeps its record as the teardown's argument, not a
+   * closure of its own.
+   */
+  #removerOf(kind: KindName): (record: RecordBase) => void {
+    const removers = this.#removers ??= {};
+    const { layers } = this.#registry;
+    const scope = this.scopeKey;
+    return removers[kind] ??= (record) =>
+      layers.remove(scope, { kind, record } as Registration);
   }
 
   /** `action` is built only when it is needed: on failure. */

@@ -69,27 +69,58 @@ export function memberOf(teardown: Teardown): Member | undefined {
     : undefined;
 }
 
+/**
+ * Every exact disposer is `dispose` bound to its member: a bound function
+ * holds its member without a closure's context, and inherits
+ * `[Symbol.asyncDispose]` from this prototype instead of owning it. Both
+ * show in the memory a registration keeps.
+ */
+const DISPOSER_PROTOTYPE: object = Object.create(Function.prototype, {
+  [asyncDispose]: {
+    value: function asyncDispose(this: () => Promise<void>): Promise<void> {
+      return this();
+    },
+  },
+});
+
+function dispose(this: Member): Promise<void> {
+  if (this.state === IDLE) drive(this);
+  return this.outcome();
+}
+Object.setPrototypeOf(dispose, DISPOSER_PROTOTYPE);
+
+/**
+ * How a member's teardown ended, and who waits for it. Made when someone
+ * asks (a disposer call, a waiting driver) or a teardown fails: a live
+ * registration does not carry it.
+ */
+interface Settlement {
+  failure?: Failure;
+  promise?: Promise<void>;
+  settle?: (failure: Failure | undefined) => void;
+  waiters?: (() => void)[];
+}
+
 /** Something a lifetime owns: a teardown or a child lifetime. */
 export class Member {
   owner: LifetimeNode | undefined;
   /** Its place in the owner's teardown order (greater is newer). */
   position: number;
   state: State = IDLE;
-  failure: Failure | undefined;
   readonly disposer: Disposer;
-  #promise: Promise<void> | undefined;
-  #settle: ((failure: Failure | undefined) => void) | undefined;
-  #waiters: (() => void)[] | undefined;
+  #settlement: Settlement | undefined;
 
   constructor(owner: LifetimeNode | undefined) {
     this.owner = owner;
     this.position = nextPosition++;
-    const disposer = (): Promise<void> => {
-      if (this.state === IDLE) drive(this);
-      return this.outcome();
-    };
+    const disposer = dispose.bind(this) as Disposer;
     Object.defineProperty(disposer, MEMBER, { value: this });
-    this.disposer = Object.assign(disposer, { [asyncDispose]: disposer });
+    this.disposer = disposer;
+  }
+
+  /** What its teardown failed with, once done. */
+  get failure(): Failure | undefined {
+    return this.#settlement?.failure;
   }
 
   /** Takes the newest position (on adoption). */
@@ -99,15 +130,16 @@ export class Member {
 
   /** The one promise every call of the disposer returns. */
   outcome(): Promise<void> {
-    if (this.#promise !== undefined) return this.#promise;
+    const settlement = this.#settlement ??= {};
+    if (settlement.promise !== undefined) return settlement.promise;
     if (this.state === DONE) {
-      const failure = this.failure;
-      return this.#promise = failure === undefined
+      const failure = settlement.failure;
+      return settlement.promise = failure === undefined
         ? RESOLVED
         : Promise.reject(failure.error);
     }
-    return this.#promise = new Promise<void>((resolve, reject) => {
-      this.#settle = (failure) => {
+    return settlement.promise = new Promise<void>((resolve, reject) => {
+      settlement.settle = (failure) => {
         if (failure === undefined) resolve();
         else reject(failure.error);
       };
@@ -116,24 +148,33 @@ export class Member {
 
   /** Calls `waiter` in a microtask once this member is done. */
   whenDone(waiter: () => void): void {
-    (this.#waiters ??= []).push(waiter);
+    ((this.#settlement ??= {}).waiters ??= []).push(waiter);
   }
 
   /** Records the end of its teardown and leaves its owner. */
   finish(failure: Failure | undefined): void {
     this.state = DONE;
-    this.failure = failure;
-    const settle = this.#settle;
-    this.#settle = undefined;
-    settle?.(failure);
-    const waiters = this.#waiters;
-    this.#waiters = undefined;
-    if (waiters !== undefined) {
-      for (const waiter of waiters) queueMicrotask(waiter);
+    const settlement = this.#settlement;
+    if (settlement !== undefined || failure !== undefined) {
+      settleWith(this.#settlement ??= {}, failure);
     }
     const owner = this.owner;
     this.owner = undefined;
     owner?.detach(this);
+  }
+}
+
+function settleWith(
+  settlement: Settlement,
+  failure: Failure | undefined,
+): void {
+  settlement.failure = failure;
+  const { settle, waiters } = settlement;
+  settlement.settle = undefined;
+  settlement.waiters = undefined;
+  settle?.(failure);
+  if (waiters !== undefined) {
+    for (const waiter of waiters) queueMicrotask(waiter);
   }
 }
 
@@ -157,13 +198,19 @@ export interface LifetimeNode extends Member {
   detach(member: Member): void;
 }
 
-/** A teardown function owned by a lifetime. */
+/**
+ * A teardown function owned by a lifetime, called with `argument` when one
+ * was given: one shared function can then tear down many registrations,
+ * each naming its own.
+ */
 export class Leaf extends Member {
-  teardown: Teardown | undefined;
+  teardown: ((argument?: unknown) => unknown) | undefined;
+  readonly argument: unknown;
 
-  constructor(owner: LifetimeNode, teardown: Teardown) {
+  constructor(owner: LifetimeNode, teardown: Teardown, argument?: unknown) {
     super(owner);
     this.teardown = teardown;
+    this.argument = argument;
   }
 }
 
@@ -265,9 +312,10 @@ class Driver {
   #startLeaf(leaf: Leaf): boolean {
     const teardown = leaf.teardown!;
     leaf.teardown = undefined;
+    const { argument } = leaf;
     let pending: PromiseLike<unknown> | undefined;
     try {
-      const result = teardown();
+      const result = argument === undefined ? teardown() : teardown(argument);
       if (isPromiseLike(result)) pending = result;
     } catch (error) {
       this.#record(leaf, { error });
