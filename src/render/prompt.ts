@@ -285,14 +285,15 @@ function interpolateText(
 ): string {
   let open = text.indexOf("{{");
   if (open === -1) return text;
-  const lastClose = text.lastIndexOf("}}");
   const variables = target.variables;
   let rendered = "";
   let copied = 0;
   while (open !== -1) {
     const end = groupEnd(text, open);
     if (end === NOT_CLOSED) {
-      if (lastClose < open + 2) break;
+      // Searched only here, once per text at most: a `{{` with no `}}`
+      // after it ends the scan, so no later group is unclosed again.
+      if (text.lastIndexOf("}}") < open + 2) break;
       throw unclosed(entryLabel(section, target), text, open);
     }
     if (end === MALFORMED) {

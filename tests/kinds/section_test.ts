@@ -140,4 +140,87 @@ describe("sections", () => {
       rejects("PROVIDER_FAILED", /bad-text/),
     );
   });
+
+  it("re-reads nothing stale: later assemblies of an unchanged registry call text functions again, in order, on fresh objects", async () => {
+    const prompt = new SystemPrompt<AssembleContext & { step: number }>();
+    const calls: string[] = [];
+    prompt.section({ name: "a", order: 1, text: "static a" });
+    prompt.section({
+      name: "b",
+      order: 2,
+      text: (context) => {
+        calls.push(`b${context.step}`);
+        return `step ${context.step}`;
+      },
+      cacheBreakpoint: true,
+    });
+    prompt.section({
+      name: "c",
+      order: 3,
+      text: (context) => {
+        calls.push(`c${context.step}`);
+        return "dynamic c";
+      },
+    });
+    prompt.section({
+      name: "d",
+      order: 4,
+      text: "static d",
+      cacheBreakpoint: true,
+    });
+    const first = await prompt.assemble({ step: 1 });
+    for (const section of first.sections) {
+      section.text = "mutated";
+      section.cacheBreakpoint = true;
+    }
+    const second = await prompt.assemble({ step: 2 });
+    const own = second.sections.filter((s) => "abcd".includes(s.name));
+    assert.deepEqual(own, [
+      { name: "a", order: 1, text: "static a" },
+      { name: "b", order: 2, text: "step 2", cacheBreakpoint: true },
+      { name: "c", order: 3, text: "dynamic c" },
+      { name: "d", order: 4, text: "static d", cacheBreakpoint: true },
+    ]);
+    assert.deepEqual(calls, ["b1", "c1", "b2", "c2"]);
+  });
+
+  it("a throwing text function stops the later ones on every assembly, not only the first", async () => {
+    const prompt = new SystemPrompt();
+    const calls: string[] = [];
+    prompt.section({
+      name: "first",
+      order: 1,
+      text: () => {
+        calls.push("first");
+        throw new Error("boom");
+      },
+    });
+    prompt.section({
+      name: "second",
+      order: 2,
+      text: () => {
+        calls.push("second");
+        return "x";
+      },
+    });
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", '"first"'),
+    );
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", '"first"'),
+    );
+    assert.deepEqual(calls, ["first", "first"]);
+  });
+
+  it("a registration after an assembly is in the next one, and a disposal leaves it", async () => {
+    const prompt = new SystemPrompt();
+    prompt.section({ name: "a", order: 1, text: "A" });
+    assert.deepEqual(ownSections(await prompt.assemble()), ["a"]);
+    const dispose = prompt.section({ name: "b", order: 0, text: "B" });
+    assert.deepEqual(ownSections(await prompt.assemble()), ["b", "a"]);
+    await dispose();
+    assert.deepEqual(ownSections(await prompt.assemble()), ["a"]);
+  });
 });
