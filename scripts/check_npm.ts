@@ -393,13 +393,18 @@ function bunCounts(text: string): Counts | undefined {
   };
 }
 
-/** The test files on Node: failures in full (dot reporter), counts (TAP). */
+/**
+ * The test files on Node, with `gc()` exposed for the memory tests:
+ * failures in full (dot reporter), counts (TAP).
+ */
 async function runNode(files: string[], cwd: string): Promise<void> {
   console.log("\n=== node: the test suite against the package");
   const tap = path.join(cwd, "node.tap");
   const output = await exec(
     "node",
     [
+      // The memory tests measure heap slopes after collection.
+      "--expose-gc",
       "--test",
       "--test-timeout=60000",
       "--test-reporter=dot",

@@ -297,6 +297,17 @@ describe("exact disposers", () => {
     assert.equal(await registered(prompt, "scoped-to-block"), false);
   });
 
+  it("disposes when called with any argument, and [Symbol.asyncDispose] is the same removal", async () => {
+    const prompt = new SystemPrompt();
+    const dispose = prompt.section(section("a"));
+    const first = (dispose as (value: unknown) => Promise<void>)({});
+    assert.equal(await registered(prompt, "a"), false);
+    assert.equal(dispose[Symbol.asyncDispose](), first);
+    assert.equal(dispose(), first);
+    assert.equal(typeof dispose, "function");
+    assert.ok(dispose instanceof Function);
+  });
+
   it(
     "works with AsyncDisposableStack#use",
     { skip: typeof AsyncDisposableStack === "undefined" },
@@ -420,6 +431,30 @@ describe("effects", () => {
     // Not adopted, the registration would be a newer item of the registrar
     // and would go first.
     assert.deepEqual(log, ["yielded after", "-adopted"]);
+  });
+
+  it("does not adopt a look-alike of an exact disposer: it stays a teardown of its own", async () => {
+    const prompt = new SystemPrompt();
+    const registrar = prompt.fork();
+    const log: string[] = [];
+    logSections(prompt, log);
+    const exact = prompt.section(section("elsewhere"));
+    const calls: unknown[][] = [];
+    const lookAlike = Object.setPrototypeOf(
+      (...args: unknown[]) => {
+        calls.push(args);
+        return Promise.reject(new Error("look-alike ran"));
+      },
+      Object.getPrototypeOf(exact),
+    );
+    registrar.effect(function* () {
+      yield registrar.section(section("mine"));
+      yield lookAlike;
+    });
+    await assert.rejects(registrar.dispose(), /look-alike ran/);
+    assert.equal(calls.at(-1)!.length, 0, "torn down as a plain teardown");
+    assert.deepEqual(log, ["+elsewhere", "+mine", "-mine"]);
+    assert.equal(await registered(prompt, "elsewhere"), true);
   });
 
   it("adoption detaches the disposer from another registrar", async () => {

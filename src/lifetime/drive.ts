@@ -50,26 +50,6 @@ export function ownersEpoch(): number {
 }
 
 /**
- * The key under which an exact disposer carries its member. A property
- * rather than a WeakMap: a WeakMap's table grows with the disposers made
- * between two full collections, which shows as memory per registration.
- */
-const MEMBER: unique symbol = Symbol("rxprompt.member");
-
-/** The member behind an exact disposer, or `undefined` for any other value. */
-export function memberOf(teardown: Teardown): Member | undefined {
-  let member: unknown;
-  try {
-    member = (teardown as { [MEMBER]?: unknown })[MEMBER];
-  } catch {
-    return undefined; // a hostile Proxy is not an exact disposer
-  }
-  return member instanceof Member && member.disposer === teardown
-    ? member
-    : undefined;
-}
-
-/**
  * Every exact disposer is `dispose` bound to its member: a bound function
  * holds its member without a closure's context, and inherits
  * `[Symbol.asyncDispose]` from this prototype instead of owning it. Both
@@ -83,11 +63,40 @@ const DISPOSER_PROTOTYPE: object = Object.create(Function.prototype, {
   },
 });
 
-function dispose(this: Member): Promise<void> {
+/**
+ * The token an exact disposer answers with its member. Asking the disposer
+ * itself keeps no table and no property per registration (a WeakMap's
+ * entry, or a property on each function, costs about 40 bytes each).
+ */
+const ASK_MEMBER: object = Object.freeze({});
+
+function dispose(this: Member, ask?: unknown): Promise<void> | Member {
+  if (ask === ASK_MEMBER) return this;
   if (this.state === IDLE) drive(this);
   return this.outcome();
 }
 Object.setPrototypeOf(dispose, DISPOSER_PROTOTYPE);
+
+/**
+ * The member behind an exact disposer, or `undefined` for any other value.
+ * Only a function that inherits from the disposers' prototype is asked, and
+ * only an answer that names a member whose disposer it is counts.
+ */
+export function memberOf(teardown: Teardown): Member | undefined {
+  let member: unknown;
+  try {
+    if (Object.getPrototypeOf(teardown) !== DISPOSER_PROTOTYPE) {
+      return undefined;
+    }
+    member = (teardown as (ask: object) => unknown)(ASK_MEMBER);
+  } catch {
+    return undefined; // a hostile Proxy is not an exact disposer
+  }
+  if (member instanceof Member && member.disposer === teardown) return member;
+  // Whatever a look-alike returned, nothing is left unhandled.
+  if (isPromiseLike(member)) Promise.resolve(member).catch(() => {});
+  return undefined;
+}
 
 /**
  * How a member's teardown ended, and who waits for it. Made when someone
@@ -113,9 +122,7 @@ export class Member {
   constructor(owner: LifetimeNode | undefined) {
     this.owner = owner;
     this.position = nextPosition++;
-    const disposer = dispose.bind(this) as Disposer;
-    Object.defineProperty(disposer, MEMBER, { value: this });
-    this.disposer = disposer;
+    this.disposer = dispose.bind(this) as Disposer;
   }
 
   /** What its teardown failed with, once done. */
