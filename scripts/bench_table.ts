@@ -13,6 +13,8 @@
 
 import Handlebars from "handlebars";
 import { type PromptAssembly, renderPrompt, SystemPrompt } from "../mod.ts";
+import { SeenObjects } from "../src/kinds/json_copy.ts";
+import { copyToolSchema } from "../src/kinds/tool_schema.ts";
 import { buildW1, W1_CONTEXT } from "../tests/bench/w1.ts";
 
 const ROUNDS = 41;
@@ -62,6 +64,20 @@ function handlebarsOf(assembly: PromptAssembly): () => string {
     throw new Error("Handlebars renders W1 differently");
   }
   return () => compiled(variables);
+}
+
+/**
+ * The deep copy an assembly makes of W1's tool schemas, alone: the same
+ * schema objects every call, as W1's providers return them.
+ */
+function toolCopyOf(assembly: PromptAssembly): () => unknown {
+  const schemas = assembly.tools;
+  const seen = new SeenObjects();
+  const source = () => "tool provider";
+  return () => {
+    seen.restart();
+    return schemas.map((schema) => copyToolSchema(schema, source, { seen }));
+  };
 }
 
 function plainJoinOf(assembly: PromptAssembly): () => string {
@@ -116,18 +132,27 @@ async function w1Rows(): Promise<string[][]> {
   const bare = buildW1({ listeners: false });
   const handlebars = handlebarsOf(await w1.assemble(W1_CONTEXT));
   const join = plainJoinOf(await bare.assemble(W1_CONTEXT));
-  const [assembleRender, template, assembleBare, joined] = await interleaved([
-    async () => renderPrompt(await w1.assemble(W1_CONTEXT)),
-    handlebars,
-    () => bare.assemble(W1_CONTEXT),
-    join,
-  ]);
+  const copyTools = toolCopyOf(await bare.assemble(W1_CONTEXT));
+  const [assembleRender, template, assembleBare, joined, copied] =
+    await interleaved([
+      async () => renderPrompt(await w1.assemble(W1_CONTEXT)),
+      handlebars,
+      () => bare.assemble(W1_CONTEXT),
+      join,
+      copyTools,
+    ]);
   return [
     [
       "W1 `assemble` + `renderPrompt` ÷ compiled strict Handlebars render",
       "≤ 1.0",
       ratio(assembleRender, template),
       `${us(assembleRender)} vs ${us(template)}`,
+    ],
+    [
+      "  part: copying W1's 20 tool schemas (SPEC 4.4), ÷ the same render",
+      "",
+      ratio(copied, template),
+      `${us(copied)} vs ${us(template)}`,
     ],
     [
       "W1 `assemble`, no listeners ÷ plain join of the rendered sections",
