@@ -171,6 +171,8 @@ interface Target extends Source {
   uncached: number;
   /** Whether texts are rendered without looking them up in the cache. */
   bypassCache: boolean;
+  /** The values of the references met so far, checked, by name. */
+  readonly values: Map<string, string>;
 }
 
 /** Checks the lists' shapes once per render call. */
@@ -181,7 +183,14 @@ function targetOf(source: Source): Target {
     typeof variables !== "object" || variables === null ||
     Array.isArray(variables)
   ) throw invalidVariables(variables);
-  return { sections, variables, list, uncached: 0, bypassCache: false };
+  return {
+    sections,
+    variables,
+    list,
+    uncached: 0,
+    bypassCache: false,
+    values: new Map(),
+  };
 }
 
 /**
@@ -257,13 +266,11 @@ function interpolate(section: AssembledSection, target: Target): string {
   }
   const { literals, names, failure } = template;
   const variables = target.variables;
+  const values = target.values;
   let rendered = literals[0];
   for (let index = 0; index < names.length; index++) {
-    const name = names[index];
-    const value = variables[name];
-    if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
-      resolve(entryLabel(section, target), name, variables);
-    }
+    const value = values.get(names[index]) ??
+      valueOf(names[index], section, target);
     rendered += value + literals[index + 1];
   }
   if (failure === undefined) return names.length === 0 ? text : rendered;
@@ -303,16 +310,33 @@ function interpolateText(
         variables,
       );
     }
-    const name = text.slice(open + 2, end);
-    const value = variables[name];
-    if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
-      resolve(entryLabel(section, target), name, variables);
-    }
+    const value = valueOf(text.slice(open + 2, end), section, target);
     rendered += text.slice(copied, open) + value;
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
   return copied === 0 ? text : rendered + text.slice(copied);
+}
+
+/**
+ * The value of reference `name`: an own key of the variables holding a
+ * string, read once per render and kept in `target.values`; anything else
+ * throws the reference's error.
+ */
+function valueOf(
+  name: string,
+  section: AssembledSection,
+  target: Target,
+): string {
+  const known = target.values.get(name);
+  if (known !== undefined) return known;
+  const variables = target.variables;
+  const value = variables[name];
+  if (typeof value !== "string" || !Object.hasOwn(variables, name)) {
+    return resolve(entryLabel(section, target), name, variables);
+  }
+  target.values.set(name, value);
+  return value;
 }
 
 function entryKind(target: Target): string {

@@ -128,6 +128,29 @@ describe("renderPrompt: substitution", () => {
     );
   });
 
+  it("reads each variable once per render, however often it is referenced, cached or not", () => {
+    // Past a quarter of the cache's bound, a text is rendered uncached.
+    const padding = " ".repeat(1_100_000);
+    for (const tail of ["", padding]) {
+      let reads = 0;
+      const variables = {
+        get model(): string {
+          reads++;
+          return `m${reads}`;
+        },
+      };
+      const sections = [
+        section("a", `{{model}} {{model}}${tail}`),
+        section("b", "again {{model}}"),
+      ];
+      const first = renderPrompt(assembly(sections, variables));
+      assert.equal(first, `m1 m1${tail}\n\nagain m1`);
+      assert.equal(reads, 1);
+      const second = renderPrompt(assembly(sections, variables));
+      assert.equal(second, `m2 m2${tail}\n\nagain m2`);
+    }
+  });
+
   it("accepts every name matching ^[a-z][a-z0-9_]*$", () => {
     const variables = { a: "1", z9: "2", a_b: "3", x_: "4", q0_0: "5" };
     assert.equal(
