@@ -48,17 +48,15 @@ export class LiveValue<T> {
   }
 
   /**
-   * Subscribes. What the source delivers synchronously here is the initial
-   * value; an error here leaves the cell failed (the registration still
-   * stands).
+   * Subscribes, once, before anything can stop the cell. What the source
+   * delivers synchronously here is the initial value; an error here leaves
+   * the cell failed (the registration still stands).
    */
   start(): void {
-    const subscription = this.#source.subscribe({
+    this.#subscription = this.#source.subscribe({
       next: (value) => this.#set(VALUE, value),
       error: (error: unknown) => this.#set(FAILED, error),
     });
-    if (this.#closed) subscription.unsubscribe();
-    else this.#subscription = subscription;
     this.#subscribed = true;
   }
 

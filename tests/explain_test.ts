@@ -478,6 +478,23 @@ describe("explain(): listener-made entries", () => {
     assert.deepEqual((await bare().explain()).runtimeContext, []);
     await prompt.dispose();
   });
+
+  it("rejects INVALID_ASSEMBLY naming the index when a listener adds a tool that is not an object with a string name", async () => {
+    for (const bad of [null, 7, { name: 5, description: "d" }]) {
+      const prompt = bare();
+      prompt.tools(() => ({ schemas: [tool("ok")] }));
+      prompt.onAssemble((assembly) => {
+        assembly.tools.push(bad as never);
+        return assembly;
+      });
+      await assert.rejects(
+        prompt.explain(),
+        rejects("INVALID_ASSEMBLY", "tools[1]", "string name"),
+        String(bad),
+      );
+      await prompt.dispose();
+    }
+  });
 });
 
 describe("explain(): token counts", () => {

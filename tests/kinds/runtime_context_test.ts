@@ -147,6 +147,25 @@ describe("runtimeContext()", () => {
     await prompt.dispose();
   });
 
+  it("a text function that returns a non-string rejects PROVIDER_FAILED naming the entry and how to leave it out", async () => {
+    const prompt = registry();
+    prompt.runtimeContext({
+      name: "git",
+      order: 0,
+      text: () => 42 as unknown as string,
+    });
+    await assert.rejects(
+      prompt.assemble(),
+      rejects(
+        "PROVIDER_FAILED",
+        'text function of runtime context "git"',
+        "returned number",
+        '("" to leave it out)',
+      ),
+    );
+    await prompt.dispose();
+  });
+
   it("emits register and unregister changes of kind runtimeContext", async () => {
     const prompt = registry();
     const recording = recordChanges(prompt);

@@ -126,6 +126,24 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("keep null, scalars and empty containers in arrays when the careful copy runs", async () => {
+    // Deeper than the fast copy goes: the careful copy copies the whole schema.
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let depth = 0; depth < 80; depth++) deep = { items: deep };
+    const parameters = {
+      type: "object",
+      enum: [null, "a", 0, false, [], {}, [null]],
+      deep,
+    };
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters }],
+    }));
+    const { tools } = await prompt.assemble();
+    assert.deepEqual(tools[0].parameters, parameters);
+    assert.notEqual(tools[0].parameters.enum, parameters.enum);
+  });
+
   it("describe a schema whose constructor cannot be read as an exotic object", async () => {
     class Schema {}
     const target = Object.assign(new Schema(), {
