@@ -115,11 +115,13 @@ export function liveOr<T>(input: unknown, initial: T): unknown {
 
 /** Never throws: a revoked Proxy is neither an Observable nor live. */
 function isObservableInput(input: unknown): input is Observable<unknown> {
+  let observable = false;
   try {
-    return isObservable(input);
+    observable = isObservable(input);
   } catch {
-    return false;
+    // isObservable reads the prototype, which a revoked Proxy cannot give.
   }
+  return observable;
 }
 
 /** Throws `INVALID_PROVIDER` unless `input` is a function or live. */

@@ -580,6 +580,28 @@ describe("live values: faults", () => {
       rejects("INVALID_SECTION", "Observable"),
     );
   });
+
+  it("rejects a revoked Proxy as a provider or a text: it is neither an Observable nor a function", async () => {
+    const prompt = registry();
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy as never;
+    };
+    assert.throws(
+      () => prompt.variable("x", revoked()),
+      rejects("INVALID_PROVIDER", 'variable "x"'),
+    );
+    assert.throws(
+      () => prompt.tools(revoked()),
+      rejects("INVALID_PROVIDER", "A tool provider"),
+    );
+    assert.throws(
+      () => prompt.section({ name: "s", order: 1, text: revoked() }),
+      rejects("INVALID_SECTION", '"s"'),
+    );
+    assert.deepEqual((await prompt.assemble()).variables, {});
+  });
 });
 
 describe("invalidate() on registrars", () => {
