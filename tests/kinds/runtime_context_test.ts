@@ -306,7 +306,11 @@ describe("suppressRuntimeContext()", () => {
     assert.throws(() => plugin.suppressRuntimeContext(), rejects("DISPOSED"));
     assert.throws(
       () => plugin.runtimeContext({ name: "a", order: 0, text: "" }),
-      rejects("DISPOSED", '"a"'),
+      rejects("DISPOSED", 'register runtime context "a"'),
+    );
+    assert.throws(
+      () => plugin.runtimeContext(null as unknown as PromptRuntimeContext),
+      rejects("DISPOSED", "register a runtime context"),
     );
     await prompt.dispose();
   });
