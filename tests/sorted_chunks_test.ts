@@ -74,6 +74,8 @@ describe(`SortedChunks (seed ${SEED})`, () => {
     const list = SortedChunks.empty<Item>().insert(a, compare);
     assert.equal(list.remove({ key: 1, id: 2 }, compare), list);
     assert.equal(list.remove({ key: 0, id: 3 }, compare), list);
+    const empty = SortedChunks.empty<Item>();
+    assert.equal(empty.remove(a, compare), empty);
   });
 
   it("reads as one array, built once and shared", () => {
