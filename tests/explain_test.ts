@@ -480,7 +480,8 @@ describe("explain(): listener-made entries", () => {
   });
 
   it("rejects INVALID_ASSEMBLY naming the index when a listener adds a tool that is not an object with a string name", async () => {
-    for (const bad of [null, 7, { name: 5, description: "d" }]) {
+    function run(): void {}
+    for (const bad of [null, 7, { name: 5, description: "d" }, run]) {
       const prompt = bare();
       prompt.tools(() => ({ schemas: [tool("ok")] }));
       prompt.onAssemble((assembly) => {
@@ -532,12 +533,25 @@ describe("explain(): token counts", () => {
         },
       }),
       (error) => {
-        rejects("PROVIDER_FAILED", "countTokens", PERSONA_SECTION)(error);
+        rejects(
+          "PROVIDER_FAILED",
+          "countTokens",
+          `on section "${PERSONA_SECTION}"`,
+        )(error);
         assert.ok(error instanceof SystemPromptError);
         assert.equal(error.cause, failure);
         return true;
       },
     );
+    const context = bare();
+    context.runtimeContext({ name: "git", order: 0, text: "Clean." });
+    await assert.rejects(
+      context.explain(undefined, {
+        countTokens: (text) => text === "Clean." ? -1 : 0,
+      }),
+      rejects("PROVIDER_FAILED", 'for runtime context entry "git"'),
+    );
+    await context.dispose();
     for (const bad of [Number.NaN, -1, Infinity, "3", undefined]) {
       await assert.rejects(
         prompt.explain(undefined, {
