@@ -211,7 +211,7 @@ describe("runtimeContext()", () => {
 });
 
 describe("includeRuntimeContext: false", () => {
-  it("calls no provider and empties runtimeContext after the waterfall", async () => {
+  it("calls no provider, gives listeners [] and empties runtimeContext after the waterfall", async () => {
     const prompt = registry(false);
     let called = false;
     prompt.runtimeContext({
@@ -222,12 +222,15 @@ describe("includeRuntimeContext: false", () => {
         return "a";
       },
     });
+    let seen: unknown;
     prompt.onAssemble((assembly) => {
+      seen = structuredClone(assembly.runtimeContext);
       assembly.runtimeContext?.push({ name: "late", order: 0, text: "x" });
       return assembly;
     });
     const assembly = await prompt.assemble();
     assert.equal(called, false);
+    assert.deepEqual(seen, []);
     assert.deepEqual(assembly.runtimeContext, []);
     await prompt.dispose();
   });
