@@ -197,8 +197,7 @@ export function registerLive<T>(
 
 /** The live value a record holds, if any (records have a handful of fields). */
 export function liveIn(record: object): LiveValue<unknown> | undefined {
-  for (const value of Object.values(record)) {
-    if (value instanceof LiveValue) return value;
-  }
-  return undefined;
+  return Object.values(record).find((value): value is LiveValue<unknown> =>
+    value instanceof LiveValue
+  );
 }

@@ -531,13 +531,16 @@ describe("live values: faults", () => {
       side: "effect",
     });
     const disposing = prompt.fork();
+    let unsubscribed = 0;
     const suicidal = new Observable<string>(() => {
       void disposing.dispose();
+      return () => unsubscribed++;
     });
     assert.throws(
       () => disposing.variable("gone", suicidal),
       rejects("DISPOSED"),
     );
+    assert.equal(unsubscribed, 1, "the failed registration unsubscribed");
     assert.deepEqual(Object.keys((await prompt.assemble()).variables), [
       "main",
       "side",
