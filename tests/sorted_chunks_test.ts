@@ -78,6 +78,21 @@ describe(`SortedChunks (seed ${SEED})`, () => {
     assert.equal(empty.remove(a, compare), empty);
   });
 
+  it("a list emptied by removals behaves as the empty list", () => {
+    const a = { key: 1, id: 1 };
+    const b = { key: 2, id: 2 };
+    const emptied = SortedChunks.empty<Item>().insert(a, compare).remove(
+      a,
+      compare,
+    );
+    assert.equal(emptied.size, 0);
+    assert.deepEqual(emptied.array, []);
+    assert.equal(emptied.remove(b, compare), emptied);
+    const refilled = emptied.insert(b, compare);
+    assert.deepEqual(refilled.array, [b]);
+    assert.deepEqual(refilled.remove(b, compare).array, []);
+  });
+
   it("reads as one array, built once and shared", () => {
     let list = SortedChunks.empty<Item>();
     for (let id = 0; id < 2000; id++) {
