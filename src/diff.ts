@@ -184,11 +184,10 @@ function promptChange(
   for (let position = 0; position < index; position++) {
     equal += before[position].rendered.length + (position > 0 ? 2 : 0);
   }
-  const length = Math.min(a.length, b.length);
+  // The prompts differ, and past the end of either charCodeAt is NaN, which
+  // equals nothing: the walk stops at the first difference or the end.
   let offset = equal;
-  while (offset < length && a.charCodeAt(offset) === b.charCodeAt(offset)) {
-    offset++;
-  }
+  while (a.charCodeAt(offset) === b.charCodeAt(offset)) offset++;
   const afterNames = new Set(after.map((section) => section.name));
   return {
     stablePrefix: offset,

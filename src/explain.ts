@@ -107,7 +107,7 @@ function explain(
     }),
     tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
     variables: variableOrigins(variables, contribution.variables),
-    shadowed: [...contribution.shadowed],
+    shadowed: contribution.shadowed,
     runtimeContext: sectionOrigins(
       assembly.runtimeContext ?? [],
       contribution.runtimeContext,

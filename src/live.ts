@@ -48,17 +48,15 @@ export class LiveValue<T> {
   }
 
   /**
-   * Subscribes. What the source delivers synchronously here is the initial
-   * value; an error here leaves the cell failed (the registration still
-   * stands).
+   * Subscribes, once, before anything can stop the cell. What the source
+   * delivers synchronously here is the initial value; an error here leaves
+   * the cell failed (the registration still stands).
    */
   start(): void {
-    const subscription = this.#source.subscribe({
+    this.#subscription = this.#source.subscribe({
       next: (value) => this.#set(VALUE, value),
       error: (error: unknown) => this.#set(FAILED, error),
     });
-    if (this.#closed) subscription.unsubscribe();
-    else this.#subscription = subscription;
     this.#subscribed = true;
   }
 
@@ -117,11 +115,13 @@ export function liveOr<T>(input: unknown, initial: T): unknown {
 
 /** Never throws: a revoked Proxy is neither an Observable nor live. */
 function isObservableInput(input: unknown): input is Observable<unknown> {
+  let observable = false;
   try {
-    return isObservable(input);
+    observable = isObservable(input);
   } catch {
-    return false;
+    // isObservable reads the prototype, which a revoked Proxy cannot give.
   }
+  return observable;
 }
 
 /** Throws `INVALID_PROVIDER` unless `input` is a function or live. */
@@ -197,8 +197,7 @@ export function registerLive<T>(
 
 /** The live value a record holds, if any (records have a handful of fields). */
 export function liveIn(record: object): LiveValue<unknown> | undefined {
-  for (const value of Object.values(record)) {
-    if (value instanceof LiveValue) return value;
-  }
-  return undefined;
+  return Object.values(record).find((value): value is LiveValue<unknown> =>
+    value instanceof LiveValue
+  );
 }

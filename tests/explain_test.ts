@@ -478,6 +478,24 @@ describe("explain(): listener-made entries", () => {
     assert.deepEqual((await bare().explain()).runtimeContext, []);
     await prompt.dispose();
   });
+
+  it("rejects INVALID_ASSEMBLY naming the index when a listener adds a tool that is not an object with a string name", async () => {
+    function run(): void {}
+    for (const bad of [null, 7, { name: 5, description: "d" }, run]) {
+      const prompt = bare();
+      prompt.tools(() => ({ schemas: [tool("ok")] }));
+      prompt.onAssemble((assembly) => {
+        assembly.tools.push(bad as never);
+        return assembly;
+      });
+      await assert.rejects(
+        prompt.explain(),
+        rejects("INVALID_ASSEMBLY", "tools[1]", "string name"),
+        String(bad),
+      );
+      await prompt.dispose();
+    }
+  });
 });
 
 describe("explain(): token counts", () => {
@@ -515,12 +533,25 @@ describe("explain(): token counts", () => {
         },
       }),
       (error) => {
-        rejects("PROVIDER_FAILED", "countTokens", PERSONA_SECTION)(error);
+        rejects(
+          "PROVIDER_FAILED",
+          "countTokens",
+          `on section "${PERSONA_SECTION}"`,
+        )(error);
         assert.ok(error instanceof SystemPromptError);
         assert.equal(error.cause, failure);
         return true;
       },
     );
+    const context = bare();
+    context.runtimeContext({ name: "git", order: 0, text: "Clean." });
+    await assert.rejects(
+      context.explain(undefined, {
+        countTokens: (text) => text === "Clean." ? -1 : 0,
+      }),
+      rejects("PROVIDER_FAILED", 'for runtime context entry "git"'),
+    );
+    await context.dispose();
     for (const bad of [Number.NaN, -1, Infinity, "3", undefined]) {
       await assert.rejects(
         prompt.explain(undefined, {

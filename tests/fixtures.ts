@@ -83,3 +83,49 @@ export function deferred<T = void>(): {
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** What {@linkcode foreignSignal} returns. */
+export interface ForeignSignal {
+  /** The signal, as another realm or a polyfill would give it. */
+  readonly signal: AbortSignal;
+  /** Aborts it. */
+  abort(reason: unknown): void;
+  /** The abort listeners added and not yet removed or called. */
+  readonly listeners: ReadonlyMap<unknown, unknown>;
+}
+
+/**
+ * An AbortSignal that is not an instance of this realm's class (like one
+ * from another realm or a polyfill), recording its abort listeners.
+ */
+export function foreignSignal(): ForeignSignal {
+  const controller = new AbortController();
+  const real = controller.signal;
+  const wrappers = new Map<unknown, () => void>();
+  const signal = {
+    get aborted(): boolean {
+      return real.aborted;
+    },
+    get reason(): unknown {
+      return real.reason;
+    },
+    addEventListener(type: string, listener: () => void): void {
+      const wrapper = () => {
+        wrappers.delete(listener);
+        listener();
+      };
+      wrappers.set(listener, wrapper);
+      real.addEventListener(type, wrapper, { once: true });
+    },
+    removeEventListener(type: string, listener: () => void): void {
+      const wrapper = wrappers.get(listener);
+      wrappers.delete(listener);
+      if (wrapper !== undefined) real.removeEventListener(type, wrapper);
+    },
+  };
+  return {
+    signal: signal as unknown as AbortSignal,
+    abort: (reason) => controller.abort(reason),
+    listeners: wrappers,
+  };
+}

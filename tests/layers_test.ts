@@ -240,6 +240,25 @@ describe("Layers: scope layers and snapshots", () => {
     assert.equal(layers.scopeCount, 1, "and goes once unwatched");
   });
 
+  it("snapshot$ gives each layer its scope key, as snapshot does", () => {
+    const layers = new Layers();
+    const agent = { id: "agent" };
+    let latest: Snapshot | undefined;
+    const subscription = layers.snapshot$([agent, "team"]).subscribe((
+      snapshot,
+    ) => latest = snapshot);
+    assert.deepEqual(latest!.map((layer) => layer.scope), [
+      undefined,
+      agent,
+      "team",
+    ]);
+    assert.deepEqual(
+      latest!.map((layer) => layer.scope),
+      layers.snapshot([agent, "team"]).map((layer) => layer.scope),
+    );
+    subscription.unsubscribe();
+  });
+
   it("snapshot$ completes with the layers, and at once after them", () => {
     const layers = new Layers();
     let completions = 0;

@@ -50,6 +50,33 @@ describe("a sync effect body that disposes its own owner", () => {
     await other.dispose();
     await prompt.dispose();
   });
+
+  it("stops pulling a hand-made iterator once the owner disposes, after calling its return()", async () => {
+    const prompt = new SystemPrompt();
+    const owner = prompt.fork();
+    const log: string[] = [];
+    let pulls = 0;
+    let disposal: Promise<void> | undefined;
+    const iterator = {
+      next() {
+        pulls++;
+        if (pulls === 2) disposal = owner.dispose();
+        // An iterator that ignores return(): only the effect can stop.
+        if (pulls > 4) return { done: true, value: undefined };
+        const pull = pulls;
+        return { done: false, value: () => void log.push(`teardown ${pull}`) };
+      },
+      return() {
+        log.push("return()");
+        return { done: true, value: undefined };
+      },
+    };
+    owner.effect(() => iterator as unknown as Generator<() => void>);
+    await disposal;
+    assert.equal(pulls, 2);
+    assert.deepEqual(log, ["return()", "teardown 2", "teardown 1"]);
+    await prompt.dispose();
+  });
 });
 
 describe("adoption into a disposing effect", () => {

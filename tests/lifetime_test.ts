@@ -6,6 +6,7 @@ import {
   type Registrar,
   SystemPrompt,
 } from "../mod.ts";
+import { Lifetime } from "../src/lifetime.ts";
 import { scopeLayerCount } from "../src/system_prompt.ts";
 import { macrotask, registered, rejects, sectionNames } from "./assertions.ts";
 
@@ -324,6 +325,23 @@ describe("exact disposers", () => {
       assert.deepEqual(assembly.variables, {});
     },
   );
+});
+
+describe("lifetimes: what an owner keeps listed", () => {
+  it("an exact disposer unlists its lifetime and every ancestor it left empty", async () => {
+    const root = new Lifetime();
+    const parent = new Lifetime(root);
+    const child = new Lifetime(parent);
+    const sibling = new Lifetime(root);
+    const disposeSibling = sibling.own(() => {});
+    const dispose = child.own(() => {});
+    assert.deepEqual([...root.members!], [sibling, parent]);
+    await dispose();
+    assert.equal(parent.needed(), false);
+    assert.deepEqual([...root.members!], [sibling]);
+    await disposeSibling();
+    assert.equal(root.needed(), false);
+  });
 });
 
 describe("effects", () => {

@@ -304,6 +304,39 @@ describe("live values: change events", () => {
     assert.deepEqual(seen.map((c) => c.type), ["register", "update"]);
     assert.equal((await prompt.assemble()).variables.cwd, "/from-subscriber");
   });
+
+  it("a registration disposed by a change$ subscriber during its own register announces no update, even for values that arrive meanwhile or later", async () => {
+    const prompt = registry();
+    const plugin = prompt.fork();
+    // An interop source (not an RxJS Observable) that keeps its observer
+    // after teardown: only the registration can ignore its later values.
+    let emit: ((value: string) => void) | undefined;
+    const rude = {
+      lift() {
+        return this;
+      },
+      subscribe(observer: { next: (value: string) => void }) {
+        emit = (value) => observer.next(value);
+        return { unsubscribe() {} };
+      },
+    };
+    const seen: PromptChange[] = [];
+    const subscription = prompt.change$.subscribe((change) => {
+      seen.push(change);
+      if (change.type !== "register") return;
+      emit!("/meanwhile");
+      void plugin.dispose();
+    });
+    cleanups.push(() => subscription.unsubscribe());
+    plugin.variable("cwd", rude as unknown as Observable<string>);
+    emit!("/later");
+    await plugin.dispose();
+    assert.deepEqual(seen, [
+      { type: "register", kind: "variable", name: "cwd" },
+      { type: "unregister", kind: "variable", name: "cwd" },
+    ]);
+    assert.deepEqual((await prompt.assemble()).variables, {});
+  });
 });
 
 describe("live values: watch()", () => {
@@ -498,13 +531,16 @@ describe("live values: faults", () => {
       side: "effect",
     });
     const disposing = prompt.fork();
+    let unsubscribed = 0;
     const suicidal = new Observable<string>(() => {
       void disposing.dispose();
+      return () => unsubscribed++;
     });
     assert.throws(
       () => disposing.variable("gone", suicidal),
       rejects("DISPOSED"),
     );
+    assert.equal(unsubscribed, 1, "the failed registration unsubscribed");
     assert.deepEqual(Object.keys((await prompt.assemble()).variables), [
       "main",
       "side",
@@ -546,6 +582,28 @@ describe("live values: faults", () => {
       () => prompt.section({ name: "s", order: 1, text: 3 as never }),
       rejects("INVALID_SECTION", "Observable"),
     );
+  });
+
+  it("rejects a revoked Proxy as a provider or a text: it is neither an Observable nor a function", async () => {
+    const prompt = registry();
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy as never;
+    };
+    assert.throws(
+      () => prompt.variable("x", revoked()),
+      rejects("INVALID_PROVIDER", 'variable "x"'),
+    );
+    assert.throws(
+      () => prompt.tools(revoked()),
+      rejects("INVALID_PROVIDER", "A tool provider"),
+    );
+    assert.throws(
+      () => prompt.section({ name: "s", order: 1, text: revoked() }),
+      rejects("INVALID_SECTION", '"s"'),
+    );
+    assert.deepEqual((await prompt.assemble()).variables, {});
   });
 });
 

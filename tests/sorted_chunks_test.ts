@@ -74,6 +74,23 @@ describe(`SortedChunks (seed ${SEED})`, () => {
     const list = SortedChunks.empty<Item>().insert(a, compare);
     assert.equal(list.remove({ key: 1, id: 2 }, compare), list);
     assert.equal(list.remove({ key: 0, id: 3 }, compare), list);
+    const empty = SortedChunks.empty<Item>();
+    assert.equal(empty.remove(a, compare), empty);
+  });
+
+  it("a list emptied by removals behaves as the empty list", () => {
+    const a = { key: 1, id: 1 };
+    const b = { key: 2, id: 2 };
+    const emptied = SortedChunks.empty<Item>().insert(a, compare).remove(
+      a,
+      compare,
+    );
+    assert.equal(emptied.size, 0);
+    assert.deepEqual(emptied.array, []);
+    assert.equal(emptied.remove(b, compare), emptied);
+    const refilled = emptied.insert(b, compare);
+    assert.deepEqual(refilled.array, [b]);
+    assert.deepEqual(refilled.remove(b, compare).array, []);
   });
 
   it("reads as one array, built once and shared", () => {

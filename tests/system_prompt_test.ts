@@ -333,3 +333,20 @@ describe("assemble and invalidate: input and state checks", () => {
     assert.throws(() => prompt.invalidate(), rejects("DISPOSED", "invalidate"));
   });
 });
+
+describe("the constructor", () => {
+  it("throws INVALID_TOOL_ORDER with the cause when reading toolOrder throws", () => {
+    const failure = new Error("entry getter");
+    const toolOrder = new Proxy(["shell"], {
+      get(target, key) {
+        if (key === "0") throw failure;
+        return Reflect.get(target, key);
+      },
+    });
+    assert.throws(() => new SystemPrompt({ toolOrder }), (error) => {
+      rejects("INVALID_TOOL_ORDER", "Reading toolOrder threw")(error);
+      assert.equal((error as Error).cause, failure);
+      return true;
+    });
+  });
+});

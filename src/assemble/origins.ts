@@ -50,8 +50,11 @@ export interface Contribution {
   readonly variables: Map<string, Registered>;
   readonly tools: Map<string, Registered>;
   readonly runtimeContext: Map<string, Registered>;
-  /** Sections, variables, tools, runtime context; each farthest layer first. */
-  readonly shadowed: readonly Shadowed[];
+  /**
+   * Sections, variables, tools, runtime context; each farthest layer first.
+   * Built for one explanation, which takes it as it is.
+   */
+  readonly shadowed: Shadowed[];
 }
 
 /** A named record and the layer that holds it. */

@@ -57,7 +57,8 @@ function toRuntimeContextRecord(
 
 /**
  * Merges the layers' entries, nearer names shadowing farther ones; when
- * runtime context is off for this assembly, no provider is called.
+ * runtime context is off for this assembly, no provider is called and the
+ * draft keeps the empty list it starts with.
  */
 function buildRuntimeContext(
   layers: readonly KindLayer<RuntimeContextRecord>[],
@@ -65,10 +66,7 @@ function buildRuntimeContext(
   draft: PromptAssembly,
   options: BuildOptions,
 ): void {
-  if (options.suppressRuntimeContext === true) {
-    draft.runtimeContext = [];
-    return;
-  }
+  if (options.suppressRuntimeContext === true) return;
   const records = visibleByName(layers, compareSections);
   const entries: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < records.length; index++) {

@@ -8,7 +8,7 @@ import {
   SystemPrompt,
 } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
-import { deferred } from "../fixtures.ts";
+import { deferred, foreignSignal } from "../fixtures.ts";
 
 function errorOf(view: PromptView): unknown {
   assert.ok("error" in view, "expected an { error } view");
@@ -78,6 +78,25 @@ describe("assemble(): the context", () => {
     const context = { signal: new AbortController().signal };
     await prompt.assemble(context);
     assert.equal(seen[0], context);
+    await prompt.dispose();
+  });
+});
+
+describe("assemble(): a signal from another realm or a polyfill", () => {
+  it("is accepted when it has aborted, addEventListener and removeEventListener, and its abort is honoured", async () => {
+    const prompt = new SystemPrompt({ persona: "P" });
+    const open = foreignSignal();
+    assert.equal(
+      (await prompt.assemble({ signal: open.signal })).sections.length,
+      2,
+    );
+    const aborted = foreignSignal();
+    const reason = new Error("stop");
+    aborted.abort(reason);
+    await assert.rejects(
+      prompt.assemble({ signal: aborted.signal }),
+      (error) => error === reason,
+    );
     await prompt.dispose();
   });
 });

@@ -49,6 +49,35 @@ describe("describing what a provider throws", () => {
   }
 });
 
+describe("the message of PROVIDER_FAILED", () => {
+  it("describes an Error as its name and message, anything else as its string", async () => {
+    class QuotaError extends Error {
+      override name = "QuotaError";
+      override toString(): string {
+        return "not how an Error is described";
+      }
+    }
+    const cases: [unknown, string][] = [
+      [new QuotaError("over quota"), "QuotaError: over quota"],
+      [new Error(""), "Error: ."],
+      ["disk full", ": disk full"],
+      [{ toString: () => "custom object" }, ": custom object"],
+      [Object.create(null), "an object that cannot be converted to a string"],
+    ];
+    for (const [thrown, part] of cases) {
+      const prompt = new SystemPrompt();
+      prompt.variable("cwd", () => {
+        throw thrown;
+      });
+      await assert.rejects(
+        prompt.assemble(),
+        rejects("PROVIDER_FAILED", 'variable "cwd"', part),
+      );
+      await prompt.dispose();
+    }
+  });
+});
+
 function hostileResults(): [string, () => unknown][] {
   const iteratorThrows = [tool("a")];
   Object.defineProperty(iteratorThrows, Symbol.iterator, {

@@ -10,7 +10,7 @@ import {
   TOOL_ORDER_REST,
 } from "../../mod.ts";
 import { macrotask, rejects } from "../assertions.ts";
-import { ownSections, tool, toolNames } from "../fixtures.ts";
+import { foreignSignal, ownSections, tool, toolNames } from "../fixtures.ts";
 
 describe("waterfall", () => {
   type Listener = AssembleListener<AssembleContext & { extra?: number }>;
@@ -307,6 +307,46 @@ describe("waterfall", () => {
         String(result),
       );
     }
+  });
+
+  it("rejects INVALID_LISTENER_RESULT for a result whose fields throw when read", async () => {
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const results: unknown[] = [
+      {
+        get sections(): never {
+          throw new Error("getter");
+        },
+        tools: [],
+        variables: {},
+      },
+      revoked,
+    ];
+    for (const result of results) {
+      const prompt = new SystemPrompt();
+      prompt.onAssemble(() => result as PromptAssembly);
+      await assert.rejects(
+        prompt.assemble(),
+        rejects("INVALID_LISTENER_RESULT", "listener #1"),
+      );
+      await prompt.dispose();
+    }
+  });
+
+  it("leaves no abort listener on the caller's signal once an assembly settles", async () => {
+    const prompt = new SystemPrompt();
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      await macrotask();
+      return next();
+    });
+    const caller = foreignSignal();
+    for (let step = 0; step < 3; step++) {
+      await prompt.assemble({ signal: caller.signal });
+    }
+    prompt.onAssemble(() => Promise.reject(new Error("listener failed")));
+    await assert.rejects(prompt.assemble({ signal: caller.signal }));
+    assert.equal(caller.listeners.size, 0);
+    await prompt.dispose();
   });
 
   it("rejects INVALID_LISTENER_RESULT for an Observable that completes empty", async () => {

@@ -147,6 +147,25 @@ describe("runtimeContext()", () => {
     await prompt.dispose();
   });
 
+  it("a text function that returns a non-string rejects PROVIDER_FAILED naming the entry and how to leave it out", async () => {
+    const prompt = registry();
+    prompt.runtimeContext({
+      name: "git",
+      order: 0,
+      text: () => 42 as unknown as string,
+    });
+    await assert.rejects(
+      prompt.assemble(),
+      rejects(
+        "PROVIDER_FAILED",
+        'text function of runtime context "git"',
+        "returned number",
+        '("" to leave it out)',
+      ),
+    );
+    await prompt.dispose();
+  });
+
   it("emits register and unregister changes of kind runtimeContext", async () => {
     const prompt = registry();
     const recording = recordChanges(prompt);
@@ -192,7 +211,7 @@ describe("runtimeContext()", () => {
 });
 
 describe("includeRuntimeContext: false", () => {
-  it("calls no provider and empties runtimeContext after the waterfall", async () => {
+  it("calls no provider, gives listeners [] and empties runtimeContext after the waterfall", async () => {
     const prompt = registry(false);
     let called = false;
     prompt.runtimeContext({
@@ -203,12 +222,15 @@ describe("includeRuntimeContext: false", () => {
         return "a";
       },
     });
+    let seen: unknown;
     prompt.onAssemble((assembly) => {
+      seen = structuredClone(assembly.runtimeContext);
       assembly.runtimeContext?.push({ name: "late", order: 0, text: "x" });
       return assembly;
     });
     const assembly = await prompt.assemble();
     assert.equal(called, false);
+    assert.deepEqual(seen, []);
     assert.deepEqual(assembly.runtimeContext, []);
     await prompt.dispose();
   });
@@ -287,7 +309,11 @@ describe("suppressRuntimeContext()", () => {
     assert.throws(() => plugin.suppressRuntimeContext(), rejects("DISPOSED"));
     assert.throws(
       () => plugin.runtimeContext({ name: "a", order: 0, text: "" }),
-      rejects("DISPOSED", '"a"'),
+      rejects("DISPOSED", 'register runtime context "a"'),
+    );
+    assert.throws(
+      () => plugin.runtimeContext(null as unknown as PromptRuntimeContext),
+      rejects("DISPOSED", "register a runtime context"),
     );
     await prompt.dispose();
   });

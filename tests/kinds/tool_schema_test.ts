@@ -212,6 +212,104 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("keep null, scalars and empty containers in arrays when the careful copy runs", async () => {
+    // Deeper than the fast copy goes: the careful copy copies the whole schema.
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let depth = 0; depth < 80; depth++) deep = { items: deep };
+    const parameters = {
+      type: "object",
+      enum: [null, "a", 0, false, [], {}, [null]],
+      deep,
+    };
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters }],
+    }));
+    const { tools } = await prompt.assemble();
+    assert.deepEqual(tools[0].parameters, parameters);
+    assert.notEqual(tools[0].parameters.enum, parameters.enum);
+  });
+
+  it("read a getter nested in parameters once per assembly", async () => {
+    let reads = 0;
+    const anyOf: unknown[] = [null, { type: "number" }];
+    Object.defineProperty(anyOf, 0, {
+      enumerable: true,
+      get() {
+        reads++;
+        return { type: "string" };
+      },
+    });
+    const parameters = {
+      anyOf,
+      properties: {
+        get path() {
+          reads++;
+          return { type: "string", enum: ["a", "b"] };
+        },
+      },
+      required: ["path", 1, true, null],
+      type: "object",
+    };
+    // An extra field of the schema itself, copied before the parameters.
+    const examples: unknown[] = [null, { path: "a" }];
+    Object.defineProperty(examples, 0, {
+      enumerable: true,
+      get() {
+        reads++;
+        return { path: "b" };
+      },
+    });
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", examples, parameters }],
+    }));
+    const { tools } = await prompt.assemble();
+    assert.equal(reads, 3, "each getter once");
+    assert.deepEqual(
+      (tools[0] as unknown as { examples: unknown }).examples,
+      [{ path: "b" }, { path: "a" }],
+    );
+    assert.deepEqual(tools[0].parameters, {
+      anyOf: [{ type: "string" }, { type: "number" }],
+      properties: { path: { type: "string", enum: ["a", "b"] } },
+      required: ["path", 1, true, null],
+      type: "object",
+    });
+  });
+
+  it("name the path through arrays of a value that is not JSON data", async () => {
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{
+        name: "t",
+        description: "d",
+        parameters: { anyOf: [{ type: "string" }, { default: () => 1 }] },
+      }],
+    }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", "parameters.anyOf[1].default is a function"),
+    );
+  });
+
+  it("describe a value whose class has no usable name as an exotic object", async () => {
+    const anonymous = new (class {})();
+    const noConstructor = Object.create(
+      Object.create(null, { constructor: { value: undefined } }),
+    );
+    for (const value of [anonymous, noConstructor]) {
+      const prompt = new SystemPrompt();
+      prompt.tools(() => ({
+        schemas: [{ name: "t", description: "d", parameters: { value } }],
+      }));
+      await assert.rejects(
+        prompt.assemble(),
+        rejects("PROVIDER_FAILED", "parameters.value is a exotic object"),
+      );
+    }
+  });
+
   it("describe a schema whose constructor cannot be read as an exotic object", async () => {
     class Schema {}
     const target = Object.assign(new Schema(), {

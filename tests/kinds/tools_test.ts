@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { firstValueFrom } from "rxjs";
 import {
   type AssembleContext,
   SystemPrompt,
@@ -68,6 +69,17 @@ describe("tools", () => {
         'scope "agent"',
       ),
     );
+  });
+
+  it("a watch() view names the scope layer of a duplicate tool, as assemble() does", async () => {
+    const prompt = new SystemPrompt();
+    const scoped = prompt.scope("agent", { label: "agent" });
+    scoped.tools(() => ({ schemas: [tool("edit")] }));
+    scoped.fork().tools(() => ({ schemas: [tool("edit")] }));
+    const view = await firstValueFrom(prompt.watch({ scope: "agent" }));
+    assert.ok("error" in view);
+    rejects("DUPLICATE_TOOL", '"edit"', 'scope "agent"')(view.error);
+    await prompt.dispose();
   });
 
   it("rejects DUPLICATE_TOOL for a provider that lists one name twice", async () => {

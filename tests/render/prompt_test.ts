@@ -6,7 +6,10 @@ import {
   renderPrompt,
 } from "../../mod.ts";
 import { renderSections } from "../../src/render/prompt.ts";
-import { clearTemplateCache } from "../../src/render/template_cache.ts";
+import {
+  clearTemplateCache,
+  templateCacheStats,
+} from "../../src/render/template_cache.ts";
 import { rejects } from "../assertions.ts";
 
 type Variables = PromptAssembly["variables"];
@@ -563,5 +566,38 @@ describe("renderPrompt: linear time on adversarial input", () => {
     assertLinear((n) => "{{a}}-".repeat(n / 2), (t) => {
       assert.equal(render(t, variables).length, t.length / 3);
     });
+  });
+});
+
+describe("renderPrompt: a prompt larger than what a full cache admits", () => {
+  function distinct(prefix: string, count: number): PromptAssembly {
+    const sections: AssembledSection[] = [];
+    for (let index = 0; index < count; index++) {
+      sections.push(
+        section(`s${index}`, `${prefix} ${index} ${"x".repeat(200)}`),
+      );
+    }
+    return assembly(sections);
+  }
+
+  /** The module cache's stats after filling it, then rendering `prompt`. */
+  function statsAfter(prompt: PromptAssembly) {
+    clearTemplateCache();
+    for (let batch = 0; batch < 14; batch++) {
+      renderPrompt(distinct(`working set ${batch}`, 1_000));
+    }
+    renderPrompt(prompt);
+    const stats = templateCacheStats();
+    clearTemplateCache();
+    return stats;
+  }
+
+  it("stops looking texts up after a run that mostly missed: the rest leaves the cache as it was", () => {
+    const foreign = distinct("foreign", 8_192);
+    // The first run (1,024 texts) mostly misses the full cache.
+    const firstRun = { ...foreign, sections: foreign.sections.slice(0, 1_024) };
+    const whole = statsAfter(foreign);
+    assert.equal(whole.bytes > whole.maxBytes * 0.9, true, "the cache is full");
+    assert.deepEqual(whole, statsAfter(firstRun));
   });
 });

@@ -163,6 +163,14 @@ describe("TemplateCache", () => {
     assert.deepEqual(cache.texts(), [text("a")]);
   });
 
+  it("cachedTemplateOf gives undefined for a text above the entry bound: a miss it does not keep", () => {
+    const cache = new TemplateCache({ maxBytes: 4 * ENTRY });
+    const large = text("b").repeat(2);
+    assert.equal(cache.cachedTemplateOf(large), undefined);
+    assert.deepEqual(cache.cachedTemplateOf(text("a"))?.literals, [text("a")]);
+    assert.deepEqual(cache.texts(), [text("a")]);
+  });
+
   it("empties on clear", () => {
     const cache = new TemplateCache();
     cache.templateOf("a");
