@@ -114,7 +114,6 @@ export class SystemPromptError extends Error {
  */
 export function quote(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "symbol") return value.toString();
   if (typeof value === "function") {
     const name = safely(() => (value as { name?: unknown }).name);
     return `function ${

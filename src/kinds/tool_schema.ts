@@ -20,6 +20,7 @@ import {
 export const MAX_TOOL_NAME_LENGTH = 128;
 
 const FORBIDDEN_IN_TOOL_NAME = /[\s\p{Cc}]/u;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 /**
  * Checks `schema` and returns a deep copy. Each field of `schema` is read
@@ -134,11 +135,5 @@ function isValidToolName(name: unknown): name is string {
   }
   // Printable ASCII other than the space is always valid; the (slower)
   // Unicode check runs only for names with other characters.
-  for (let index = 0; index < name.length; index++) {
-    const code = name.charCodeAt(index);
-    if (code <= 0x20 || code >= 0x7f) {
-      return !FORBIDDEN_IN_TOOL_NAME.test(name);
-    }
-  }
-  return true;
+  return PRINTABLE_ASCII.test(name) || !FORBIDDEN_IN_TOOL_NAME.test(name);
 }
