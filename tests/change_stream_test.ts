@@ -124,8 +124,9 @@ describe("change$ subscribers that throw", () => {
     });
     const others: string[] = [];
     prompt.change$.subscribe((change) => others.push(describeChange(change)));
+    const logged: unknown[][] = [];
     const original = console.error;
-    console.error = () => {};
+    console.error = (...args: unknown[]) => logged.push(args);
     try {
       prompt.section(section("a", 1));
       await macrotask();
@@ -134,5 +135,11 @@ describe("change$ subscribers that throw", () => {
       console.error = original;
     }
     assert.deepEqual(others.slice(0, 2), ["register:a", "unregister:a"]);
+    // Both errors reach the console: the reporter's and the subscriber's.
+    assert.ok(logged.length >= 1);
+    const [message, reportError, error] = logged[0];
+    assert.equal(message, "onSubscriberError threw");
+    assert.equal((reportError as Error).message, "reporter failed");
+    assert.equal((error as Error).message, "subscriber failed");
   });
 });
