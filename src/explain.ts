@@ -22,10 +22,10 @@ import { quote, SystemPromptError } from "./errors.ts";
 import type { BuildOptions, BuildTrace } from "./kinds/kind.ts";
 import type { Snapshot } from "./layers.ts";
 import {
-  renderPrompt,
   renderSections,
   type RenderSectionsOptions,
-} from "./render/prompt.ts";
+} from "./render/interpolate.ts";
+import { renderPrompt } from "./render/prompt.ts";
 import type {
   AssembleContext,
   AssembledSection,

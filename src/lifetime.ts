@@ -18,15 +18,13 @@
 
 import { SystemPromptError } from "./errors.ts";
 import type { Disposer, EffectBody, Teardown } from "./lifetime/disposer.ts";
+import { Leaf, type LifetimeNode, Member } from "./lifetime/drive.ts";
 import {
   type BodyState,
-  Leaf,
-  type LifetimeNode,
-  Member,
   ownersChanged,
   ownersEpoch,
   RUNNING,
-} from "./lifetime/drive.ts";
+} from "./lifetime/states.ts";
 import { runEffect } from "./lifetime/effect.ts";
 
 export type { Disposer, EffectBody, Teardown };

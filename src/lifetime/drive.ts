@@ -7,47 +7,21 @@
 
 import { isPromiseLike } from "../_util.ts";
 import type { Disposer, Teardown } from "./disposer.ts";
-
-/** Not started. */
-export const IDLE = 0;
-/** Its teardown is running (started by its disposer or by an owner). */
-export const RUNNING = 1;
-/** Torn down, successfully or not. */
-export const DONE = 2;
-type State = typeof IDLE | typeof RUNNING | typeof DONE;
-
-/** A thrown value, boxed so that `undefined` can be thrown too. */
-export interface Failure {
-  readonly error: unknown;
-}
-
-/** The running state of a composite's effect body. */
-export interface BodyState {
-  running: boolean;
-  readonly controller: AbortController;
-  /** What the body threw on its own (not its abort). */
-  failure: Failure | undefined;
-  /** Drivers waiting for the body to stop. */
-  waiters: (() => void)[] | undefined;
-}
+import {
+  type BodyState,
+  DONE,
+  type Failure,
+  IDLE,
+  RUNNING,
+  type Settlement,
+  settleWith,
+  type State,
+} from "./states.ts";
 
 const RESOLVED: Promise<void> = Promise.resolve();
 const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
   Symbol.for("Symbol.asyncDispose");
 let nextPosition = 0;
-
-/** Bumped when a lifetime starts closing or changes owner. */
-let epoch = 0;
-
-/** Marks every cached "open" verdict stale (an owner changed). */
-export function ownersChanged(): void {
-  epoch++;
-}
-
-/** The current epoch: an "open" verdict cached at an older one is stale. */
-export function ownersEpoch(): number {
-  return epoch;
-}
 
 /**
  * Every exact disposer is `dispose` bound to its member: a bound function
@@ -96,18 +70,6 @@ export function memberOf(teardown: Teardown): Member | undefined {
   // Whatever a look-alike returned, nothing is left unhandled.
   if (isPromiseLike(member)) Promise.resolve(member).catch(() => {});
   return undefined;
-}
-
-/**
- * How a member's teardown ended, and who waits for it. Made when someone
- * asks (a disposer call, a waiting driver) or a teardown fails: a live
- * registration does not carry it.
- */
-interface Settlement {
-  failure?: Failure;
-  promise?: Promise<void>;
-  settle?: (failure: Failure | undefined) => void;
-  waiters?: (() => void)[];
 }
 
 /** Something a lifetime owns: a teardown or a child lifetime. */
@@ -168,20 +130,6 @@ export class Member {
     const owner = this.owner;
     this.owner = undefined;
     owner?.detach(this);
-  }
-}
-
-function settleWith(
-  settlement: Settlement,
-  failure: Failure | undefined,
-): void {
-  settlement.failure = failure;
-  const { settle, waiters } = settlement;
-  settlement.settle = undefined;
-  settlement.waiters = undefined;
-  settle?.(failure);
-  if (waiters !== undefined) {
-    for (const waiter of waiters) queueMicrotask(waiter);
   }
 }
 

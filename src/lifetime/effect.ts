@@ -9,16 +9,8 @@
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import { isPromiseLike } from "../_util.ts";
 import type { EffectBody, Teardown } from "./disposer.ts";
-import {
-  type BodyState,
-  DONE,
-  drive,
-  IDLE,
-  Leaf,
-  type LifetimeNode,
-  memberOf,
-  ownersChanged,
-} from "./drive.ts";
+import { drive, Leaf, type LifetimeNode, memberOf } from "./drive.ts";
+import { type BodyState, DONE, IDLE, ownersChanged } from "./states.ts";
 
 /** Whether `error` is how a body stops on its aborted `signal`. */
 function isAbortOf(error: unknown, signal: AbortSignal): boolean {

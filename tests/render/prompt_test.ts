@@ -5,7 +5,7 @@ import {
   type PromptAssembly,
   renderPrompt,
 } from "../../mod.ts";
-import { renderSections } from "../../src/render/prompt.ts";
+import { renderSections } from "../../src/render/interpolate.ts";
 import {
   clearTemplateCache,
   templateCacheStats,
