@@ -342,6 +342,24 @@ describe("lifetimes: what an owner keeps listed", () => {
     await disposeSibling();
     assert.equal(root.needed(), false);
   });
+
+  it("an effect whose body ends owning nothing is unlisted from its owner", async () => {
+    const root = new Lifetime();
+    const kept = root.own(() => {});
+    root.effect(function* () {});
+    assert.equal(root.members!.size, 1, "a sync body that yields nothing");
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => finish = resolve);
+    root.effect(async function* () {
+      await finished;
+    });
+    assert.equal(root.members!.size, 2, "listed while its body runs");
+    finish();
+    await macrotask();
+    assert.equal(root.members!.size, 1, "unlisted once the body ended");
+    await kept();
+    assert.equal(root.members, undefined);
+  });
 });
 
 describe("effects", () => {

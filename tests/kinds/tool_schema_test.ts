@@ -212,6 +212,36 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("copy an object that two keys share twice when the careful copy runs, not as a cycle", async () => {
+    const shared = { type: "string" };
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let depth = 0; depth < 100; depth++) deep = { next: deep };
+    const parameters = { a: shared, b: shared, deep };
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{ name: "t", description: "d", parameters }],
+    }));
+    const { tools } = await prompt.assemble();
+    const copied = tools[0].parameters as typeof parameters;
+    assert.deepEqual(copied, parameters);
+    assert.notEqual(copied.a, shared);
+    assert.notEqual(copied.a, copied.b);
+  });
+
+  it("describe a schema that is not an object by its value", async () => {
+    for (const [schema, described] of [[null, "null"], [5, "5"]] as const) {
+      const prompt = new SystemPrompt();
+      prompt.tools(() => ({ schemas: [schema as never] }));
+      await assert.rejects(
+        prompt.assemble(),
+        rejects(
+          "INVALID_TOOL_SCHEMA",
+          `returned ${described} as a tool schema`,
+        ),
+      );
+    }
+  });
+
   it("keep null, scalars and empty containers in arrays when the careful copy runs", async () => {
     // Deeper than the fast copy goes: the careful copy copies the whole schema.
     let deep: Record<string, unknown> = { type: "string" };
