@@ -343,6 +343,18 @@ describe("lifetimes: what an owner keeps listed", () => {
     assert.equal(root.needed(), false);
   });
 
+  it("an exact disposer leaves listed a lifetime that still owns something", async () => {
+    const root = new Lifetime();
+    const parent = new Lifetime(root);
+    const log: string[] = [];
+    const first = parent.own(() => log.push("first"));
+    parent.own(() => log.push("second"));
+    await first();
+    assert.deepEqual([...root.members!], [parent]);
+    await root.dispose();
+    assert.deepEqual(log, ["first", "second"]);
+  });
+
   it("an effect whose body ends owning nothing is unlisted from its owner", async () => {
     const root = new Lifetime();
     const kept = root.own(() => {});
