@@ -343,6 +343,28 @@ describe("registrar labels", () => {
     );
   });
 
+  it("reject options whose label cannot be read with INVALID_CONFIG, keeping the cause", () => {
+    const prompt = new SystemPrompt();
+    const failure = new Error("label getter failed");
+    const options = {
+      get label(): string {
+        throw failure;
+      },
+    };
+    for (
+      const make of [
+        () => prompt.fork(options),
+        () => prompt.scope("a", options),
+      ]
+    ) {
+      assert.throws(make, (error: unknown) => {
+        rejects("INVALID_CONFIG", "Reading the registrar options threw")(error);
+        assert.equal((error as Error).cause, failure);
+        return true;
+      });
+    }
+  });
+
   it("never reach the prompt", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.fork({ label: "LABEL-A" }).section({
