@@ -362,6 +362,8 @@ describe("lifetimes: what an owner keeps listed", () => {
     assert.equal(root.members!.size, 1, "a sync body that yields nothing");
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => finish = resolve);
+    // An effect that only waits: its body yields no teardown.
+    // deno-lint-ignore require-yield
     root.effect(async function* () {
       await finished;
     });
