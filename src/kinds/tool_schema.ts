@@ -12,7 +12,7 @@ import {
   copyJsonFields,
   isPlainObject,
   notPlainData,
-  SeenObjects,
+  type SeenObjects,
   SymbolKey,
 } from "./json_copy.ts";
 
@@ -26,7 +26,7 @@ const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
  * Checks `schema` and returns a deep copy. Each field of `schema` is read
  * once: the copy is made first and the checks read the copy, so a getter
  * cannot pass a check with one value and be copied with another. `source`
- * names the provider in messages (built on failure only); `options.seen`
+ * names the provider in messages (built on failure only); `seen`
  * remembers the provider's objects from one copy to the next.
  *
  * @throws {SystemPromptError} `INVALID_TOOL_SCHEMA` for a bad shape or name,
@@ -36,7 +36,7 @@ const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 export function copyToolSchema(
   schema: unknown,
   source: () => string,
-  options: { seen?: SeenObjects } = {},
+  { seen }: { seen: SeenObjects },
 ): ToolSchema {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new SystemPromptError(
@@ -49,7 +49,6 @@ export function copyToolSchema(
   }
   const fields = readFields(schema, source);
   const name = checkToolFields(fields, source);
-  const seen = options.seen ?? new SeenObjects();
   return copyToolFields(schema, fields, { name, source, seen });
 }
 

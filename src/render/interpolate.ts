@@ -160,12 +160,9 @@ function interpolate(section: AssembledSection, target: Target): string {
   }
   const { literals, names, failure } = template;
   const variables = target.variables;
-  const values = target.values;
   let rendered = literals[0];
   for (let index = 0; index < names.length; index++) {
-    const value = values.get(names[index]) ??
-      valueOf(names[index], section, target);
-    rendered += value + literals[index + 1];
+    rendered += valueOf(names[index], section, target) + literals[index + 1];
   }
   if (failure === undefined) return names.length === 0 ? text : rendered;
   if ("name" in failure) {
