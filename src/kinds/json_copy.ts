@@ -50,13 +50,25 @@ const SLOW_PATH: object = Object.freeze({});
 const FAST_DEPTH = 64;
 
 /**
+ * What the fast copy remembers of the object at one position of a
+ * provider's schemas, from one copy to the next: the object (checked free of
+ * symbol keys then), its keys in order, and the builder for that list.
+ */
+interface Slot {
+  object: object | undefined;
+  readonly keys: string[];
+  build: Builder | undefined;
+}
+
+/**
  * The objects a provider's schemas were made of at its last copy, in copy
- * order, each checked free of symbol keys then. Looking for symbol keys is
- * the dearest step of a copy, and a provider usually returns the same schema
- * objects every step: an object found at its previous position is not
- * looked at again. A symbol key added to it since is never shared either:
- * the copy reads string keys only (`for...in`), so such a key is left out.
- * Fresh objects cost what they did: a check and a slot.
+ * order. Looking for symbol keys is a dear step of a copy, and a provider
+ * usually returns the same schema objects every step: an object found at its
+ * previous position is not looked at again. A symbol key added to it since
+ * is never shared either: the copy reads string keys only (`for...in`), so
+ * such a key is left out. An object with the same keys as the one at its
+ * position last time (the same object, or a fresh one of the same shape) is
+ * built by the same {@linkcode Builder}.
  *
  * @example
  * ```ts ignore
@@ -66,22 +78,100 @@ const FAST_DEPTH = 64;
  * ```
  */
 export class SeenObjects {
-  #objects: object[] = [];
+  #slots: Slot[] = [];
   #cursor = 0;
 
   /** Starts a copy of one provider's result. */
   restart(): void {
-    this.#objects.length = this.#cursor;
+    this.#slots.length = this.#cursor;
     this.#cursor = 0;
   }
 
-  /** Throws to the careful copy when `value` has a symbol key. */
-  assertSymbolFree(value: object): void {
+  /**
+   * The slot of the next object in copy order.
+   *
+   * @throws {SLOW_PATH} when `value` has a symbol key.
+   */
+  slotOf(value: object): Slot {
     const position = this.#cursor++;
-    if (this.#objects[position] === value) return;
-    if (Object.getOwnPropertySymbols(value).length !== 0) throw SLOW_PATH;
-    this.#objects[position] = value;
+    const slot = this.#slots[position] ??= {
+      object: undefined,
+      keys: [],
+      build: undefined,
+    };
+    if (slot.object !== value) {
+      if (Object.getOwnPropertySymbols(value).length !== 0) throw SLOW_PATH;
+      slot.object = value;
+    }
+    return slot;
   }
+}
+
+/**
+ * Copies a plain object whose own enumerable keys are `keys`, in order,
+ * reading each once. A compiled builder is an object literal of one key
+ * list: V8 makes its objects from one boilerplate and reads the source's
+ * fields by name, several times faster than a loop over the keys.
+ */
+type Builder = (
+  source: Record<string, unknown>,
+  depth: number,
+  seen: SeenObjects,
+  keys: readonly string[],
+) => Record<string, unknown>;
+
+/**
+ * Compiled builders by key list. Bounded: once full, another key list is
+ * copied key by key, never compiled, so a stream of new shapes costs what it
+ * did without the cache.
+ */
+const BUILDERS = new Map<string, Builder>();
+const MAX_BUILDERS = 1024;
+/** Objects with more keys are copied key by key. */
+const MAX_BUILDER_KEYS = 64;
+/** False once the host forbade compiling (a CSP without unsafe-eval). */
+let compiling = true;
+
+function builderFor(keys: readonly string[]): Builder {
+  if (!compiling || keys.length > MAX_BUILDER_KEYS) return copyKeys;
+  const id = JSON.stringify(keys);
+  let build = BUILDERS.get(id);
+  if (build === undefined && BUILDERS.size < MAX_BUILDERS) {
+    build = compileBuilder(keys);
+    BUILDERS.set(id, build);
+  }
+  return build ?? copyKeys;
+}
+
+function compileBuilder(keys: readonly string[]): Builder {
+  // JSON string literals are JS string literals; "__proto__" never gets
+  // here (the fast copy hands it to the careful one).
+  const fields = keys.map((key) => {
+    const literal = JSON.stringify(key);
+    return `${literal}:c(s[${literal}],d,n)`;
+  });
+  try {
+    return new Function(
+      "c",
+      `return function(s,d,n){return {${fields.join(",")}};}`,
+    )(copyItem) as Builder;
+  } catch {
+    compiling = false;
+    return copyKeys;
+  }
+}
+
+function copyKeys(
+  source: Record<string, unknown>,
+  depth: number,
+  seen: SeenObjects,
+  keys: readonly string[],
+): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (let index = 0; index < keys.length; index++) {
+    object[keys[index]] = copyItem(source[keys[index]], depth, seen);
+  }
+  return object;
 }
 
 /** True when `Object.prototype` has enumerable keys, which `for...in` lists. */
@@ -103,7 +193,7 @@ function copyFieldsFast(
   seen: SeenObjects,
 ): void {
   if (prototypePolluted()) throw SLOW_PATH;
-  seen.assertSymbolFree(source);
+  seen.slotOf(source);
   for (const key in fields) {
     const value = fields[key];
     if (typeof value === "object" ? value !== null : !isScalar(value)) {
@@ -128,20 +218,37 @@ function copyFast(value: unknown, depth: number, seen: SeenObjects): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw SLOW_PATH;
-  seen.assertSymbolFree(value);
-  // Key by key into a literal: one generic spread site that sees every
-  // shape of a schema is slower. Own enumerable string keys only, as a
-  // spread reads them (the prototype is unpolluted); "__proto__" as an own
-  // key needs the careful copy's spread to stay data.
-  const object: Record<string, unknown> = {};
+  const slot = seen.slotOf(value);
+  const keys = slot.keys;
+  // Own enumerable string keys only, as a spread reads them (the prototype
+  // is unpolluted). A key list that differs from the slot's drops its
+  // builder. "__proto__" as an own key needs the careful copy's spread to
+  // stay data; a slot's keys never hold it.
+  let count = 0;
   for (const key in value) {
-    if (key === "__proto__") throw SLOW_PATH;
-    const item = (value as Record<string, unknown>)[key];
-    object[key] = typeof item === "object" && item !== null
-      ? copyFast(item, depth + 1, seen)
-      : scalar(item);
+    if (keys[count] !== key) {
+      if (key === "__proto__") throw SLOW_PATH;
+      keys[count] = key;
+      slot.build = undefined;
+    }
+    count++;
   }
-  return object;
+  if (keys.length !== count) {
+    keys.length = count;
+    slot.build = undefined;
+  }
+  return (slot.build ??= builderFor(keys))(
+    value as Record<string, unknown>,
+    depth + 1,
+    seen,
+    keys,
+  );
+}
+
+function copyItem(item: unknown, depth: number, seen: SeenObjects): unknown {
+  return typeof item === "object" && item !== null
+    ? copyFast(item, depth, seen)
+    : scalar(item);
 }
 
 function scalar(value: unknown): unknown {
