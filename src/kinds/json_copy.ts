@@ -62,11 +62,13 @@ interface Slot {
 
 /**
  * The objects a provider's schemas were made of at its last copy, in copy
- * order. Looking for symbol keys is a dear step of a copy, and a provider
- * usually returns the same schema objects every step: an object found at its
- * previous position is not looked at again. A symbol key added to it since
- * is never shared either: the copy reads string keys only (`for...in`), so
- * such a key is left out. An object with the same keys as the one at its
+ * order. Checking an object's prototype and looking for symbol keys are the
+ * dearest steps of a copy, and a provider usually returns the same schema
+ * objects every step: an object found at its previous position is not
+ * checked again. Nothing is shared because of it: a symbol key added since
+ * is left out (the copy reads string keys, `for...in`), and an object whose
+ * prototype was replaced since is copied as plain data, its enumerable
+ * inherited keys included. An object with the same keys as the one at its
  * position last time (the same object, or a fresh one of the same shape) is
  * built by the same {@linkcode Builder}.
  *
@@ -90,7 +92,8 @@ export class SeenObjects {
   /**
    * The slot of the next object in copy order.
    *
-   * @throws {SLOW_PATH} when `value` has a symbol key.
+   * @throws {SLOW_PATH} when `value`, unless it held this position last
+   * time, is not a plain object or has a symbol key.
    */
   slotOf(value: object): Slot {
     const position = this.#cursor++;
@@ -100,7 +103,12 @@ export class SeenObjects {
       build: undefined,
     };
     if (slot.object !== value) {
-      if (Object.getOwnPropertySymbols(value).length !== 0) throw SLOW_PATH;
+      if (
+        !isPlainObject(value) ||
+        Object.getOwnPropertySymbols(value).length !== 0
+      ) {
+        throw SLOW_PATH;
+      }
       slot.object = value;
     }
     return slot;
@@ -216,8 +224,6 @@ function copyFast(value: unknown, depth: number, seen: SeenObjects): unknown {
     }
     return array;
   }
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) throw SLOW_PATH;
   const slot = seen.slotOf(value);
   const keys = slot.keys;
   // Own enumerable string keys only, as a spread reads them (the prototype

@@ -88,6 +88,43 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("reject a class instance that replaced a plain object already copied", async () => {
+    class Range {
+      minimum = 0;
+    }
+    const prompt = new SystemPrompt();
+    const properties: Record<string, unknown> = { a: { type: "string" } };
+    const schema = { name: "t", description: "d", parameters: { properties } };
+    prompt.tools(() => ({ schemas: [schema] }));
+    await prompt.assemble();
+    properties.a = new Range();
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", "parameters.properties.a is a Range"),
+    );
+  });
+
+  it("copy an object already copied whose prototype was replaced as plain data, sharing nothing", async () => {
+    const prompt = new SystemPrompt();
+    const a: Record<string, unknown> = { type: "string" };
+    const schema = {
+      name: "t",
+      description: "d",
+      parameters: { properties: { a } },
+    };
+    prompt.tools(() => ({ schemas: [schema] }));
+    await prompt.assemble();
+    const inherited = { format: { shared: true } };
+    Object.setPrototypeOf(a, inherited);
+    const { tools } = await prompt.assemble();
+    const copy = (tools[0].parameters.properties as Record<string, {
+      format: object;
+    }>).a;
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.deepEqual(copy, { type: "string", format: { shared: true } });
+    assert.notEqual(copy.format, inherited.format);
+  });
+
   it("leave out a symbol key added later to an object already copied, never sharing its value", async () => {
     const prompt = new SystemPrompt();
     const properties: Record<string | symbol, unknown> = {
