@@ -7,8 +7,9 @@
  */
 
 import { firstValueFrom, type Observable } from "rxjs";
-import { assembly$ } from "./assemble/build.ts";
+import { assemble, assembly$ } from "./assemble/build.ts";
 import {
+  pipelineInput,
   type PipelineSource,
   runPipeline$,
   watchViews$,
@@ -234,9 +235,15 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * failure is a rejection.
    */
   assemble(context?: C): Promise<PromptAssembly> {
-    return firstValueFrom(
-      this.#assembly$(context === undefined ? {} as C : context),
-    );
+    // A plain promise, not firstValueFrom(#assembly$): the call an agent
+    // loop makes every step costs no subscription.
+    const given = context === undefined ? {} as C : context;
+    try {
+      const { snapshot, options } = pipelineInput(this.#source, given);
+      return assemble(snapshot, given, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -23,6 +23,7 @@ import type { ToolOrderPlan } from "../tool_order.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";
+import type { BuildOptions } from "../kinds/kind.ts";
 import { readContext } from "./context.ts";
 import { view$, withDiffs } from "./view.ts";
 
@@ -36,31 +37,53 @@ export interface PipelineSource {
   readonly disposed: () => boolean;
 }
 
+/** What a pipeline runs on: the layers' states and the build options. */
+export interface PipelineInput {
+  readonly snapshot: Snapshot;
+  readonly options: BuildOptions;
+}
+
 /**
- * Validates `context`, then runs `pipeline` on `snapshot` (a watcher's
- * combined layer states) or on the layers' latest states.
+ * Validates `context` and reads what a run on it needs: `snapshot` (a
+ * watcher's combined layer states) or the latest states of the layers the
+ * context's scope chain reads.
+ *
+ * @throws {SystemPromptError} `INVALID_CONTEXT`, `INVALID_SCOPE_KEY` or
+ * `DISPOSED`.
  */
+export function pipelineInput(
+  source: PipelineSource,
+  context: AssembleContext,
+  snapshot?: Snapshot,
+): PipelineInput {
+  const { scope } = readContext(context);
+  if (source.disposed()) {
+    throw new SystemPromptError(
+      "DISPOSED",
+      `Cannot assemble: the registry is disposed.`,
+    );
+  }
+  return {
+    snapshot: snapshot ??
+      source.layers.snapshot(
+        scope === undefined ? [] : source.scopes.chainOf(scope),
+      ),
+    options: {
+      toolOrder: source.toolOrder,
+      suppressRuntimeContext: !source.includeRuntimeContext,
+    },
+  };
+}
+
+/** Validates `context`, then runs `pipeline` on its {@linkcode pipelineInput}. */
 export function runPipeline$<T>(
   source: PipelineSource,
   context: AssembleContext,
   { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
 ): Observable<T> {
   return defer(() => {
-    const { scope } = readContext(context);
-    if (source.disposed()) {
-      throw new SystemPromptError(
-        "DISPOSED",
-        `Cannot assemble: the registry is disposed.`,
-      );
-    }
-    const layers = snapshot ??
-      source.layers.snapshot(
-        scope === undefined ? [] : source.scopes.chainOf(scope),
-      );
-    return pipeline(layers, context, {
-      toolOrder: source.toolOrder,
-      suppressRuntimeContext: !source.includeRuntimeContext,
-    });
+    const input = pipelineInput(source, context, snapshot);
+    return pipeline(input.snapshot, context, input.options);
   });
 }
 
