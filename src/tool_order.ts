@@ -39,9 +39,9 @@ export interface OrderToolsOptions {
   /** The compiled `toolOrder`; absent means plain name order. */
   plan?: ToolOrderPlan;
   /**
-   * The names the order may legitimately list (the union of the providers'
-   * `knownNames`). A listed name outside it is an error; a known name that
-   * is absent from `tools` is a normal absence.
+   * The names the order may legitimately list besides the tools' own (the
+   * union of the providers' `knownNames`). A listed name that is neither is
+   * an error; a known name that is absent from `tools` is a normal absence.
    */
   knownNames?: ReadonlySet<string>;
 }
@@ -120,18 +120,22 @@ export function orderTools(
       );
     }
   }
-  if (plan !== undefined) checkListedNamesAreKnown(plan, knownNames);
   const ordered = tools.slice();
   if (plan === undefined) {
     ordered.sort(compareByName);
     return ordered;
   }
   const { ranks, restRank } = plan;
-  // Each tool's rank is looked up once, not in every comparison.
-  const ranked = ordered.map((tool) => ({
-    tool,
-    rank: ranks.get(tool.name) ?? restRank,
-  }));
+  // Each tool's rank is looked up once, not in every comparison; the ranks
+  // met are the listed names that need no other proof of being known.
+  const met: boolean[] = [];
+  const ranked = ordered.map((tool) => {
+    const rank = ranks.get(tool.name);
+    if (rank === undefined) return { tool, rank: restRank };
+    met[rank] = true;
+    return { tool, rank };
+  });
+  checkListedNamesAreKnown(plan, { met, tools, knownNames });
   ranked.sort((a, b) => {
     if (a.rank !== b.rank) return a.rank - b.rank;
     return a.rank === restRank ? compareByName(a.tool, b.tool) : 0;
@@ -148,14 +152,22 @@ function compareByName(a: ToolSchema, b: ToolSchema): number {
 
 function checkListedNamesAreKnown(
   plan: ToolOrderPlan,
-  knownNames: ReadonlySet<string> = new Set(),
+  { met, tools, knownNames }: {
+    met: readonly boolean[];
+    tools: readonly ToolSchema[];
+    knownNames: ReadonlySet<string> | undefined;
+  },
 ): void {
   const unknown: string[] = [];
-  for (const name of plan.ranks.keys()) {
-    if (!knownNames.has(name)) unknown.push(name);
+  for (const [name, rank] of plan.ranks) {
+    if (met[rank] !== true && knownNames?.has(name) !== true) {
+      unknown.push(name);
+    }
   }
   if (unknown.length === 0) return;
-  const known = [...knownNames].sort();
+  const known = [
+    ...new Set([...tools.map((tool) => tool.name), ...knownNames ?? []]),
+  ].sort();
   throw new SystemPromptError(
     "UNKNOWN_TOOL_IN_ORDER",
     `toolOrder lists ${unknown.length === 1 ? "a tool" : "tools"} that no ` +

@@ -100,8 +100,8 @@ interface Collection {
   /** In collection order (layers farthest first), with each one's source. */
   readonly tools: ToolSchema[];
   readonly sources: ToolSource[];
-  /** Only collected when a `toolOrder` needs checking. */
-  readonly knownNames: Set<string> | undefined;
+  /** The providers' `knownNames` (the tools' own names are known anyway). */
+  knownNames: Set<string> | undefined;
 }
 
 function buildTools(
@@ -114,7 +114,7 @@ function buildTools(
     context,
     tools: [],
     sources: [],
-    knownNames: toolOrder === undefined ? undefined : new Set<string>(),
+    knownNames: undefined,
   };
   let index = 0;
   for (let layer = 0; layer < layers.length; layer++) {
@@ -141,7 +141,7 @@ function traced({ tools, sources }: Collection): TracedTool[] {
 }
 
 function collectTools(source: ToolSource, collection: Collection): void {
-  const { context, tools, sources, knownNames } = collection;
+  const { context, tools, sources } = collection;
   const describe = () => describeSource(source);
   const result: unknown = callSource(
     source.record.provider,
@@ -156,9 +156,9 @@ function collectTools(source: ToolSource, collection: Collection): void {
       const tool = copyToolSchema(schema, describe, { seen });
       tools.push(tool);
       sources.push(source);
-      knownNames?.add(tool.name);
     }
-    if (known !== undefined && knownNames !== undefined) {
+    if (known !== undefined && known.length !== 0) {
+      const knownNames = collection.knownNames ??= new Set();
       for (const name of known) knownNames.add(name);
     }
   } catch (error) {
