@@ -110,6 +110,20 @@ export function orderTools(
   tools: readonly ToolSchema[],
   options: OrderToolsOptions = {},
 ): ToolSchema[] {
+  return toolPositions(tools, options).map((position) => tools[position]);
+}
+
+/**
+ * {@linkcode orderTools} as positions: the index in `tools` of each tool in
+ * canonical order. The same names in the same input order always give the
+ * same positions.
+ *
+ * @throws {SystemPromptError} as {@linkcode orderTools}.
+ */
+export function toolPositions(
+  tools: readonly ToolSchema[],
+  options: OrderToolsOptions = {},
+): number[] {
   const { plan, knownNames } = options;
   for (const tool of tools) {
     if (tool.name === TOOL_ORDER_REST) {
@@ -120,34 +134,29 @@ export function orderTools(
       );
     }
   }
-  const ordered = tools.slice();
+  const positions = tools.map((_, position) => position);
   if (plan === undefined) {
-    ordered.sort(compareByName);
-    return ordered;
+    return positions.sort((a, b) =>
+      compareCodeUnits(tools[a].name, tools[b].name)
+    );
   }
   const { ranks, restRank } = plan;
   // Each tool's rank is looked up once, not in every comparison; the ranks
   // met are the listed names that need no other proof of being known.
   const met: boolean[] = [];
-  const ranked = ordered.map((tool) => {
+  const rankOf = tools.map((tool) => {
     const rank = ranks.get(tool.name);
-    if (rank === undefined) return { tool, rank: restRank };
+    if (rank === undefined) return restRank;
     met[rank] = true;
-    return { tool, rank };
+    return rank;
   });
   checkListedNamesAreKnown(plan, { met, tools, knownNames });
-  ranked.sort((a, b) => {
-    if (a.rank !== b.rank) return a.rank - b.rank;
-    return a.rank === restRank ? compareByName(a.tool, b.tool) : 0;
+  return positions.sort((a, b) => {
+    if (rankOf[a] !== rankOf[b]) return rankOf[a] - rankOf[b];
+    return rankOf[a] === restRank
+      ? compareCodeUnits(tools[a].name, tools[b].name)
+      : 0;
   });
-  for (let index = 0; index < ranked.length; index++) {
-    ordered[index] = ranked[index].tool;
-  }
-  return ordered;
-}
-
-function compareByName(a: ToolSchema, b: ToolSchema): number {
-  return compareCodeUnits(a.name, b.name);
 }
 
 function checkListedNamesAreKnown(

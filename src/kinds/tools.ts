@@ -21,7 +21,7 @@ import {
   liveOr,
   type LiveValue,
 } from "../live.ts";
-import { orderTools } from "../tool_order.ts";
+import { type ToolOrderPlan, toolPositions } from "../tool_order.ts";
 import type {
   PromptAssembly,
   ScopeKey,
@@ -124,13 +124,57 @@ function buildTools(
     }
   }
   if (trace !== undefined) trace.tools = traced(collection);
-  const ordered = orderTools(collection.tools, {
-    plan: toolOrder,
-    knownNames: collection.knownNames,
-  });
+  const ordered = orderedTools(collection, toolOrder);
   draft.tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
     : ordered;
+}
+
+/** The last canonical order computed for a `toolOrder`, by tool names. */
+interface OrderMemo {
+  readonly names: readonly string[];
+  readonly positions: readonly number[];
+}
+
+/**
+ * By plan (or {@linkcode NO_PLAN}): providers usually offer the same names
+ * in the same order step after step, and then the order is the same too.
+ */
+const orderMemos = new WeakMap<object, OrderMemo>();
+const NO_PLAN: object = {};
+
+/**
+ * The tools in canonical order. An order is remembered only when every name
+ * the plan lists is among the tools: then the same names prove it known
+ * again, whatever the providers' `knownNames` say this time.
+ */
+function orderedTools(
+  { tools, knownNames }: Collection,
+  plan: ToolOrderPlan | undefined,
+): ToolSchema[] {
+  const key = plan ?? NO_PLAN;
+  const memo = orderMemos.get(key);
+  let positions = memo?.positions;
+  if (memo === undefined || !sameNames(memo.names, tools)) {
+    positions = toolPositions(tools, { plan, knownNames });
+    const names = tools.map((tool) => tool.name);
+    const listed = plan === undefined ? [] : [...plan.ranks.keys()];
+    if (listed.every((name) => names.includes(name))) {
+      orderMemos.set(key, { names, positions });
+    }
+  }
+  return positions!.map((position) => tools[position]);
+}
+
+function sameNames(
+  names: readonly string[],
+  tools: readonly ToolSchema[],
+): boolean {
+  if (names.length !== tools.length) return false;
+  for (let index = 0; index < names.length; index++) {
+    if (names[index] !== tools[index].name) return false;
+  }
+  return true;
 }
 
 function traced({ tools, sources }: Collection): TracedTool[] {

@@ -262,6 +262,64 @@ describe("tools", () => {
     );
   });
 
+  it("orders each step's tools afresh when the names or their order change", async () => {
+    const steps = [
+      ["b", "shell", "a"],
+      ["a", "b", "shell"],
+      ["c", "shell", "a"],
+      ["c", "shell", "a", "finish"],
+    ];
+    for (const toolOrder of [undefined, ["shell", TOOL_ORDER_REST]]) {
+      const prompt = new SystemPrompt({ toolOrder });
+      let step = 0;
+      prompt.tools(() => ({ schemas: steps[step].map((name) => tool(name)) }));
+      for (step = 0; step < steps.length; step++) {
+        const rest = steps[step].filter((name) =>
+          toolOrder === undefined || name !== "shell"
+        ).sort();
+        assert.deepEqual(
+          toolNames(await prompt.assemble()),
+          toolOrder === undefined ? rest : ["shell", ...rest],
+        );
+      }
+    }
+  });
+
+  it("checks a listed name that only knownNames vouched for again at every step", async () => {
+    const prompt = new SystemPrompt({
+      toolOrder: ["restricted", TOOL_ORDER_REST],
+    });
+    let knownNames: string[] | undefined = ["restricted", "shell"];
+    prompt.tools(() => ({ schemas: [tool("shell")], knownNames }));
+    assert.deepEqual(toolNames(await prompt.assemble()), ["shell"]);
+    knownNames = undefined;
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("UNKNOWN_TOOL_IN_ORDER", '"restricted"'),
+    );
+  });
+
+  it("keeps the orders of registries with and without a toolOrder apart", async () => {
+    const plain = new SystemPrompt();
+    const ordered = new SystemPrompt({ toolOrder: ["b", TOOL_ORDER_REST] });
+    for (const prompt of [plain, ordered]) {
+      prompt.tools(() => ({ schemas: [tool("a"), tool("b")] }));
+    }
+    for (let step = 0; step < 3; step++) {
+      assert.deepEqual(toolNames(await plain.assemble()), ["a", "b"]);
+      assert.deepEqual(toolNames(await ordered.assemble()), ["b", "a"]);
+    }
+  });
+
+  it("rejects a tool named TOOL_ORDER_REST that appears after steps without one", async () => {
+    const prompt = new SystemPrompt({ toolOrder: [TOOL_ORDER_REST] });
+    let names = ["ok"];
+    prompt.tools(() => ({ schemas: names.map((name) => tool(name)) }));
+    await prompt.assemble();
+    names = [TOOL_ORDER_REST];
+    await assert.rejects(prompt.assemble(), rejects("RESERVED_TOOL_NAME"));
+  });
+
   it("rejects RESERVED_TOOL_NAME for a tool named TOOL_ORDER_REST, with or without toolOrder", async () => {
     for (
       const config of [{}, { toolOrder: [TOOL_ORDER_REST] }]
