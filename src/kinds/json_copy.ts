@@ -163,7 +163,9 @@ function compileBuilder(keys: readonly string[]): Builder {
       "c",
       `return function(s,d,n){return {${fields.join(",")}};}`,
     )(copyItem) as Builder;
-  } catch {
+  } catch (error) {
+    // Only a host that forbids compiling (EvalError) is expected here.
+    if (!(error instanceof EvalError)) throw error;
     compiling = false;
     return copyKeys;
   }

@@ -244,6 +244,7 @@ describe("tools", () => {
       prompt.assemble(),
       rejects(
         "UNKNOWN_TOOL_IN_ORDER",
+        "lists tools that no tool provider knows",
         /ghost[\s\S]*phantom|phantom[\s\S]*ghost/,
       ),
     );
@@ -258,7 +259,11 @@ describe("tools", () => {
     prompt.tools(() => ({ schemas: [] }));
     await assert.rejects(
       prompt.assemble(),
-      rejects("UNKNOWN_TOOL_IN_ORDER", /shell/),
+      rejects(
+        "UNKNOWN_TOOL_IN_ORDER",
+        "lists a tool that no tool provider knows",
+        /shell/,
+      ),
     );
   });
 
