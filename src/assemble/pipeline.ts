@@ -17,13 +17,13 @@ import {
   switchMap,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
+import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../scopes.ts";
 import type { ToolOrderPlan } from "../tool_order.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";
-import type { BuildOptions } from "../kinds/kind.ts";
 import { readContext } from "./context.ts";
 import { view$, withDiffs } from "./view.ts";
 

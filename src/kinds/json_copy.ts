@@ -203,6 +203,7 @@ function copyFieldsFast(
   seen: SeenObjects,
 ): void {
   if (prototypePolluted()) throw SLOW_PATH;
+  // The schema's own slot: its prototype and symbol keys are checked there.
   seen.slotOf(source);
   for (const key in fields) {
     const value = fields[key];

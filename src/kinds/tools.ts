@@ -154,16 +154,17 @@ function orderedTools(
 ): ToolSchema[] {
   const key = plan ?? NO_PLAN;
   const memo = orderMemos.get(key);
-  let positions = memo?.positions;
-  if (memo === undefined || !sameNames(memo.names, tools)) {
-    positions = toolPositions(tools, { plan, knownNames });
+  const positions = memo !== undefined && sameNames(memo.names, tools)
+    ? memo.positions
+    : toolPositions(tools, { plan, knownNames });
+  if (positions !== memo?.positions) {
     const names = tools.map((tool) => tool.name);
     const listed = plan === undefined ? [] : [...plan.ranks.keys()];
     if (listed.every((name) => names.includes(name))) {
       orderMemos.set(key, { names, positions });
     }
   }
-  return positions!.map((position) => tools[position]);
+  return positions.map((position) => tools[position]);
 }
 
 function sameNames(
