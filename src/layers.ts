@@ -30,6 +30,7 @@ import {
   withoutRegistration,
   withRegistration,
 } from "./layer_state.ts";
+import { NameTable } from "./name_table.ts";
 import type { ScopeKey } from "./types.ts";
 import type { PromptChange } from "./change_types.ts";
 
@@ -131,7 +132,7 @@ export class Layers {
     const result = beforeCommit();
     this.#commit(scope, withRegistration(state, registration));
     const { record } = registration;
-    if (names !== undefined) names.set(record.name!, record);
+    if (names !== undefined) names.add(record);
     this.#changes.next(changeOf("register", registration, scope));
     return result;
   }
@@ -175,8 +176,7 @@ export class Layers {
     const index = this.#names.get(scope);
     if (index !== undefined) {
       const { kind, record } = registration;
-      const names = index[kind];
-      if (names?.get(record.name!) === record) names.delete(record.name!);
+      if (record.name !== undefined) index[kind]?.remove(record);
       if (isEmpty(next)) this.#names.delete(scope);
     }
     this.#changes.next(changeOf("unregister", registration, scope));
@@ -191,13 +191,13 @@ export class Layers {
   #uniqueNames(
     scope: ScopeKey | undefined,
     registration: Registration,
-  ): Map<string, RecordBase> | undefined {
+  ): NameTable<RecordBase> | undefined {
     const unique = kindOf(registration).unique;
     const name = registration.record.name;
     if (unique === undefined || name === undefined) return undefined;
     let index = this.#names.get(scope);
     if (index === undefined) this.#names.set(scope, index = {});
-    const names = index[registration.kind] ??= new Map();
+    const names = index[registration.kind] ??= new NameTable();
     if (names.has(name)) throw duplicate(unique, name, scope);
     return names;
   }
@@ -304,7 +304,7 @@ export class Layers {
 }
 
 /** A layer's records of each unique kind, by name. */
-type NameIndex = { [K in KindName]?: Map<string, RecordBase> };
+type NameIndex = { [K in KindName]?: NameTable<RecordBase> };
 
 function duplicate(
   unique: NonNullable<Kind<RecordBase>["unique"]>,

@@ -1,0 +1,108 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { hashOf, NameTable } from "../src/name_table.ts";
+import { fuzzRuns } from "./fuzz_runs.ts";
+
+/** Fixed so that a failure replays: fast-check prints it with the path. */
+const SEED = 20261202;
+
+interface Item {
+  readonly name: string;
+  readonly id: number;
+}
+
+/** Two different names with the same hash in this process. */
+function collidingNames(): [string, string] {
+  const seen = new Map<number, string>();
+  for (let index = 0;; index++) {
+    const name = `n${index}`;
+    const other = seen.get(hashOf(name));
+    if (other !== undefined) return [other, name];
+    seen.set(hashOf(name), name);
+  }
+}
+
+describe("NameTable", () => {
+  it("answers has() by name, and remove() by identity", () => {
+    const table = new NameTable<Item>();
+    const first = { name: "a", id: 1 };
+    table.add(first);
+    assert.equal(table.has("a"), true);
+    assert.equal(table.has("b"), false);
+    assert.equal(table.remove({ name: "a", id: 2 }), false, "another record");
+    assert.equal(table.has("a"), true);
+    assert.equal(table.remove(first), true);
+    assert.equal(table.has("a"), false);
+    assert.equal(table.remove(first), false, "already removed");
+    assert.equal(table.size, 0);
+  });
+
+  it("tells apart names whose hashes are equal", () => {
+    const [one, two] = collidingNames();
+    assert.equal(hashOf(one), hashOf(two));
+    const table = new NameTable<Item>();
+    const first = { name: one, id: 1 };
+    table.add(first);
+    assert.equal(table.has(two), false);
+    const second = { name: two, id: 2 };
+    table.add(second);
+    assert.equal(table.remove({ name: two, id: 3 }), false);
+    assert.equal(table.remove(first), true);
+    assert.equal(table.has(one), false);
+    assert.equal(table.has(two), true, "found after the shift");
+    assert.equal(table.remove(second), true);
+    assert.equal(table.size, 0);
+  });
+
+  it("grows and shrinks through 10,000 names, losing none", () => {
+    const table = new NameTable<Item>();
+    const items = Array.from({ length: 10_000 }, (_, id) => ({
+      name: `rule:${id}`,
+      id,
+    }));
+    for (const item of items) table.add(item);
+    assert.equal(table.size, items.length);
+    for (const item of items) assert.equal(table.has(item.name), true);
+    for (const item of items.slice(0, 9_990)) {
+      assert.equal(table.remove(item), true);
+    }
+    assert.equal(table.size, 10);
+    for (const item of items) {
+      assert.equal(table.has(item.name), item.id >= 9_990, item.name);
+    }
+  });
+
+  it("agrees with a Map under any sequence of adds and removes", () => {
+    // A small pool of names and small tables: runs wrap around the end of
+    // the slots, and removals shift entries across the wrap.
+    const operation = fc.record({
+      add: fc.boolean(),
+      name: fc.integer({ min: 0, max: 40 }).map((n) => `name ${n}`),
+    });
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 300 }), (operations) => {
+        const table = new NameTable<Item>();
+        const model = new Map<string, Item>();
+        let id = 0;
+        for (const { add, name } of operations) {
+          const held = model.get(name);
+          if (add && held === undefined) {
+            const item = { name, id: id++ };
+            table.add(item);
+            model.set(name, item);
+          } else if (!add) {
+            const item = held ?? { name, id: id++ };
+            assert.equal(table.remove(item), held !== undefined);
+            model.delete(name);
+          }
+          assert.equal(table.size, model.size);
+          for (let n = 0; n <= 40; n++) {
+            assert.equal(table.has(`name ${n}`), model.has(`name ${n}`));
+          }
+        }
+      }),
+      { seed: SEED, numRuns: fuzzRuns(200) },
+    );
+  });
+});
