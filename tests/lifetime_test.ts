@@ -335,10 +335,10 @@ describe("lifetimes: what an owner keeps listed", () => {
     const sibling = new Lifetime(root);
     const disposeSibling = sibling.own(() => {});
     const dispose = child.own(() => {});
-    assert.deepEqual([...root.members!], [sibling, parent]);
+    assert.deepEqual(root.listed().reverse(), [sibling, parent]);
     await dispose();
     assert.equal(parent.needed(), false);
-    assert.deepEqual([...root.members!], [sibling]);
+    assert.deepEqual(root.listed().reverse(), [sibling]);
     await disposeSibling();
     assert.equal(root.needed(), false);
   });
@@ -350,7 +350,7 @@ describe("lifetimes: what an owner keeps listed", () => {
     const first = parent.own(() => log.push("first"));
     parent.own(() => log.push("second"));
     await first();
-    assert.deepEqual([...root.members!], [parent]);
+    assert.deepEqual(root.listed().reverse(), [parent]);
     await root.dispose();
     assert.deepEqual(log, ["first", "second"]);
   });
@@ -359,7 +359,7 @@ describe("lifetimes: what an owner keeps listed", () => {
     const root = new Lifetime();
     const kept = root.own(() => {});
     root.effect(function* () {});
-    assert.equal(root.members!.size, 1, "a sync body that yields nothing");
+    assert.equal(root.listed().length, 1, "a sync body that yields nothing");
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => finish = resolve);
     // An effect that only waits: its body yields no teardown.
@@ -367,12 +367,12 @@ describe("lifetimes: what an owner keeps listed", () => {
     root.effect(async function* () {
       await finished;
     });
-    assert.equal(root.members!.size, 2, "listed while its body runs");
+    assert.equal(root.listed().length, 2, "listed while its body runs");
     finish();
     await macrotask();
-    assert.equal(root.members!.size, 1, "unlisted once the body ended");
+    assert.equal(root.listed().length, 1, "unlisted once the body ended");
     await kept();
-    assert.equal(root.members, undefined);
+    assert.deepEqual(root.listed(), []);
   });
 });
 

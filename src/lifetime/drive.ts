@@ -78,6 +78,9 @@ export class Member {
   /** Its place in the owner's teardown order (greater is newer). */
   position: number;
   state: State = IDLE;
+  /** Its neighbours in its owner's list, while it is listed there. */
+  previous: Member | undefined = undefined;
+  next: Member | undefined = undefined;
   readonly disposer: Disposer;
   #settlement: Settlement | undefined;
 
@@ -138,8 +141,8 @@ export class Member {
  * `Lifetime` in ../lifetime.ts, which builds on them).
  */
 export interface LifetimeNode extends Member {
-  /** What it owns now; `undefined` while it owns nothing. */
-  members: Set<Member> | undefined;
+  /** The first of what it owns now (linked by `next`); `undefined` if nothing. */
+  first: Member | undefined;
   closing: boolean;
   /** The effect body of a composite; `undefined` for a registrar's. */
   body: BodyState | undefined;
@@ -179,9 +182,15 @@ interface Frame {
 }
 
 function open(lifetime: LifetimeNode, parent: Frame | undefined): Frame {
-  const members = lifetime.members === undefined
-    ? []
-    : [...lifetime.members].sort((a, b) => b.position - a.position);
+  const members: Member[] = [];
+  for (
+    let member = lifetime.first;
+    member !== undefined;
+    member = member.next
+  ) {
+    members.push(member);
+  }
+  members.sort((a, b) => b.position - a.position);
   return { lifetime, members, index: 0, errors: [], parent };
 }
 

@@ -170,7 +170,7 @@ function endBody(composite: LifetimeNode, state: BodyState): void {
   if (waiters !== undefined) { for (const waiter of waiters) waiter(); }
   if (composite.state === IDLE && !composite.needed()) {
     const owner = composite.owner;
-    if (owner?.members?.has(composite)) owner.detach(composite);
+    owner?.detach(composite);
   }
 }
 
