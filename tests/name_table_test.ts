@@ -23,6 +23,14 @@ function collidingNames(): [string, string] {
   }
 }
 
+/** A name whose home slot in a new table (8 slots) is `slot`, not in `taken`. */
+function nameAt(slot: number, taken: string[] = []): string {
+  for (let index = 0;; index++) {
+    const name = `s${slot}:${index}`;
+    if ((hashOf(name) & 7) === slot && !taken.includes(name)) return name;
+  }
+}
+
 describe("NameTable", () => {
   it("answers has() by name, and remove() by identity", () => {
     const table = new NameTable<Item>();
@@ -53,6 +61,35 @@ describe("NameTable", () => {
     assert.equal(table.has(two), true, "found after the shift");
     assert.equal(table.remove(second), true);
     assert.equal(table.size, 0);
+  });
+
+  it("a removal at the end of the slots keeps what wrapped around in reach", () => {
+    // 7: a (home 7), 0: b (home 7, wrapped), 1: c (home 0), 2: d (home 2).
+    const a = nameAt(7);
+    const b = nameAt(7, [a]);
+    const c = nameAt(0);
+    const d = nameAt(2);
+    const table = new NameTable<Item>();
+    const items = [a, b, c, d].map((name, id) => ({ name, id }));
+    for (const item of items) table.add(item);
+    assert.equal(table.remove(items[0]), true);
+    for (const name of [b, c, d]) assert.equal(table.has(name), true, name);
+    assert.equal(table.remove(items[1]), true);
+    for (const name of [c, d]) assert.equal(table.has(name), true, name);
+    assert.equal(table.has(a), false);
+    assert.equal(table.has(b), false);
+  });
+
+  it("a removal at the end of the slots leaves an entry at its home", () => {
+    // 7: a (home 7), 0: b (home 0): b must stay where a lookup starts.
+    const a = nameAt(7);
+    const b = nameAt(0);
+    const table = new NameTable<Item>();
+    const first = { name: a, id: 1 };
+    table.add(first);
+    table.add({ name: b, id: 2 });
+    assert.equal(table.remove(first), true);
+    assert.equal(table.has(b), true);
   });
 
   it("grows and shrinks through 10,000 names, losing none", () => {
