@@ -1,20 +1,31 @@
 /**
- * A persistent sorted list kept in chunks: adding or removing an item copies
- * one chunk and the list of chunks, never the whole list, so a layer with
- * 100,000 registrations takes one as fast as a layer with 1,000. The flat
- * array that an assembly reads is built once per list, on first read.
+ * A persistent sorted list kept in chunks, and the chunks in pages: adding
+ * or removing an item copies one chunk, one page and the list of pages,
+ * never the whole list, so a layer with 100,000 registrations takes one
+ * about as fast as a layer with 1,000. The flat array that an assembly reads
+ * is built once per list, on first read.
  *
  * @module
  */
 
-/**
- * The largest chunk. An add or removal copies at most this many items plus
- * one pointer per chunk: about 700 words at 100,000 items.
- */
+/** The largest chunk: an add or removal copies at most this many items. */
 const MAX_CHUNK = 512;
 
 /** Below this, a shrunk chunk joins a neighbour when both fit in one. */
 const MIN_CHUNK = MAX_CHUNK >>> 2;
+
+/**
+ * The most chunks in a page. Without pages, the list of chunks is copied on
+ * every change: 260 pointers at 100,000 items, which cost more than the
+ * chunk itself once the memory it churns leaves the caches.
+ */
+const MAX_PAGE = 64;
+
+/** Below this, a shrunk page joins a neighbour when both fit in one. */
+const MIN_PAGE = MAX_PAGE >>> 2;
+
+type Chunk<T> = readonly T[];
+type Page<T> = readonly Chunk<T>[];
 
 /** An immutable list of items sorted by a comparison given to each change. */
 export class SortedChunks<T> {
@@ -25,104 +36,168 @@ export class SortedChunks<T> {
 
   /** The list of `items`, which must already be sorted. */
   static from<T>(items: readonly T[]): SortedChunks<T> {
-    const chunks: (readonly T[])[] = [];
-    for (let start = 0; start < items.length; start += MAX_CHUNK >>> 1) {
-      chunks.push(items.slice(start, start + (MAX_CHUNK >>> 1)));
-    }
-    return new SortedChunks(chunks, items.length);
+    const chunks = slices(items, MAX_CHUNK >>> 1);
+    return new SortedChunks(slices(chunks, MAX_PAGE >>> 1), items.length);
   }
 
-  readonly #chunks: readonly (readonly T[])[];
+  readonly #pages: readonly Page<T>[];
   /** The number of items. */
   readonly size: number;
   #array: readonly T[] | undefined;
 
-  private constructor(chunks: readonly (readonly T[])[], size: number) {
-    this.#chunks = chunks;
+  private constructor(pages: readonly Page<T>[], size: number) {
+    this.#pages = pages;
     this.size = size;
   }
 
   /** The items in order, as one array (built on first read, then shared). */
   get array(): readonly T[] {
-    return this.#array ??= flatten(this.#chunks, this.size);
+    return this.#array ??= flatten(this.#pages, this.size);
   }
 
   /** This list with `item` added after every item that sorts before or equal to it. */
   insert(item: T, compare: (a: T, b: T) => number): SortedChunks<T> {
-    const chunks = this.#chunks;
-    if (chunks.length === 0) return new SortedChunks([[item]], 1);
-    // The first chunk whose last item sorts after `item`, or the last one.
-    let low = 0;
-    let high = chunks.length - 1;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const chunk = chunks[middle];
-      if (compare(chunk[chunk.length - 1], item) > 0) high = middle;
-      else low = middle + 1;
-    }
-    const chunk = chunks[low];
+    const pages = this.#pages;
+    if (pages.length === 0) return new SortedChunks([[[item]]], 1);
+    // The first page, then chunk, whose last item sorts after `item`, or
+    // the last one.
+    const at = firstAfter(pages, item, compare, lastOfPage);
+    const page = pages[at];
+    const index = firstAfter(page, item, compare, lastOfChunk);
+    const chunk = page[index];
     const grown = chunk.toSpliced(upperBound(chunk, item, compare), 0, item);
-    const replacement = grown.length > MAX_CHUNK
-      ? [grown.slice(0, grown.length >>> 1), grown.slice(grown.length >>> 1)]
-      : [grown];
+    const grownPage = grown.length <= MAX_CHUNK
+      ? page.with(index, grown)
+      : page.toSpliced(index, 1, ...halves(grown));
     return new SortedChunks(
-      chunks.toSpliced(low, 1, ...replacement),
+      grownPage.length <= MAX_PAGE
+        ? pages.with(at, grownPage)
+        : pages.toSpliced(at, 1, ...halves(grownPage)),
       this.size + 1,
     );
   }
 
   /** This list without `item` (compared by identity); itself if absent. */
   remove(item: T, compare: (a: T, b: T) => number): SortedChunks<T> {
-    const chunks = this.#chunks;
-    // The first chunk whose last item sorts at or after `item`.
-    let low = 0;
-    let high = chunks.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const chunk = chunks[middle];
-      if (compare(chunk[chunk.length - 1], item) < 0) low = middle + 1;
-      else high = middle;
-    }
-    // Items that compare equal may span chunks: scan them for identity.
-    for (let at = low; at < chunks.length; at++) {
-      const chunk = chunks[at];
-      let index = at === low ? lowerBound(chunk, item, compare) : 0;
-      for (; index < chunk.length; index++) {
-        if (chunk[index] === item) return this.#without(at, index);
-        if (compare(chunk[index], item) > 0) return this;
+    const pages = this.#pages;
+    // The first page, then chunk, whose last item sorts at or after `item`.
+    let at = firstNotBefore(pages, item, compare, lastOfPage);
+    let index = at < pages.length
+      ? firstNotBefore(pages[at], item, compare, lastOfChunk)
+      : 0;
+    let start = index < (pages[at]?.length ?? 0)
+      ? lowerBound(pages[at][index], item, compare)
+      : 0;
+    // Items that compare equal may span chunks and pages: scan them for
+    // identity.
+    for (; at < pages.length; at++, index = 0) {
+      const page = pages[at];
+      for (; index < page.length; index++, start = 0) {
+        const chunk = page[index];
+        for (let position = start; position < chunk.length; position++) {
+          if (chunk[position] === item) {
+            return this.#without(at, index, position);
+          }
+          if (compare(chunk[position], item) > 0) return this;
+        }
       }
     }
     return this;
   }
 
-  #without(at: number, index: number): SortedChunks<T> {
-    const chunks = this.#chunks;
-    const shrunk = chunks[at].toSpliced(index, 1);
-    if (shrunk.length === 0) {
-      return new SortedChunks(chunks.toSpliced(at, 1), this.size - 1);
+  #without(at: number, index: number, position: number): SortedChunks<T> {
+    const pages = this.#pages;
+    const page = withoutItem(pages[at], index, position);
+    if (page.length === 0) {
+      return new SortedChunks(pages.toSpliced(at, 1), this.size - 1);
     }
-    if (shrunk.length < MIN_CHUNK) {
-      // Churn must not leave many tiny chunks: join a neighbour that fits.
-      const before = chunks[at - 1];
-      if (before !== undefined && before.length + shrunk.length <= MAX_CHUNK) {
+    if (page.length < MIN_PAGE) {
+      // Churn must not leave many small pages: join a neighbour that fits.
+      const before = pages[at - 1];
+      if (before !== undefined && before.length + page.length <= MAX_PAGE) {
         return new SortedChunks(
-          chunks.toSpliced(at - 1, 2, before.concat(shrunk)),
+          pages.toSpliced(at - 1, 2, before.concat(page)),
           this.size - 1,
         );
       }
-      const after = chunks[at + 1];
-      if (after !== undefined && after.length + shrunk.length <= MAX_CHUNK) {
+      const after = pages[at + 1];
+      if (after !== undefined && after.length + page.length <= MAX_PAGE) {
         return new SortedChunks(
-          chunks.toSpliced(at, 2, shrunk.concat(after)),
+          pages.toSpliced(at, 2, page.concat(after)),
           this.size - 1,
         );
       }
     }
-    return new SortedChunks(chunks.toSpliced(at, 1, shrunk), this.size - 1);
+    return new SortedChunks(pages.with(at, page), this.size - 1);
   }
 }
 
 const EMPTY: SortedChunks<unknown> = SortedChunks.from([]);
+
+/** `page` without the item at `position` of its chunk at `index`. */
+function withoutItem<T>(
+  page: Page<T>,
+  index: number,
+  position: number,
+): Page<T> {
+  const shrunk = page[index].toSpliced(position, 1);
+  if (shrunk.length === 0) return page.toSpliced(index, 1);
+  if (shrunk.length < MIN_CHUNK) {
+    // Churn must not leave many tiny chunks: join a neighbour that fits.
+    const before = page[index - 1];
+    if (before !== undefined && before.length + shrunk.length <= MAX_CHUNK) {
+      return page.toSpliced(index - 1, 2, before.concat(shrunk));
+    }
+    const after = page[index + 1];
+    if (after !== undefined && after.length + shrunk.length <= MAX_CHUNK) {
+      return page.toSpliced(index, 2, shrunk.concat(after));
+    }
+  }
+  return page.with(index, shrunk);
+}
+
+function lastOfChunk<T>(chunk: Chunk<T>): T {
+  return chunk[chunk.length - 1];
+}
+
+function lastOfPage<T>(page: Page<T>): T {
+  const chunk = page[page.length - 1];
+  return chunk[chunk.length - 1];
+}
+
+/** The first of `groups` whose last item sorts after `item`, or the last. */
+function firstAfter<G, T>(
+  groups: readonly G[],
+  item: T,
+  compare: (a: T, b: T) => number,
+  last: (group: G) => T,
+): number {
+  let low = 0;
+  let high = groups.length - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(last(groups[middle]), item) > 0) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** The first of `groups` whose last item sorts at or after `item`. */
+function firstNotBefore<G, T>(
+  groups: readonly G[],
+  item: T,
+  compare: (a: T, b: T) => number,
+  last: (group: G) => T,
+): number {
+  let low = 0;
+  let high = groups.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(last(groups[middle]), item) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
 
 /** The first index whose item sorts after `item`. */
 function upperBound<T>(
@@ -156,16 +231,28 @@ function lowerBound<T>(
   return low;
 }
 
-function flatten<T>(
-  chunks: readonly (readonly T[])[],
-  size: number,
-): readonly T[] {
-  if (chunks.length === 1) return chunks[0];
+function halves<E>(items: readonly E[]): [readonly E[], readonly E[]] {
+  const half = items.length >>> 1;
+  return [items.slice(0, half), items.slice(half)];
+}
+
+function slices<E>(items: readonly E[], length: number): (readonly E[])[] {
+  const slices: (readonly E[])[] = [];
+  for (let start = 0; start < items.length; start += length) {
+    slices.push(items.slice(start, start + length));
+  }
+  return slices;
+}
+
+function flatten<T>(pages: readonly Page<T>[], size: number): readonly T[] {
+  if (pages.length === 1 && pages[0].length === 1) return pages[0][0];
   const array: T[] = new Array(size);
   let at = 0;
-  for (const chunk of chunks) {
-    for (let index = 0; index < chunk.length; index++) {
-      array[at++] = chunk[index];
+  for (const page of pages) {
+    for (const chunk of page) {
+      for (let index = 0; index < chunk.length; index++) {
+        array[at++] = chunk[index];
+      }
     }
   }
   return array;

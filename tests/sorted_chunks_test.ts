@@ -106,3 +106,77 @@ describe(`SortedChunks (seed ${SEED})`, () => {
     );
   });
 });
+
+/** The reference list's position for `item`: after every equal item. */
+function upperIndex(items: readonly Item[], item: Item): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(items[middle], item) > 0) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** Deterministic pseudo-random integers below `bound` (a xorshift). */
+function numbers(seed: number): (bound: number) => number {
+  let state = seed;
+  return (bound) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % bound;
+  };
+}
+
+describe("SortedChunks at scale: chunks in many pages", () => {
+  it("agrees with a sorted array through 60,000 inserts and the removal of nearly all, never changing an earlier list", () => {
+    const next = numbers(SEED);
+    let list = SortedChunks.empty<Item>();
+    const reference: Item[] = [];
+    const history: [SortedChunks<Item>, Item[]][] = [];
+    const check = () => {
+      assert.equal(list.size, reference.length);
+      assert.deepEqual(list.array, reference);
+      history.push([list, [...reference]]);
+    };
+    // Three keys: runs of equal items span many chunks and pages.
+    for (let id = 0; id < 60_000; id++) {
+      const item = { key: next(3), id };
+      list = list.insert(item, compare);
+      reference.splice(upperIndex(reference, item), 0, item);
+    }
+    check();
+    while (reference.length > 500) {
+      const [item] = reference.splice(next(reference.length), 1);
+      list = list.remove(item, compare);
+      if (reference.length % 10_000 === 0) check();
+    }
+    check();
+    for (let id = 60_000; id < 70_000; id++) {
+      const item = { key: next(3), id };
+      list = list.insert(item, compare);
+      reference.splice(upperIndex(reference, item), 0, item);
+    }
+    check();
+    assert.equal(list.remove({ key: 1, id: -1 }, compare), list, "absent");
+    for (const [earlier, expected] of history) {
+      assert.deepEqual(earlier.array, expected);
+    }
+  });
+
+  it("reads a list built from a sorted array of many pages as that array", () => {
+    const items = Array.from({ length: 50_000 }, (_, id) => ({
+      key: id >> 4,
+      id,
+    }));
+    const list = SortedChunks.from(items);
+    assert.deepEqual(list.array, items);
+    const extra = { key: 100, id: -1 };
+    const grown = list.insert(extra, compare).remove(items[7], compare);
+    const expected = items.filter((item) => item !== items[7]);
+    expected.splice(upperIndex(expected, extra), 0, extra);
+    assert.deepEqual(grown.array, expected);
+  });
+});
