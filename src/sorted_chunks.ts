@@ -50,6 +50,14 @@ export class SortedChunks<T> {
     this.size = size;
   }
 
+  /**
+   * The number of items in each chunk, page by page: what bounds the cost of
+   * a change (read by tests).
+   */
+  get layout(): number[][] {
+    return this.#pages.map((page) => page.map((chunk) => chunk.length));
+  }
+
   /** The items in order, as one array (built on first read, then shared). */
   get array(): readonly T[] {
     return this.#array ??= flatten(this.#pages, this.size);
@@ -61,11 +69,16 @@ export class SortedChunks<T> {
     if (pages.length === 0) return new SortedChunks([[[item]]], 1);
     // The first page, then chunk, whose last item sorts after `item`, or
     // the last one.
-    const at = firstAfter(pages, item, compare, lastOfPage);
+    const last = pages.length - 1;
+    const at = Math.min(upperBound(pages, item, compare, lastOfPage), last);
     const page = pages[at];
-    const index = firstAfter(page, item, compare, lastOfChunk);
+    const index = Math.min(
+      upperBound(page, item, compare, lastOfChunk),
+      page.length - 1,
+    );
     const chunk = page[index];
-    const grown = chunk.toSpliced(upperBound(chunk, item, compare), 0, item);
+    const position = upperBound(chunk, item, compare, itself);
+    const grown = chunk.toSpliced(position, 0, item);
     const grownPage = grown.length <= MAX_CHUNK
       ? page.with(index, grown)
       : page.toSpliced(index, 1, ...halves(grown));
@@ -81,12 +94,12 @@ export class SortedChunks<T> {
   remove(item: T, compare: (a: T, b: T) => number): SortedChunks<T> {
     const pages = this.#pages;
     // The first page, then chunk, whose last item sorts at or after `item`.
-    let at = firstNotBefore(pages, item, compare, lastOfPage);
+    let at = lowerBound(pages, item, compare, lastOfPage);
     let index = at < pages.length
-      ? firstNotBefore(pages[at], item, compare, lastOfChunk)
+      ? lowerBound(pages[at], item, compare, lastOfChunk)
       : 0;
     let start = index < (pages[at]?.length ?? 0)
-      ? lowerBound(pages[at][index], item, compare)
+      ? lowerBound(pages[at][index], item, compare, itself)
       : 0;
     // Items that compare equal may span chunks and pages: scan them for
     // identity.
@@ -165,67 +178,39 @@ function lastOfPage<T>(page: Page<T>): T {
   return chunk[chunk.length - 1];
 }
 
-/** The first of `groups` whose last item sorts after `item`, or the last. */
-function firstAfter<G, T>(
-  groups: readonly G[],
+function itself<T>(item: T): T {
+  return item;
+}
+
+/** The first of `entries` whose key sorts after `item`; their length if none. */
+function upperBound<E, T>(
+  entries: readonly E[],
   item: T,
   compare: (a: T, b: T) => number,
-  last: (group: G) => T,
+  keyOf: (entry: E) => T,
 ): number {
   let low = 0;
-  let high = groups.length - 1;
+  let high = entries.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (compare(last(groups[middle]), item) > 0) high = middle;
+    if (compare(keyOf(entries[middle]), item) > 0) high = middle;
     else low = middle + 1;
   }
   return low;
 }
 
-/** The first of `groups` whose last item sorts at or after `item`. */
-function firstNotBefore<G, T>(
-  groups: readonly G[],
+/** The first of `entries` whose key sorts at or after `item`. */
+function lowerBound<E, T>(
+  entries: readonly E[],
   item: T,
   compare: (a: T, b: T) => number,
-  last: (group: G) => T,
+  keyOf: (entry: E) => T,
 ): number {
   let low = 0;
-  let high = groups.length;
+  let high = entries.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (compare(last(groups[middle]), item) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The first index whose item sorts after `item`. */
-function upperBound<T>(
-  items: readonly T[],
-  item: T,
-  compare: (a: T, b: T) => number,
-): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compare(items[middle], item) > 0) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
-
-/** The first index whose item sorts at or after `item`. */
-function lowerBound<T>(
-  items: readonly T[],
-  item: T,
-  compare: (a: T, b: T) => number,
-): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compare(items[middle], item) < 0) low = middle + 1;
+    if (compare(keyOf(entries[middle]), item) < 0) low = middle + 1;
     else high = middle;
   }
   return low;
