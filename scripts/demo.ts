@@ -10,11 +10,11 @@
  * unloads a plugin, then watches one agent live while plugins come and go,
  * the working directory changes (a live value) and an in-process MCP
  * server's tools load, change and unload. Then it runs two steps of the
- * coder between which one plugin changes its section, and prints the
- * cache-break report of `diffAssemblies` (the one `rxprompt diff` prints).
- * Last, it sends the sub-agent's step through the real `@anthropic-ai/sdk`
- * client to a recording server on 127.0.0.1 and prints the request body:
- * exactly what reaches the wire.
+ * coder between which one plugin changes its section, sends the second
+ * step through the real `@anthropic-ai/sdk` client to a recording server on
+ * 127.0.0.1 and prints the request body (exactly what reaches the wire),
+ * and ends with the cache-break report of `diffAssemblies` between the two
+ * steps (the one `rxprompt diff` prints).
  *
  * Run: `deno task -q demo` (or `npx -y deno@2.9.6 task -q demo`).
  *
@@ -231,10 +231,11 @@ function printExplanation(explanation: PromptExplanation): void {
  * One agent's step through the real Anthropic client, pointed at a local
  * recording server: the request body is what the API would receive.
  */
-async function printWireRequest(assembly: PromptAssembly): Promise<void> {
-  console.log(
-    `\n${box("on the wire: the tester's step via @anthropic-ai/sdk")}`,
-  );
+async function printWireRequest(
+  assembly: PromptAssembly,
+  step: string,
+): Promise<void> {
+  console.log(`\n${box(`on the wire: ${step} via @anthropic-ai/sdk`)}`);
   const { system, tools, runtimeContext } = toMessages(assembly, {
     cache: true,
   });
@@ -337,7 +338,7 @@ prompt.scope(tester, { label: "tester" }).section({
   order: 0,
   text: "You are the coder's test sub-agent on {{model}}: run tests, report.",
 });
-const testerAssembly = await show(tester);
+await show(tester);
 
 // 1c. Where the sub-agent's prompt comes from: each entry's registrar and
 // layer (the chain's scopes included), its size, and its tokens (o200k_base,
@@ -441,24 +442,13 @@ await mcp.client.close();
 subscription.unsubscribe();
 
 // 4. Why did the cache miss? Two steps of the coder; between them a plugin
-// changes its section (a live value: the task it was given). The report is
-// the one `rxprompt diff` prints.
-console.log(`\n${box("two steps of the coder: the cache-break report")}`);
+// changes its section (a live value: the task it was given).
 const task$ = new BehaviorSubject("Fix the failing login test.");
 const tasks = prompt.fork({ label: "tasks" });
 tasks.section({ name: "task", order: 500, text: task$ });
 const stepOne = await prompt.assemble({ scope: coder });
-console.log("> step 1; then the tasks plugin changes its section");
 task$.next("Add a test for the logout flow.");
 const stepTwo = await prompt.assemble({ scope: coder });
-console.log("> step 2");
-const cacheBreak = diffAssemblies(stepOne, stepTwo);
-console.log(`identical: ${cacheBreak.identical ? "yes" : "no"}`);
-const prompts = { before: renderPrompt(stepOne), after: renderPrompt(stepTwo) };
-const colour = Deno.stdout.isTerminal() && !Deno.noColor;
-for (const line of diffReport(cacheBreak, prompts, style(colour))) {
-  console.log(line);
-}
 await tasks.dispose();
 
 await coderExtra();
@@ -467,5 +457,16 @@ await files.dispose();
 await prompt.dispose();
 console.log("\ndone: registry disposed.");
 
-// 5. What reaches the wire.
-await printWireRequest(testerAssembly);
+// 5. What reaches the wire: the coder's second step. Last, why that
+// request's prompt cache misses against the first step: the report
+// `rxprompt diff` prints.
+await printWireRequest(stepTwo, "the coder's step 2");
+console.log(`\n${box("step 1 → step 2 of the coder: the cache-break report")}`);
+console.log("> step 1; then the tasks plugin changed its section; step 2");
+const cacheBreak = diffAssemblies(stepOne, stepTwo);
+console.log(`identical: ${cacheBreak.identical ? "yes" : "no"}`);
+const prompts = { before: renderPrompt(stepOne), after: renderPrompt(stepTwo) };
+const colour = Deno.stdout.isTerminal() && !Deno.noColor;
+for (const line of diffReport(cacheBreak, prompts, style(colour))) {
+  console.log(line);
+}
