@@ -95,12 +95,9 @@ export class SortedChunks<T> {
     const pages = this.#pages;
     // The first page, then chunk, whose last item sorts at or after `item`.
     let at = lowerBound(pages, item, compare, lastOfPage);
-    let index = at < pages.length
-      ? lowerBound(pages[at], item, compare, lastOfChunk)
-      : 0;
-    let start = index < (pages[at]?.length ?? 0)
-      ? lowerBound(pages[at][index], item, compare, itself)
-      : 0;
+    if (at === pages.length) return this;
+    let index = lowerBound(pages[at], item, compare, lastOfChunk);
+    let start = lowerBound(pages[at][index], item, compare, itself);
     // Items that compare equal may span chunks and pages: scan them for
     // identity.
     for (; at < pages.length; at++, index = 0) {
@@ -119,54 +116,42 @@ export class SortedChunks<T> {
   }
 
   #without(at: number, index: number, position: number): SortedChunks<T> {
-    const pages = this.#pages;
-    const page = withoutItem(pages[at], index, position);
-    if (page.length === 0) {
-      return new SortedChunks(pages.toSpliced(at, 1), this.size - 1);
-    }
-    if (page.length < MIN_PAGE) {
-      // Churn must not leave many small pages: join a neighbour that fits.
-      const before = pages[at - 1];
-      if (before !== undefined && before.length + page.length <= MAX_PAGE) {
-        return new SortedChunks(
-          pages.toSpliced(at - 1, 2, before.concat(page)),
-          this.size - 1,
-        );
-      }
-      const after = pages[at + 1];
-      if (after !== undefined && after.length + page.length <= MAX_PAGE) {
-        return new SortedChunks(
-          pages.toSpliced(at, 2, page.concat(after)),
-          this.size - 1,
-        );
-      }
-    }
-    return new SortedChunks(pages.with(at, page), this.size - 1);
+    const page = this.#pages[at];
+    const chunk = page[index].toSpliced(position, 1);
+    const shrunk = withShrunk(page, index, chunk, MIN_CHUNK, MAX_CHUNK);
+    return new SortedChunks(
+      withShrunk(this.#pages, at, shrunk, MIN_PAGE, MAX_PAGE),
+      this.size - 1,
+    );
   }
 }
 
 const EMPTY: SortedChunks<unknown> = SortedChunks.from([]);
 
-/** `page` without the item at `position` of its chunk at `index`. */
-function withoutItem<T>(
-  page: Page<T>,
-  index: number,
-  position: number,
-): Page<T> {
-  const shrunk = page[index].toSpliced(position, 1);
-  if (shrunk.length === 0) return page.toSpliced(index, 1);
-  if (shrunk.length < MIN_CHUNK) {
-    // Churn must not leave many tiny chunks: join a neighbour that fits.
-    const before = page[index - 1];
-    if (before !== undefined && before.length + shrunk.length <= MAX_CHUNK) {
-      return page.toSpliced(index - 1, 2, before.concat(shrunk));
+/**
+ * `groups` with the one at `at` replaced by `shrunk`: left out if empty, and
+ * joined with a neighbour if it holds fewer than `min` and both fit in
+ * `max`, so churn leaves no run of tiny chunks or pages.
+ */
+function withShrunk<E>(
+  groups: readonly (readonly E[])[],
+  at: number,
+  shrunk: readonly E[],
+  min: number,
+  max: number,
+): readonly (readonly E[])[] {
+  if (shrunk.length === 0) return groups.toSpliced(at, 1);
+  if (shrunk.length < min) {
+    const before = groups[at - 1];
+    if (before !== undefined && before.length + shrunk.length <= max) {
+      return groups.toSpliced(at - 1, 2, before.concat(shrunk));
     }
-    const after = page[index + 1];
-    if (after !== undefined && after.length + shrunk.length <= MAX_CHUNK) {
-      return page.toSpliced(index, 2, shrunk.concat(after));
+    const after = groups[at + 1];
+    if (after !== undefined && after.length + shrunk.length <= max) {
+      return groups.toSpliced(at, 2, shrunk.concat(after));
     }
   }
-  return page.with(index, shrunk);
+  return groups.with(at, shrunk);
 }
 
 function lastOfChunk<T>(chunk: Chunk<T>): T {
