@@ -130,7 +130,7 @@ export class Lifetime extends Member implements LifetimeNode {
     return this.first !== undefined || this.body?.running === true;
   }
 
-  /** What it owns now, newest listed first (for tests). */
+  /** What it owns now, newest listed first. */
   listed(): Member[] {
     const members: Member[] = [];
     for (let member = this.first; member !== undefined; member = member.next) {

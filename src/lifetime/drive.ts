@@ -152,6 +152,8 @@ export interface LifetimeNode extends Member {
   close(): void;
   /** Whether it must stay listed in its owner. */
   needed(): boolean;
+  /** What it owns now, newest listed first. */
+  listed(): Member[];
   add(member: Member): void;
   detach(member: Member): void;
 }
@@ -182,15 +184,7 @@ interface Frame {
 }
 
 function open(lifetime: LifetimeNode, parent: Frame | undefined): Frame {
-  const members: Member[] = [];
-  for (
-    let member = lifetime.first;
-    member !== undefined;
-    member = member.next
-  ) {
-    members.push(member);
-  }
-  members.sort((a, b) => b.position - a.position);
+  const members = lifetime.listed().sort((a, b) => b.position - a.position);
   return { lifetime, members, index: 0, errors: [], parent };
 }
 
