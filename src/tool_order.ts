@@ -34,7 +34,7 @@ export interface ToolOrderPlan {
   readonly restRank: number;
 }
 
-/** The inputs of {@linkcode orderTools} beside the tools themselves. */
+/** The inputs of {@linkcode toolPositions} beside the tools themselves. */
 export interface OrderToolsOptions {
   /** The compiled `toolOrder`; absent means plain name order. */
   plan?: ToolOrderPlan;
@@ -94,7 +94,9 @@ export function compileToolOrder(toolOrder: unknown): ToolOrderPlan {
 }
 
 /**
- * Returns the tools in canonical order, as a new array.
+ * The canonical order of `tools`, as positions: the index in `tools` of each
+ * tool in that order. The same names in the same input order always give the
+ * same positions.
  *
  * Without a plan: code-unit order of the names. With one: listed names at
  * their listed position, the others at the rest entry in name order. The
@@ -104,21 +106,8 @@ export function compileToolOrder(toolOrder: unknown): ToolOrderPlan {
  *
  * @throws {SystemPromptError} `RESERVED_TOOL_NAME` when a tool is named
  * {@linkcode TOOL_ORDER_REST}; `UNKNOWN_TOOL_IN_ORDER` when the plan lists
- * names outside `knownNames`, naming every such entry and the known tools.
- */
-export function orderTools(
-  tools: readonly ToolSchema[],
-  options: OrderToolsOptions = {},
-): ToolSchema[] {
-  return toolPositions(tools, options).map((position) => tools[position]);
-}
-
-/**
- * {@linkcode orderTools} as positions: the index in `tools` of each tool in
- * canonical order. The same names in the same input order always give the
- * same positions.
- *
- * @throws {SystemPromptError} as {@linkcode orderTools}.
+ * names that are neither the tools' own nor in `knownNames`, naming every
+ * such entry and the known tools.
  */
 export function toolPositions(
   tools: readonly ToolSchema[],

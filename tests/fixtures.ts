@@ -9,6 +9,7 @@ import {
   type PromptSection,
   type ToolSchema,
 } from "../mod.ts";
+import { type OrderToolsOptions, toolPositions } from "../src/tool_order.ts";
 
 /** A tool schema; `parameters` default to an empty object schema. */
 export function tool(
@@ -128,4 +129,12 @@ export function foreignSignal(): ForeignSignal {
     abort: (reason) => controller.abort(reason),
     listeners: wrappers,
   };
+}
+
+/** The tools in the canonical order `toolPositions` gives, as a new array. */
+export function orderTools(
+  list: readonly ToolSchema[],
+  options?: OrderToolsOptions,
+): ToolSchema[] {
+  return toolPositions(list, options).map((position) => list[position]);
 }

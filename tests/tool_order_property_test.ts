@@ -2,7 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { TOOL_ORDER_REST, type ToolSchema } from "../mod.ts";
-import { compileToolOrder, orderTools } from "../src/tool_order.ts";
+import { compileToolOrder } from "../src/tool_order.ts";
+import { orderTools } from "./fixtures.ts";
 import { fuzzRuns } from "./fuzz_runs.ts";
 
 /** Fixed so that a failure replays: fast-check prints it with the path. */

@@ -3,11 +3,10 @@ import assert from "node:assert/strict";
 import { TOOL_ORDER_REST, type ToolSchema } from "../mod.ts";
 import {
   compileToolOrder,
-  orderTools,
   TOOL_ORDER_REST as INTERNAL_REST,
 } from "../src/tool_order.ts";
 import { rejects } from "./assertions.ts";
-import { tool, tools } from "./fixtures.ts";
+import { orderTools, tool, tools } from "./fixtures.ts";
 
 const REST = TOOL_ORDER_REST;
 
