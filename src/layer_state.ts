@@ -1,9 +1,10 @@
 /**
  * Layer states: the registrations of one layer, by kind, never mutated.
- * Every change makes a new state that shares all but one chunk of each
- * list with the state before it (see `sorted_chunks.ts`), so a registration
- * costs the same in a layer of 1,000 or of 100,000, and an assembly can
- * hold a snapshot while registrations go on.
+ * Every change makes a new state that shares all but one chunk and one
+ * page of the changed list with the state before it (see
+ * `sorted_chunks.ts`), so a registration costs about the same in a layer of
+ * 1,000 or of 100,000, and an assembly can hold a snapshot while
+ * registrations go on.
  *
  * @module
  */
