@@ -55,7 +55,11 @@ export type {
   VariableProvider,
 } from "./src/types.ts";
 export type { PromptChange, PromptView } from "./src/change_types.ts";
-export type { Disposer, EffectBody, Teardown } from "./src/lifetime.ts";
+export type {
+  Disposer,
+  EffectBody,
+  Teardown,
+} from "./src/lifetime/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
 export type {
   ExplainOptions,
@@ -65,10 +69,10 @@ export type {
   ShadowedOrigin,
   ToolOrigin,
   VariableOrigin,
-} from "./src/explanation.ts";
-export { diffAssemblies, type PromptDiff } from "./src/diff.ts";
+} from "./src/explain/explanation.ts";
+export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
-export { TOOL_ORDER_REST } from "./src/tool_order.ts";
+export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,
   HARNESS_IDENTITY_ORDER,
@@ -77,6 +81,9 @@ export {
   PERSONA_SECTION,
   TOOL_GUIDANCE_ORDER,
   TOOL_GUIDANCE_ORDER_END,
-} from "./src/built_ins.ts";
-export type { Registrar, RegistrarOptions } from "./src/registrar_api.ts";
+} from "./src/registrar/built_ins.ts";
+export type {
+  Registrar,
+  RegistrarOptions,
+} from "./src/registrar/registrar_api.ts";
 export { SystemPrompt } from "./src/system_prompt.ts";

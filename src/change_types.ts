@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { PromptDiff } from "./diff_types.ts";
+import type { PromptDiff } from "./diff/types.ts";
 import type { PromptAssembly, ScopeKey } from "./types.ts";
 
 /**

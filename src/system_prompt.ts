@@ -14,24 +14,31 @@ import {
   runPipeline$,
   watchViews$,
 } from "./assemble/pipeline.ts";
-import { registerBuiltIns, validateConfig } from "./built_ins.ts";
+import { registerBuiltIns, validateConfig } from "./registrar/built_ins.ts";
 import { readGuarded, SystemPromptError } from "./errors.ts";
-import { explanation$ } from "./explain.ts";
-import type { ExplainOptions, PromptExplanation } from "./explanation.ts";
-import type { Snapshot } from "./layers.ts";
-import { type Disposer, type EffectBody, Lifetime } from "./lifetime.ts";
+import { explanation$ } from "./explain/explain.ts";
+import type {
+  ExplainOptions,
+  PromptExplanation,
+} from "./explain/explanation.ts";
+import type { Snapshot } from "./store/layers.ts";
+import {
+  type Disposer,
+  type EffectBody,
+  Lifetime,
+} from "./lifetime/lifetime.ts";
 import {
   LayerRegistrar,
   type Registrar,
   type RegistrarOptions,
   Registry,
-} from "./registrar.ts";
+} from "./registrar/registrar.ts";
 import {
   ContainedObservable,
   inCommitOrder,
   reportToConsole,
-} from "./change_stream.ts";
-import { compileToolOrder } from "./tool_order.ts";
+} from "./store/change_stream.ts";
+import { compileToolOrder } from "./kinds/tool_order.ts";
 import type {
   AssembleContext,
   AssembleListener,

@@ -9,7 +9,10 @@ import {
   type PromptSection,
   type ToolSchema,
 } from "../mod.ts";
-import { type OrderToolsOptions, toolPositions } from "../src/tool_order.ts";
+import {
+  type OrderToolsOptions,
+  toolPositions,
+} from "../src/kinds/tool_order.ts";
 
 /** A tool schema; `parameters` default to an empty object schema. */
 export function tool(

@@ -21,7 +21,7 @@ import {
   KINDS,
   type RecordOf,
 } from "../kinds/table.ts";
-import type { Snapshot } from "../layers.ts";
+import type { Snapshot } from "../store/layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { abortable, waterfall } from "./waterfall.ts";
 

@@ -18,9 +18,9 @@ import {
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
 import type { BuildOptions } from "../kinds/kind.ts";
-import type { Layers, Snapshot } from "../layers.ts";
-import { chainSnapshot$, type ScopeBindings } from "../scopes.ts";
-import type { ToolOrderPlan } from "../tool_order.ts";
+import type { Layers, Snapshot } from "../store/layers.ts";
+import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
+import type { ToolOrderPlan } from "../kinds/tool_order.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";

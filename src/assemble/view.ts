@@ -15,7 +15,7 @@ import {
   of,
   scan,
 } from "rxjs";
-import { diffAssemblies, type PromptDiff } from "../diff.ts";
+import { diffAssemblies, type PromptDiff } from "../diff/diff.ts";
 import { renderPrompt } from "../render/prompt.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptView } from "../change_types.ts";

@@ -19,7 +19,7 @@ import {
   take,
   throwIfEmpty,
 } from "rxjs";
-import { isPromiseLike } from "../_util.ts";
+import { isPromiseLike } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 

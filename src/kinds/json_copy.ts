@@ -8,6 +8,8 @@
  * @module
  */
 
+import { type Builder, builderCache } from "./json_builders.ts";
+
 /**
  * Replaces, in `fields` (a fresh shallow copy of `source`), every nested
  * value by its copy, and returns `fields`.
@@ -57,7 +59,7 @@ const FAST_DEPTH = 64;
 interface Slot {
   object: object | undefined;
   readonly keys: string[];
-  build: Builder | undefined;
+  build: Builder<SeenObjects> | undefined;
 }
 
 /**
@@ -115,74 +117,9 @@ export class SeenObjects {
   }
 }
 
-/**
- * Copies a plain object whose own enumerable keys are `keys`, in order,
- * reading each once. A compiled builder is an object literal of one key
- * list: V8 makes its objects from one boilerplate and reads the source's
- * fields by name, several times faster than a loop over the keys.
- */
-type Builder = (
-  source: Record<string, unknown>,
-  depth: number,
-  seen: SeenObjects,
-  keys: readonly string[],
-) => Record<string, unknown>;
-
-/**
- * Compiled builders by key list. Bounded: once full, another key list is
- * copied key by key, never compiled, so a stream of new shapes costs what it
- * did without the cache.
- */
-const BUILDERS = new Map<string, Builder>();
-const MAX_BUILDERS = 1024;
-/** Objects with more keys are copied key by key. */
-const MAX_BUILDER_KEYS = 64;
-/** False once the host forbade compiling (a CSP without unsafe-eval). */
-let compiling = true;
-
-function builderFor(keys: readonly string[]): Builder {
-  if (!compiling || keys.length > MAX_BUILDER_KEYS) return copyKeys;
-  const id = JSON.stringify(keys);
-  let build = BUILDERS.get(id);
-  if (build === undefined && BUILDERS.size < MAX_BUILDERS) {
-    build = compileBuilder(keys);
-    BUILDERS.set(id, build);
-  }
-  return build ?? copyKeys;
-}
-
-function compileBuilder(keys: readonly string[]): Builder {
-  // JSON string literals are JS string literals; "__proto__" never gets
-  // here (the fast copy hands it to the careful one).
-  const fields = keys.map((key) => {
-    const literal = JSON.stringify(key);
-    return `${literal}:c(s[${literal}],d,n)`;
-  });
-  try {
-    return new Function(
-      "c",
-      `return function(s,d,n){return {${fields.join(",")}};}`,
-    )(copyItem) as Builder;
-  } catch (error) {
-    // Only a host that forbids compiling (EvalError) is expected here.
-    if (!(error instanceof EvalError)) throw error;
-    compiling = false;
-    return copyKeys;
-  }
-}
-
-function copyKeys(
-  source: Record<string, unknown>,
-  depth: number,
-  seen: SeenObjects,
-  keys: readonly string[],
-): Record<string, unknown> {
-  const object: Record<string, unknown> = {};
-  for (let index = 0; index < keys.length; index++) {
-    object[keys[index]] = copyItem(source[keys[index]], depth, seen);
-  }
-  return object;
-}
+/** The compiled builder of a key list (see `json_builders.ts`). */
+const builderFor: (keys: readonly string[]) => Builder<SeenObjects> =
+  builderCache(copyItem);
 
 /** True when `Object.prototype` has enumerable keys, which `for...in` lists. */
 function prototypePolluted(): boolean {

@@ -9,13 +9,13 @@
  * @module
  */
 
-import { mergeSorted } from "../_util.ts";
+import { mergeSorted } from "../shared/util.ts";
 import {
   quote,
   SystemPromptError,
   type SystemPromptErrorCode,
 } from "../errors.ts";
-import type { ToolOrderPlan } from "../tool_order.ts";
+import type { ToolOrderPlan } from "./tool_order.ts";
 import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
 import type { PromptChange } from "../change_types.ts";
 

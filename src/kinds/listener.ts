@@ -6,7 +6,7 @@
  * @module
  */
 
-import { mergeSorted } from "../_util.ts";
+import { mergeSorted } from "../shared/util.ts";
 import type { AssembleListener } from "../types.ts";
 import {
   assertFunction,

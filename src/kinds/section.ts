@@ -5,7 +5,7 @@
  * @module
  */
 
-import { compareCodeUnits } from "../_util.ts";
+import { compareCodeUnits } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { typeName } from "../assemble/provider.ts";
+import { typeName } from "../shared/provider.ts";
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "../live.ts";
+import { callSource, isLive, liveOr, type LiveValue } from "./live.ts";
 import type { AssembledSection } from "../types.ts";
 
 /** The text of an entry: a string, a function of the context, or a source. */

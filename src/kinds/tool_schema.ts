@@ -5,7 +5,7 @@
  * @module
  */
 
-import { providerFailed } from "../assemble/provider.ts";
+import { providerFailed } from "../shared/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { ToolSchema } from "../types.ts";
 import {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { providerFailed } from "../assemble/provider.ts";
+import { providerFailed } from "../shared/provider.ts";
 import {
   describeScope,
   isSystemPromptError,
@@ -20,8 +20,8 @@ import {
   isLive,
   liveOr,
   type LiveValue,
-} from "../live.ts";
-import { type ToolOrderPlan, toolPositions } from "../tool_order.ts";
+} from "./live.ts";
+import { type ToolOrderPlan, toolPositions } from "./tool_order.ts";
 import type {
   PromptAssembly,
   ScopeKey,

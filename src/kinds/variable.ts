@@ -7,8 +7,8 @@
  * @module
  */
 
-import { compareCodeUnits } from "../_util.ts";
-import { typeName } from "../assemble/provider.ts";
+import { compareCodeUnits } from "../shared/util.ts";
+import { typeName } from "../shared/provider.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import {
   assertSource,
@@ -16,7 +16,7 @@ import {
   isLive,
   liveOr,
   type LiveValue,
-} from "../live.ts";
+} from "./live.ts";
 import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isPromiseLike } from "../_util.ts";
+import { isPromiseLike } from "../shared/util.ts";
 import type { Disposer, Teardown } from "./disposer.ts";
 import {
   type BodyState,

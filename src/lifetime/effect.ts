@@ -7,7 +7,7 @@
  */
 
 import { readGuarded, SystemPromptError } from "../errors.ts";
-import { isPromiseLike } from "../_util.ts";
+import { isPromiseLike } from "../shared/util.ts";
 import type { EffectBody, Teardown } from "./disposer.ts";
 import { drive, Leaf, type LifetimeNode, memberOf } from "./drive.ts";
 import { type BodyState, DONE, IDLE, ownersChanged } from "./states.ts";

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { KIND_NAMES, KINDS } from "../../src/kinds/table.ts";
-import { emptyLayer } from "../../src/layers.ts";
+import { emptyLayer } from "../../src/store/layers.ts";
 import { buildAssembly } from "../../src/assemble/build.ts";
 
 describe("the kinds table", () => {

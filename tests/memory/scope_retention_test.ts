@@ -8,7 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
-import { Lifetime } from "../../src/lifetime.ts";
+import { Lifetime } from "../../src/lifetime/lifetime.ts";
 import { heapAfterGc, heapSkip } from "./heap.ts";
 
 const skip = heapSkip("heap slopes");

@@ -1,0 +1,126 @@
+/**
+ * One side of a `diffAssemblies` call, read once and rendered once: each
+ * section interpolated once, the prompt joined from those texts, names
+ * indexed. Internal: not exported from `mod.ts`.
+ *
+ * @module
+ */
+
+import { quote, SystemPromptError } from "../errors.ts";
+import {
+  readAssembly,
+  type SerializedTool,
+  type SideLabel,
+  type Variables,
+} from "./input.ts";
+import { renderPrompt } from "../render/prompt.ts";
+import type { AssembledSection } from "../types.ts";
+
+/** A section as it renders (`""` when it vanishes from the prompt). */
+export interface RenderedSection {
+  readonly name: string;
+  readonly order: number;
+  readonly rendered: string;
+}
+
+/** One side of a diff, read once and rendered once. */
+export interface DiffSide {
+  readonly sections: readonly RenderedSection[];
+  /** Section name → index in `sections`. */
+  readonly sectionIndex: ReadonlyMap<string, number>;
+  /** Exactly `renderPrompt(assembly)`. */
+  readonly prompt: string;
+  readonly tools: readonly SerializedTool[];
+  /** Tool name → index in `tools`. */
+  readonly toolIndex: ReadonlyMap<string, number>;
+  readonly variables: ReadonlyMap<string, string | undefined>;
+  /** The runtime context rendered with the same variables (`""` when none). */
+  readonly runtimeContext: string;
+}
+
+/**
+ * Reads, validates and renders one assembly.
+ *
+ * @throws {SystemPromptError} `INVALID_ASSEMBLY`, `INVALID_SECTION`,
+ * `INVALID_TOOL_SCHEMA`, `INVALID_VARIABLE_VALUE`, `DUPLICATE_SECTION` or
+ * `DUPLICATE_TOOL` for a bad shape, or the render error's own code when a
+ * section cannot be rendered; every message starts with the side.
+ */
+export function readSide(assembly: unknown, side: SideLabel): DiffSide {
+  const raw = readAssembly(assembly, side);
+  const sections: RenderedSection[] = [];
+  const sectionIndex = new Map<string, number>();
+  let prompt = "";
+  for (const section of raw.sections) {
+    if (sectionIndex.has(section.name)) {
+      throw new SystemPromptError(
+        "DUPLICATE_SECTION",
+        `diffAssemblies: the ${side} assembly has two sections named ` +
+          `${quote(section.name)}; section names are unique in an assembly.`,
+      );
+    }
+    sectionIndex.set(section.name, sections.length);
+    const rendered = render([section], raw.variables, side, "prompt");
+    sections.push({ name: section.name, order: section.order, rendered });
+    // The join rule of renderPrompt: empty sections vanish, one blank line
+    // between the rest. Each section is interpolated once, here.
+    if (rendered !== "") {
+      prompt = prompt === "" ? rendered : `${prompt}\n\n${rendered}`;
+    }
+  }
+  const context = "runtime context";
+  const runtimeContext = render(
+    raw.runtimeContext,
+    raw.variables,
+    side,
+    context,
+  );
+  return {
+    sections,
+    sectionIndex,
+    prompt,
+    tools: raw.tools,
+    toolIndex: indexTools(raw.tools, side),
+    variables: new Map(Object.entries(raw.variables)),
+    runtimeContext,
+  };
+}
+
+function render(
+  sections: AssembledSection[],
+  variables: Variables,
+  side: SideLabel,
+  part: string,
+): string {
+  try {
+    return renderPrompt({ sections, tools: [], variables });
+  } catch (error) {
+    if (!(error instanceof SystemPromptError)) throw error;
+    throw new SystemPromptError(
+      error.code,
+      `diffAssemblies: the ${side} assembly's ${part} cannot be rendered: ` +
+        error.message,
+      { cause: error },
+    );
+  }
+}
+
+function indexTools(
+  tools: readonly SerializedTool[],
+  side: SideLabel,
+): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let position = 0; position < tools.length; position++) {
+    const name = tools[position].name;
+    if (index.has(name)) {
+      throw new SystemPromptError(
+        "DUPLICATE_TOOL",
+        `diffAssemblies: the ${side} assembly lists tool ${quote(name)} ` +
+          `twice (tools[${index.get(name)}] and tools[${position}]); tool ` +
+          `names are unique in a request.`,
+      );
+    }
+    index.set(name, position);
+  }
+  return index;
+}

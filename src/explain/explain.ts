@@ -1,0 +1,232 @@
+/**
+ * `explain`: an assembly with the provenance of every entry (the registrar
+ * and layer it came from, where each section sits in the rendered prompt,
+ * token counts on request) and what nearer layers shadowed. Runs the same
+ * snapshot, build and waterfall as `assemble`, with a trace that only this
+ * path records.
+ *
+ * @module
+ */
+
+import { defer, map, type Observable } from "rxjs";
+import { callProvider } from "../shared/provider.ts";
+import { assembly$ } from "../assemble/build.ts";
+import {
+  type Contribution,
+  contributionOf,
+  fingerprintOf,
+  type Registered,
+  type RegistryOrigin,
+} from "./origins.ts";
+import { quote, SystemPromptError } from "../errors.ts";
+import type { BuildOptions, BuildTrace } from "../kinds/kind.ts";
+import type { Snapshot } from "../store/layers.ts";
+import {
+  renderSections,
+  type RenderSectionsOptions,
+} from "../render/interpolate.ts";
+import { renderPrompt } from "../render/prompt.ts";
+import type {
+  AssembleContext,
+  AssembledSection,
+  PromptAssembly,
+} from "../types.ts";
+import type {
+  ExplainOptions,
+  PromptExplanation,
+  SectionOrigin,
+  ToolOrigin,
+  VariableOrigin,
+} from "./explanation.ts";
+
+/** What `explain` builds with: the registry's options and the caller's. */
+export interface ExplanationOptions extends BuildOptions {
+  /** The caller's options, validated here. */
+  readonly explain: unknown;
+}
+
+type CountTokens = (text: string) => number;
+
+/**
+ * The explanation of one assembly of `snapshot` for `context`, as a
+ * one-value observable failing exactly where `assembly$` fails, and also
+ * when the prompt does not render or the token counter fails.
+ */
+export function explanation$<C extends AssembleContext>(
+  snapshot: Snapshot,
+  context: C,
+  options: ExplanationOptions,
+): Observable<PromptExplanation> {
+  return defer(() => {
+    const countTokens = checkOptions(options.explain);
+    let contribution: Contribution | undefined;
+    const trace: BuildTrace = {
+      built: (initial) => {
+        contribution = contributionOf(snapshot, initial, trace);
+      },
+    };
+    return assembly$(snapshot, context, { ...options, trace }).pipe(
+      map((assembly) => explain(assembly, contribution!, countTokens)),
+    );
+  });
+}
+
+function checkOptions(options: unknown): CountTokens | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== "object" || options === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `explain() options must be an object { countTokens? }; got ` +
+        `${quote(options)}.`,
+    );
+  }
+  const { countTokens } = options as ExplainOptions;
+  if (countTokens !== undefined && typeof countTokens !== "function") {
+    throw new SystemPromptError(
+      "INVALID_PROVIDER",
+      `explain()'s countTokens must be a function (text: string) => number; ` +
+        `got ${quote(countTokens)}.`,
+    );
+  }
+  return countTokens;
+}
+
+function explain(
+  assembly: PromptAssembly,
+  contribution: Contribution,
+  countTokens: CountTokens | undefined,
+): PromptExplanation {
+  const prompt = renderPrompt(assembly);
+  const { variables } = assembly;
+  return {
+    assembly,
+    prompt,
+    sections: sectionOrigins(assembly.sections, contribution.sections, {
+      variables,
+      countTokens,
+    }),
+    tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
+    variables: variableOrigins(variables, contribution.variables),
+    shadowed: contribution.shadowed,
+    runtimeContext: sectionOrigins(
+      assembly.runtimeContext ?? [],
+      contribution.runtimeContext,
+      { variables, countTokens, list: "runtimeContext" },
+    ),
+  };
+}
+
+/**
+ * The registry origin of a final entry named `name`, claimed once: it
+ * matches when the registry contributed that name and the entry still
+ * equals what it contributed. Anything else came from a listener.
+ */
+function claim(
+  registered: Map<string, Registered>,
+  name: string,
+  entry: unknown,
+): RegistryOrigin | { readonly layer: "listener" } {
+  const found = registered.get(name);
+  if (found === undefined || !Object.is(found.fingerprint, entry)) {
+    return { layer: "listener" };
+  }
+  registered.delete(name);
+  return found.origin;
+}
+
+interface SectionOriginsOptions extends RenderSectionsOptions {
+  readonly variables: PromptAssembly["variables"];
+  readonly countTokens: CountTokens | undefined;
+}
+
+/**
+ * Each entry's origin and the UTF-16 range of its rendered text in the
+ * joined rendering (renderPrompt's rule: non-empty entries joined with one
+ * blank line). An entry that renders empty sits where the next one would.
+ */
+function sectionOrigins(
+  sections: readonly AssembledSection[],
+  registered: Map<string, Registered>,
+  { variables, countTokens, list }: SectionOriginsOptions,
+): SectionOrigin[] {
+  const rendered = renderSections(sections, variables, { list });
+  const noun = list === "runtimeContext" ? "runtime context entry" : "section";
+  let at = 0;
+  return sections.map((section, index) => {
+    const text = rendered[index];
+    if (text !== "" && at > 0) at += 2;
+    const start = at;
+    at += text.length;
+    const { name } = section;
+    const origin: SectionOrigin = {
+      name,
+      ...claim(registered, name, fingerprintOf(section)),
+      start,
+      end: at,
+    };
+    if (countTokens !== undefined) {
+      origin.tokens = count(countTokens, text, `${noun} ${quote(name)}`);
+    }
+    return origin;
+  });
+}
+
+function toolOrigins(
+  tools: readonly unknown[],
+  registered: Map<string, Registered>,
+  countTokens: CountTokens | undefined,
+): ToolOrigin[] {
+  return tools.map((tool, index) => {
+    const name = (tool as { name?: unknown } | null)?.name;
+    if (typeof tool !== "object" || tool === null || typeof name !== "string") {
+      throw new SystemPromptError(
+        "INVALID_ASSEMBLY",
+        `The assembly's tools[${index}] is not a tool with a string name; ` +
+          `every tool is an object { name, description, parameters }.`,
+      );
+    }
+    const json = fingerprintOf(tool);
+    const origin: ToolOrigin = { name, ...claim(registered, name, json) };
+    if (countTokens !== undefined) {
+      if (typeof json !== "string") {
+        throw new SystemPromptError(
+          "INVALID_ASSEMBLY",
+          `Tool ${quote(name)} cannot be written as JSON, so its tokens ` +
+            `cannot be counted; a tool holds JSON data only.`,
+        );
+      }
+      origin.tokens = count(countTokens, json, `tool ${quote(name)}`);
+    }
+    return origin;
+  });
+}
+
+function variableOrigins(
+  variables: PromptAssembly["variables"],
+  registered: Map<string, Registered>,
+): VariableOrigin[] {
+  return Object.keys(variables).map((name) => {
+    const value = variables[name];
+    return {
+      name,
+      ...claim(registered, name, value),
+      defined: value !== undefined,
+    };
+  });
+}
+
+function count(countTokens: CountTokens, text: string, what: string): number {
+  const tokens: unknown = callProvider(
+    countTokens,
+    text,
+    () => `token counter (countTokens) on ${what}`,
+  );
+  if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) {
+    return tokens;
+  }
+  throw new SystemPromptError(
+    "PROVIDER_FAILED",
+    `The token counter (countTokens) returned ${quote(tokens)} for ${what}; ` +
+      `it must return a finite number of tokens, 0 or more.`,
+  );
+}

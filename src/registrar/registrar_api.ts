@@ -1,0 +1,113 @@
+/**
+ * The registrar's public shape: the `Registrar` interface and the options of
+ * `fork()` and `scope()`.
+ *
+ * @module
+ */
+
+import type { Disposer, EffectBody } from "../lifetime/lifetime.ts";
+import type { Observable } from "rxjs";
+import type {
+  AssembleContext,
+  AssembleListener,
+  PromptRuntimeContext,
+  PromptSection,
+  ScopeKey,
+  ToolProvider,
+  ToolProviderResult,
+  VariableProvider,
+} from "../types.ts";
+
+/**
+ * Options of `fork()` and `scope()`.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const shell = prompt.fork({ label: "shell" });
+ * console.log(shell.label); // "registry/shell"
+ * ```
+ */
+export interface RegistrarOptions {
+  /**
+   * Names the child for people (error messages, diagnostics); need not be
+   * unique and never reaches the prompt. Default `"fork"` or `"scope"`.
+   */
+  label?: string;
+}
+
+/**
+ * A handle that writes to one layer (the global layer, or one scope's) and
+ * owns what it registers. The registry is the root registrar; `fork()` and
+ * `scope(key)` make child registrars that the parent owns.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const plugin = prompt.fork({ label: "search" });
+ * plugin.section({ name: "tools:search", order: 120, text: "Search before you guess." });
+ * await plugin.dispose(); // removes everything the plugin registered
+ * ```
+ */
+export interface Registrar<C extends AssembleContext = AssembleContext>
+  extends AsyncDisposable {
+  /** The layer this registrar writes to; `undefined` is the global layer. */
+  readonly scopeKey: ScopeKey | undefined;
+  /** `"registry"` for the registry; a child's is `parent/label`. */
+  readonly label: string;
+  /** True once this registrar, or one of its owners, started disposing. */
+  readonly disposed: boolean;
+  /**
+   * Registers a section in this registrar's layer. An Observable `text` is
+   * live: subscribed now, its latest value read by each assembly.
+   */
+  section(section: PromptSection<C>): Disposer;
+  /**
+   * Registers a tool-schema provider in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  tools(
+    provider: ToolProvider<C> | Observable<ToolProviderResult>,
+  ): Disposer;
+  /**
+   * Registers a `{{name}}` variable in this registrar's layer: a function,
+   * or a live Observable source.
+   */
+  variable(
+    name: string,
+    provider: VariableProvider<C> | Observable<string | undefined>,
+  ): Disposer;
+  /**
+   * Says that a provider's underlying value changed: `{ type: "invalidate" }`
+   * for this registrar's layer (the global layer re-renders every watcher; a
+   * scope's, only that scope's watchers).
+   */
+  invalidate(): void;
+  /** Registers an assembly listener (scope listeners run for that scope only). */
+  onAssemble(listener: AssembleListener<C>): Disposer;
+  /** Registers a runtime context entry in this registrar's layer. */
+  runtimeContext(entry: PromptRuntimeContext<C>): Disposer;
+  /**
+   * Turns runtime context off for every assembly that reads this
+   * registrar's layer, until the returned disposer runs.
+   */
+  suppressRuntimeContext(): Disposer;
+  /**
+   * Binds scope `child` to scope `parent` registry-wide: an assembly for
+   * `child` also reads `parent`'s chain, nearer layers winning. Owned by this
+   * registrar; the disposer unbinds.
+   */
+  bindScope(child: ScopeKey, parent: ScopeKey): Disposer;
+  /** Builds a composite registration from a generator of teardowns. */
+  effect(body: EffectBody): Disposer;
+  /** A child owner that writes to the same layer. */
+  fork(options?: RegistrarOptions): Registrar<C>;
+  /** A child owner that writes to `key`'s scope layer. */
+  scope(key: ScopeKey, options?: RegistrarOptions): Registrar<C>;
+  /** Pre-bound, idempotent exact disposer of everything this registrar owns. */
+  readonly dispose: Disposer;
+}
