@@ -44,6 +44,7 @@ export type {
   AssembleContext,
   AssembledSection,
   AssembleListener,
+  AssembleOptions,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,

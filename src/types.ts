@@ -124,6 +124,26 @@ export interface AssembleContext {
 }
 
 /**
+ * Options of one assembly (`assemble$(context, options)`), beside its
+ * context. Reserved: it holds no option yet; per-assembly options (a token
+ * budget) extend it here.
+ *
+ * @example
+ * ```ts
+ * import { type AssembleOptions, SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const options: AssembleOptions = {};
+ * prompt.assemble$({}, options).subscribe((assembly) => console.log(assembly.sections.length));
+ * await prompt.dispose();
+ * ```
+ */
+// deno-lint-ignore no-empty-interface
+export interface AssembleOptions {
+  // Options of one assembly go here (a `budget`, say).
+}
+
+/**
  * An ordered text section. `text` is a template (`{{name}}` references are
  * resolved at render) or a function of the assembly context.
  *

@@ -13,19 +13,23 @@ import {
   defer,
   EMPTY,
   finalize,
-  type Observable,
+  Observable,
   startWith,
   switchMap,
   timer,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
-import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../store/layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
 import type { ToolOrderPlan } from "../kinds/tool_order.ts";
-import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
+import type {
+  AssembleContext,
+  AssembleOptions,
+  PromptAssembly,
+  ScopeKey,
+} from "../types.ts";
 import type { PromptView } from "../change_types.ts";
-import type { Pipeline } from "./build.ts";
+import type { AssemblyOptions, Pipeline } from "./build.ts";
 import { readContext } from "./context.ts";
 import { view$, withDiffs } from "./view.ts";
 
@@ -42,7 +46,7 @@ export interface PipelineSource {
 /** What a pipeline runs on: the layers' states and the build options. */
 export interface PipelineInput {
   readonly snapshot: Snapshot;
-  readonly options: BuildOptions;
+  readonly options: AssemblyOptions;
 }
 
 /**
@@ -56,7 +60,7 @@ export interface PipelineInput {
 export function pipelineInput(
   source: PipelineSource,
   context: AssembleContext,
-  snapshot?: Snapshot,
+  { snapshot, options }: RunOptions = {},
 ): PipelineInput {
   const { scope } = readContext(context);
   if (source.disposed()) {
@@ -73,19 +77,35 @@ export function pipelineInput(
     options: {
       toolOrder: source.toolOrder,
       suppressRuntimeContext: !source.includeRuntimeContext,
+      assemble: options,
     },
   };
 }
 
-/** Validates `context`, then runs `pipeline` on its {@linkcode pipelineInput}. */
+/** What a run is given besides its context. */
+export interface RunOptions {
+  /** A watcher's combined layer states; absent, the latest are read. */
+  readonly snapshot?: Snapshot;
+  /** The caller's options of this assembly. */
+  readonly options?: AssembleOptions;
+}
+
+/**
+ * Validates `context`, then runs `pipeline` on its
+ * {@linkcode pipelineInput}, on each subscription.
+ */
 export function runPipeline$<T>(
   source: PipelineSource,
   context: AssembleContext,
-  { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
+  run: RunOptions & { readonly pipeline: Pipeline<T> },
 ): Observable<T> {
-  return defer(() => {
-    const input = pipelineInput(source, context, snapshot);
-    return pipeline(input.snapshot, context, input.options);
+  const { pipeline } = run;
+  // Not defer(): a plain Observable skips defer's conversion of what the
+  // factory returns, on the path of every assemble() call.
+  return new Observable<T>((subscriber) => {
+    const input = pipelineInput(source, context, run);
+    return pipeline(input.snapshot, context, input.options)
+      .subscribe(subscriber);
   });
 }
 
