@@ -46,6 +46,7 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   SystemPromptConfig,
   ToolProvider,
   ToolProviderResult,
@@ -188,16 +189,18 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /** Registers a tool-schema provider (or a live source) in the global layer. */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.tools(provider);
+    return this.#root.tools(provider, options);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.variable(name, provider);
+    return this.#root.variable(name, provider, options);
   }
 
   /** Registers a listener that runs for every assembly. */

@@ -7,6 +7,40 @@
 import type { Observable } from "rxjs";
 
 /**
+ * How long an entry's bytes stay the same (SPEC §8.1): `"stable"` for every
+ * agent and step of a deployment, `"agent"` for every step of one agent,
+ * `"volatile"` may change any step. It orders tools and cuts prompt blocks
+ * so that what changes comes after what does not.
+ *
+ * @example
+ * ```ts
+ * import type { Stability } from "@rxprompt/system-prompt";
+ *
+ * const memory: Stability = "volatile";
+ * ```
+ */
+export type Stability = "stable" | "agent" | "volatile";
+
+/**
+ * The last, optional argument of `variable()` and `tools()`.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * prompt.variable("branch", () => "main", { stability: "volatile" });
+ * ```
+ */
+export interface StabilityOptions {
+  /**
+   * Overrides the default: `"stable"` in the global layer, `"agent"` in a
+   * scope layer, `"volatile"` for an Observable source.
+   */
+  stability?: Stability;
+}
+
+/**
  * One section of an assembly: resolved text, not yet interpolated.
  *
  * @example
@@ -28,6 +62,11 @@ export interface AssembledSection {
    * provider may cache the prompt up to and including this section.
    */
   cacheBreakpoint?: true;
+  /**
+   * The section's effective stability, present only when it is not stable:
+   * the most volatile of its own and that of the variables it references.
+   */
+  stability?: "agent" | "volatile";
 }
 
 /**
@@ -85,6 +124,18 @@ export interface PromptAssembly {
    * with the same rules as the sections. An absent key reads as `[]`.
    */
   runtimeContext?: AssembledSection[];
+  /**
+   * The stability of each tool that is not stable, keyed by tool name in
+   * code-unit order; absent when every tool is stable (a missing key is
+   * stable). Tool objects themselves carry no stability.
+   */
+  toolStability?: Record<string, "agent" | "volatile">;
+  /**
+   * The tools (in canonical order) the gates allow this step; absent when no
+   * gate answered (every tool is active). `tools` still lists every tool, so
+   * the tools block stays the same while the gates change.
+   */
+  activeTools?: string[];
 }
 
 /**
@@ -159,6 +210,13 @@ export interface PromptSection<C = AssembleContext> {
    * a compatibility deployment owns the whole system prompt.
    */
   complete?: boolean;
+  /**
+   * How long the section's text stays the same. Default: `"stable"` in the
+   * global layer, `"agent"` in a scope layer, `"volatile"` for an
+   * Observable `text`. A section referencing a more volatile variable is
+   * that volatile.
+   */
+  stability?: Stability;
 }
 
 /**
@@ -274,6 +332,28 @@ export type AssembleListener<C = AssembleContext> = (
   | Observable<PromptAssembly>;
 
 /**
+ * The config's `persona` with the section options of the built-in
+ * `deployment:persona` section.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt({
+ *   persona: { text: "You are a coding agent.", cacheBreakpoint: true },
+ * });
+ * ```
+ */
+export interface PersonaConfig {
+  /** The persona template (`""` for none). */
+  text: string;
+  /** A provider may cache the prompt up to and including the persona. */
+  cacheBreakpoint?: boolean;
+  /** The persona's stability (default `"stable"`: the global layer's). */
+  stability?: Stability;
+}
+
+/**
  * Options of the `SystemPrompt` constructor.
  *
  * @example
@@ -287,8 +367,11 @@ export type AssembleListener<C = AssembleContext> = (
  * ```
  */
 export interface SystemPromptConfig {
-  /** The deployment's persona template (default `""`). */
-  persona?: string;
+  /**
+   * The deployment's persona template (default `""`), or the template with
+   * the section's `cacheBreakpoint` and `stability`.
+   */
+  persona?: string | PersonaConfig;
   /** Canonical tool order; must contain `TOOL_ORDER_REST` exactly once. */
   toolOrder?: readonly string[];
   /** Register the `harness:identity` section (default `true`). */

@@ -16,6 +16,11 @@ import type {
 import { listenersOf } from "../kinds/listener.ts";
 import { completeSectionOf } from "../kinds/section.ts";
 import {
+  settleStability,
+  type SettleStabilityOptions,
+  variableStabilitiesOf,
+} from "../kinds/stability.ts";
+import {
   KIND_NAMES,
   type KindName,
   KINDS,
@@ -50,11 +55,16 @@ export function assemble<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
+    const stability: SettleStabilityOptions = {
+      variables: variableStabilitiesOf(assembly),
+    };
     const result = waterfall(listeners, assembly, context, signal);
     return abortable(
       result instanceof Promise
-        ? result.then((value) => finish(value, complete, suppress))
-        : finish(result, complete, suppress),
+        ? result.then((value) =>
+          finish(value, { complete, suppress, stability })
+        )
+        : finish(result, { complete, suppress, stability }),
       signal,
     );
   } catch (error) {
@@ -81,21 +91,25 @@ export type Pipeline<T> = (
 /**
  * The waterfall's result with what the registry restores after it: the one
  * complete section, an empty runtime context when it is off, and the
- * `runtimeContext` key a 0.1-shaped listener result lacks.
+ * `runtimeContext` key a 0.1-shaped listener result lacks; then the
+ * effective stability of what is left (SPEC §8.13.2).
  */
 function finish(
   result: PromptAssembly,
-  complete: PromptAssembly["sections"][number] | undefined,
-  suppress: boolean,
+  { complete, suppress, stability }: {
+    complete: PromptAssembly["sections"][number] | undefined;
+    suppress: boolean;
+    stability: SettleStabilityOptions;
+  },
 ): PromptAssembly {
   const clear = suppress && result.runtimeContext?.length !== 0;
   if (complete === undefined && !clear && result.runtimeContext !== undefined) {
-    return result;
+    return settleStability(result, stability);
   }
   const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
-  return finished;
+  return settleStability(finished, stability);
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

@@ -15,6 +15,16 @@ import {
   type RecordBase,
   visibleByName,
 } from "./kind.ts";
+import { isLive } from "./live.ts";
+import {
+  maxRank,
+  mostVolatileReference,
+  type OwnStability,
+  ownStability,
+  rankOf,
+  STABILITIES,
+  variableStabilitiesOf,
+} from "./stability.ts";
 import {
   type EntryText,
   type EntryWords,
@@ -29,10 +39,15 @@ export interface SectionRecord extends RecordBase {
   readonly text: EntryText;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
+  /** Its own stability (explicit or default) and why. */
+  readonly stability: OwnStability;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
-export function compareSections(a: SectionRecord, b: SectionRecord): number {
+export function compareSections(
+  a: { readonly order: number; readonly name: string },
+  b: { readonly order: number; readonly name: string },
+): number {
   if (a.order !== b.order) return a.order - b.order;
   return compareCodeUnits(a.name, b.name);
 }
@@ -56,25 +71,55 @@ const SECTION_WORDS: EntryWords = {
 
 function toSectionRecord(
   section: unknown,
-  { label, sequence }: Provenance,
+  { label, sequence, scoped }: Provenance,
 ): SectionRecord {
-  const { name, order, text, cacheBreakpoint, complete } = readTextEntry(
-    section,
-    SECTION_WORDS,
-    ["cacheBreakpoint", "complete"],
-  );
+  const { name, order, text, cacheBreakpoint, complete, stability } =
+    readTextEntry(
+      section,
+      SECTION_WORDS,
+      ["cacheBreakpoint", "complete", "stability"],
+    );
   const record: Record<string, unknown> = {
     name,
     order,
     text,
     label,
     sequence,
+    stability: ownStability(stability, {
+      live: isLive(text),
+      scoped,
+      code: "INVALID_SECTION",
+      what: () => `section ${quote(name)} of registrar ${quote(label)}`,
+    }),
   };
   if (optionalFlag(name, "cacheBreakpoint", cacheBreakpoint)) {
     record.cacheBreakpoint = true;
   }
   if (optionalFlag(name, "complete", complete)) record.complete = true;
   return record as unknown as SectionRecord;
+}
+
+/**
+ * Each section as volatile as the most volatile variable it references, so
+ * the listeners see the effective stability (it is settled again after
+ * them).
+ */
+function raiseByVariables(
+  sections: AssembledSection[],
+  variables: ReturnType<typeof variableStabilitiesOf>,
+): void {
+  if (variables === undefined) return;
+  const max = maxRank(variables);
+  for (const section of sections) {
+    const own = section.stability === undefined ? 0 : rankOf(section.stability);
+    if (own >= max) continue;
+    const reference = mostVolatileReference(section.text, variables, own);
+    if (reference !== undefined) {
+      section.stability = STABILITIES[variables.get(reference)!] as
+        | "agent"
+        | "volatile";
+    }
+  }
 }
 
 /** Whether an optional boolean flag is set; anything but a boolean throws. */
@@ -113,6 +158,12 @@ function buildSections(
     sections[index] = resolveTextEntry(records[index], context, SECTION_WORDS);
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
+  for (const index of plan.unstable) {
+    sections[index].stability = records[index].stability.stability as
+      | "agent"
+      | "volatile";
+  }
+  raiseByVariables(sections, variableStabilitiesOf(draft));
   draft.sections = sections;
   const complete = plan.complete;
   if (complete.length > 1) {
@@ -147,6 +198,8 @@ interface SectionPlan {
   readonly breakpoints: readonly number[];
   /** Indexes of complete sections. */
   readonly complete: readonly number[];
+  /** Indexes of sections whose own stability is not stable. */
+  readonly unstable: readonly number[];
 }
 
 const plans = new WeakMap<readonly SectionRecord[], SectionPlan>();
@@ -161,6 +214,7 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
   const dynamic: number[] = [];
   const breakpoints: number[] = [];
   const complete: number[] = [];
+  const unstable: number[] = [];
   for (let index = 0; index < count; index++) {
     const record = records[index];
     names[index] = record.name;
@@ -169,8 +223,9 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     if (typeof record.text !== "string") dynamic.push(index);
     if (record.cacheBreakpoint === true) breakpoints.push(index);
     if (record.complete === true) complete.push(index);
+    if (record.stability.stability !== "stable") unstable.push(index);
   }
-  plan = { names, orders, texts, dynamic, breakpoints, complete };
+  plan = { names, orders, texts, dynamic, breakpoints, complete, unstable };
   plans.set(records, plan);
   return plan;
 }

@@ -31,6 +31,7 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -143,10 +144,13 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     action: string | (() => string),
   ): Disposer {
     this.#assertOpen(action);
-    const provenance: Provenance = {
-      label: this.label,
-      sequence: this.#registry.nextSequence(),
-    };
+    const provenance: Provenance = this.scopeKey === undefined
+      ? { label: this.label, sequence: this.#registry.nextSequence() }
+      : {
+        label: this.label,
+        sequence: this.#registry.nextSequence(),
+        scoped: true,
+      };
     const record = (KINDS[kind] as Kind<RecordBase, InputOf<K>>).record(
       input,
       provenance,
@@ -204,17 +208,23 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#register("tools", provider, "register a tool provider");
+    return this.#register(
+      "tools",
+      { provider, options },
+      "register a tool provider",
+    );
   }
 
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
     return this.#register(
       "variable",
-      { name, provider },
+      { name, provider, options },
       () => `register variable ${quote(name)}`,
     );
   }
