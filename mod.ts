@@ -61,6 +61,10 @@ export type {
   Teardown,
 } from "./src/lifetime/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export {
+  runtimeContextUpdate,
+  type RuntimeContextUpdateOptions,
+} from "./src/render/runtime_context_update.ts";
 export type {
   ExplainOptions,
   Origin,
