@@ -49,6 +49,7 @@ export type {
   PromptSection,
   ScopeKey,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,

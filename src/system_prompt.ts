@@ -47,6 +47,7 @@ import type {
   PromptSection,
   ScopeKey,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -190,6 +191,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
   ): Disposer {
     return this.#root.tools(provider);
+  }
+
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */

@@ -85,6 +85,18 @@ export interface PromptAssembly {
    * with the same rules as the sections. An absent key reads as `[]`.
    */
   runtimeContext?: AssembledSection[];
+  /**
+   * The names of the tools the model may call this step, in the order of
+   * `tools`: those every answering tool gate of the layers read allows
+   * (`registrar.toolGate`). Absent when no gate answered (every tool is
+   * active). `tools` still lists every tool, so the tools block stays
+   * byte-identical while gates change; the adapters turn this into
+   * OpenAI's `allowed_tools` or leave inactive tools out. Listeners may set
+   * or change it; after the waterfall it keeps only the names of `tools`,
+   * in their order, and a name no provider knows rejects the assembly with
+   * `UNKNOWN_TOOL_IN_GATE`.
+   */
+  activeTools?: string[];
 }
 
 /**
@@ -231,6 +243,24 @@ export interface ToolProviderResult {
 export type ToolProvider<C = AssembleContext> = (
   context: C,
 ) => ToolProviderResult;
+
+/**
+ * Says which tools are active for one assembly: an iterable of tool names,
+ * or `undefined` to leave the choice to the other gates. A name may be a
+ * tool absent this step if a provider lists it in `knownNames`; any other
+ * unknown name rejects the assembly with `UNKNOWN_TOOL_IN_GATE`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolGate } from "@rxprompt/system-prompt";
+ *
+ * const readOnly: ToolGate<{ mode?: string }> = (context) =>
+ *   context.mode === "review" ? ["read_file", "search"] : undefined;
+ * ```
+ */
+export type ToolGate<C = AssembleContext> = (
+  context: C,
+) => Iterable<string> | undefined;
 
 /**
  * Resolves one prompt variable for an assembly; `undefined` means

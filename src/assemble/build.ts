@@ -24,6 +24,7 @@ import {
 import type { Snapshot } from "../store/layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { abortable, waterfall } from "./waterfall.ts";
+import { watchActiveTools } from "./active_tools.ts";
 
 /**
  * The assembly for `context`: the initial assembly is built at once, then
@@ -50,11 +51,12 @@ export function assemble<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
-    const result = waterfall(listeners, assembly, context, signal);
+    const gated = watchActiveTools(listeners, assembly);
+    const result = waterfall(gated.listeners, assembly, context, signal);
     return abortable(
       result instanceof Promise
-        ? result.then((value) => finish(value, complete, suppress))
-        : finish(result, complete, suppress),
+        ? result.then((value) => gated.check(finish(value, complete, suppress)))
+        : gated.check(finish(result, complete, suppress)),
       signal,
     );
   } catch (error) {

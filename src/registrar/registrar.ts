@@ -31,6 +31,7 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -206,6 +207,12 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
   ): Disposer {
     return this.#register("tools", provider, "register a tool provider");
+  }
+
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#register("toolGate", gate, "register a tool gate");
   }
 
   variable(
