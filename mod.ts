@@ -76,6 +76,12 @@ export type {
   VariableOrigin,
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
+export {
+  type CacheFinding,
+  type CacheFindingCode,
+  lintCache,
+  type LintCacheOptions,
+} from "./src/lint/cache_lint.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {

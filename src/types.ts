@@ -28,6 +28,13 @@ export interface AssembledSection {
    * provider may cache the prompt up to and including this section.
    */
   cacheBreakpoint?: true;
+  /**
+   * The section's effective stability when it is not `stable` (absent):
+   * `agent`, the same bytes for every step of one agent; `volatile`, may
+   * change any step. The most volatile of its own stability and that of the
+   * variables its text references. Never reaches the wire.
+   */
+  stability?: "agent" | "volatile";
 }
 
 /**
@@ -85,6 +92,12 @@ export interface PromptAssembly {
    * with the same rules as the sections. An absent key reads as `[]`.
    */
   runtimeContext?: AssembledSection[];
+  /**
+   * The stability of each tool that is not `stable`, by tool name (keys in
+   * code-unit order; absent, or a missing key, is `stable`): its provider's.
+   * Tool objects carry no stability key, so the wire is unchanged.
+   */
+  toolStability?: Record<string, "agent" | "volatile">;
   /**
    * The names of the tools the model may call this step, in the order of
    * `tools`: those every answering tool gate of the layers read allows

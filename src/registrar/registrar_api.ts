@@ -83,9 +83,9 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
    *
    * @example
    * ```ts
-   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   * import { type AssembleContext, SystemPrompt } from "@rxprompt/system-prompt";
    *
-   * const prompt = new SystemPrompt<{ readOnly?: boolean }>();
+   * const prompt = new SystemPrompt<AssembleContext & { readOnly?: boolean }>();
    * const schema = { type: "object", properties: {} };
    * prompt.tools(() => ({
    *   schemas: [
