@@ -52,6 +52,7 @@ export type {
   Stability,
   StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
@@ -64,6 +65,10 @@ export type {
   Teardown,
 } from "./src/lifetime/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export {
+  runtimeContextUpdate,
+  type RuntimeContextUpdateOptions,
+} from "./src/render/runtime_context_update.ts";
 export type {
   ExplainOptions,
   Origin,
@@ -74,6 +79,12 @@ export type {
   VariableOrigin,
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
+export {
+  type CacheFinding,
+  type CacheFindingCode,
+  lintCache,
+  type LintCacheOptions,
+} from "./src/lint/cache_lint.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {

@@ -25,7 +25,8 @@ export const COMMANDS = {
   check: {
     positionals: ["CONFIG"],
     options: ["max-tokens"],
-    summary: "assemble every scope twice: errors, non-determinism, budget",
+    summary:
+      "assemble every scope twice: errors, non-determinism, budget, cache lint",
   },
   diff: {
     positionals: ["CONFIG_A", "CONFIG_B"],
@@ -38,6 +39,11 @@ export const COMMANDS = {
     summary: "re-render on every change of the config or of the registry",
   },
 } as const;
+
+/** The commands' own flags (options without a value). */
+const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
+  check: ["strict"],
+};
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
@@ -63,6 +69,8 @@ export interface Args {
   readonly scope?: string;
   readonly format?: Format;
   readonly maxTokens?: number;
+  /** `check --strict`: cache-lint warnings fail too (present only when given). */
+  readonly strict?: true;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -87,6 +95,7 @@ export function parseCommandLine(argv: readonly string[]): Request {
     options: {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      strict: { type: "boolean" },
       ...Object.fromEntries(
         STRING_OPTIONS.map((name) => [name, { type: "string" as const }]),
       ),
@@ -140,9 +149,18 @@ function readOptions(
   const allowed: readonly string[] = COMMANDS[command].options;
   const seen = new Map<string, string>();
   let json = false;
+  let strict = false;
+  const flags = FLAGS[command] ?? [];
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const { name, rawName, value, inlineValue } = token;
+    if (flags.includes(name)) {
+      if (value !== undefined) {
+        throw new CliError(`option --${name} of ${command} takes no value`);
+      }
+      strict = true;
+      continue;
+    }
     if (name === "json" || name === "help") {
       if (value !== undefined) {
         throw new CliError(`option --${name} of ${command} takes no value`);
@@ -153,7 +171,8 @@ function readOptions(
     if (!allowed.includes(name)) {
       throw new CliError(
         `${command} has no option ${rawName}; its options are ${
-          [...allowed.map((option) => `--${option}`), "--json"].join(", ")
+          [...allowed, ...flags, "json"].map((option) => `--${option}`)
+            .join(", ")
         } (rxprompt ${command} --help)`,
       );
     }
@@ -170,6 +189,7 @@ function readOptions(
     scope: seen.get("scope"),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
+    ...(strict ? { strict: true } : {}),
   };
 }
 
@@ -208,7 +228,10 @@ function readMaxTokens(value: string | undefined): number | undefined {
 export function usage(command?: CommandName): string {
   if (command !== undefined) {
     const { positionals, options, summary } = COMMANDS[command];
-    const flags = options.map((option) => `[--${option} ${VALUES[option]}]`);
+    const flags = [
+      ...options.map((option) => `[--${option} ${VALUES[option]}]`),
+      ...(FLAGS[command] ?? []).map((flag) => `[--${flag}]`),
+    ];
     return [
       `rxprompt ${command} ${[...positionals, ...flags, "[--json]"].join(" ")}`,
       "",
@@ -254,8 +277,12 @@ const HELP: Record<CommandName, string[]> = {
   check: [
     "--max-tokens N  fail when the system prompt plus the tools' JSON of",
     "                any view is over N tokens (o200k_base)",
-    "Assembles the global view and every named scope twice. Exit 1 on an",
-    "error, on two assemblies that differ, or over the budget.",
+    "--strict        cache-layout warnings (lintCache) fail too",
+    "Assembles the global view and every named scope twice (volatile",
+    "sections are left out of the comparison) and prints lintCache's",
+    "findings. Exit 1 on an error (an invalid tool name included), on two",
+    "assemblies that differ, or over the budget; warnings exit 0 unless",
+    "--strict.",
   ],
   diff: [
     "--scope NAME    a scope both configs name (default: the global view)",

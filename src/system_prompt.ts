@@ -48,6 +48,7 @@ import type {
   ScopeKey,
   StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -192,6 +193,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     options?: StabilityOptions,
   ): Disposer {
     return this.#root.tools(provider, options);
+  }
+
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */

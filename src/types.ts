@@ -63,8 +63,10 @@ export interface AssembledSection {
    */
   cacheBreakpoint?: true;
   /**
-   * The section's effective stability, present only when it is not stable:
-   * the most volatile of its own and that of the variables it references.
+   * The section's effective stability when it is not `stable` (absent):
+   * `agent`, the same bytes for every step of one agent; `volatile`, may
+   * change any step. The most volatile of its own stability and that of the
+   * variables its text references. Never reaches the wire.
    */
   stability?: "agent" | "volatile";
 }
@@ -125,15 +127,21 @@ export interface PromptAssembly {
    */
   runtimeContext?: AssembledSection[];
   /**
-   * The stability of each tool that is not stable, keyed by tool name in
-   * code-unit order; absent when every tool is stable (a missing key is
-   * stable). Tool objects themselves carry no stability.
+   * The stability of each tool that is not `stable`, by tool name (keys in
+   * code-unit order; absent, or a missing key, is `stable`): its provider's.
+   * Tool objects carry no stability key, so the wire is unchanged.
    */
   toolStability?: Record<string, "agent" | "volatile">;
   /**
-   * The tools (in canonical order) the gates allow this step; absent when no
-   * gate answered (every tool is active). `tools` still lists every tool, so
-   * the tools block stays the same while the gates change.
+   * The names of the tools the model may call this step, in the order of
+   * `tools`: those every answering tool gate of the layers read allows
+   * (`registrar.toolGate`). Absent when no gate answered (every tool is
+   * active). `tools` still lists every tool, so the tools block stays
+   * byte-identical while gates change; the adapters turn this into
+   * OpenAI's `allowed_tools` or leave inactive tools out. Listeners may set
+   * or change it; after the waterfall it keeps only the names of `tools`,
+   * in their order, and a name no provider knows rejects the assembly with
+   * `UNKNOWN_TOOL_IN_GATE`.
    */
   activeTools?: string[];
 }
@@ -289,6 +297,24 @@ export interface ToolProviderResult {
 export type ToolProvider<C = AssembleContext> = (
   context: C,
 ) => ToolProviderResult;
+
+/**
+ * Says which tools are active for one assembly: an iterable of tool names,
+ * or `undefined` to leave the choice to the other gates. A name may be a
+ * tool absent this step if a provider lists it in `knownNames`; any other
+ * unknown name rejects the assembly with `UNKNOWN_TOOL_IN_GATE`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolGate } from "@rxprompt/system-prompt";
+ *
+ * const readOnly: ToolGate<{ mode?: string }> = (context) =>
+ *   context.mode === "review" ? ["read_file", "search"] : undefined;
+ * ```
+ */
+export type ToolGate<C = AssembleContext> = (
+  context: C,
+) => Iterable<string> | undefined;
 
 /**
  * Resolves one prompt variable for an assembly; `undefined` means

@@ -29,6 +29,7 @@ import {
 import type { Snapshot } from "../store/layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { abortable, waterfall } from "./waterfall.ts";
+import { watchActiveTools } from "./active_tools.ts";
 
 /**
  * The assembly for `context`: the initial assembly is built at once, then
@@ -58,13 +59,14 @@ export function assemble<C extends AssembleContext>(
     const stability: SettleStabilityOptions = {
       variables: variableStabilitiesOf(assembly),
     };
-    const result = waterfall(listeners, assembly, context, signal);
+    const gated = watchActiveTools(listeners, assembly);
+    const result = waterfall(gated.listeners, assembly, context, signal);
     return abortable(
       result instanceof Promise
         ? result.then((value) =>
-          finish(value, { complete, suppress, stability })
+          gated.check(finish(value, { complete, suppress, stability }))
         )
-        : finish(result, { complete, suppress, stability }),
+        : gated.check(finish(result, { complete, suppress, stability })),
       signal,
     );
   } catch (error) {

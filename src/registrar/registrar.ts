@@ -32,6 +32,7 @@ import type {
   PromptSection,
   ScopeKey,
   StabilityOptions,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -215,6 +216,12 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       { provider, options },
       "register a tool provider",
     );
+  }
+
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#register("toolGate", gate, "register a tool gate");
   }
 
   variable(
