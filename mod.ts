@@ -44,11 +44,13 @@ export type {
   AssembleContext,
   AssembledSection,
   AssembleListener,
+  AssembleOptions,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
   SystemPromptConfig,
+  TokenBudget,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
@@ -72,6 +74,11 @@ export type {
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type AssemblyTokens,
+  countAssemblyTokens,
+  type CountTokens,
+} from "./src/budget/count.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

@@ -53,7 +53,8 @@ export type SystemPromptErrorCode =
   | "SCOPE_ALREADY_BOUND"
   | "SCOPE_CYCLE"
   | "MULTIPLE_COMPLETE_SECTIONS"
-  | "DUPLICATE_RUNTIME_CONTEXT";
+  | "DUPLICATE_RUNTIME_CONTEXT"
+  | "BUDGET_EXCEEDED";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -28,6 +28,13 @@ export interface AssembledSection {
    * provider may cache the prompt up to and including this section.
    */
   cacheBreakpoint?: true;
+  /**
+   * How often the section's text may change (SPEC 8.1): `"agent"` (the same
+   * bytes for every step of one agent) or `"volatile"` (may change any
+   * step); absent means stable (the same bytes for every agent and step).
+   * A token budget prunes volatile sections first, then agent ones.
+   */
+  stability?: "agent" | "volatile";
 }
 
 /**
@@ -85,6 +92,53 @@ export interface PromptAssembly {
    * with the same rules as the sections. An absent key reads as `[]`.
    */
   runtimeContext?: AssembledSection[];
+  /**
+   * The sections a token budget pruned, in pruning order, with the tokens
+   * each would have cost; absent when the budget pruned nothing.
+   */
+  pruned?: { name: string; tokens: number }[];
+}
+
+/**
+ * A token budget (SPEC 8.9): sections are pruned until the system prompt's
+ * sections and the tools' JSON fit in `maxTokens`, as counted by
+ * `countTokens`.
+ *
+ * @example
+ * ```ts
+ * import type { TokenBudget } from "@rxprompt/system-prompt";
+ *
+ * const budget: TokenBudget = {
+ *   maxTokens: 8_000,
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export interface TokenBudget {
+  /** The most tokens the prompt may take: a finite number above 0. */
+  maxTokens: number;
+  /**
+   * Counts the tokens of one text (a rendered section, or a tool's JSON):
+   * a non-negative integer. Called once per distinct text per registry.
+   */
+  countTokens: (text: string) => number;
+}
+
+/**
+ * Options of one `assemble()` call.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: AssembleOptions = {
+ *   budget: { maxTokens: 8_000, countTokens: (text) => text.length },
+ * };
+ * ```
+ */
+export interface AssembleOptions {
+  /** A token budget for this assembly, instead of the config's `budget`. */
+  budget?: TokenBudget;
 }
 
 /**
@@ -159,6 +213,13 @@ export interface PromptSection<C = AssembleContext> {
    * a compatibility deployment owns the whole system prompt.
    */
   complete?: boolean;
+  /**
+   * Under a token budget, sections of higher priority are kept longer
+   * (default 0; a finite number).
+   */
+  priority?: number;
+  /** Never pruned by a token budget (default `false`). */
+  required?: boolean;
 }
 
 /**
@@ -304,4 +365,9 @@ export interface SystemPromptConfig {
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */
   includeRuntimeContext?: boolean;
+  /**
+   * A token budget for every assembly (an `assemble()` call's own `budget`
+   * replaces it): sections are pruned until the prompt fits.
+   */
+  budget?: TokenBudget;
 }

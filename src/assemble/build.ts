@@ -14,7 +14,12 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf } from "../kinds/section.ts";
+import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
+import {
+  type BudgetPlan,
+  pruneToBudget,
+  type SectionTerms,
+} from "../budget/prune.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -50,11 +55,12 @@ export function assemble<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
+    const terms = sectionTermsOf(assembly);
+    const end = (value: PromptAssembly) =>
+      withinBudget(finish(value, complete, suppress), options.budget, terms);
     const result = waterfall(listeners, assembly, context, signal);
     return abortable(
-      result instanceof Promise
-        ? result.then((value) => finish(value, complete, suppress))
-        : finish(result, complete, suppress),
+      result instanceof Promise ? result.then(end) : end(result),
       signal,
     );
   } catch (error) {
@@ -96,6 +102,20 @@ function finish(
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
   return finished;
+}
+
+/** The finished assembly pruned to `budget`, the last step of a build. */
+function withinBudget(
+  assembly: PromptAssembly,
+  budget: BudgetPlan | undefined,
+  terms: ReadonlyMap<string, SectionTerms> | undefined,
+): PromptAssembly {
+  if (budget === undefined) return assembly;
+  return pruneToBudget(
+    assembly,
+    budget,
+    terms === undefined ? undefined : (name) => terms.get(name),
+  );
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

@@ -8,6 +8,7 @@
 import { compareCodeUnits } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
+import type { SectionTerms } from "../budget/prune.ts";
 import {
   type Kind,
   type KindLayer,
@@ -29,6 +30,10 @@ export interface SectionRecord extends RecordBase {
   readonly text: EntryText;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
+  /** Under a token budget: kept longer when higher (absent = 0). */
+  readonly priority?: number;
+  /** Under a token budget: never pruned. */
+  readonly required?: true;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
@@ -58,11 +63,13 @@ function toSectionRecord(
   section: unknown,
   { label, sequence }: Provenance,
 ): SectionRecord {
-  const { name, order, text, cacheBreakpoint, complete } = readTextEntry(
-    section,
-    SECTION_WORDS,
-    ["cacheBreakpoint", "complete"],
-  );
+  const { name, order, text, cacheBreakpoint, complete, priority, required } =
+    readTextEntry(section, SECTION_WORDS, [
+      "cacheBreakpoint",
+      "complete",
+      "priority",
+      "required",
+    ]);
   const record: Record<string, unknown> = {
     name,
     order,
@@ -74,7 +81,24 @@ function toSectionRecord(
     record.cacheBreakpoint = true;
   }
   if (optionalFlag(name, "complete", complete)) record.complete = true;
+  if (optionalFlag(name, "required", required)) record.required = true;
+  if (priority !== undefined && priority !== 0) {
+    record.priority = checkPriority(name, priority);
+  }
   return record as unknown as SectionRecord;
+}
+
+/** A section's `priority`: a finite number, else `INVALID_SECTION`. */
+function checkPriority(name: string, priority: unknown): number {
+  if (typeof priority === "number" && Number.isFinite(priority)) {
+    return priority;
+  }
+  throw new SystemPromptError(
+    "INVALID_SECTION",
+    `Section ${quote(name)} has priority ${quote(priority)}; a priority is ` +
+      `a finite number (higher is kept longer under a token budget; ` +
+      `default 0), or left out.`,
+  );
 }
 
 /** Whether an optional boolean flag is set; anything but a boolean throws. */
@@ -114,6 +138,7 @@ function buildSections(
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
   draft.sections = sections;
+  if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
   const complete = plan.complete;
   if (complete.length > 1) {
     const named = complete.map((index) => quote(names[index]));
@@ -147,6 +172,8 @@ interface SectionPlan {
   readonly breakpoints: readonly number[];
   /** Indexes of complete sections. */
   readonly complete: readonly number[];
+  /** The budget terms of the sections that set any, by name. */
+  readonly terms: ReadonlyMap<string, SectionTerms>;
 }
 
 const plans = new WeakMap<readonly SectionRecord[], SectionPlan>();
@@ -161,6 +188,7 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
   const dynamic: number[] = [];
   const breakpoints: number[] = [];
   const complete: number[] = [];
+  const terms = new Map<string, SectionTerms>();
   for (let index = 0; index < count; index++) {
     const record = records[index];
     names[index] = record.name;
@@ -169,13 +197,34 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     if (typeof record.text !== "string") dynamic.push(index);
     if (record.cacheBreakpoint === true) breakpoints.push(index);
     if (record.complete === true) complete.push(index);
+    if (record.priority !== undefined || record.required === true) {
+      terms.set(record.name, {
+        priority: record.priority ?? 0,
+        required: record.required === true,
+      });
+    }
   }
-  plan = { names, orders, texts, dynamic, breakpoints, complete };
+  plan = { names, orders, texts, dynamic, breakpoints, complete, terms };
   plans.set(records, plan);
   return plan;
 }
 
 const completeSections = new WeakMap<PromptAssembly, AssembledSection>();
+const sectionTerms = new WeakMap<
+  PromptAssembly,
+  ReadonlyMap<string, SectionTerms>
+>();
+
+/**
+ * The budget terms (`priority`, `required`) of the registered sections of
+ * the assembly `build` wrote, by name: a budget reads them after the
+ * waterfall, so a listener's section gets the defaults.
+ */
+export function sectionTermsOf(
+  draft: PromptAssembly,
+): ReadonlyMap<string, SectionTerms> | undefined {
+  return sectionTerms.get(draft);
+}
 
 /**
  * The one effective complete section of the assembly `build` wrote, as

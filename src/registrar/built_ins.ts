@@ -130,7 +130,8 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError? }; ` +
+        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError?, ` +
+        `budget? }; ` +
         `got ${quote(config)}.`,
     );
   }
@@ -149,6 +150,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       } = config as SystemPromptConfig;
       return {
         persona,
@@ -156,6 +158,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       };
     },
     "INVALID_CONFIG",
