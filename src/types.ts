@@ -67,6 +67,7 @@ export interface AssembledSection {
    * `agent`, the same bytes for every step of one agent; `volatile`, may
    * change any step. The most volatile of its own stability and that of the
    * variables its text references. Never reaches the wire.
+   * A token budget prunes volatile sections first, then agent ones.
    */
   stability?: "agent" | "volatile";
 }
@@ -144,6 +145,53 @@ export interface PromptAssembly {
    * `UNKNOWN_TOOL_IN_GATE`.
    */
   activeTools?: string[];
+  /**
+   * The sections a token budget pruned, in pruning order, with the tokens
+   * each would have cost; absent when the budget pruned nothing.
+   */
+  pruned?: { name: string; tokens: number }[];
+}
+
+/**
+ * A token budget (SPEC 8.9): sections are pruned until the system prompt's
+ * sections and the tools' JSON fit in `maxTokens`, as counted by
+ * `countTokens`.
+ *
+ * @example
+ * ```ts
+ * import type { TokenBudget } from "@rxprompt/system-prompt";
+ *
+ * const budget: TokenBudget = {
+ *   maxTokens: 8_000,
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export interface TokenBudget {
+  /** The most tokens the prompt may take: a finite number above 0. */
+  maxTokens: number;
+  /**
+   * Counts the tokens of one text (a rendered section, or a tool's JSON):
+   * a non-negative integer. Called once per distinct text per registry.
+   */
+  countTokens: (text: string) => number;
+}
+
+/**
+ * Options of one `assemble()` call.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: AssembleOptions = {
+ *   budget: { maxTokens: 8_000, countTokens: (text) => text.length },
+ * };
+ * ```
+ */
+export interface AssembleOptions {
+  /** A token budget for this assembly, instead of the config's `budget`. */
+  budget?: TokenBudget;
 }
 
 /**
@@ -225,6 +273,13 @@ export interface PromptSection<C = AssembleContext> {
    * that volatile.
    */
   stability?: Stability;
+  /**
+   * Under a token budget, sections of higher priority are kept longer
+   * (default 0; a finite number).
+   */
+  priority?: number;
+  /** Never pruned by a token budget (default `false`). */
+  required?: boolean;
 }
 
 /**
@@ -413,4 +468,9 @@ export interface SystemPromptConfig {
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */
   includeRuntimeContext?: boolean;
+  /**
+   * A token budget for every assembly (an `assemble()` call's own `budget`
+   * replaces it): sections are pruned until the prompt fits.
+   */
+  budget?: TokenBudget;
 }

@@ -14,7 +14,12 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf } from "../kinds/section.ts";
+import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
+import {
+  type BudgetPlan,
+  pruneToBudget,
+  type SectionTerms,
+} from "../budget/prune.ts";
 import {
   settleStability,
   type SettleStabilityOptions,
@@ -60,13 +65,16 @@ export function assemble<C extends AssembleContext>(
       variables: variableStabilitiesOf(assembly),
     };
     const gated = watchActiveTools(listeners, assembly);
+    const terms = sectionTermsOf(assembly);
+    const end = (value: PromptAssembly) =>
+      withinBudget(
+        gated.check(finish(value, { complete, suppress, stability })),
+        options.budget,
+        terms,
+      );
     const result = waterfall(gated.listeners, assembly, context, signal);
     return abortable(
-      result instanceof Promise
-        ? result.then((value) =>
-          gated.check(finish(value, { complete, suppress, stability }))
-        )
-        : gated.check(finish(result, { complete, suppress, stability })),
+      result instanceof Promise ? result.then(end) : end(result),
       signal,
     );
   } catch (error) {
@@ -112,6 +120,20 @@ function finish(
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
   return settleStability(finished, stability);
+}
+
+/** The finished assembly pruned to `budget`, the last step of a build. */
+function withinBudget(
+  assembly: PromptAssembly,
+  budget: BudgetPlan | undefined,
+  terms: ReadonlyMap<string, SectionTerms> | undefined,
+): PromptAssembly {
+  if (budget === undefined) return assembly;
+  return pruneToBudget(
+    assembly,
+    budget,
+    terms === undefined ? undefined : (name) => terms.get(name),
+  );
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

@@ -23,6 +23,7 @@ import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../store/layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
 import type { ToolOrderPlan } from "../kinds/tool_order.ts";
+import type { BudgetPlan } from "../budget/prune.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";
@@ -35,6 +36,8 @@ export interface PipelineSource {
   readonly scopes: ScopeBindings;
   readonly toolOrder: ToolOrderPlan | undefined;
   readonly includeRuntimeContext: boolean;
+  /** The config's token budget, if any. */
+  readonly budget?: BudgetPlan;
   /** True once the registry started disposing. */
   readonly disposed: () => boolean;
 }
@@ -73,6 +76,7 @@ export function pipelineInput(
     options: {
       toolOrder: source.toolOrder,
       suppressRuntimeContext: !source.includeRuntimeContext,
+      budget: source.budget,
     },
   };
 }
