@@ -60,7 +60,7 @@ const SETTLE_MS = 50;
 /** Runs `watch` until interrupted; resolves to the exit code. */
 export async function watch(args: Args, output: Output): Promise<number> {
   const path = args.configs[0];
-  const initial = await loadConfig(path);
+  const initial = await loadConfig(path, { timeoutMs: args.timeoutMs });
   const chosen = target(initial, args.scope);
   let active: PromptConfig = initial;
   let previous: { assembly: PromptAssembly; prompt: string } | undefined;
@@ -73,12 +73,15 @@ export async function watch(args: Args, output: Output): Promise<number> {
     previous = view;
     return { diff, before };
   });
-  const events$ = concat(of(initial), reloads$(path, chosen)).pipe(
+  const events$ = concat(of(initial), reloads$(path, chosen, args)).pipe(
     switchMap((loaded): Observable<WatchEvent> => {
       if ("event" in loaded) return of(loaded);
       if (loaded.prompt !== active.prompt) void disposeConfig(active);
       active = loaded;
-      return views$(loaded, chosen, loaded === initial ? "start" : "reload");
+      // The reloaded config's own key: an object key (an agent) is a new
+      // object in the new module.
+      const own = target(loaded, chosen.name);
+      return views$(loaded, own, loaded === initial ? "start" : "reload");
     }),
   );
   await new Promise<void>((resolveStop, rejectStop) => {
@@ -101,12 +104,16 @@ export async function watch(args: Args, output: Output): Promise<number> {
 function reloads$(
   path: string,
   chosen: Target,
+  args: Args,
 ): Observable<PromptConfig | WatchEvent> {
   return fileChanges$(node.resolve(path)).pipe(
     debounceTime(SETTLE_MS),
     switchMap(() =>
       defer(async () => {
-        const config = await loadConfig(path, { fresh: true });
+        const config = await loadConfig(path, {
+          fresh: true,
+          timeoutMs: args.timeoutMs,
+        });
         target(config, chosen.name); // the scope must still exist
         return config;
       }).pipe(
