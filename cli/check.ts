@@ -43,7 +43,9 @@ interface Checked {
 
 /** Runs `check`; resolves to the exit code. */
 export async function check(args: Args, output: Output): Promise<number> {
-  const config = await loadConfig(args.configs[0]);
+  const config = await loadConfig(args.configs[0], {
+    timeoutMs: args.timeoutMs,
+  });
   try {
     const count = args.maxTokens === undefined
       ? undefined

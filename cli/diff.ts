@@ -25,8 +25,8 @@ export async function diff(args: Args, output: Output): Promise<number> {
   const [pathA, pathB] = args.configs;
   const configs: PromptConfig[] = [];
   try {
-    configs.push(await loadConfig(pathA));
-    configs.push(await loadConfig(pathB));
+    configs.push(await loadConfig(pathA, { timeoutMs: args.timeoutMs }));
+    configs.push(await loadConfig(pathB, { timeoutMs: args.timeoutMs }));
     const sides: Rendered[] = [];
     for (const config of configs) {
       const chosen = target(config, args.scope);

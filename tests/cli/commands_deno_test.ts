@@ -16,7 +16,13 @@ import {
 } from "../../mod.ts";
 import codingAgent from "../../examples/coding_agent.ts";
 import supportBot from "../../examples/support_bot.ts";
-import { hasEscapes, repoPath, type Run, rxprompt } from "./cli_process.ts";
+import {
+  cliArgs,
+  hasEscapes,
+  repoPath,
+  type Run,
+  rxprompt,
+} from "./cli_process.ts";
 
 const CODING = "examples/coding_agent.ts";
 const SUPPORT = "examples/support_bot.ts";
@@ -183,6 +189,31 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
       ["diff", CODING, fixture("throws")],
       /config exploded/,
     ],
+    [
+      "a config whose import never settles (a timer pending)",
+      ["render", fixture("never_settles"), "--timeout", "0.5"],
+      /^rxprompt: config tests\/cli\/fixtures\/never_settles\.ts did not finish loading within 0\.5 s .*--timeout SECONDS$/,
+    ],
+    [
+      "a config whose default export never settles",
+      ["check", fixture("pending_default"), "--timeout=0.5"],
+      /^rxprompt: config tests\/cli\/fixtures\/pending_default\.ts did not finish loading within 0\.5 s/,
+    ],
+    [
+      "a default export with a throwing then getter",
+      ["render", fixture("then_getter")],
+      /^rxprompt: config tests\/cli\/fixtures\/then_getter\.ts: .*then getter$/,
+    ],
+    [
+      "a bad timeout",
+      ["render", CODING, "--timeout", "0"],
+      /--timeout must be a positive number of seconds/,
+    ],
+    [
+      "a bad --fail-on",
+      ["diff", CODING, CODING, "--fail-on", "some"],
+      /unknown --fail-on "some"; expected cache-break .* or any/,
+    ],
   ];
   for (const [what, args, pattern] of cases) {
     it(what, async () => {
@@ -195,9 +226,59 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
     assert.equal(run.code, 0);
     assert.match(
       run.stdout,
-      /^rxprompt check CONFIG \[--max-tokens N\] \[--json\]/,
+      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--json\]/,
     );
     assert.equal(run.stderr, "");
+  });
+
+  it("--version prints the version of deno.json", async () => {
+    const { version } = JSON.parse(
+      await Deno.readTextFile(repoPath("deno.json")),
+    );
+    const run = await rxprompt(["--version"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `rxprompt ${version}\n`);
+  });
+
+  it("names file:line of a config's syntax error", async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      const file = `${dir}/broken.config.ts`;
+      await Deno.writeTextFile(
+        file,
+        "export default {\n  prompt: 1,\n  oops here\n};\n",
+      );
+      assertUsageError(
+        await rxprompt(["render", file]),
+        new RegExp(
+          `^rxprompt: config ${file} failed to load: syntax error at ` +
+            `${file}:3:\\d+: Unexpected token`,
+        ),
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+describe("rxprompt: a closed stdout", () => {
+  it("ends the command quietly with exit 0 (render big | head)", async () => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: cliArgs(["render", fixture("big")]),
+      cwd: repoPath(""),
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
+    assert.equal(first.done, false, "some output before the pipe closes");
+    await reader.cancel();
+    const stderr = await new Response(child.stderr).text();
+    const { code } = await child.status;
+    assert.equal(stderr, "", "no EPIPE, no stack trace");
+    assert.equal(code, 0);
   });
 });
 
