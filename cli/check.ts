@@ -1,6 +1,6 @@
 /**
- * `rxprompt check CONFIG [--max-tokens N]`: assembles the global view and
- * every named scope twice and reports, one line each, every assembly or
+ * `rxprompt check CONFIG [--scope NAME]... [--max-tokens N]`: assembles the
+ * global view and every named scope (or only the `--scope` ones) twice and reports, one line each, every assembly or
  * render error, every pair of assemblies whose system prompt or tools
  * differ (a value that breaks prompt caching), and every view over the
  * token budget. Exit 1 on any finding.
@@ -22,6 +22,7 @@ import {
   loadConfig,
   type PromptConfig,
   type Target,
+  target,
   targets,
 } from "./config.ts";
 import type { Output } from "./output.ts";
@@ -50,7 +51,11 @@ export async function check(args: Args, output: Output): Promise<number> {
     const count = args.maxTokens === undefined
       ? undefined
       : await tokenCounter();
-    const all = targets(config);
+    // --scope NAME (repeatable) checks only those scopes: a harness whose
+    // global view is not an agent can still pass.
+    const all = args.scopes !== undefined && args.scopes.length > 0
+      ? args.scopes.map((name) => target(config, name))
+      : targets(config);
     const views: Checked[] = [];
     const findings: Finding[] = [];
     for (const [index, target] of all.entries()) {
@@ -115,6 +120,20 @@ async function checkTarget(
   return { scope, tokens };
 }
 
+/** `the global view and 2 scopes`, or `scope "a" and scope "b"`. */
+function checkedViews(views: readonly Checked[]): string {
+  if (views[0]?.scope === null) {
+    const scopes = views.length - 1;
+    return `the global view${
+      scopes === 0 ? "" : ` and ${scopes} scope${scopes === 1 ? "" : "s"}`
+    }`;
+  }
+  const names = views.map(({ scope }) => `scope ${JSON.stringify(scope)}`);
+  return names.length === 1
+    ? names[0]
+    : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
 /** What differs between two assemblies that should have been the same. */
 function nondeterminism(first: Rendered, second: Rendered): string {
   let where = "";
@@ -152,13 +171,11 @@ function report(
     output.line(`${label}: ${message}`);
   }
   if (findings.length > 0) return;
-  const scopes = views.length - 1;
   const largest = Math.max(...views.map((view) => view.tokens ?? 0));
   output.line(
     green("ok") +
-      `: the global view${
-        scopes === 0 ? "" : ` and ${scopes} scope${scopes === 1 ? "" : "s"}`
-      } assembled twice, without errors, deterministic` +
+      `: ${checkedViews(views)} assembled twice, without errors, ` +
+      `deterministic` +
       (args.maxTokens === undefined
         ? ""
         : `, at most ${largest} of ${args.maxTokens} tokens`),

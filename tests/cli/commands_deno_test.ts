@@ -382,6 +382,43 @@ describe("rxprompt inspect", () => {
 });
 
 describe("rxprompt check", () => {
+  it("--scope NAME (repeatable) checks only those scopes", async () => {
+    const all = await rxprompt(["check", fixture("agent_only")]);
+    assert.equal(all.code, 1, "the global view cannot render {{model}}");
+    assert.match(all.stdout, /^error: the global view: /);
+    const one = await rxprompt([
+      "check",
+      fixture("agent_only"),
+      "--scope",
+      "coder",
+    ]);
+    assert.equal(one.code, 0, one.stdout + one.stderr);
+    assert.equal(
+      one.stdout,
+      'ok: scope "coder" assembled twice, without errors, deterministic\n',
+    );
+    const both = await rxprompt([
+      "check",
+      fixture("agent_only"),
+      "--scope",
+      "coder",
+      "--scope",
+      "reviewer",
+      "--json",
+    ]);
+    assert.equal(both.code, 0, both.stderr);
+    const report = parse(both) as { ok: boolean; views: { scope: string }[] };
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.views.map((view) => view.scope), [
+      "coder",
+      "reviewer",
+    ]);
+    assertUsageError(
+      await rxprompt(["check", fixture("agent_only"), "--scope", "nobody"]),
+      /has no scope named "nobody"; its scopes are coder, reviewer/,
+    );
+  });
+
   it("passes the example configs: every scope assembled twice, the same", async () => {
     for (
       const config of [{ path: CODING, scopes: 2 }, {
