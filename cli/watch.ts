@@ -34,6 +34,7 @@ import {
   type Target,
   target,
 } from "./config.ts";
+import { markerHits } from "./cache_hits.ts";
 import { diffReport } from "./diff_report.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
@@ -209,7 +210,7 @@ function printer(
     view: { assembly: PromptAssembly; prompt: string; diff?: PromptDiff },
   ) => {
     diff?: PromptDiff;
-    before?: { prompt: string };
+    before?: { assembly: PromptAssembly; prompt: string };
   },
 ): (event: WatchEvent) => void {
   const { dim, red } = output.style;
@@ -230,7 +231,11 @@ function printer(
     if (diff === undefined || before === undefined) {
       return output.line(event.prompt);
     }
-    const prompts = { before: before.prompt, after: event.prompt };
+    const prompts = {
+      before: before.prompt,
+      after: event.prompt,
+      hits: markerHits(before.assembly, event.assembly, diff.cache),
+    };
     for (const line of diffReport(diff, prompts, output.style)) {
       output.line(line);
     }

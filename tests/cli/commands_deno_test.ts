@@ -551,7 +551,7 @@ describe("rxprompt diff", () => {
     assert.equal(
       run.stdout,
       [
-        "cache: broken by section:git (tools stable, 19 of 29 system prompt characters still cached)",
+        "cache: broken by section:git (tools stable, 19 of 29 system prompt characters unchanged; Anthropic cache markers still hit: 2 of 3 (tools, system block 1))",
         "sections: ~git",
         "variables: ~branch",
         "system prompt: first change at offset 19, in section git",
@@ -560,6 +560,53 @@ describe("rxprompt diff", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("exits 0 when only the runtime context changed (the cache is intact)", async () => {
+    const run = await rxprompt([
+      "diff",
+      fixture("diff_main"),
+      fixture("diff_tuesday"),
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(
+      run.stdout,
+      [
+        "cache: intact (tools and system prompt unchanged; the runtime context is not cached)",
+        "runtime context: ~date",
+        "",
+      ].join("\n"),
+    );
+    const json = await rxprompt([
+      "diff",
+      fixture("diff_main"),
+      fixture("diff_tuesday"),
+      "--json",
+    ]);
+    assert.equal(json.code, 0);
+    const diff = parse(json) as {
+      identical: boolean;
+      runtimeContext: unknown;
+    };
+    assert.equal(diff.identical, false);
+    assert.deepEqual(diff.runtimeContext, {
+      added: [],
+      removed: [],
+      changed: ["date"],
+    });
+  });
+
+  it("--fail-on any exits 1 on any difference; cache-break only when the cache breaks", async () => {
+    const context = [fixture("diff_main"), fixture("diff_tuesday")];
+    const branch = [fixture("diff_main"), fixture("diff_fix")];
+    const code = async (args: string[]) => (await rxprompt(args)).code;
+    assert.equal(await code(["diff", ...context, "--fail-on", "any"]), 1);
+    assert.equal(await code(["diff", ...context, "--fail-on=cache-break"]), 0);
+    assert.equal(
+      await code(["diff", ...branch, "--fail-on", "cache-break"]),
+      1,
+    );
+    assert.equal(await code(["diff", CODING, CODING, "--fail-on", "any"]), 0);
   });
 });
 

@@ -229,7 +229,7 @@ describe("rxprompt watch", () => {
         "",
         "Stay.",
         "--- the global view: config reloaded ---",
-        "cache: broken by section:rules (tools stable, 3 of 19 system prompt characters still cached)",
+        "cache: broken by section:rules (tools stable, 3 of 19 system prompt characters unchanged; Anthropic cache markers still hit: 0 of 1)",
         "sections: ~rules",
         "system prompt: first change at offset 3, in section rules",
         '  - "Be brief.\\n\\nStay."',
