@@ -14,6 +14,7 @@ import { diff } from "./diff.ts";
 import { inspect } from "./inspect.ts";
 import type { Output } from "./output.ts";
 import { render } from "./render.ts";
+import { VERSION } from "./version.ts";
 import { watch } from "./watch.ts";
 
 const RUN: Record<
@@ -29,7 +30,9 @@ export async function run(
   try {
     const request = parseCommandLine(argv);
     if (request.help) {
-      output.line(usage(request.command));
+      output.line(
+        request.version ? `rxprompt ${VERSION}` : usage(request.command),
+      );
       return 0;
     }
     return await RUN[request.command](request, output);
