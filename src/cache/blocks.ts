@@ -315,7 +315,7 @@ function messageParts(
 }
 
 function textBlock(id: string, part: Block["part"], text: string): Block {
-  return { id, part, key: JSON.stringify(text), text };
+  return { id, part, key: `${part}\u0000${text}`, text };
 }
 
 function messageBlock(id: string, role: string, text: string): Block {

@@ -27,6 +27,8 @@ import type { CacheRequestResult, CountTokens } from "./types.ts";
 export const STEP = 128;
 /** How long an automatic entry lives after its last use (assumed). */
 export const AUTOMATIC_TTL = 5 * 60_000;
+/** The distinct blocks remembered after a prefix, for partial matches. */
+const NEXT_KEPT = 4;
 
 /** The automatic rule's reading of one request. */
 export interface AutomaticRead {
@@ -45,7 +47,8 @@ interface Next {
 /** The automatic prefix cache over a session. */
 export class AutomaticCache {
   readonly entries: Entries = new Entries();
-  readonly #next = new Map<number, Next>();
+  /** After each prefix, the latest distinct blocks sent (latest last). */
+  readonly #next = new Map<number, Next[]>();
   readonly #count: CountTokens;
   readonly #minimum: number;
 
@@ -64,12 +67,15 @@ export class AutomaticCache {
     let matched = tokensThrough(request, at);
     const following = at + 1;
     if (following < blocks.length) {
-      const earlier = this.#next.get(parentOf(request, following));
-      if (earlier !== undefined && earlier.time + AUTOMATIC_TTL > time) {
-        const partial = this.#partial(earlier, blocks[following]);
-        const own = tokensThrough(request, following) - matched;
-        matched += Math.min(partial, Math.max(0, own - 1));
+      let partial = 0;
+      for (
+        const earlier of this.#next.get(parentOf(request, following)) ?? []
+      ) {
+        if (earlier.time + AUTOMATIC_TTL <= time) continue;
+        partial = Math.max(partial, this.#partial(earlier, blocks[following]));
       }
+      const own = tokensThrough(request, following) - matched;
+      matched += Math.min(partial, Math.max(0, own - 1));
     }
     const cached = matched < this.#minimum
       ? 0
@@ -83,11 +89,12 @@ export class AutomaticCache {
     let parent = ROOT;
     nodes.forEach((node, at) => {
       this.entries.touch(node, time, AUTOMATIC_TTL);
-      this.#next.set(parent, {
-        key: blocks[at].key,
-        text: blocks[at].text,
-        time,
-      });
+      const { key, text } = blocks[at];
+      const kept = (this.#next.get(parent) ?? []).filter((next) =>
+        next.key !== key
+      );
+      kept.push({ key, text, time });
+      this.#next.set(parent, kept.slice(-NEXT_KEPT));
       parent = node;
     });
   }
