@@ -375,6 +375,15 @@ function openAIMarker(mark: unknown, where: string): Marker | undefined {
   return OPENAI_TTL[ttl];
 }
 
+/** `Array.isArray`, false for a revoked Proxy (which it throws on). */
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -383,7 +392,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function kind(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
   if (typeof value === "object") return "an object";
   if (typeof value === "function") return "a function";
