@@ -333,10 +333,17 @@ function contentBlock(
   return {
     id,
     part: "messages",
-    key: `${role}\u0000${json}`,
+    // A bare text block is the same prompt as a string content.
+    key: plainText(rest) ? `${role}\u0000${text}` : `${role}\u0000${json}`,
     text,
     marker,
   };
+}
+
+function plainText(block: Record<string, unknown>): boolean {
+  const keys = Object.keys(block);
+  return keys.length === 2 && typeof block.text === "string" &&
+    (block.type === "text" || block.type === "input_text");
 }
 
 function anthropicMarker(control: unknown, where: string): Marker | undefined {

@@ -89,10 +89,18 @@ export function firstMiss(context: MissContext): CacheMiss | undefined {
     return { block: id, reason: "the first request: nothing is written yet" };
   }
   if (index.seen(node)) {
+    let differs = block + 1;
+    while (
+      differs < request.nodes.length && index.seen(request.nodes[differs])
+    ) differs++;
+    const where = differs < request.nodes.length
+      ? `; the request first differs from every earlier one at ${
+        request.blocks[differs].id
+      }`
+      : "";
     return {
       block: id,
-      reason: `${id} was sent before after the same prefix, but no entry ` +
-        `was written through it`,
+      reason: `no written prefix reaches ${id}${where}`,
     };
   }
   if (index.extended(parentOf(request, block))) {
