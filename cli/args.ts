@@ -37,7 +37,18 @@ export const COMMANDS = {
     options: ["scope"],
     summary: "re-render on every change of the config or of the registry",
   },
+  simulate: {
+    positionals: ["SESSION"],
+    options: ["provider"],
+    summary: "how much of a session's input the prompt cache would serve",
+  },
 } as const;
+
+/** The providers of `simulate --provider`. */
+export const PROVIDERS = ["anthropic", "openai", "openai-explicit"] as const;
+
+/** A provider whose caching rules `simulate` applies. */
+export type Provider = typeof PROVIDERS[number];
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
@@ -63,6 +74,7 @@ export interface Args {
   readonly scope?: string;
   readonly format?: Format;
   readonly maxTokens?: number;
+  readonly provider?: Provider;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -70,7 +82,7 @@ export type Request =
   | { readonly help: true; readonly command?: CommandName }
   | ({ readonly help: false } & Args);
 
-const STRING_OPTIONS = ["scope", "format", "max-tokens"] as const;
+const STRING_OPTIONS = ["scope", "format", "max-tokens", "provider"] as const;
 
 /**
  * Parses `argv` (without the runtime and script).
@@ -170,7 +182,20 @@ function readOptions(
     scope: seen.get("scope"),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
+    provider: readProvider(seen.get("provider")),
   };
+}
+
+function readProvider(value: string | undefined): Provider | undefined {
+  if (value === undefined) return undefined;
+  if ((PROVIDERS as readonly string[]).includes(value)) {
+    return value as Provider;
+  }
+  throw new CliError(
+    `unknown --provider ${JSON.stringify(value)}; expected one of ${
+      PROVIDERS.join(", ")
+    }`,
+  );
 }
 
 function readFormat(
@@ -237,6 +262,7 @@ const VALUES: Record<string, string> = {
   scope: "NAME",
   format: FORMATS.join("|"),
   "max-tokens": "N",
+  provider: PROVIDERS.join("|"),
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -264,6 +290,15 @@ const HELP: Record<CommandName, string[]> = {
   watch: [
     "--scope NAME    a scope the config names (default: the global view)",
     "Runs until interrupted; --json writes one JSON object per line.",
+  ],
+  simulate: [
+    "--provider P    anthropic, openai (automatic) or openai-explicit",
+    "                (default: all three)",
+    "SESSION is a module whose default export is { prompt, steps, dispose? }",
+    "(a SystemPrompt and step functions; see CacheSession in",
+    "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
+    "built the README's way; tokens are counted with o200k_base (Anthropic's",
+    "tokenizer differs: an estimate).",
   ],
 };
 
