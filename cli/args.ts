@@ -182,8 +182,16 @@ function readOptions(
     scope: seen.get("scope"),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
-    provider: readProvider(seen.get("provider")),
+    // Only when given: the other commands' arguments keep their shape.
+    ...optional("provider", readProvider(seen.get("provider"))),
   };
+}
+
+function optional<K extends string, V>(
+  key: K,
+  value: V | undefined,
+): { [key in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
 }
 
 function readProvider(value: string | undefined): Provider | undefined {
