@@ -38,12 +38,23 @@ export const COMMANDS = {
     options: ["scope"],
     summary: "re-render on every change of the config or of the registry",
   },
+  simulate: {
+    positionals: ["SESSION"],
+    options: ["provider"],
+    summary: "how much of a session's input the prompt cache would serve",
+  },
 } as const;
 
 /** The commands' own flags (options without a value). */
 const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
   check: ["strict"],
 };
+
+/** The providers of `simulate --provider`. */
+export const PROVIDERS = ["anthropic", "openai", "openai-explicit"] as const;
+
+/** A provider whose caching rules `simulate` applies. */
+export type Provider = typeof PROVIDERS[number];
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
@@ -82,6 +93,7 @@ export interface Args {
   readonly failOn?: FailOn;
   /** How long loading a config may take, in milliseconds (`--timeout`). */
   readonly timeoutMs?: number;
+  readonly provider?: Provider;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -100,6 +112,7 @@ const STRING_OPTIONS = [
   "max-tokens",
   "fail-on",
   "timeout",
+  "provider",
 ] as const;
 
 /** Options every command takes, besides `--json` and `--help`. */
@@ -242,6 +255,8 @@ function readOptions(
     ...(strict ? { strict: true } : {}),
     ...(command === "diff" ? { failOn: readFailOn(seen.get("fail-on")) } : {}),
     timeoutMs: readTimeout(seen.get("timeout")),
+    // Only when given: the other commands' arguments keep their shape.
+    ...optional("provider", readProvider(seen.get("provider"))),
   };
 }
 
@@ -281,6 +296,25 @@ function readTimeout(value: string | undefined): number {
     );
   }
   return Math.ceil(seconds * 1000);
+}
+
+function optional<K extends string, V>(
+  key: K,
+  value: V | undefined,
+): { [key in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
+}
+
+function readProvider(value: string | undefined): Provider | undefined {
+  if (value === undefined) return undefined;
+  if ((PROVIDERS as readonly string[]).includes(value)) {
+    return value as Provider;
+  }
+  throw new CliError(
+    `unknown --provider ${JSON.stringify(value)}; expected one of ${
+      PROVIDERS.join(", ")
+    }`,
+  );
 }
 
 function readFormat(
@@ -351,6 +385,7 @@ const VALUES: Record<string, string> = {
   format: FORMATS.join("|"),
   "max-tokens": "N",
   "fail-on": "cache-break|any",
+  provider: PROVIDERS.join("|"),
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -386,6 +421,15 @@ const HELP: Record<CommandName, string[]> = {
   watch: [
     "--scope NAME    a scope the config names (default: the global view)",
     "Runs until interrupted; --json writes one JSON object per line.",
+  ],
+  simulate: [
+    "--provider P    anthropic, openai (automatic) or openai-explicit",
+    "                (default: all three)",
+    "SESSION is a module whose default export is { prompt, steps, dispose? }",
+    "(a SystemPrompt and step functions; see CacheSession in",
+    "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
+    "built the README's way; tokens are counted with o200k_base (Anthropic's",
+    "tokenizer differs: an estimate).",
   ],
 };
 
