@@ -14,7 +14,9 @@ import {
   watchViews$,
 } from "./assemble/pipeline.ts";
 import { registerBuiltIns, validateConfig } from "./registrar/built_ins.ts";
-import { readGuarded, SystemPromptError } from "./errors.ts";
+import { quote, readGuarded, SystemPromptError } from "./errors.ts";
+import { budgetPlanOf, TokenMemos } from "./budget/budget.ts";
+import type { BudgetPlan } from "./budget/prune.ts";
 import { explanation$ } from "./explain/explain.ts";
 import type {
   ExplainOptions,
@@ -46,7 +48,9 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -99,6 +103,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   readonly #registry: Registry;
   readonly #root: LayerRegistrar<C>;
   readonly #source: PipelineSource;
+  readonly #memos = new TokenMemos();
 
   /**
    * Every registration, unregistration and invalidation, emitted
@@ -126,11 +131,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
+    const budget = budgetPlanOf(valid.budget, this.#memos, "config budget");
     this.#source = {
       layers: registry.layers,
       scopes: registry.scopes,
       toolOrder: registry.toolOrder,
       includeRuntimeContext: registry.includeRuntimeContext,
+      budget,
       disposed: () => this.#root.disposed,
     };
     this.change$ = new ContainedObservable(
@@ -188,16 +195,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /** Registers a tool-schema provider (or a live source) in the global layer. */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.tools(provider);
+    return this.#root.tools(provider, options);
+  }
+
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.variable(name, provider);
+    return this.#root.variable(name, provider, options);
   }
 
   /** Registers a listener that runs for every assembly. */
@@ -238,25 +254,26 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
    * of the layers of `context.scope`'s chain, variables, sections by order, tools in
-   * canonical order, then the listener waterfall. The first value of
+   * canonical order, then the listener waterfall, then pruning to
+   * `options.budget` (or the config's `budget`). The first value of
    * {@linkcode SystemPrompt.assemble$}. Never throws: every failure is a
    * rejection; aborting `context.signal` rejects with its reason.
    */
-  assemble(context?: C): Promise<PromptAssembly> {
-    return firstValueFrom(this.assemble$(context));
+  assemble(context?: C, options?: AssembleOptions): Promise<PromptAssembly> {
+    return firstValueFrom(this.assemble$(context, options));
   }
 
   /**
    * The assembly pipeline itself: a cold Observable that, on each
    * subscription, reads the latest state of the layers `context` reads (their
    * `BehaviorSubject`s), builds the initial assembly, runs the listener
-   * waterfall as RxJS stages, then emits the assembly and completes.
-   * Failures (those of {@linkcode SystemPrompt.assemble}) are its error;
-   * aborting `context.signal` fails it with the signal's reason, and
-   * unsubscribing stops the waterfall (no later listener starts).
+   * waterfall as RxJS stages, prunes to the budget, then emits the assembly
+   * and completes. Failures (those of {@linkcode SystemPrompt.assemble}) are
+   * its error; aborting `context.signal` fails it with the signal's reason,
+   * and unsubscribing stops the waterfall (no later listener starts).
    *
    * @param context the assembly context, as for `assemble()`
-   * @param options reserved for options of one assembly
+   * @param options this assembly's options (`budget`), as for `assemble()`
    *
    * @example
    * ```ts
@@ -281,8 +298,15 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       this.#source,
       context === undefined ? {} as C : context,
       {
-        pipeline: assembly$,
-        options,
+        // The options are read on subscription, after the context is
+        // validated: what they throw is the Observable's error.
+        pipeline: options === undefined
+          ? assembly$
+          : (snapshot, given, build) =>
+            assembly$(snapshot, given, {
+              ...build,
+              ...this.#budgetOf(options),
+            }),
       },
     );
   }
@@ -320,6 +344,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
           explanation$(layers, given, { ...buildOptions, explain: options }),
       }),
     );
+  }
+
+  /** The build options an `assemble()` call's own options set. */
+  #budgetOf(options: unknown): { budget?: BudgetPlan } {
+    if (typeof options !== "object" || options === null) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `assemble()'s options must be an object { budget? }; got ` +
+          `${quote(options)}.`,
+      );
+    }
+    const budget = readGuarded(
+      () => (options as AssembleOptions).budget,
+      "INVALID_CONFIG",
+      () => `Reading assemble()'s options threw; pass an object { budget? }.`,
+    );
+    return budget === undefined
+      ? {}
+      : { budget: budgetPlanOf(budget, this.#memos, "assemble() budget") };
   }
 
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {

@@ -21,7 +21,17 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf } from "../kinds/section.ts";
+import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
+import {
+  type BudgetPlan,
+  pruneToBudget,
+  type SectionTerms,
+} from "../budget/prune.ts";
+import {
+  settleStability,
+  type SettleStabilityOptions,
+  variableStabilitiesOf,
+} from "../kinds/stability.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -32,16 +42,10 @@ import type { Snapshot } from "../store/layers.ts";
 import type {
   AssembleContext,
   AssembleListener,
-  AssembleOptions,
   PromptAssembly,
 } from "../types.ts";
 import { waterfall$ } from "./waterfall.ts";
-
-/** What an assembly runs with: the registry's build options and the caller's. */
-export interface AssemblyOptions extends BuildOptions {
-  /** The caller's options of this assembly (`assemble$(context, options)`). */
-  readonly assemble?: AssembleOptions;
-}
+import { type ActiveToolsWatch, watchActiveTools } from "./active_tools.ts";
 
 /**
  * The assembly of `snapshot` for `context`, as a cold Observable that emits
@@ -59,7 +63,7 @@ export interface AssemblyOptions extends BuildOptions {
 export function assembly$<C extends AssembleContext>(
   snapshot: Snapshot,
   context: C,
-  options: AssemblyOptions = {},
+  options: BuildOptions = {},
 ): Observable<PromptAssembly> {
   const signal = context.signal;
   const assembled$ = initial$(snapshot, context, options).pipe(
@@ -71,11 +75,20 @@ export function assembly$<C extends AssembleContext>(
 /** The build's result: what the waterfall starts from, and what it keeps. */
 interface Initial {
   readonly assembly: PromptAssembly;
+  /** The listeners, each watched for changes of `activeTools`. */
   readonly listeners: readonly AssembleListener<unknown>[];
   /** The one effective complete section, restored after the waterfall. */
   readonly complete: PromptAssembly["sections"][number] | undefined;
   /** Runtime context is off: `[]` after the waterfall. */
   readonly suppress: boolean;
+  /** The variables' stabilities, for the effective stability after it. */
+  readonly stability: SettleStabilityOptions;
+  /** Checks the final `activeTools`. */
+  readonly gated: ActiveToolsWatch;
+  /** The sections' budget terms, for pruning. */
+  readonly terms: ReadonlyMap<string, SectionTerms> | undefined;
+  /** The token budget the result is pruned to, if any. */
+  readonly budget: BudgetPlan | undefined;
 }
 
 /**
@@ -105,11 +118,19 @@ function initialOf(
     : { ...options, suppressRuntimeContext: suppress };
   const assembly = buildAssembly(snapshot, context, built);
   options.trace?.built?.(assembly);
+  const gated = watchActiveTools(
+    listenersOf(layersOf(snapshot, "listener")),
+    assembly,
+  );
   return {
     assembly,
-    listeners: listenersOf(layersOf(snapshot, "listener")),
+    listeners: gated.listeners,
     complete: completeSectionOf(assembly),
     suppress,
+    stability: { variables: variableStabilitiesOf(assembly) },
+    gated,
+    terms: sectionTermsOf(assembly),
+    budget: options.budget,
   };
 }
 
@@ -143,8 +164,10 @@ function throughListeners(
 }
 
 /**
- * Emits `result` {@linkcode finish}ed and completes; what finishing throws
- * (a listener's getter read again) is the error.
+ * The last stages, then the value and completion: `result`
+ * {@linkcode finish}ed, its `activeTools` checked, pruned to the budget.
+ * What they throw (a listener's getter read again, `BUDGET_EXCEEDED`) is
+ * the error.
  */
 function deliver(
   subscriber: Subscriber<PromptAssembly>,
@@ -153,7 +176,11 @@ function deliver(
 ): void {
   let finished: PromptAssembly;
   try {
-    finished = finish(result, initial);
+    finished = withinBudget(
+      initial.gated.check(finish(result, initial)),
+      initial.budget,
+      initial.terms,
+    );
   } catch (error) {
     subscriber.error(error);
     return;
@@ -191,26 +218,41 @@ function abortOn<T>(signal: AbortSignal): MonoTypeOperatorFunction<T> {
 export type Pipeline<T> = (
   snapshot: Snapshot,
   context: AssembleContext,
-  options: AssemblyOptions,
+  options: BuildOptions,
 ) => Observable<T>;
 
 /**
  * The waterfall's result with what the registry restores after it: the one
  * complete section, an empty runtime context when it is off, and the
- * `runtimeContext` key a 0.1-shaped listener result lacks.
+ * `runtimeContext` key a 0.1-shaped listener result lacks; then the
+ * effective stability of what is left (SPEC §8.13.2).
  */
 function finish(
   result: PromptAssembly,
-  { complete, suppress }: Initial,
+  { complete, suppress, stability }: Initial,
 ): PromptAssembly {
   const clear = suppress && result.runtimeContext?.length !== 0;
   if (complete === undefined && !clear && result.runtimeContext !== undefined) {
-    return result;
+    return settleStability(result, stability);
   }
   const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
-  return finished;
+  return settleStability(finished, stability);
+}
+
+/** The finished assembly pruned to `budget`, the last step of a build. */
+function withinBudget(
+  assembly: PromptAssembly,
+  budget: BudgetPlan | undefined,
+  terms: ReadonlyMap<string, SectionTerms> | undefined,
+): PromptAssembly {
+  if (budget === undefined) return assembly;
+  return pruneToBudget(
+    assembly,
+    budget,
+    terms === undefined ? undefined : (name) => terms.get(name),
+  );
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

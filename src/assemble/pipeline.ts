@@ -19,17 +19,14 @@ import {
   timer,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
+import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../store/layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
 import type { ToolOrderPlan } from "../kinds/tool_order.ts";
-import type {
-  AssembleContext,
-  AssembleOptions,
-  PromptAssembly,
-  ScopeKey,
-} from "../types.ts";
+import type { BudgetPlan } from "../budget/prune.ts";
+import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
-import type { AssemblyOptions, Pipeline } from "./build.ts";
+import type { Pipeline } from "./build.ts";
 import { readContext } from "./context.ts";
 import { view$, withDiffs } from "./view.ts";
 
@@ -39,6 +36,8 @@ export interface PipelineSource {
   readonly scopes: ScopeBindings;
   readonly toolOrder: ToolOrderPlan | undefined;
   readonly includeRuntimeContext: boolean;
+  /** The config's token budget, if any. */
+  readonly budget?: BudgetPlan;
   /** True once the registry started disposing. */
   readonly disposed: () => boolean;
 }
@@ -46,7 +45,7 @@ export interface PipelineSource {
 /** What a pipeline runs on: the layers' states and the build options. */
 export interface PipelineInput {
   readonly snapshot: Snapshot;
-  readonly options: AssemblyOptions;
+  readonly options: BuildOptions;
 }
 
 /**
@@ -60,7 +59,7 @@ export interface PipelineInput {
 export function pipelineInput(
   source: PipelineSource,
   context: AssembleContext,
-  { snapshot, options }: RunOptions = {},
+  snapshot?: Snapshot,
 ): PipelineInput {
   const { scope } = readContext(context);
   if (source.disposed()) {
@@ -77,17 +76,9 @@ export function pipelineInput(
     options: {
       toolOrder: source.toolOrder,
       suppressRuntimeContext: !source.includeRuntimeContext,
-      assemble: options,
+      budget: source.budget,
     },
   };
-}
-
-/** What a run is given besides its context. */
-export interface RunOptions {
-  /** A watcher's combined layer states; absent, the latest are read. */
-  readonly snapshot?: Snapshot;
-  /** The caller's options of this assembly. */
-  readonly options?: AssembleOptions;
 }
 
 /**
@@ -97,13 +88,12 @@ export interface RunOptions {
 export function runPipeline$<T>(
   source: PipelineSource,
   context: AssembleContext,
-  run: RunOptions & { readonly pipeline: Pipeline<T> },
+  { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
 ): Observable<T> {
-  const { pipeline } = run;
   // Not defer(): a plain Observable skips defer's conversion of what the
   // factory returns, on the path of every assemble() call.
   return new Observable<T>((subscriber) => {
-    const input = pipelineInput(source, context, run);
+    const input = pipelineInput(source, context, snapshot);
     return pipeline(input.snapshot, context, input.options)
       .subscribe(subscriber);
   });

@@ -639,11 +639,25 @@ describe("assemble$", () => {
     await prompt.dispose();
   });
 
-  it("takes reserved options", async () => {
-    const prompt = new SystemPrompt();
-    const options: AssembleOptions = {};
-    const assembly = await firstValueFrom(prompt.assemble$({}, options));
-    assert.deepEqual(assembly, await prompt.assemble());
+  it("takes assemble()'s options: a budget prunes alike, unreadable options are its error", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "a", order: 1, text: "aaaa", priority: 1 });
+    prompt.section({ name: "b", order: 2, text: "bbbb" });
+    const options: AssembleOptions = {
+      budget: { maxTokens: 4, countTokens: (text) => text.length },
+    };
+    const assembly$ = prompt.assemble$({}, options);
+    const pruned = await firstValueFrom(assembly$);
+    assert.deepEqual(pruned, await prompt.assemble({}, options));
+    assert.deepEqual(ownSections(pruned), ["a"]);
+    const hostile = {
+      get budget(): never {
+        throw new Error("hostile options");
+      },
+    };
+    let failed$: Observable<PromptAssembly> | undefined;
+    assert.doesNotThrow(() => failed$ = prompt.assemble$({}, hostile));
+    await assert.rejects(firstValueFrom(failed$!), rejects("INVALID_CONFIG"));
     await prompt.dispose();
   });
 });

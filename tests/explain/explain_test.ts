@@ -253,7 +253,8 @@ describe("explain(): shadowing by scope", () => {
     );
     assert.deepEqual(
       explanation.tools.map((o) => [o.name, o.registrar, o.scope]),
-      [["t", "registry/preset", preset], ["u", "registry", undefined]],
+      // The global (stable) tool before the scope's (agent) one (SPEC 8.2).
+      [["u", "registry", undefined], ["t", "registry/preset", preset]],
     );
     assert.deepEqual(explanation.variables, [
       {
