@@ -74,7 +74,11 @@ export type {
   VariableOrigin,
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
-export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type PromptBlock,
+  type PromptBlocksOptions,
+  renderPromptBlocks,
+} from "./src/render/blocks.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

@@ -4,7 +4,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { renderPrompt } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
+import {
+  type OpenAIPlainOptions,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai.ts";
 import { buildRegistry, PLUGINS, sampleAssembly } from "./fixtures.ts";
 import { withLoopback } from "./loopback.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
@@ -20,7 +24,7 @@ function client(baseURL: string): OpenAI {
 
 async function sendChat(
   assembly: Parameters<typeof toChatCompletions>[0],
-  options?: Parameters<typeof toChatCompletions>[1],
+  options?: OpenAIPlainOptions,
 ): Promise<string> {
   return await withLoopback(async (baseURL, requests) => {
     const { system, runtimeContext, tools } = toChatCompletions(
@@ -45,7 +49,7 @@ async function sendChat(
 
 async function sendResponses(
   assembly: Parameters<typeof toResponses>[0],
-  options?: Parameters<typeof toResponses>[1],
+  options?: OpenAIPlainOptions,
 ): Promise<string> {
   return await withLoopback(async (baseURL, requests) => {
     const { instructions, runtimeContext, tools } = toResponses(
