@@ -6,7 +6,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { renderPrompt, renderPromptBlocks } from "../../mod.ts";
+import {
+  renderPrompt,
+  renderPromptBlocks,
+  type SystemPrompt,
+} from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import {
   assertRejectsAddedTool,
@@ -378,6 +382,61 @@ describe("AI SDK round trip", { skip: SDK_PERMISSIONS }, () => {
       ]),
       [["read_file", { type: "ephemeral" }], ["shell", undefined]],
     );
+  });
+
+  it("sends byte-identical bodies with stability, gates and breakpoints whatever the registration order", async () => {
+    const { of } = await import("rxjs");
+    const plugins: ((prompt: SystemPrompt) => void)[] = [
+      ...PLUGINS,
+      (prompt) => void prompt.tools(of({ schemas: [toolNamed("mcp_search")] })),
+      (prompt) =>
+        void prompt.section({
+          name: "memory",
+          order: 900,
+          text: "Notes: {{notes}}.",
+        }),
+      (prompt) => void prompt.variable("notes", of("none")),
+      (prompt) =>
+        void prompt.section({
+          name: "rules",
+          order: 50,
+          text: "Be brief.",
+          cacheBreakpoint: true,
+        }),
+    ];
+    const bodies = new Set<string>();
+    for (const order of [[0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0]]) {
+      const prompt = buildRegistry(order.map((index) => plugins[index]));
+      const assembly = await prompt.assemble();
+      assert.deepEqual(assembly.toolStability, { mcp_search: "volatile" });
+      bodies.add(
+        await sendAnthropic(
+          { ...assembly, activeTools: ["shell"] },
+          { cache: true, gating: "keep" },
+        ),
+      );
+      await prompt.dispose();
+    }
+    assert.equal(bodies.size, 1);
+    const [body] = [...bodies].map((text) => JSON.parse(text));
+    assert.deepEqual(
+      body.tools.map((tool: { name: string; cache_control?: unknown }) => [
+        tool.name,
+        tool.cache_control !== undefined,
+      ]),
+      [
+        ["read_file", false],
+        ["shell", false],
+        ["write_file", true],
+        ["mcp_search", false],
+      ],
+    );
+    assert.equal(
+      body.system.at(-1).text,
+      "Notes: none.",
+      "the volatile memory section is its own last block",
+    );
+    assert.equal(body.system.at(-1).cache_control, undefined);
   });
 
   it("sends byte-identical bodies whatever the plugin order", async () => {
