@@ -87,7 +87,11 @@ export {
   lintCache,
   type LintCacheOptions,
 } from "./src/lint/cache_lint.ts";
-export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type PromptBlock,
+  type PromptBlocksOptions,
+  renderPromptBlocks,
+} from "./src/render/blocks.ts";
 export {
   type AssemblyTokens,
   countAssemblyTokens,
