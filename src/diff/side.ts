@@ -36,6 +36,8 @@ export interface DiffSide {
   readonly variables: ReadonlyMap<string, string | undefined>;
   /** The runtime context rendered with the same variables (`""` when none). */
   readonly runtimeContext: string;
+  /** The names of the active tools: `activeTools`, or every tool. */
+  readonly active: ReadonlySet<string>;
 }
 
 /**
@@ -83,6 +85,7 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     toolIndex: indexTools(raw.tools, side),
     variables: new Map(Object.entries(raw.variables)),
     runtimeContext,
+    active: new Set(raw.activeTools ?? raw.tools.map((tool) => tool.name)),
   };
 }
 
