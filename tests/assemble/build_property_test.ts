@@ -1,6 +1,7 @@
 /**
- * SPEC 7.1: for random sets of sections, variables and tool providers, every
- * registration order gives a byte-identical assembly and prompt. Listeners
+ * SPEC 7.1: for random sets of sections, variables, tool providers and tool
+ * gates, every registration order gives a byte-identical assembly (its
+ * `activeTools` included) and prompt. Listeners
  * take random positions too, but keep one relative order (they run in
  * registration order by design).
  */
@@ -63,11 +64,18 @@ const providersArb = fc.uniqueArray(fc.constantFrom(...TOOL_NAMES), {
   )
 );
 
+/** Tool gates: each answers a subset of the known names, or nothing. */
+const gatesArb = fc.array(
+  fc.option(fc.subarray(TOOL_NAMES), { nil: undefined }),
+  { maxLength: 3 },
+);
+
 const layerArb = (extraSectionNames: readonly string[]) =>
   fc.record({
     sections: sectionsArb(extraSectionNames),
     variables: variablesArb,
     providers: providersArb,
+    gates: gatesArb,
   });
 
 const toolOrderArb = fc.option(
@@ -100,6 +108,15 @@ function stepsOf(
   }
   for (const { name, value } of layer.variables) {
     steps.push((g, s) => void pick(g, s).variable(name, () => value));
+  }
+  for (const answer of layer.gates) {
+    steps.push((g, s) => void pick(g, s).toolGate(() => answer));
+  }
+  if (layer.gates.length > 0) {
+    // Gates name known tools: a catalog keeps every name known.
+    steps.push((g, s) =>
+      void pick(g, s).tools(() => ({ schemas: [], knownNames: TOOL_NAMES }))
+    );
   }
   for (const names of layer.providers) {
     steps.push((g, s) =>
