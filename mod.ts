@@ -44,11 +44,16 @@ export type {
   AssembleContext,
   AssembledSection,
   AssembleListener,
+  AssembleOptions,
+  PersonaConfig,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  Stability,
+  StabilityOptions,
   SystemPromptConfig,
+  TokenBudget,
   ToolGate,
   ToolProvider,
   ToolProviderResult,
@@ -83,6 +88,11 @@ export {
   type LintCacheOptions,
 } from "./src/lint/cache_lint.ts";
 export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type AssemblyTokens,
+  countAssemblyTokens,
+  type CountTokens,
+} from "./src/budget/count.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

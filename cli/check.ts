@@ -1,11 +1,11 @@
 /**
- * `rxprompt check CONFIG [--max-tokens N] [--strict]`: assembles the global
- * view and every named scope twice and reports, one line each, every
- * assembly or render error, every pair of assemblies whose system prompt
- * (volatile sections left out) or tools differ (a value that breaks prompt
- * caching), every view over the token budget, and `lintCache`'s findings.
- * Exit 1 on any finding but a cache-lint warning (those too with
- * `--strict`).
+ * `rxprompt check CONFIG [--scope NAME]... [--max-tokens N] [--strict]`:
+ * assembles the global view and every named scope (or only the `--scope`
+ * ones) twice and reports, one line each, every assembly or render error,
+ * every pair of assemblies whose system prompt (volatile sections left out)
+ * or tools differ (a value that breaks prompt caching), every view over the
+ * token budget, and `lintCache`'s findings. Exit 1 on any finding but a
+ * cache-lint warning (those too with `--strict`).
  *
  * @module
  */
@@ -30,6 +30,7 @@ import {
   loadConfig,
   type PromptConfig,
   type Target,
+  target,
   targets,
 } from "./config.ts";
 import type { Output } from "./output.ts";
@@ -55,12 +56,18 @@ interface Checked {
 
 /** Runs `check`; resolves to the exit code. */
 export async function check(args: Args, output: Output): Promise<number> {
-  const config = await loadConfig(args.configs[0]);
+  const config = await loadConfig(args.configs[0], {
+    timeoutMs: args.timeoutMs,
+  });
   try {
     const count = args.maxTokens === undefined
       ? undefined
       : await tokenCounter();
-    const all = targets(config);
+    // --scope NAME (repeatable) checks only those scopes: a harness whose
+    // global view is not an agent can still pass.
+    const all = args.scopes !== undefined && args.scopes.length > 0
+      ? args.scopes.map((name) => target(config, name))
+      : targets(config);
     const views: Checked[] = [];
     const findings: Finding[] = [];
     for (const [index, target] of all.entries()) {
@@ -173,6 +180,20 @@ function steadyPrompt(view: Rendered): string {
   return assembly === view.assembly ? view.prompt : rendered(assembly).prompt;
 }
 
+/** `the global view and 2 scopes`, or `scope "a" and scope "b"`. */
+function checkedViews(views: readonly Checked[]): string {
+  if (views[0]?.scope === null) {
+    const scopes = views.length - 1;
+    return `the global view${
+      scopes === 0 ? "" : ` and ${scopes} scope${scopes === 1 ? "" : "s"}`
+    }`;
+  }
+  const names = views.map(({ scope }) => `scope ${JSON.stringify(scope)}`);
+  return names.length === 1
+    ? names[0]
+    : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
 /** What differs between two assemblies that should have been the same. */
 function nondeterminism(first: Rendered, second: Rendered): string {
   let where = "";
@@ -214,13 +235,11 @@ function report(
   }
   if (!ok) return;
   const warnings = findings.length;
-  const scopes = views.length - 1;
   const largest = Math.max(...views.map((view) => view.tokens ?? 0));
   output.line(
     green("ok") +
-      `: the global view${
-        scopes === 0 ? "" : ` and ${scopes} scope${scopes === 1 ? "" : "s"}`
-      } assembled twice, without errors, deterministic` +
+      `: ${checkedViews(views)} assembled twice, without errors, ` +
+      `deterministic` +
       (args.maxTokens === undefined
         ? ""
         : `, at most ${largest} of ${args.maxTokens} tokens`) +

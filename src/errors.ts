@@ -54,7 +54,8 @@ export type SystemPromptErrorCode =
   | "SCOPE_CYCLE"
   | "MULTIPLE_COMPLETE_SECTIONS"
   | "DUPLICATE_RUNTIME_CONTEXT"
-  | "UNKNOWN_TOOL_IN_GATE";
+  | "UNKNOWN_TOOL_IN_GATE"
+  | "BUDGET_EXCEEDED";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -7,6 +7,40 @@
 import type { Observable } from "rxjs";
 
 /**
+ * How long an entry's bytes stay the same (SPEC §8.1): `"stable"` for every
+ * agent and step of a deployment, `"agent"` for every step of one agent,
+ * `"volatile"` may change any step. It orders tools and cuts prompt blocks
+ * so that what changes comes after what does not.
+ *
+ * @example
+ * ```ts
+ * import type { Stability } from "@rxprompt/system-prompt";
+ *
+ * const memory: Stability = "volatile";
+ * ```
+ */
+export type Stability = "stable" | "agent" | "volatile";
+
+/**
+ * The last, optional argument of `variable()` and `tools()`.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * prompt.variable("branch", () => "main", { stability: "volatile" });
+ * ```
+ */
+export interface StabilityOptions {
+  /**
+   * Overrides the default: `"stable"` in the global layer, `"agent"` in a
+   * scope layer, `"volatile"` for an Observable source.
+   */
+  stability?: Stability;
+}
+
+/**
  * One section of an assembly: resolved text, not yet interpolated.
  *
  * @example
@@ -33,6 +67,7 @@ export interface AssembledSection {
    * `agent`, the same bytes for every step of one agent; `volatile`, may
    * change any step. The most volatile of its own stability and that of the
    * variables its text references. Never reaches the wire.
+   * A token budget prunes volatile sections first, then agent ones.
    */
   stability?: "agent" | "volatile";
 }
@@ -110,6 +145,53 @@ export interface PromptAssembly {
    * `UNKNOWN_TOOL_IN_GATE`.
    */
   activeTools?: string[];
+  /**
+   * The sections a token budget pruned, in pruning order, with the tokens
+   * each would have cost; absent when the budget pruned nothing.
+   */
+  pruned?: { name: string; tokens: number }[];
+}
+
+/**
+ * A token budget (SPEC 8.9): sections are pruned until the system prompt's
+ * sections and the tools' JSON fit in `maxTokens`, as counted by
+ * `countTokens`.
+ *
+ * @example
+ * ```ts
+ * import type { TokenBudget } from "@rxprompt/system-prompt";
+ *
+ * const budget: TokenBudget = {
+ *   maxTokens: 8_000,
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export interface TokenBudget {
+  /** The most tokens the prompt may take: a finite number above 0. */
+  maxTokens: number;
+  /**
+   * Counts the tokens of one text (a rendered section, or a tool's JSON):
+   * a non-negative integer. Called once per distinct text per registry.
+   */
+  countTokens: (text: string) => number;
+}
+
+/**
+ * Options of one `assemble()` call.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: AssembleOptions = {
+ *   budget: { maxTokens: 8_000, countTokens: (text) => text.length },
+ * };
+ * ```
+ */
+export interface AssembleOptions {
+  /** A token budget for this assembly, instead of the config's `budget`. */
+  budget?: TokenBudget;
 }
 
 /**
@@ -184,6 +266,20 @@ export interface PromptSection<C = AssembleContext> {
    * a compatibility deployment owns the whole system prompt.
    */
   complete?: boolean;
+  /**
+   * How long the section's text stays the same. Default: `"stable"` in the
+   * global layer, `"agent"` in a scope layer, `"volatile"` for an
+   * Observable `text`. A section referencing a more volatile variable is
+   * that volatile.
+   */
+  stability?: Stability;
+  /**
+   * Under a token budget, sections of higher priority are kept longer
+   * (default 0; a finite number).
+   */
+  priority?: number;
+  /** Never pruned by a token budget (default `false`). */
+  required?: boolean;
 }
 
 /**
@@ -317,6 +413,28 @@ export type AssembleListener<C = AssembleContext> = (
   | Observable<PromptAssembly>;
 
 /**
+ * The config's `persona` with the section options of the built-in
+ * `deployment:persona` section.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt({
+ *   persona: { text: "You are a coding agent.", cacheBreakpoint: true },
+ * });
+ * ```
+ */
+export interface PersonaConfig {
+  /** The persona template (`""` for none). */
+  text: string;
+  /** A provider may cache the prompt up to and including the persona. */
+  cacheBreakpoint?: boolean;
+  /** The persona's stability (default `"stable"`: the global layer's). */
+  stability?: Stability;
+}
+
+/**
  * Options of the `SystemPrompt` constructor.
  *
  * @example
@@ -330,8 +448,11 @@ export type AssembleListener<C = AssembleContext> = (
  * ```
  */
 export interface SystemPromptConfig {
-  /** The deployment's persona template (default `""`). */
-  persona?: string;
+  /**
+   * The deployment's persona template (default `""`), or the template with
+   * the section's `cacheBreakpoint` and `stability`.
+   */
+  persona?: string | PersonaConfig;
   /** Canonical tool order; must contain `TOOL_ORDER_REST` exactly once. */
   toolOrder?: readonly string[];
   /** Register the `harness:identity` section (default `true`). */
@@ -347,4 +468,9 @@ export interface SystemPromptConfig {
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */
   includeRuntimeContext?: boolean;
+  /**
+   * A token budget for every assembly (an `assemble()` call's own `budget`
+   * replaces it): sections are pruned until the prompt fits.
+   */
+  budget?: TokenBudget;
 }

@@ -31,8 +31,10 @@ export type { PromptDiff };
  * - `identical` covers the tools, the prompt, the runtime context
  *   (`assembly.runtimeContext`, read as `[]` when absent) and the active
  *   tools (`activeTools`; absent means every tool is active).
- *   `activeTools` lists the tools that became active or inactive; a change
- *   of it alone leaves `cache` alone (the tools block is unchanged). A change that
+ *   `runtimeContext` lists its entries by name, compared by rendered text and
+ *   `order`. `activeTools` lists the tools that became active or inactive; a
+ *   change of it alone leaves `cache` alone (the tools block is unchanged).
+ *   A change that
  *   renders no byte (an unreferenced variable, an empty section) is listed
  *   but leaves `identical` true.
  * - `cache` covers the tools and the prompt only, in wire order: a tool
@@ -103,6 +105,11 @@ export function diffAssemblies(
     activeTools,
     sections: diffSections(old, now),
     variables: compareByName(old.variables, now.variables, (a, b) => a !== b),
+    runtimeContext: compareByName(
+      old.contextEntries,
+      now.contextEntries,
+      (a, b) => a.rendered !== b.rendered || a.order !== b.order,
+    ),
     prompt: promptsEqual
       ? { stablePrefix }
       : { firstChangedOffset: stablePrefix, stablePrefix },

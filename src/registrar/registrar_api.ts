@@ -13,6 +13,7 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   ToolGate,
   ToolProvider,
   ToolProviderResult,
@@ -69,10 +70,13 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   section(section: PromptSection<C>): Disposer;
   /**
    * Registers a tool-schema provider in this registrar's layer: a function,
-   * or a live Observable source.
+   * or a live Observable source. Its tools' stability is `options.stability`,
+   * by default the layer's (`"stable"` global, `"agent"` scope) or
+   * `"volatile"` for an Observable source.
    */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer;
   /**
    * Registers a tool gate in this registrar's layer: a function of the
@@ -105,11 +109,13 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   ): Disposer;
   /**
    * Registers a `{{name}}` variable in this registrar's layer: a function,
-   * or a live Observable source.
+   * or a live Observable source. Its stability (which a section referencing
+   * it takes on when it is more volatile) defaults like a tool provider's.
    */
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer;
   /**
    * Says that a provider's underlying value changed: `{ type: "invalidate" }`

@@ -38,9 +38,9 @@ describe("the kinds table", () => {
         order: 0,
         text: () => (calls.push("section"), "s"),
       }, provenance)],
-      tools: [KINDS.tools.record(() => (calls.push("tools"), {
-        schemas: [],
-      }), provenance)],
+      tools: [KINDS.tools.record({
+        provider: () => (calls.push("tools"), { schemas: [] }),
+      }, provenance)],
     };
     const assembly = buildAssembly([{ state, scope: undefined }], {});
     assert.deepEqual(calls, ["variable", "section", "tools"]);
