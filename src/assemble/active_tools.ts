@@ -48,7 +48,7 @@ export function watchActiveTools(
   return {
     listeners: wrapped,
     check: (result) => {
-      samples.push({ by: 0, active: sample(result) });
+      record(samples, 0, result);
       return checkActiveTools(result, draft, samples);
     },
   };
@@ -67,17 +67,26 @@ function sampled(
   samples: Sample[],
 ): AssembleListener<unknown> {
   return (assembly, context, next) => {
-    samples.push({ by: index - 1, active: sample(assembly) });
+    record(samples, index - 1, assembly);
     return listener(assembly, context, () => {
       const rest = next();
       // The listener gets next()'s own promise: its identity and its
       // rejection stay as the waterfall made them.
       rest.then((result) => {
-        samples.push({ by: Math.min(index + 1, last), active: sample(result) });
+        record(samples, Math.min(index + 1, last), result);
       }, ignore);
       return rest;
     });
   };
+}
+
+/**
+ * Samples `assembly.activeTools`; an absent value holds no bad name, so it
+ * is not kept (the common case costs one read).
+ */
+function record(samples: Sample[], by: number, assembly: unknown): void {
+  const active = sample(assembly);
+  if (active !== undefined) samples.push({ by, active });
 }
 
 /** A copy of `assembly.activeTools` as it is now; never throws. */
