@@ -38,6 +38,8 @@ import type {
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
+import { gatesOf, markInactive } from "./gates.ts";
+import type { GateAnswer } from "../kinds/tool_gate.ts";
 
 /** What `explain` builds with: the registry's options and the caller's. */
 export interface ExplanationOptions extends BuildOptions {
@@ -60,13 +62,15 @@ export function explanation$<C extends AssembleContext>(
   return defer(() => {
     const countTokens = checkOptions(options.explain);
     let contribution: Contribution | undefined;
+    let gates: readonly GateAnswer[] = [];
     const trace: BuildTrace = {
       built: (initial) => {
         contribution = contributionOf(snapshot, initial, trace);
+        gates = gatesOf(initial);
       },
     };
     return assembly$(snapshot, context, { ...options, trace }).pipe(
-      map((assembly) => explain(assembly, contribution!, countTokens)),
+      map((assembly) => explain(assembly, contribution!, countTokens, gates)),
     );
   });
 }
@@ -106,6 +110,7 @@ function explain(
   assembly: PromptAssembly,
   contribution: Contribution,
   countTokens: CountTokens | undefined,
+  gates: readonly GateAnswer[],
 ): PromptExplanation {
   const { variables } = assembly;
   const rendered = renderedSections(assembly.sections, variables);
@@ -117,7 +122,11 @@ function explain(
       rendered,
       countTokens,
     }),
-    tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
+    tools: markInactive(
+      toolOrigins(assembly.tools, contribution.tools, countTokens),
+      assembly.activeTools,
+      gates,
+    ),
     variables: variableOrigins(variables, contribution.variables),
     shadowed: contribution.shadowed,
     runtimeContext: sectionOrigins(

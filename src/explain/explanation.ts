@@ -102,6 +102,12 @@ export interface ToolOrigin extends Origin {
   name: string;
   /** `countTokens(JSON.stringify(tool))`, when a counter was given. */
   tokens?: number;
+  /**
+   * Present when the tool is not in the assembly's `activeTools`: the tool
+   * gate that left it out (for example `tool gate #1 of registrar
+   * "registry/review" (scope "agent")`), or `"an assembly listener"`.
+   */
+  inactiveBy?: string;
 }
 
 /**
