@@ -108,7 +108,7 @@ function rankedCandidates(
     const tokens = counted.sections[index];
     // A section that renders empty costs nothing and is never pruned; a
     // counter answering 0 for a text still lets it be pruned in turn.
-    if (counted.rendered[index] === "") continue;
+    if (counted.empty[index]) continue;
     const section = sections[index];
     const terms = termsOf(section.name) ?? DEFAULT_TERMS;
     if (terms.required) {
