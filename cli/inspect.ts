@@ -67,7 +67,9 @@ type Explain = (
 
 /** Runs `inspect`; resolves to the exit code. */
 export async function inspect(args: Args, output: Output): Promise<number> {
-  const config = await loadConfig(args.configs[0]);
+  const config = await loadConfig(args.configs[0], {
+    timeoutMs: args.timeoutMs,
+  });
   try {
     const target = targetOf(config, args.scope);
     const count = await tokenCounter();

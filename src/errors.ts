@@ -54,6 +54,7 @@ export type SystemPromptErrorCode =
   | "SCOPE_CYCLE"
   | "MULTIPLE_COMPLETE_SECTIONS"
   | "DUPLICATE_RUNTIME_CONTEXT"
+  | "UNKNOWN_TOOL_IN_GATE"
   | "BUDGET_EXCEEDED";
 
 /**

@@ -49,7 +49,9 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -194,16 +196,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /** Registers a tool-schema provider (or a live source) in the global layer. */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.tools(provider);
+    return this.#root.tools(provider, options);
+  }
+
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.variable(name, provider);
+    return this.#root.variable(name, provider, options);
   }
 
   /** Registers a listener that runs for every assembly. */

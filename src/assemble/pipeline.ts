@@ -9,12 +9,14 @@
 import {
   asapScheduler,
   combineLatest,
-  debounceTime,
+  debounce,
   defer,
   EMPTY,
+  finalize,
   type Observable,
   startWith,
   switchMap,
+  timer,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
 import type { BuildOptions } from "../kinds/kind.ts";
@@ -107,18 +109,28 @@ export function watchViews$<C extends AssembleContext>(
   // The states of the layers this context reads (following its chain as
   // binds change it), and invalidations; a burst of transitions coalesces
   // into one view.
-  return combineLatest([
-    chainSnapshot$(layers, scopes, scope),
-    layers.invalidation$.pipe(startWith(undefined)),
-  ]).pipe(
-    debounceTime(0, asapScheduler),
-    switchMap(([snapshot]) =>
-      source.disposed()
-        ? EMPTY
-        : view$(context, (derived) => assembly$(derived, snapshot))
-    ),
-    withDiffs,
-  );
+  return defer(() => {
+    // A change that arrives while this watcher's assembly runs (a provider
+    // that invalidates or registers during its own assembly) waits for a
+    // macrotask: re-assembling in microtasks would starve the event loop
+    // for as long as the provider keeps doing it.
+    let assembling = false;
+    return combineLatest([
+      chainSnapshot$(layers, scopes, scope),
+      layers.invalidation$.pipe(startWith(undefined)),
+    ]).pipe(
+      debounce(() => assembling ? timer(0) : timer(0, asapScheduler)),
+      switchMap(([snapshot]) =>
+        source.disposed() ? EMPTY : view$(context, (derived) => {
+          assembling = true;
+          return assembly$(derived, snapshot).pipe(
+            finalize(() => assembling = false),
+          );
+        })
+      ),
+      withDiffs,
+    );
+  });
 }
 
 function scopeOrUndefined(context: unknown): ScopeKey | undefined {

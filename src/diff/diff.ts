@@ -28,7 +28,8 @@ export type { PromptDiff };
  * - `prompt` gives the first changed UTF-16 offset of `renderPrompt`'s output
  *   and the length of the common prefix.
  * - `identical` covers the tools, the prompt and the runtime context
- *   (`assembly.runtimeContext`, read as `[]` when absent). A change that
+ *   (`assembly.runtimeContext`, read as `[]` when absent). `runtimeContext`
+ *   lists its entries by name, compared by rendered text and `order`. A change that
  *   renders no byte (an unreferenced variable, an empty section) is listed
  *   but leaves `identical` true.
  * - `cache` covers the tools and the prompt only, in wire order: a tool
@@ -96,6 +97,11 @@ export function diffAssemblies(
     tools,
     sections: diffSections(old, now),
     variables: compareByName(old.variables, now.variables, (a, b) => a !== b),
+    runtimeContext: compareByName(
+      old.contextEntries,
+      now.contextEntries,
+      (a, b) => a.rendered !== b.rendered || a.order !== b.order,
+    ),
     prompt: promptsEqual
       ? { stablePrefix }
       : { firstChangedOffset: stablePrefix, stablePrefix },

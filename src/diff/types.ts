@@ -57,6 +57,19 @@ export interface PromptDiff {
     /** Names on both sides whose value differs (`undefined` counts as a value). */
     changed: string[];
   };
+  /**
+   * The runtime context's entries (`assembly.runtimeContext`, `[]` when
+   * absent), compared by name, rendered text and `order`. Not part of the
+   * cache: it travels after the cached prefix.
+   */
+  runtimeContext: {
+    /** Names present only after. */
+    added: string[];
+    /** Names present only before. */
+    removed: string[];
+    /** Names on both sides whose rendered text or `order` differs. */
+    changed: string[];
+  };
   /** The rendered system prompts, in UTF-16 code units. */
   prompt: {
     /** The first offset where the prompts differ; absent when they are equal. */

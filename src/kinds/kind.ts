@@ -26,6 +26,8 @@ export interface Provenance {
   readonly label: string;
   /** Registry-wide registration number: one fixed order across layers. */
   readonly sequence: number;
+  /** Set when the registrar writes to a scope layer (stability's default). */
+  readonly scoped?: boolean;
 }
 
 /** The fields every stored record has. */

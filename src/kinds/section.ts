@@ -16,6 +16,16 @@ import {
   type RecordBase,
   visibleByName,
 } from "./kind.ts";
+import { isLive } from "./live.ts";
+import {
+  maxRank,
+  mostVolatileReference,
+  type OwnStability,
+  ownStability,
+  rankOf,
+  STABILITIES,
+  variableStabilitiesOf,
+} from "./stability.ts";
 import {
   type EntryText,
   type EntryWords,
@@ -30,6 +40,8 @@ export interface SectionRecord extends RecordBase {
   readonly text: EntryText;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
+  /** Its own stability (explicit or default) and why. */
+  readonly stability: OwnStability;
   /** Under a token budget: kept longer when higher (absent = 0). */
   readonly priority?: number;
   /** Under a token budget: never pruned. */
@@ -37,7 +49,10 @@ export interface SectionRecord extends RecordBase {
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
-export function compareSections(a: SectionRecord, b: SectionRecord): number {
+export function compareSections(
+  a: { readonly order: number; readonly name: string },
+  b: { readonly order: number; readonly name: string },
+): number {
   if (a.order !== b.order) return a.order - b.order;
   return compareCodeUnits(a.name, b.name);
 }
@@ -61,21 +76,36 @@ const SECTION_WORDS: EntryWords = {
 
 function toSectionRecord(
   section: unknown,
-  { label, sequence }: Provenance,
+  { label, sequence, scoped }: Provenance,
 ): SectionRecord {
-  const { name, order, text, cacheBreakpoint, complete, priority, required } =
-    readTextEntry(section, SECTION_WORDS, [
-      "cacheBreakpoint",
-      "complete",
-      "priority",
-      "required",
-    ]);
+  const {
+    name,
+    order,
+    text,
+    cacheBreakpoint,
+    complete,
+    stability,
+    priority,
+    required,
+  } = readTextEntry(section, SECTION_WORDS, [
+    "cacheBreakpoint",
+    "complete",
+    "stability",
+    "priority",
+    "required",
+  ]);
   const record: Record<string, unknown> = {
     name,
     order,
     text,
     label,
     sequence,
+    stability: ownStability(stability, {
+      live: isLive(text),
+      scoped,
+      code: "INVALID_SECTION",
+      what: () => `section ${quote(name)} of registrar ${quote(label)}`,
+    }),
   };
   if (optionalFlag(name, "cacheBreakpoint", cacheBreakpoint)) {
     record.cacheBreakpoint = true;
@@ -86,6 +116,29 @@ function toSectionRecord(
     record.priority = checkPriority(name, priority);
   }
   return record as unknown as SectionRecord;
+}
+
+/**
+ * Each section as volatile as the most volatile variable it references, so
+ * the listeners see the effective stability (it is settled again after
+ * them).
+ */
+function raiseByVariables(
+  sections: AssembledSection[],
+  variables: ReturnType<typeof variableStabilitiesOf>,
+): void {
+  if (variables === undefined) return;
+  const max = maxRank(variables);
+  for (const section of sections) {
+    const own = section.stability === undefined ? 0 : rankOf(section.stability);
+    if (own >= max) continue;
+    const reference = mostVolatileReference(section.text, variables, own);
+    if (reference !== undefined) {
+      section.stability = STABILITIES[variables.get(reference)!] as
+        | "agent"
+        | "volatile";
+    }
+  }
 }
 
 /** A section's `priority`: a finite number, else `INVALID_SECTION`. */
@@ -137,6 +190,12 @@ function buildSections(
     sections[index] = resolveTextEntry(records[index], context, SECTION_WORDS);
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
+  for (const index of plan.unstable) {
+    sections[index].stability = records[index].stability.stability as
+      | "agent"
+      | "volatile";
+  }
+  raiseByVariables(sections, variableStabilitiesOf(draft));
   draft.sections = sections;
   if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
   const complete = plan.complete;
@@ -172,6 +231,8 @@ interface SectionPlan {
   readonly breakpoints: readonly number[];
   /** Indexes of complete sections. */
   readonly complete: readonly number[];
+  /** Indexes of sections whose own stability is not stable. */
+  readonly unstable: readonly number[];
   /** The budget terms of the sections that set any, by name. */
   readonly terms: ReadonlyMap<string, SectionTerms>;
 }
@@ -188,6 +249,7 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
   const dynamic: number[] = [];
   const breakpoints: number[] = [];
   const complete: number[] = [];
+  const unstable: number[] = [];
   const terms = new Map<string, SectionTerms>();
   for (let index = 0; index < count; index++) {
     const record = records[index];
@@ -197,6 +259,7 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     if (typeof record.text !== "string") dynamic.push(index);
     if (record.cacheBreakpoint === true) breakpoints.push(index);
     if (record.complete === true) complete.push(index);
+    if (record.stability.stability !== "stable") unstable.push(index);
     if (record.priority !== undefined || record.required === true) {
       terms.set(record.name, {
         priority: record.priority ?? 0,
@@ -204,7 +267,16 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
       });
     }
   }
-  plan = { names, orders, texts, dynamic, breakpoints, complete, terms };
+  plan = {
+    names,
+    orders,
+    texts,
+    dynamic,
+    breakpoints,
+    complete,
+    unstable,
+    terms,
+  };
   plans.set(records, plan);
   return plan;
 }

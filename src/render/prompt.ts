@@ -11,7 +11,11 @@
  */
 
 import type { PromptAssembly } from "../types.ts";
-import { checkAssembly, readingAssembly } from "./assembly_shape.ts";
+import {
+  type AssemblyParts,
+  readAssembly,
+  readingAssembly,
+} from "./assembly_shape.ts";
 import { renderJoined, targetOf } from "./interpolate.ts";
 
 export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
@@ -61,16 +65,10 @@ export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
  * ```
  */
 export function renderPrompt(assembly: PromptAssembly): string {
-  return readingAssembly(() => {
-    checkAssembly(assembly, "renderPrompt");
-    return renderJoined(
-      targetOf({
-        sections: assembly.sections,
-        variables: assembly.variables,
-        list: "sections",
-      }),
-    );
-  }, "renderPrompt");
+  return readingAssembly(
+    () => promptOf(readAssembly(assembly, "renderPrompt", SECTIONS)),
+    "renderPrompt",
+  );
 }
 
 /**
@@ -103,16 +101,39 @@ export function renderPrompt(assembly: PromptAssembly): string {
  * ```
  */
 export function renderRuntimeContext(assembly: PromptAssembly): string {
-  return readingAssembly(() => {
-    checkAssembly(assembly, "renderRuntimeContext");
-    const present = assembly.runtimeContext;
-    const entries = present === undefined ? [] : present;
-    return renderJoined(
-      targetOf({
-        sections: entries,
-        variables: assembly.variables,
-        list: "runtimeContext",
-      }),
-    );
-  }, "renderRuntimeContext");
+  return readingAssembly(
+    () =>
+      runtimeContextOf(
+        readAssembly(assembly, "renderRuntimeContext", RUNTIME_CONTEXT),
+      ),
+    "renderRuntimeContext",
+  );
+}
+
+const SECTIONS = ["sections"] as const;
+const RUNTIME_CONTEXT = ["runtimeContext"] as const;
+
+/**
+ * {@linkcode renderPrompt} of an assembly already read. Internal: for entry
+ * points that read the assembly once and guard the whole call themselves.
+ */
+export function promptOf(parts: AssemblyParts): string {
+  return renderJoined(
+    targetOf({
+      sections: parts.sections,
+      variables: parts.variables,
+      list: "sections",
+    }),
+  );
+}
+
+/** {@linkcode renderRuntimeContext} of an assembly already read. Internal. */
+export function runtimeContextOf(parts: AssemblyParts): string {
+  return renderJoined(
+    targetOf({
+      sections: parts.runtimeContext,
+      variables: parts.variables,
+      list: "runtimeContext",
+    }),
+  );
 }
