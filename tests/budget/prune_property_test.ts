@@ -278,6 +278,7 @@ describe(`budget: through a registry (seed ${SEED})`, () => {
                 text: "x".repeat(entry.length),
                 priority: entry.priority,
                 required: entry.required,
+                stability: entry.stability ?? "stable",
               });
             }
             outcomes.push(

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type AssembledSection,
+  diffAssemblies,
   type PromptAssembly,
   renderPrompt,
   SystemPrompt,
@@ -517,5 +518,54 @@ describe("budget: the counter's memo", () => {
       kept.count(`other ${index}`, () => "text");
     }
     assert.equal(calls, 1_001);
+  });
+});
+
+describe("budget: the cached prefix", () => {
+  it("prunes a growing volatile section first and leaves the stable prefix byte-identical", async () => {
+    const prompt = bare();
+    let memory = "note";
+    prompt.section({ name: "rules", order: 1, text: "r".repeat(40) });
+    prompt.section({
+      name: "style",
+      order: 2,
+      text: "s".repeat(40),
+      priority: -1,
+    });
+    prompt.section({
+      name: "memory",
+      order: 3,
+      text: () => memory,
+      stability: "volatile",
+      priority: 10,
+    });
+    const options = { budget: budget(85) };
+    const before = await prompt.assemble({}, options);
+    assert.deepEqual(names(before), ["rules", "style", "memory"]);
+    assert.equal(
+      before.sections.find((s) => s.name === "memory")?.stability,
+      "volatile",
+    );
+    memory = "note ".repeat(20);
+    const after = await prompt.assemble({}, options);
+    // The volatile section goes, although its priority is the highest.
+    assert.deepEqual(after.pruned, [{ name: "memory", tokens: memory.length }]);
+    assert.deepEqual(names(after), ["rules", "style"]);
+    const diff = diffAssemblies(before, after);
+    assert.equal(diff.cache.toolsStable, true);
+    assert.equal(
+      diff.cache.promptStablePrefix,
+      renderPrompt(after).length,
+      "everything left is the cached prefix",
+    );
+    // However large the volatile section grows, the same stable sections stay.
+    for (const size of [200, 2_000, 20_000]) {
+      memory = "m".repeat(size);
+      assert.deepEqual(names(await prompt.assemble({}, options)), [
+        "rules",
+        "style",
+      ]);
+    }
+    await prompt.dispose();
   });
 });
