@@ -162,7 +162,7 @@ export class TokenMemo {
   count(text: string, what: () => string): number {
     const known = this.#texts.get(text);
     if (known !== undefined) return known;
-    const tokens = countOnce(this.countTokens, text, what);
+    const tokens = countText(this.countTokens, text, what);
     this.#texts.set(text, tokens);
     return tokens;
   }
@@ -200,8 +200,14 @@ export class TokenMemo {
   }
 }
 
-/** Calls the counter once and checks its answer. */
-function countOnce(
+/**
+ * Calls the counter once on `text` and checks its answer (`explain()`
+ * counts through it too).
+ *
+ * @throws {SystemPromptError} `PROVIDER_FAILED` when the counter throws or
+ * answers anything but a non-negative integer.
+ */
+export function countText(
   countTokens: CountTokens,
   text: string,
   what: () => string,

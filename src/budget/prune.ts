@@ -77,7 +77,40 @@ export function pruneToBudget(
   for (let index = 0; index < sections.length; index++) {
     if (dropped[index] === 0) kept.push(sections[index]);
   }
-  return { ...assembly, sections: kept, pruned };
+  const result = { ...assembly, sections: kept, pruned };
+  prunings.set(result, {
+    maxTokens,
+    total: counted.total,
+    sections: ranked.slice(0, pruned.length).map((candidate, at) => ({
+      ...pruned[at],
+      stability: TIERS[candidate.tier],
+      priority: candidate.priority,
+    })),
+  });
+  return result;
+}
+
+/** Why each section of `assembly.pruned` went, for `explain()`. */
+export interface Pruning {
+  /** The budget. */
+  readonly maxTokens: number;
+  /** The tokens of the prompt before pruning. */
+  readonly total: number;
+  /** In pruning order. */
+  readonly sections: readonly {
+    readonly name: string;
+    readonly tokens: number;
+    readonly stability: "stable" | "agent" | "volatile";
+    readonly priority: number;
+  }[];
+}
+
+const TIERS = ["volatile", "agent", "stable"] as const;
+const prunings = new WeakMap<PromptAssembly, Pruning>();
+
+/** How {@linkcode pruneToBudget} pruned `assembly`, if it made it. */
+export function pruningOf(assembly: PromptAssembly): Pruning | undefined {
+  return prunings.get(assembly);
 }
 
 /** A section that may be pruned, with what ranks it. */

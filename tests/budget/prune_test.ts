@@ -205,6 +205,54 @@ describe("budget: where it runs", () => {
     await prompt.dispose();
   });
 
+  it("explain() says what was pruned and why, counting as the budget does", async () => {
+    const prompt = bare({ budget: budget(8) });
+    prompt.section({ name: "keep", order: 1, text: "kkkk", required: true });
+    prompt.section({ name: "low", order: 2, text: "llll", priority: -2 });
+    prompt.section({ name: "mid", order: 3, text: "mmmm" });
+    prompt.section({
+      name: "news",
+      order: 4,
+      text: "nnnn",
+      stability: "volatile",
+      priority: 9,
+    });
+    const explanation = await prompt.explain(undefined, { countTokens: chars });
+    assert.deepEqual(
+      explanation.pruned?.map(({ name, tokens, stability, priority }) => ({
+        name,
+        tokens,
+        stability,
+        priority,
+      })),
+      [
+        { name: "news", tokens: 4, stability: "volatile", priority: 9 },
+        { name: "low", tokens: 4, stability: "stable", priority: -2 },
+      ],
+    );
+    assert.match(
+      explanation.pruned![0].reason,
+      /^1st pruned to fit maxTokens 8 \(the prompt took 16\): a volatile section of priority 9/,
+    );
+    assert.match(explanation.pruned![1].reason, /^2nd pruned/);
+    assert.deepEqual(explanation.assembly.pruned, [
+      { name: "news", tokens: 4 },
+      { name: "low", tokens: 4 },
+    ]);
+    // The explanation's counts add up to what the budget kept.
+    const kept = explanation.sections.reduce(
+      (sum, o) => sum + (o.tokens ?? 0),
+      0,
+    );
+    assert.equal(kept, 8);
+    // Nothing pruned: no key.
+    const roomy = bare();
+    roomy.section({ name: "a", order: 1, text: "a" });
+    assert.equal("pruned" in await roomy.explain(), false);
+    await roomy.dispose();
+    await prompt.dispose();
+  });
+
   it("lets an assemble() call's budget replace the config's", async () => {
     const prompt = bare({ budget: budget(4) });
     prompt.section({ name: "a", order: 1, text: "aaaa" });
