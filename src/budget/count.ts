@@ -24,7 +24,17 @@ import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
 import { cachedTemplateOf } from "../render/template_cache.ts";
 import { parseTemplate } from "../render/template.ts";
 
-/** Counts the tokens of one text: a non-negative integer. */
+/**
+ * Counts the tokens of one text: a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * import type { CountTokens } from "@rxprompt/system-prompt";
+ *
+ * // A rough estimate; a real tokenizer (o200k_base, cl100k) is exact.
+ * const quarter: CountTokens = (text) => Math.ceil(text.length / 4);
+ * ```
+ */
 export type CountTokens = (text: string) => number;
 
 /**

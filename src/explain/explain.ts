@@ -9,7 +9,6 @@
  */
 
 import { defer, map, type Observable } from "rxjs";
-import { callProvider } from "../shared/provider.ts";
 import { assembly$ } from "../assemble/build.ts";
 import {
   type Contribution,
