@@ -255,6 +255,47 @@ describe(`budget: properties (seed ${SEED})`, () => {
   });
 });
 
+describe(`budget: a memo shared across assemblies (seed ${SEED})`, () => {
+  it("prunes exactly as a fresh memo does, whatever came before", () => {
+    const shared = new TokenMemo(chars);
+    fc.assert(
+      fc.property(
+        caseArb,
+        fc.constantFrom("a", "bb", "a{{v}}", "{{v}}{{v}}"),
+        fc.constantFrom("", "v", "vv"),
+        ({ entries, tools, maxTokens }, template, value) => {
+          // Sections whose text reads a variable, so that the memo's
+          // per-section entries meet changed values.
+          const assembly = assemblyOf(entries, tools);
+          assembly.sections = assembly.sections.map((section, index) =>
+            index % 2 === 0
+              ? { ...section, text: section.text + template }
+              : section
+          );
+          assembly.variables = { v: value };
+          const outcome = (memo: TokenMemo) => {
+            try {
+              return pruneToBudget(
+                structuredClone(assembly),
+                { maxTokens, memo },
+                termsOf(entries),
+              );
+            } catch (error) {
+              assert.ok(error instanceof SystemPromptError, String(error));
+              return { code: error.code };
+            }
+          };
+          // Twice through the shared memo: the second is its steady state.
+          const fresh = outcome(new TokenMemo(chars));
+          assert.deepEqual(outcome(shared), fresh);
+          assert.deepEqual(outcome(shared), fresh);
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
+
 describe(`budget: through a registry (seed ${SEED})`, () => {
   it("prunes the same for every registration order", async () => {
     await fc.assert(
