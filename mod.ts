@@ -75,6 +75,7 @@ export type {
   ExplainOptions,
   Origin,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ShadowedOrigin,
   ToolOrigin,

@@ -124,6 +124,8 @@ async function tabulate(
     : undefined;
   const assembly = explanation?.assembly ?? await prompt.assemble(context);
   const { prompt: text } = rendered(assembly);
+  // One accounting for the rows and the totals, so that they add up.
+  const counted = requestTokens(count, assembly);
   const sections = assembly.sections.map((section, index): SectionRow => {
     const origin = explanation?.sections[index];
     const alone = renderPrompt({
@@ -137,17 +139,17 @@ async function tabulate(
       registrar: origin?.registrar ?? "-",
       layer: origin?.layer ?? "-",
       characters: alone.length,
-      tokens: origin?.tokens ?? count(alone),
+      tokens: counted.sections[index],
       breakpoint: section.cacheBreakpoint === true,
     };
   });
   const tools = assembly.tools.map((tool, index): ToolRow => ({
     name: tool.name,
     registrar: explanation?.tools[index]?.registrar ?? "-",
-    tokens: explanation?.tools[index]?.tokens ?? count(JSON.stringify(tool)),
+    tokens: counted.tools[index],
   }));
-  const promptTokens = count(text);
-  const tokens = requestTokens(count, assembly, text);
+  const promptTokens = sum(counted.sections);
+  const tokens = counted.total;
   return {
     sections,
     tools,
@@ -161,6 +163,12 @@ async function tabulate(
     },
     provenance: explanation !== undefined,
   };
+}
+
+function sum(values: readonly number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
 }
 
 function tableLines(table: Table, what: string, output: Output): string[] {

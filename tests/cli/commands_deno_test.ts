@@ -10,6 +10,7 @@ import { toMessages } from "../../adapters/anthropic.ts";
 import { toChatCompletions } from "../../adapters/openai.ts";
 import {
   type AssembleContext,
+  countAssemblyTokens,
   diffAssemblies,
   type PromptAssembly,
   renderPrompt,
@@ -341,11 +342,20 @@ describe("rxprompt inspect", () => {
     assert.equal(git.characters, gitText.length);
     assert.equal(git.tokens, countTokens(gitText));
     assert.equal(table.totals.characters, prompt.length);
-    assert.equal(table.totals.promptTokens, countTokens(prompt));
+    // SPEC 8.9's one accounting: the rows add up to the totals.
+    const one = countAssemblyTokens(assembly, countTokens);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    assert.equal(
+      table.totals.promptTokens,
+      sum(table.sections.map((row) => row.tokens)),
+    );
+    assert.equal(table.totals.promptTokens, sum(one.sections));
     assert.equal(
       table.totals.toolTokens,
-      countTokens(JSON.stringify(assembly.tools)),
+      sum(table.tools.map((row) => row.tokens)),
     );
+    assert.equal(table.totals.toolTokens, sum(one.tools));
+    assert.equal(table.totals.tokens, one.total);
     assert.equal(
       table.totals.tokens,
       table.totals.promptTokens + table.totals.toolTokens,
@@ -482,8 +492,8 @@ describe("rxprompt check", () => {
 
   it("--max-tokens budgets the system prompt plus the tools' JSON, exactly", async () => {
     const assembly = await codingAssembly("reviewer");
-    const tokens = countTokens(renderPrompt(assembly)) +
-      countTokens(JSON.stringify(assembly.tools));
+    // SPEC 8.9's one accounting: sections and tools one by one.
+    const tokens = countAssemblyTokens(assembly, countTokens).total;
     const atBudget = await rxprompt([
       "check",
       CODING,
