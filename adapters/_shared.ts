@@ -1,6 +1,7 @@
 /**
- * What every wire adapter shares: the assembly's shape check, the tool
- * checks, and the rendering of the system prompt and the runtime context.
+ * What every wire adapter shares: the assembly read once (through the
+ * renderers' own reader), the tool checks, the options, and the rendering
+ * of the system prompt, its blocks and the runtime context.
  * Internal: not a subpath export.
  *
  * @module
@@ -9,11 +10,18 @@
 import {
   type AssembledSection,
   type PromptAssembly,
-  renderPrompt,
+  type PromptBlock,
   SystemPromptError,
   type ToolSchema,
 } from "../mod.ts";
-import { quote } from "../src/errors.ts";
+import { quote, readGuarded } from "../src/errors.ts";
+import {
+  type AssemblyParts,
+  readAssembly,
+  readingAssembly,
+} from "../src/render/assembly_shape.ts";
+import { blocksOf } from "../src/render/blocks.ts";
+import { promptOf, runtimeContextOf } from "../src/render/prompt.ts";
 
 /** An assembly as the adapters read it: `runtimeContext` may be absent. */
 export type AdapterAssembly = PromptAssembly & {
@@ -33,74 +41,66 @@ export interface NameRule {
   readonly api: string;
 }
 
-/**
- * Checks the parts of `assembly` an adapter reads and returns them, so a
- * hostile assembly fails with a `SystemPromptError` rather than a TypeError.
- */
-export function readAssembly(assembly: AdapterAssembly): {
-  tools: readonly ToolSchema[];
-  runtimeContext: readonly AssembledSection[];
-} {
-  if (typeof assembly !== "object" || assembly === null) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `An adapter needs an assembly { sections, tools, variables }; got ` +
-        `${quote(assembly)}.`,
-    );
-  }
-  const { sections, tools, variables, runtimeContext = [] } = assembly;
-  checkSections(sections, "sections");
-  if (!Array.isArray(tools)) {
-    throw new SystemPromptError(
-      "INVALID_TOOL_SCHEMA",
-      `An assembly's tools must be an array of { name, description, ` +
-        `parameters }; got ${quote(tools)}.`,
-    );
-  }
-  if (typeof variables !== "object" || variables === null) {
-    throw new SystemPromptError(
-      "INVALID_VARIABLE_VALUE",
-      `An assembly's variables must be an object of strings (or undefined); ` +
-        `got ${quote(variables)}.`,
-    );
-  }
-  checkSections(runtimeContext, "runtimeContext");
-  return { tools, runtimeContext };
+/** A tool read once: the values checked are the values sent. */
+export interface ReadTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
 }
 
-function checkSections(
-  sections: unknown,
-  key: "sections" | "runtimeContext",
-): asserts sections is readonly AssembledSection[] {
-  if (!Array.isArray(sections)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `An assembly's ${key} must be an array of { name, order, text }; got ` +
-        `${quote(sections)}.`,
-    );
-  }
-  for (let index = 0; index < sections.length; index++) {
-    const section: unknown = sections[index];
-    if (typeof section !== "object" || section === null) {
-      throw new SystemPromptError(
-        "INVALID_SECTION",
-        `Entry ${index} of the assembly's ${key} is ${quote(section)}; ` +
-          `every entry must be an object { name, order, text }.`,
-      );
-    }
-  }
+/** An assembly read once by an adapter, its tools checked. */
+export interface AdapterInput {
+  /** The assembly's keys, read through the renderers' own reader. */
+  readonly parts: AssemblyParts;
+  /** The tools, each field read once and checked. */
+  readonly tools: readonly ReadTool[];
+}
+
+const ADAPTER_LISTS = ["sections", "tools", "runtimeContext"] as const;
+
+/**
+ * `map(input)` on the assembly read once, through the reader `renderPrompt`
+ * uses, with its tools checked (`rule`, when given, is the wire rule of a
+ * tool name). A non-assembly is `INVALID_ASSEMBLY`, as in `renderPrompt`;
+ * whatever a getter or Proxy of the assembly throws, while it is read or
+ * while `map` reads it, is `INVALID_ASSEMBLY` naming `adapter`, with the
+ * thrown value as `cause`.
+ */
+export function withAssembly<T>(
+  assembly: unknown,
+  options: { adapter: string; rule?: NameRule },
+  map: (input: AdapterInput) => T,
+): T {
+  const { adapter, rule } = options;
+  return readingAssembly(() => {
+    const parts = readAssembly(assembly, adapter, ADAPTER_LISTS);
+    return map({ parts, tools: readTools(parts.tools, rule) });
+  }, adapter);
+}
+
+/** The rendered system prompt of an assembly read once. */
+export function systemPrompt(input: AdapterInput): string {
+  return promptOf(input.parts);
+}
+
+/** The prompt blocks of an assembly read once. */
+export function promptBlocks(input: AdapterInput): PromptBlock[] {
+  return blocksOf(input.parts);
 }
 
 /**
- * Checks every tool: a well-formed schema, a name that follows the core
- * rule and `rule` (when given), and no name twice (a listener may add one).
+ * Reads every tool once and checks it: a well-formed schema, a name that
+ * follows the core rule and `rule` (when given), and no name twice (a
+ * listener may add one).
  */
-export function checkTools(
-  tools: readonly ToolSchema[],
-  rule?: NameRule,
-): void {
+function readTools(
+  tools: readonly unknown[],
+  rule: NameRule | undefined,
+): ReadTool[] {
   const seen = new Set<string>();
-  for (let index = 0; index < tools.length; index++) {
+  const read: ReadTool[] = [];
+  const length = tools.length;
+  for (let index = 0; index < length; index++) {
     const tool: unknown = tools[index];
     if (typeof tool !== "object" || tool === null) {
       throw new SystemPromptError(
@@ -137,7 +137,9 @@ export function checkTools(
       );
     }
     seen.add(name);
+    read.push({ name, description, parameters });
   }
+  return read;
 }
 
 function checkName(
@@ -179,15 +181,9 @@ export function isJsonObject(
  * user-role message every API takes; `undefined` when it renders empty.
  */
 export function runtimeMessage(
-  assembly: AdapterAssembly,
-  runtimeContext: readonly AssembledSection[],
+  input: AdapterInput,
 ): { role: "user"; content: string } | undefined {
-  if (runtimeContext.length === 0) return undefined;
-  const content = renderPrompt({
-    sections: [...runtimeContext],
-    tools: [],
-    variables: assembly.variables,
-  });
+  const content = runtimeContextOf(input.parts);
   return content === "" ? undefined : { role: "user", content };
 }
 
@@ -222,26 +218,55 @@ export type CacheControl = { type: "ephemeral"; ttl?: "5m" | "1h" };
 export function cacheControlOf(cache: unknown): CacheControl | undefined {
   if (cache === undefined || cache === false) return undefined;
   if (cache === true) return { type: "ephemeral" };
-  const ttl = isJsonObject(cache) ? cache.ttl : undefined;
+  const ttl = readingOptions(
+    () => isJsonObject(cache) ? cache.ttl : undefined,
+    "could not read the cache option's ttl",
+  );
   if (ttl === "5m" || ttl === "1h") return { type: "ephemeral", ttl };
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `cache is ${quote(cache)}${
-      isJsonObject(cache) ? ` with ttl ${quote(ttl)}` : ""
+      typeof cache === "object" && cache !== null
+        ? ` with ttl ${quote(ttl)}`
+        : ""
     }; it must be true, false, or { ttl: "5m" } / { ttl: "1h" }.`,
   );
 }
 
-/** The adapter's options, checked to be an object (or absent). */
-export function optionsOf<T extends object>(
-  options: T | undefined,
-): Partial<T> {
+/**
+ * The adapter's options, checked to be an object (or absent), with each of
+ * `keys` read once. What a getter or Proxy throws is `INVALID_CONFIG` naming
+ * `adapter`, with the thrown value as `cause`.
+ */
+export function readOptions<K extends string>(
+  options: unknown,
+  adapter: string,
+  keys: readonly K[],
+): Partial<Record<K, unknown>> {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
-      `An adapter's options must be an object; got ${quote(options)}.`,
+      `${adapter}'s options must be an object; got ${quote(options)}.`,
     );
   }
-  return options;
+  return readingOptions(() => {
+    const read: Partial<Record<K, unknown>> = {};
+    for (const key of keys) read[key] = (options as Record<K, unknown>)[key];
+    return read;
+  }, `${adapter} could not read its options`);
+}
+
+/**
+ * `read()`, where what a getter or Proxy of the options throws becomes
+ * `INVALID_CONFIG` with `what` and the thrown value as `cause`.
+ */
+export function readingOptions<T>(read: () => T, what: string): T {
+  return readGuarded(
+    read,
+    "INVALID_CONFIG",
+    () =>
+      `${what} (a getter or Proxy threw); pass plain options, such as ` +
+      `{ cache: true }.`,
+  );
 }

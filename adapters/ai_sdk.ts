@@ -30,19 +30,19 @@ import {
 import {
   type AssembledSection,
   type PromptAssembly,
-  renderPrompt,
-  renderPromptBlocks,
   SystemPromptError,
-  type ToolSchema,
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
   cacheBreakpointLimit,
   cacheControlOf,
-  checkTools,
-  optionsOf,
-  readAssembly,
+  promptBlocks,
+  readingOptions,
+  readOptions,
+  type ReadTool,
   runtimeMessage,
+  systemPrompt,
+  withAssembly,
 } from "./_shared.ts";
 
 /**
@@ -108,8 +108,9 @@ export interface AISDKRequest {
  *
  * Throws a {@linkcode SystemPromptError}: `DUPLICATE_TOOL` for a name listed
  * twice, `INVALID_TOOL_SCHEMA` for a malformed tool, `INVALID_CONFIG` for an
- * `execute` key that names no tool or a bad option, and `renderPrompt`'s
- * errors.
+ * `execute` key that names no tool or a bad or unreadable option, and
+ * `renderPrompt`'s errors (`INVALID_ASSEMBLY` for a non-assembly or one a
+ * getter or Proxy cannot give, with the thrown value as `cause`).
  *
  * @param assembly what `assemble()` resolved to
  * @param options `execute`, `cache`, `maxCacheBreakpoints`
@@ -133,36 +134,50 @@ export function toAISDK(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: AISDKOptions,
 ): AISDKRequest {
-  const { execute = {}, cache, maxCacheBreakpoints } = optionsOf(options);
+  const { execute, cache, maxCacheBreakpoints } = readOptions(
+    options,
+    "toAISDK",
+    AISDK_OPTIONS,
+  );
+  const runs = readExecute(execute);
   const marker = cacheControlOf(cache);
   const limit = cacheBreakpointLimit(maxCacheBreakpoints);
-  const { tools, runtimeContext } = readAssembly(assembly);
-  checkTools(tools);
-  checkExecute(execute, tools);
-  const request: AISDKRequest = {
-    system: marker === undefined ? renderPrompt(assembly) : [],
-    tools: toToolSet(tools, execute),
-  };
-  if (marker !== undefined) {
-    const blocks = renderPromptBlocks(assembly);
-    request.system = blocks.map((block, index): SystemModelMessage =>
-      index < blocks.length - limit
-        ? { role: "system", content: block.text }
-        : {
-          role: "system",
-          content: block.text,
-          providerOptions: { anthropic: { cacheControl: { ...marker } } },
-        }
-    );
-  }
-  const context = runtimeMessage(assembly, runtimeContext);
-  if (context !== undefined) request.runtimeContext = context;
-  return request;
+  return withAssembly(assembly, { adapter: "toAISDK" }, (input) => {
+    checkExecute(runs, input.tools);
+    const request: AISDKRequest = {
+      system: marker === undefined ? systemPrompt(input) : [],
+      tools: toToolSet(input.tools, runs),
+    };
+    if (marker !== undefined) {
+      const blocks = promptBlocks(input);
+      request.system = blocks.map((block, index): SystemModelMessage =>
+        index < blocks.length - limit
+          ? { role: "system", content: block.text }
+          : {
+            role: "system",
+            content: block.text,
+            providerOptions: { anthropic: { cacheControl: { ...marker } } },
+          }
+      );
+    }
+    const context = runtimeMessage(input);
+    if (context !== undefined) request.runtimeContext = context;
+    return request;
+  });
 }
 
-type Execute = NonNullable<AISDKOptions["execute"]>;
+const AISDK_OPTIONS = ["execute", "cache", "maxCacheBreakpoints"] as const;
 
-function checkExecute(execute: unknown, tools: readonly ToolSchema[]): void {
+type Run = (input: unknown, options: unknown) => unknown;
+
+/**
+ * The `execute` option read once: each own key's function, in a map (so a
+ * getter cannot pass the check with a function and hand the SDK something
+ * else, and `__proto__` is a key like any other).
+ */
+function readExecute(execute: unknown): Map<string, Run> {
+  const runs = new Map<string, Run>();
+  if (execute === undefined) return runs;
   if (typeof execute !== "object" || execute === null) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -170,21 +185,39 @@ function checkExecute(execute: unknown, tools: readonly ToolSchema[]): void {
         `${quote(execute)}.`,
     );
   }
-  const names = new Set(tools.map((schema) => schema.name));
-  for (const key of Object.keys(execute)) {
-    const value = (execute as Record<string, unknown>)[key];
-    if (!names.has(key)) {
-      throw new SystemPromptError(
-        "INVALID_CONFIG",
-        `execute names tool ${quote(key)}, which is not in the assembly; ` +
-          `tools: ${describeNames(names)}.`,
-      );
-    }
+  const entries = readingOptions(
+    () =>
+      Object.keys(execute).map((key): [string, unknown] => [
+        key,
+        (execute as Record<string, unknown>)[key],
+      ]),
+    "toAISDK could not read its execute option",
+  );
+  for (const [key, value] of entries) {
     if (typeof value !== "function") {
       throw new SystemPromptError(
         "INVALID_CONFIG",
         `execute for tool ${quote(key)} is ${quote(value)}; it must be a ` +
           `function (input, options) => result.`,
+      );
+    }
+    runs.set(key, value as Run);
+  }
+  return runs;
+}
+
+/** Every `execute` key names a tool of the assembly. */
+function checkExecute(
+  runs: ReadonlyMap<string, Run>,
+  tools: readonly ReadTool[],
+): void {
+  const names = new Set(tools.map((schema) => schema.name));
+  for (const key of runs.keys()) {
+    if (!names.has(key)) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `execute names tool ${quote(key)}, which is not in the assembly; ` +
+          `tools: ${describeNames(names)}.`,
       );
     }
   }
@@ -194,11 +227,14 @@ function describeNames(names: ReadonlySet<string>): string {
   return names.size === 0 ? "none" : [...names].map(quote).join(", ");
 }
 
-function toToolSet(tools: readonly ToolSchema[], execute: Execute): ToolSet {
+function toToolSet(
+  tools: readonly ReadTool[],
+  runs: ReadonlyMap<string, Run>,
+): ToolSet {
   const set: ToolSet = {};
   for (const { name, description, parameters } of tools) {
     const inputSchema = jsonSchema(parameters as JSONSchema7);
-    const run = Object.hasOwn(execute, name) ? execute[name] : undefined;
+    const run = runs.get(name);
     const built = run === undefined
       ? tool({ description, inputSchema })
       : tool({ description, inputSchema, execute: run });

@@ -26,21 +26,20 @@
 import {
   type AssembledSection,
   type PromptAssembly,
-  renderPromptBlocks,
   SystemPromptError,
-  type ToolSchema,
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
   cacheBreakpointLimit,
   type CacheControl,
   cacheControlOf,
-  checkTools,
   type NameRule,
-  optionsOf,
-  readAssembly,
+  promptBlocks,
+  readOptions,
+  type ReadTool,
   runtimeMessage,
   WIRE_TOOL_NAME,
+  withAssembly,
 } from "./_shared.ts";
 
 /**
@@ -173,7 +172,9 @@ const ANTHROPIC_NAME: NameRule = {
  * `input_schema` is the tool's parameters; a schema without `type` gets
  * `type: "object"`, any other `type` throws `INVALID_TOOL_SCHEMA`. Names must
  * match `^[a-zA-Z0-9_-]{1,64}$` (`INVALID_TOOL_NAME`); a name listed twice
- * throws `DUPLICATE_TOOL`; a bad option throws `INVALID_CONFIG`.
+ * throws `DUPLICATE_TOOL`; a bad or unreadable option throws
+ * `INVALID_CONFIG`; a non-assembly, or one a getter or Proxy cannot give,
+ * throws `INVALID_ASSEMBLY` (with the thrown value as `cause`).
  *
  * @param assembly what `assemble()` resolved to
  * @param options `cache` and `maxCacheBreakpoints`
@@ -201,33 +202,43 @@ export function toMessages(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: MessagesOptions,
 ): MessagesRequest {
-  const { cache, maxCacheBreakpoints } = optionsOf(options);
+  const { cache, maxCacheBreakpoints } = readOptions(
+    options,
+    "toMessages",
+    MESSAGES_OPTIONS,
+  );
   const marker = cacheControlOf(cache);
   const limit = cacheBreakpointLimit(maxCacheBreakpoints);
-  const { tools, runtimeContext } = readAssembly(assembly);
-  checkTools(tools, ANTHROPIC_NAME);
-  const wireTools = tools.map(toTool);
-  const system: MessagesTextBlock[] = renderPromptBlocks(assembly).map((
-    block,
-  ) => ({ type: "text", text: block.text }));
-  if (marker !== undefined) {
-    // Wire order: tools, then system. Keep the latest `limit` markers.
-    const marked: { cache_control?: CacheControl }[] = [
-      ...wireTools.slice(-1),
-      ...system,
-    ];
-    for (const item of marked.slice(Math.max(0, marked.length - limit))) {
-      item.cache_control = { ...marker };
+  return withAssembly(assembly, {
+    adapter: "toMessages",
+    rule: ANTHROPIC_NAME,
+  }, (input) => {
+    const wireTools = input.tools.map(toTool);
+    const system: MessagesTextBlock[] = promptBlocks(input).map((block) => ({
+      type: "text",
+      text: block.text,
+    }));
+    if (marker !== undefined) {
+      // Wire order: tools, then system. Keep the latest `limit` markers.
+      const marked: { cache_control?: CacheControl }[] = [
+        ...wireTools.slice(-1),
+        ...system,
+      ];
+      for (const item of marked.slice(Math.max(0, marked.length - limit))) {
+        item.cache_control = { ...marker };
+      }
     }
-  }
-  const request: MessagesRequest = { system };
-  if (wireTools.length > 0) request.tools = wireTools;
-  const context = runtimeMessage(assembly, runtimeContext);
-  if (context !== undefined) request.runtimeContext = context;
-  return request;
+    const request: MessagesRequest = { system };
+    if (wireTools.length > 0) request.tools = wireTools;
+    const context = runtimeMessage(input);
+    if (context !== undefined) request.runtimeContext = context;
+    return request;
+  });
 }
 
-function toTool({ name, description, parameters }: ToolSchema): MessagesTool {
+const MESSAGES_OPTIONS = ["cache", "maxCacheBreakpoints"] as const;
+
+function toTool({ name, description, parameters }: ReadTool): MessagesTool {
   if (!Object.hasOwn(parameters, "type")) {
     return {
       name,
@@ -235,11 +246,12 @@ function toTool({ name, description, parameters }: ToolSchema): MessagesTool {
       input_schema: { type: "object", ...parameters },
     };
   }
-  if (parameters.type !== "object") {
+  const type = parameters.type;
+  if (type !== "object") {
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
       `Tool ${quote(name)} has parameters of type ${
-        quote(parameters.type)
+        quote(type)
       }; the Anthropic Messages API takes an object schema as input_schema ` +
         `(type "object", or no type at all).`,
     );

@@ -29,17 +29,16 @@
 import {
   type AssembledSection,
   type PromptAssembly,
-  renderPrompt,
   SystemPromptError,
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
-  checkTools,
   type NameRule,
-  optionsOf,
-  readAssembly,
+  readOptions,
   runtimeMessage,
+  systemPrompt,
   WIRE_TOOL_NAME,
+  withAssembly,
 } from "./_shared.ts";
 
 /**
@@ -182,7 +181,10 @@ const OPENAI_NAME: NameRule = { pattern: WIRE_TOOL_NAME, api: "OpenAI API" };
  * Throws a {@linkcode SystemPromptError}: `INVALID_TOOL_NAME` for a name
  * outside `^[a-zA-Z0-9_-]{1,64}$`, `DUPLICATE_TOOL` for a name listed twice
  * (for example by a listener), `INVALID_TOOL_SCHEMA` for a malformed tool,
- * and `renderPrompt`'s errors.
+ * `INVALID_CONFIG` for a bad
+ * or unreadable option, and `renderPrompt`'s errors (`INVALID_ASSEMBLY` for a
+ * non-assembly or one a getter or Proxy cannot give, with the thrown value as
+ * `cause`).
  *
  * @param assembly what `assemble()` resolved to
  * @param options `strict` marks every tool strict
@@ -207,23 +209,26 @@ export function toChatCompletions(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: OpenAIOptions,
 ): ChatCompletionsRequest {
-  const strict = strictOf(options);
-  const { tools, runtimeContext } = readAssembly(assembly);
-  checkTools(tools, OPENAI_NAME);
-  const request: ChatCompletionsRequest = {
-    system: { role: "system", content: renderPrompt(assembly) },
-  };
-  const context = runtimeMessage(assembly, runtimeContext);
-  if (context !== undefined) request.runtimeContext = context;
-  if (tools.length > 0) {
-    request.tools = tools.map(({ name, description, parameters }) => ({
-      type: "function",
-      function: strict
-        ? { name, description, parameters, strict: true }
-        : { name, description, parameters },
-    }));
-  }
-  return request;
+  const strict = strictOf(options, "toChatCompletions");
+  return withAssembly(assembly, {
+    adapter: "toChatCompletions",
+    rule: OPENAI_NAME,
+  }, (input) => {
+    const request: ChatCompletionsRequest = {
+      system: { role: "system", content: systemPrompt(input) },
+    };
+    const context = runtimeMessage(input);
+    if (context !== undefined) request.runtimeContext = context;
+    if (input.tools.length > 0) {
+      request.tools = input.tools.map(({ name, description, parameters }) => ({
+        type: "function",
+        function: strict
+          ? { name, description, parameters, strict: true }
+          : { name, description, parameters },
+      }));
+    }
+    return request;
+  });
 }
 
 /**
@@ -233,7 +238,10 @@ export function toChatCompletions(
  *
  * Throws a {@linkcode SystemPromptError}: `INVALID_TOOL_NAME` for a name
  * outside `^[a-zA-Z0-9_-]{1,64}$`, `DUPLICATE_TOOL` for a name listed twice,
- * `INVALID_TOOL_SCHEMA` for a malformed tool, and `renderPrompt`'s errors.
+ * `INVALID_TOOL_SCHEMA` for a malformed tool, `INVALID_CONFIG` for a bad
+ * or unreadable option, and `renderPrompt`'s errors (`INVALID_ASSEMBLY` for a
+ * non-assembly or one a getter or Proxy cannot give, with the thrown value as
+ * `cause`).
  *
  * @param assembly what `assemble()` resolved to
  * @param options `strict` marks every tool strict (default `false`)
@@ -256,29 +264,34 @@ export function toResponses(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: OpenAIOptions,
 ): ResponsesRequest {
-  const strict = strictOf(options);
-  const { tools, runtimeContext } = readAssembly(assembly);
-  checkTools(tools, OPENAI_NAME);
-  const request: ResponsesRequest = { instructions: renderPrompt(assembly) };
-  const context = runtimeMessage(assembly, runtimeContext);
-  if (context !== undefined) request.runtimeContext = context;
-  if (tools.length > 0) {
-    request.tools = tools.map(({ name, description, parameters }) => ({
-      type: "function",
-      name,
-      description,
-      parameters,
-      strict,
-    }));
-  }
-  return request;
+  const strict = strictOf(options, "toResponses");
+  return withAssembly(assembly, {
+    adapter: "toResponses",
+    rule: OPENAI_NAME,
+  }, (input) => {
+    const request: ResponsesRequest = { instructions: systemPrompt(input) };
+    const context = runtimeMessage(input);
+    if (context !== undefined) request.runtimeContext = context;
+    if (input.tools.length > 0) {
+      request.tools = input.tools.map(({ name, description, parameters }) => ({
+        type: "function",
+        name,
+        description,
+        parameters,
+        strict,
+      }));
+    }
+    return request;
+  });
 }
 
-function strictOf(options: OpenAIOptions | undefined): boolean {
-  const { strict = false } = optionsOf(options);
+function strictOf(options: unknown, adapter: string): boolean {
+  const { strict = false } = readOptions(options, adapter, STRICT);
   if (typeof strict === "boolean") return strict;
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `strict is ${quote(strict)}; it must be true or false (default false).`,
   );
 }
+
+const STRICT = ["strict"] as const;

@@ -25,7 +25,8 @@ export const COMMANDS = {
   check: {
     positionals: ["CONFIG"],
     options: ["scope", "max-tokens"],
-    summary: "assemble every scope twice: errors, non-determinism, budget",
+    summary:
+      "assemble every scope twice: errors, non-determinism, budget, cache lint",
   },
   diff: {
     positionals: ["CONFIG_A", "CONFIG_B"],
@@ -37,7 +38,23 @@ export const COMMANDS = {
     options: ["scope"],
     summary: "re-render on every change of the config or of the registry",
   },
+  simulate: {
+    positionals: ["SESSION"],
+    options: ["provider"],
+    summary: "how much of a session's input the prompt cache would serve",
+  },
 } as const;
+
+/** The commands' own flags (options without a value). */
+const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
+  check: ["strict"],
+};
+
+/** The providers of `simulate --provider`. */
+export const PROVIDERS = ["anthropic", "openai", "openai-explicit"] as const;
+
+/** A provider whose caching rules `simulate` applies. */
+export type Provider = typeof PROVIDERS[number];
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
@@ -71,9 +88,12 @@ export interface Args {
   readonly scopes?: readonly string[];
   readonly format?: Format;
   readonly maxTokens?: number;
+  /** `check --strict`: cache-lint warnings fail too (present only when given). */
+  readonly strict?: true;
   readonly failOn?: FailOn;
   /** How long loading a config may take, in milliseconds (`--timeout`). */
   readonly timeoutMs?: number;
+  readonly provider?: Provider;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -92,6 +112,7 @@ const STRING_OPTIONS = [
   "max-tokens",
   "fail-on",
   "timeout",
+  "provider",
 ] as const;
 
 /** Options every command takes, besides `--json` and `--help`. */
@@ -117,6 +138,7 @@ export function parseCommandLine(argv: readonly string[]): Request {
     options: {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      strict: { type: "boolean" },
       version: { type: "boolean", short: "V" },
       ...Object.fromEntries(
         STRING_OPTIONS.map((name) => [name, { type: "string" as const }]),
@@ -182,9 +204,18 @@ function readOptions(
   const seen = new Map<string, string>();
   const scopes: string[] = [];
   let json = false;
+  let strict = false;
+  const flags = FLAGS[command] ?? [];
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const { name, rawName, value, inlineValue } = token;
+    if (flags.includes(name)) {
+      if (value !== undefined) {
+        throw new CliError(`option --${name} of ${command} takes no value`);
+      }
+      strict = true;
+      continue;
+    }
     if (name === "version") {
       throw new CliError(
         `--version takes no command (rxprompt --version)`,
@@ -200,7 +231,8 @@ function readOptions(
     if (!allowed.includes(name)) {
       throw new CliError(
         `${command} has no option ${rawName}; its options are ${
-          [...allowed.map((option) => `--${option}`), "--json"].join(", ")
+          [...allowed, ...flags, "json"].map((option) => `--${option}`)
+            .join(", ")
         } (rxprompt ${command} --help)`,
       );
     }
@@ -220,8 +252,11 @@ function readOptions(
       : { scope: seen.get("scope") }),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
+    ...(strict ? { strict: true } : {}),
     ...(command === "diff" ? { failOn: readFailOn(seen.get("fail-on")) } : {}),
     timeoutMs: readTimeout(seen.get("timeout")),
+    // Only when given: the other commands' arguments keep their shape.
+    ...optional("provider", readProvider(seen.get("provider"))),
   };
 }
 
@@ -263,6 +298,25 @@ function readTimeout(value: string | undefined): number {
   return Math.ceil(seconds * 1000);
 }
 
+function optional<K extends string, V>(
+  key: K,
+  value: V | undefined,
+): { [key in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
+}
+
+function readProvider(value: string | undefined): Provider | undefined {
+  if (value === undefined) return undefined;
+  if ((PROVIDERS as readonly string[]).includes(value)) {
+    return value as Provider;
+  }
+  throw new CliError(
+    `unknown --provider ${JSON.stringify(value)}; expected one of ${
+      PROVIDERS.join(", ")
+    }`,
+  );
+}
+
 function readFormat(
   format: string | undefined,
   json: boolean,
@@ -298,7 +352,10 @@ function readMaxTokens(value: string | undefined): number | undefined {
 export function usage(command?: CommandName): string {
   if (command !== undefined) {
     const { positionals, options, summary } = COMMANDS[command];
-    const flags = options.map((option) => `[--${option} ${VALUES[option]}]`);
+    const flags = [
+      ...options.map((option) => `[--${option} ${VALUES[option]}]`),
+      ...(FLAGS[command] ?? []).map((flag) => `[--${flag}]`),
+    ];
     return [
       `rxprompt ${command} ${[...positionals, ...flags, "[--json]"].join(" ")}`,
       "",
@@ -328,6 +385,7 @@ const VALUES: Record<string, string> = {
   format: FORMATS.join("|"),
   "max-tokens": "N",
   "fail-on": "cache-break|any",
+  provider: PROVIDERS.join("|"),
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -347,9 +405,12 @@ const HELP: Record<CommandName, string[]> = {
     "                checked only when no --scope is given)",
     "--max-tokens N  fail when the system prompt plus the tools' JSON of",
     "                any view is over N tokens (o200k_base)",
+    "--strict        cache-layout warnings (lintCache) fail too",
     "Assembles the global view and every named scope (or the --scope ones)",
-    "twice. Exit 1 on an error, on two assemblies that differ, or over the",
-    "budget.",
+    "twice (volatile sections are left out of the comparison) and prints",
+    "lintCache's findings. Exit 1 on an error (an invalid tool name",
+    "included), on two assemblies that differ, or over the budget; warnings",
+    "exit 0 unless --strict.",
   ],
   diff: [
     "--scope NAME    a scope both configs name (default: the global view)",
@@ -360,6 +421,15 @@ const HELP: Record<CommandName, string[]> = {
   watch: [
     "--scope NAME    a scope the config names (default: the global view)",
     "Runs until interrupted; --json writes one JSON object per line.",
+  ],
+  simulate: [
+    "--provider P    anthropic, openai (automatic) or openai-explicit",
+    "                (default: all three)",
+    "SESSION is a module whose default export is { prompt, steps, dispose? }",
+    "(a SystemPrompt and step functions; see CacheSession in",
+    "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
+    "built the README's way; tokens are counted with o200k_base (Anthropic's",
+    "tokenizer differs: an estimate).",
   ],
 };
 

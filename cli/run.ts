@@ -15,12 +15,13 @@ import { inspect } from "./inspect.ts";
 import type { Output } from "./output.ts";
 import { render } from "./render.ts";
 import { VERSION } from "./version.ts";
+import { simulate } from "./simulate.ts";
 import { watch } from "./watch.ts";
 
 const RUN: Record<
   CommandName,
   (args: Args, output: Output) => Promise<number>
-> = { render, inspect, check, diff, watch };
+> = { render, inspect, check, diff, watch, simulate };
 
 /** Runs the command `argv` names; resolves to the exit code. */
 export async function run(

@@ -15,7 +15,9 @@ import {
   watchViews$,
 } from "./assemble/pipeline.ts";
 import { registerBuiltIns, validateConfig } from "./registrar/built_ins.ts";
-import { readGuarded, SystemPromptError } from "./errors.ts";
+import { quote, readGuarded, SystemPromptError } from "./errors.ts";
+import { budgetPlanOf, TokenMemos } from "./budget/budget.ts";
+import type { BudgetPlan } from "./budget/prune.ts";
 import { explanation$ } from "./explain/explain.ts";
 import type {
   ExplainOptions,
@@ -42,11 +44,14 @@ import { compileToolOrder } from "./kinds/tool_order.ts";
 import type {
   AssembleContext,
   AssembleListener,
+  AssembleOptions,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -99,6 +104,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   readonly #registry: Registry;
   readonly #root: LayerRegistrar<C>;
   readonly #source: PipelineSource;
+  readonly #memos = new TokenMemos();
 
   /**
    * Every registration, unregistration and invalidation, emitted
@@ -126,11 +132,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
+    const budget = budgetPlanOf(valid.budget, this.#memos, "config budget");
     this.#source = {
       layers: registry.layers,
       scopes: registry.scopes,
       toolOrder: registry.toolOrder,
       includeRuntimeContext: registry.includeRuntimeContext,
+      budget,
       disposed: () => this.#root.disposed,
     };
     this.change$ = new ContainedObservable(
@@ -188,16 +196,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /** Registers a tool-schema provider (or a live source) in the global layer. */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.tools(provider);
+    return this.#root.tools(provider, options);
+  }
+
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
   }
 
   /** Registers a `{{name}}` variable (function or live source) globally. */
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#root.variable(name, provider);
+    return this.#root.variable(name, provider, options);
   }
 
   /** Registers a listener that runs for every assembly. */
@@ -238,16 +255,20 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
    * of the layers of `context.scope`'s chain, variables, sections by order, tools in
-   * canonical order, then the listener waterfall. Never throws: every
+   * canonical order, then the listener waterfall, then pruning to
+   * `options.budget` (or the config's `budget`). Never throws: every
    * failure is a rejection.
    */
-  assemble(context?: C): Promise<PromptAssembly> {
+  assemble(context?: C, options?: AssembleOptions): Promise<PromptAssembly> {
     // A plain promise, not firstValueFrom(#assembly$): the call an agent
     // loop makes every step costs no subscription.
     const given = context === undefined ? {} as C : context;
     try {
-      const { snapshot, options } = pipelineInput(this.#source, given);
-      return assemble(snapshot, given, options);
+      const input = pipelineInput(this.#source, given);
+      const build = options === undefined
+        ? input.options
+        : { ...input.options, ...this.#budgetOf(options) };
+      return assemble(input.snapshot, given, build);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -286,6 +307,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
           explanation$(layers, given, { ...buildOptions, explain: options }),
       }),
     );
+  }
+
+  /** The build options an `assemble()` call's own options set. */
+  #budgetOf(options: unknown): { budget?: BudgetPlan } {
+    if (typeof options !== "object" || options === null) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `assemble()'s options must be an object { budget? }; got ` +
+          `${quote(options)}.`,
+      );
+    }
+    const budget = readGuarded(
+      () => (options as AssembleOptions).budget,
+      "INVALID_CONFIG",
+      () => `Reading assemble()'s options threw; pass an object { budget? }.`,
+    );
+    return budget === undefined
+      ? {}
+      : { budget: budgetPlanOf(budget, this.#memos, "assemble() budget") };
   }
 
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {

@@ -14,7 +14,17 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf } from "../kinds/section.ts";
+import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
+import {
+  type BudgetPlan,
+  pruneToBudget,
+  type SectionTerms,
+} from "../budget/prune.ts";
+import {
+  settleStability,
+  type SettleStabilityOptions,
+  variableStabilitiesOf,
+} from "../kinds/stability.ts";
 import {
   KIND_NAMES,
   type KindName,
@@ -24,6 +34,7 @@ import {
 import type { Snapshot } from "../store/layers.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { abortable, waterfall } from "./waterfall.ts";
+import { watchActiveTools } from "./active_tools.ts";
 
 /**
  * The assembly for `context`: the initial assembly is built at once, then
@@ -50,11 +61,20 @@ export function assemble<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
-    const result = waterfall(listeners, assembly, context, signal);
+    const stability: SettleStabilityOptions = {
+      variables: variableStabilitiesOf(assembly),
+    };
+    const gated = watchActiveTools(listeners, assembly);
+    const terms = sectionTermsOf(assembly);
+    const end = (value: PromptAssembly) =>
+      withinBudget(
+        gated.check(finish(value, { complete, suppress, stability })),
+        options.budget,
+        terms,
+      );
+    const result = waterfall(gated.listeners, assembly, context, signal);
     return abortable(
-      result instanceof Promise
-        ? result.then((value) => finish(value, complete, suppress))
-        : finish(result, complete, suppress),
+      result instanceof Promise ? result.then(end) : end(result),
       signal,
     );
   } catch (error) {
@@ -81,21 +101,39 @@ export type Pipeline<T> = (
 /**
  * The waterfall's result with what the registry restores after it: the one
  * complete section, an empty runtime context when it is off, and the
- * `runtimeContext` key a 0.1-shaped listener result lacks.
+ * `runtimeContext` key a 0.1-shaped listener result lacks; then the
+ * effective stability of what is left (SPEC §8.13.2).
  */
 function finish(
   result: PromptAssembly,
-  complete: PromptAssembly["sections"][number] | undefined,
-  suppress: boolean,
+  { complete, suppress, stability }: {
+    complete: PromptAssembly["sections"][number] | undefined;
+    suppress: boolean;
+    stability: SettleStabilityOptions;
+  },
 ): PromptAssembly {
   const clear = suppress && result.runtimeContext?.length !== 0;
   if (complete === undefined && !clear && result.runtimeContext !== undefined) {
-    return result;
+    return settleStability(result, stability);
   }
   const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
-  return finished;
+  return settleStability(finished, stability);
+}
+
+/** The finished assembly pruned to `budget`, the last step of a build. */
+function withinBudget(
+  assembly: PromptAssembly,
+  budget: BudgetPlan | undefined,
+  terms: ReadonlyMap<string, SectionTerms> | undefined,
+): PromptAssembly {
+  if (budget === undefined) return assembly;
+  return pruneToBudget(
+    assembly,
+    budget,
+    terms === undefined ? undefined : (name) => terms.get(name),
+  );
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

@@ -9,18 +9,21 @@
 import {
   asapScheduler,
   combineLatest,
-  debounceTime,
+  debounce,
   defer,
   EMPTY,
+  finalize,
   type Observable,
   startWith,
   switchMap,
+  timer,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
 import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../store/layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
 import type { ToolOrderPlan } from "../kinds/tool_order.ts";
+import type { BudgetPlan } from "../budget/prune.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";
@@ -33,6 +36,8 @@ export interface PipelineSource {
   readonly scopes: ScopeBindings;
   readonly toolOrder: ToolOrderPlan | undefined;
   readonly includeRuntimeContext: boolean;
+  /** The config's token budget, if any. */
+  readonly budget?: BudgetPlan;
   /** True once the registry started disposing. */
   readonly disposed: () => boolean;
 }
@@ -71,6 +76,7 @@ export function pipelineInput(
     options: {
       toolOrder: source.toolOrder,
       suppressRuntimeContext: !source.includeRuntimeContext,
+      budget: source.budget,
     },
   };
 }
@@ -103,18 +109,28 @@ export function watchViews$<C extends AssembleContext>(
   // The states of the layers this context reads (following its chain as
   // binds change it), and invalidations; a burst of transitions coalesces
   // into one view.
-  return combineLatest([
-    chainSnapshot$(layers, scopes, scope),
-    layers.invalidation$.pipe(startWith(undefined)),
-  ]).pipe(
-    debounceTime(0, asapScheduler),
-    switchMap(([snapshot]) =>
-      source.disposed()
-        ? EMPTY
-        : view$(context, (derived) => assembly$(derived, snapshot))
-    ),
-    withDiffs,
-  );
+  return defer(() => {
+    // A change that arrives while this watcher's assembly runs (a provider
+    // that invalidates or registers during its own assembly) waits for a
+    // macrotask: re-assembling in microtasks would starve the event loop
+    // for as long as the provider keeps doing it.
+    let assembling = false;
+    return combineLatest([
+      chainSnapshot$(layers, scopes, scope),
+      layers.invalidation$.pipe(startWith(undefined)),
+    ]).pipe(
+      debounce(() => assembling ? timer(0) : timer(0, asapScheduler)),
+      switchMap(([snapshot]) =>
+        source.disposed() ? EMPTY : view$(context, (derived) => {
+          assembling = true;
+          return assembly$(derived, snapshot).pipe(
+            finalize(() => assembling = false),
+          );
+        })
+      ),
+      withDiffs,
+    );
+  });
 }
 
 function scopeOrUndefined(context: unknown): ScopeKey | undefined {

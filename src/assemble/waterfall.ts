@@ -19,7 +19,6 @@ import {
   take,
   throwIfEmpty,
 } from "rxjs";
-import { isPromiseLike } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
@@ -78,8 +77,17 @@ export function abortable<T>(
   signal: AbortSignal | undefined,
 ): Promise<T> {
   if (signal === undefined) return Promise.resolve(result);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  if (!(result instanceof Promise)) return Promise.resolve(result);
+  if (!(result instanceof Promise)) {
+    return signal.aborted
+      ? Promise.reject(signal.reason)
+      : Promise.resolve(result);
+  }
+  if (signal.aborted) {
+    // The abort is the assembly's one rejection: the pipeline's own
+    // promise, which may reject too, is dropped handled.
+    result.catch(ignore);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     function onAbort(): void {
       reject(signal!.reason);
@@ -103,8 +111,9 @@ function checkStage(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
 ): PromptAssembly | Promise<PromptAssembly> {
-  if (isObservableResult(result)) {
-    return firstValueFrom(result.pipe(
+  const kind = resultKind(result, index);
+  if (kind === "observable") {
+    return firstValueFrom((result as Observable<unknown>).pipe(
       take(1),
       throwIfEmpty(() =>
         new SystemPromptError(
@@ -116,7 +125,7 @@ function checkStage(
       map((value) => checkListenerResult(value, index)),
     ));
   }
-  if (isPromiseLike(result)) {
+  if (kind === "thenable") {
     return Promise.resolve(result).then((value) =>
       checkListenerResult(value, index)
     );
@@ -124,38 +133,63 @@ function checkStage(
   return checkListenerResult(result, index);
 }
 
+/**
+ * Whether a listener's result is an Observable, a thenable, or a value.
+ *
+ * @throws {SystemPromptError} `INVALID_LISTENER_RESULT` with what reading
+ * the result threw (a `then` getter, a Proxy) as `cause`.
+ */
+function resultKind(
+  result: unknown,
+  index: number,
+): "observable" | "thenable" | "value" {
+  if (typeof result !== "object" && typeof result !== "function") {
+    return "value";
+  }
+  if (result === null) return "value";
+  try {
+    if (isObservable(result)) return "observable";
+    return typeof (result as PromiseLike<unknown>).then === "function"
+      ? "thenable"
+      : "value";
+  } catch (error) {
+    throw invalidResult(result, index, { cause: error });
+  }
+}
+
 function checkListenerResult(value: unknown, index: number): PromptAssembly {
-  const assembly = value as Partial<PromptAssembly> | null;
-  if (isAssemblyShaped(assembly)) return assembly as PromptAssembly;
-  throw new SystemPromptError(
+  let shaped: boolean;
+  try {
+    shaped = isAssemblyShaped(value as Partial<PromptAssembly> | null);
+  } catch (error) {
+    throw invalidResult(value, index, { cause: error });
+  }
+  if (shaped) return value as PromptAssembly;
+  throw invalidResult(value, index);
+}
+
+/** `unreadable` carries what reading the result threw. */
+function invalidResult(
+  value: unknown,
+  index: number,
+  unreadable?: { readonly cause: unknown },
+): SystemPromptError {
+  return new SystemPromptError(
     "INVALID_LISTENER_RESULT",
-    `Assembly listener #${index + 1} returned ${quote(value)}; a listener ` +
-      `must return an assembly ({ sections, tools, variables, ` +
+    `Assembly listener #${index + 1} returned ${quote(value)}` +
+      `${unreadable ? " that cannot be read (a getter or Proxy threw)" : ""}` +
+      `; a listener must return an assembly ({ sections, tools, variables, ` +
       `runtimeContext? (an array) }): usually ` +
       `the result of next(), or the assembly it received.`,
+    unreadable,
   );
 }
 
-/** Never throws: an assembly whose fields cannot be read is not one. */
+/** Throws what reading a field of `assembly` throws. */
 function isAssemblyShaped(assembly: Partial<PromptAssembly> | null): boolean {
-  try {
-    return typeof assembly === "object" && assembly !== null &&
-      Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
-      typeof assembly.variables === "object" && assembly.variables !== null &&
-      (assembly.runtimeContext === undefined ||
-        Array.isArray(assembly.runtimeContext));
-  } catch {
-    return false;
-  }
-}
-
-/** Never throws: a revoked Proxy is not an Observable. */
-function isObservableResult(
-  result: unknown,
-): result is Observable<PromptAssembly> {
-  try {
-    return isObservable(result);
-  } catch {
-    return false;
-  }
+  return typeof assembly === "object" && assembly !== null &&
+    Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
+    typeof assembly.variables === "object" && assembly.variables !== null &&
+    (assembly.runtimeContext === undefined ||
+      Array.isArray(assembly.runtimeContext));
 }

@@ -18,14 +18,14 @@ import {
   type Registered,
   type RegistryOrigin,
 } from "./origins.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { BuildOptions, BuildTrace } from "../kinds/kind.ts";
 import type { Snapshot } from "../store/layers.ts";
 import {
   renderSections,
   type RenderSectionsOptions,
 } from "../render/interpolate.ts";
-import { renderPrompt } from "../render/prompt.ts";
+import { readingAssembly } from "../render/assembly_shape.ts";
 import type {
   AssembleContext,
   AssembledSection,
@@ -80,7 +80,13 @@ function checkOptions(options: unknown): CountTokens | undefined {
         `${quote(options)}.`,
     );
   }
-  const { countTokens } = options as ExplainOptions;
+  const countTokens = readGuarded(
+    () => (options as ExplainOptions).countTokens,
+    "INVALID_CONFIG",
+    () =>
+      `Reading explain()'s options threw; pass a plain object ` +
+      `{ countTokens? }.`,
+  );
   if (countTokens !== undefined && typeof countTokens !== "function") {
     throw new SystemPromptError(
       "INVALID_PROVIDER",
@@ -91,18 +97,24 @@ function checkOptions(options: unknown): CountTokens | undefined {
   return countTokens;
 }
 
+/**
+ * Each section is rendered once, and the prompt is joined from those very
+ * texts (renderPrompt's rule), so the offsets slice the prompt even when a
+ * section's `text` is a getter that answers differently each time.
+ */
 function explain(
   assembly: PromptAssembly,
   contribution: Contribution,
   countTokens: CountTokens | undefined,
 ): PromptExplanation {
-  const prompt = renderPrompt(assembly);
   const { variables } = assembly;
+  const rendered = renderedSections(assembly.sections, variables);
+  const prompt = rendered.filter((text) => text !== "").join("\n\n");
   return {
     assembly,
     prompt,
     sections: sectionOrigins(assembly.sections, contribution.sections, {
-      variables,
+      rendered,
       countTokens,
     }),
     tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
@@ -111,9 +123,27 @@ function explain(
     runtimeContext: sectionOrigins(
       assembly.runtimeContext ?? [],
       contribution.runtimeContext,
-      { variables, countTokens, list: "runtimeContext" },
+      {
+        rendered: renderedSections(assembly.runtimeContext ?? [], variables, {
+          list: "runtimeContext",
+        }),
+        countTokens,
+        list: "runtimeContext",
+      },
     ),
   };
+}
+
+/** `renderSections`, where a getter's or a Proxy's error is typed. */
+function renderedSections(
+  sections: readonly AssembledSection[],
+  variables: PromptAssembly["variables"],
+  options?: RenderSectionsOptions,
+): string[] {
+  return readingAssembly(
+    () => renderSections(sections, variables, options),
+    "explain()",
+  );
 }
 
 /**
@@ -135,7 +165,8 @@ function claim(
 }
 
 interface SectionOriginsOptions extends RenderSectionsOptions {
-  readonly variables: PromptAssembly["variables"];
+  /** Each entry's rendered text. */
+  readonly rendered: readonly string[];
   readonly countTokens: CountTokens | undefined;
 }
 
@@ -147,9 +178,8 @@ interface SectionOriginsOptions extends RenderSectionsOptions {
 function sectionOrigins(
   sections: readonly AssembledSection[],
   registered: Map<string, Registered>,
-  { variables, countTokens, list }: SectionOriginsOptions,
+  { rendered, countTokens, list }: SectionOriginsOptions,
 ): SectionOrigin[] {
-  const rendered = renderSections(sections, variables, { list });
   const noun = list === "runtimeContext" ? "runtime context entry" : "section";
   let at = 0;
   return sections.map((section, index) => {

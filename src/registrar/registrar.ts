@@ -31,6 +31,8 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -143,10 +145,13 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     action: string | (() => string),
   ): Disposer {
     this.#assertOpen(action);
-    const provenance: Provenance = {
-      label: this.label,
-      sequence: this.#registry.nextSequence(),
-    };
+    const provenance: Provenance = this.scopeKey === undefined
+      ? { label: this.label, sequence: this.#registry.nextSequence() }
+      : {
+        label: this.label,
+        sequence: this.#registry.nextSequence(),
+        scoped: true,
+      };
     const record = (KINDS[kind] as Kind<RecordBase, InputOf<K>>).record(
       input,
       provenance,
@@ -204,17 +209,29 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#register("tools", provider, "register a tool provider");
+    return this.#register(
+      "tools",
+      { provider, options },
+      "register a tool provider",
+    );
+  }
+
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#register("toolGate", gate, "register a tool gate");
   }
 
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
     return this.#register(
       "variable",
-      { name, provider },
+      { name, provider, options },
       () => `register variable ${quote(name)}`,
     );
   }

@@ -1,16 +1,21 @@
 /**
  * `renderPromptBlocks`: the rendered prompt cut at its cache breakpoints.
  *
- * Pure: no state, no RxJS. Built on {@linkcode renderPrompt}, one section at
- * a time, so a block's text is byte-for-byte the slice of the full prompt it
- * stands for.
+ * Pure: no state, no RxJS. Built on the engine of `renderPrompt`, which
+ * renders each section on its own, so a block's text is byte-for-byte the
+ * slice of the full prompt it stands for.
  *
  * @module
  */
 
-import { quote, SystemPromptError } from "../errors.ts";
-import type { AssembledSection, PromptAssembly } from "../types.ts";
-import { renderPrompt } from "./prompt.ts";
+import type { PromptAssembly } from "../types.ts";
+import {
+  type AssemblyParts,
+  entriesOf,
+  readAssembly,
+  readingAssembly,
+} from "./assembly_shape.ts";
+import { renderSections } from "./interpolate.ts";
 
 /**
  * One cacheable piece of the system prompt: the text from the previous cut
@@ -47,8 +52,11 @@ const SEPARATOR = "\n\n";
  * sections vanish as in `renderPrompt`; a breakpoint on an empty section
  * still cuts, unless the cut would leave an empty block. The end of the
  * prompt is always a cache point, so every block has
- * `cacheBreakpoint: true`. An all-empty prompt gives `[]`. Rendering errors
- * are `renderPrompt`'s, naming the section.
+ * `cacheBreakpoint: true`. An all-empty prompt gives `[]`. Errors are
+ * `renderPrompt`'s: a rendering error names the section; a non-assembly, a
+ * `sections` that is not an array of objects, `variables` that are not an
+ * object, and whatever a getter or Proxy of the assembly throws (as `cause`)
+ * are `INVALID_ASSEMBLY`.
  *
  * @param assembly the sections (in render order) and variables to render
  * @returns the blocks, none empty, every non-empty section in exactly one
@@ -71,52 +79,40 @@ const SEPARATOR = "\n\n";
  * ```
  */
 export function renderPromptBlocks(assembly: PromptAssembly): PromptBlock[] {
+  return readingAssembly(
+    () => blocksOf(readAssembly(assembly, "renderPromptBlocks", SECTIONS)),
+    "renderPromptBlocks",
+  );
+}
+
+const SECTIONS = ["sections"] as const;
+
+/**
+ * {@linkcode renderPromptBlocks} of an assembly already read. Internal: for
+ * entry points that read the assembly once and guard the whole call
+ * themselves. Each section is read once: its text rendered with the others
+ * in one pass (each variable read once, as in `renderPrompt`), then its
+ * name and breakpoint.
+ */
+export function blocksOf(parts: AssemblyParts): PromptBlock[] {
+  const sections = entriesOf(parts.sections, "sections");
+  const texts = renderSections(sections, parts.variables);
   const blocks: PromptBlock[] = [];
   let current: PromptBlock = { text: "", sections: [], cacheBreakpoint: true };
-  for (const section of sectionsOf(assembly)) {
-    const text = renderSection(section, assembly.variables);
+  for (let index = 0; index < sections.length; index++) {
+    const { name, cacheBreakpoint } = sections[index];
+    const text = texts[index];
     if (text !== "") {
       if (current.text !== "") current.text += SEPARATOR;
       else if (blocks.length > 0) blocks[blocks.length - 1].text += SEPARATOR;
       current.text += text;
-      current.sections.push(section.name);
+      current.sections.push(name);
     }
-    if (section.cacheBreakpoint === true && current.text !== "") {
+    if (cacheBreakpoint === true && current.text !== "") {
       blocks.push(current);
       current = { text: "", sections: [], cacheBreakpoint: true };
     }
   }
   if (current.text !== "") blocks.push(current);
   return blocks;
-}
-
-/** The assembly's sections, each checked to be an object. */
-function sectionsOf(assembly: PromptAssembly): readonly AssembledSection[] {
-  const sections: unknown = assembly?.sections;
-  if (!Array.isArray(sections)) {
-    throw new SystemPromptError(
-      "INVALID_SECTION",
-      `An assembly's sections must be an array of { name, order, text }; ` +
-        `got ${quote(sections)}.`,
-    );
-  }
-  for (let index = 0; index < sections.length; index++) {
-    const section: unknown = sections[index];
-    if (typeof section !== "object" || section === null) {
-      throw new SystemPromptError(
-        "INVALID_SECTION",
-        `Section ${index} of the assembly is ${quote(section)}; every ` +
-          `section must be an object { name, order, text }.`,
-      );
-    }
-  }
-  return sections;
-}
-
-/** One section through `renderPrompt`, with the assembly's variables. */
-function renderSection(
-  section: AssembledSection,
-  variables: PromptAssembly["variables"],
-): string {
-  return renderPrompt({ sections: [section], tools: [], variables });
 }

@@ -11,7 +11,11 @@
  */
 
 import type { PromptAssembly } from "../types.ts";
-import { checkAssembly, readingAssembly } from "./assembly_shape.ts";
+import {
+  type AssemblyParts,
+  readAssembly,
+  readingAssembly,
+} from "./assembly_shape.ts";
 import { renderJoined, targetOf } from "./interpolate.ts";
 
 export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
@@ -23,7 +27,9 @@ export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
  * `""` are dropped and the rest are joined with one blank line (`"\n\n"`).
  * A reference is `{{name}}` with `name` matching `^[a-z][a-z0-9_]*$` and an
  * own key of `assembly.variables` holding a string. Substituted values are
- * never scanned again. Anything else fails loud with a
+ * never scanned again. `\{{` is a literal `{{`: a run of n backslashes right
+ * before `{{` renders ⌊n/2⌋ of them, and the `{{` is a reference only when n
+ * is even; any other backslash is plain text. Anything else fails loud with a
  * {@linkcode SystemPromptError} naming the section:
  *
  * - `MALFORMED_REFERENCE`: `{{ model }}`, `{{}}`, `{{{model}}}`, or a `{{`
@@ -59,16 +65,10 @@ export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
  * ```
  */
 export function renderPrompt(assembly: PromptAssembly): string {
-  return readingAssembly(() => {
-    checkAssembly(assembly, "renderPrompt");
-    return renderJoined(
-      targetOf({
-        sections: assembly.sections,
-        variables: assembly.variables,
-        list: "sections",
-      }),
-    );
-  }, "renderPrompt");
+  return readingAssembly(
+    () => promptOf(readAssembly(assembly, "renderPrompt", SECTIONS)),
+    "renderPrompt",
+  );
 }
 
 /**
@@ -101,16 +101,39 @@ export function renderPrompt(assembly: PromptAssembly): string {
  * ```
  */
 export function renderRuntimeContext(assembly: PromptAssembly): string {
-  return readingAssembly(() => {
-    checkAssembly(assembly, "renderRuntimeContext");
-    const present = assembly.runtimeContext;
-    const entries = present === undefined ? [] : present;
-    return renderJoined(
-      targetOf({
-        sections: entries,
-        variables: assembly.variables,
-        list: "runtimeContext",
-      }),
-    );
-  }, "renderRuntimeContext");
+  return readingAssembly(
+    () =>
+      runtimeContextOf(
+        readAssembly(assembly, "renderRuntimeContext", RUNTIME_CONTEXT),
+      ),
+    "renderRuntimeContext",
+  );
+}
+
+const SECTIONS = ["sections"] as const;
+const RUNTIME_CONTEXT = ["runtimeContext"] as const;
+
+/**
+ * {@linkcode renderPrompt} of an assembly already read. Internal: for entry
+ * points that read the assembly once and guard the whole call themselves.
+ */
+export function promptOf(parts: AssemblyParts): string {
+  return renderJoined(
+    targetOf({
+      sections: parts.sections,
+      variables: parts.variables,
+      list: "sections",
+    }),
+  );
+}
+
+/** {@linkcode renderRuntimeContext} of an assembly already read. Internal. */
+export function runtimeContextOf(parts: AssemblyParts): string {
+  return renderJoined(
+    targetOf({
+      sections: parts.runtimeContext,
+      variables: parts.variables,
+      list: "runtimeContext",
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import {
 } from "../../mod.ts";
 import { macrotask, rejects } from "../assertions.ts";
 import { deferred, ownSections, tool, toolNames } from "../fixtures.ts";
+import { unhandledDuring } from "./unhandled.ts";
 
 function assembleSafely(
   prompt: SystemPrompt,
@@ -310,6 +311,28 @@ describe("AbortSignal", () => {
       await assert.rejects(nextResult!, (error) => error === reason);
     } finally {
       process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("a listener that aborts and returns next() rejects with the reason, and nothing else rejects unhandled", async () => {
+    // Issue 21, defect 1: the abort dropped the waterfall's own promise,
+    // which rejected too, and the process died of it.
+    for (const entry of ["assemble", "explain"] as const) {
+      const prompt = new SystemPrompt();
+      const controller = new AbortController();
+      const reason = new Error(`aborted in a listener (${entry})`);
+      prompt.onAssemble((_assembly, _context, next) => {
+        controller.abort(reason);
+        return next();
+      });
+      const unhandled = await unhandledDuring(() =>
+        assert.rejects(
+          prompt[entry]({ signal: controller.signal }),
+          (error) => error === reason,
+        )
+      );
+      assert.deepEqual(unhandled, [], entry);
+      await prompt.dispose();
     }
   });
 

@@ -226,7 +226,7 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
     assert.equal(run.code, 0);
     assert.match(
       run.stdout,
-      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--json\]/,
+      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--strict\] \[--json\]/,
     );
     assert.equal(run.stderr, "");
   });

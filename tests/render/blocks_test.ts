@@ -122,17 +122,41 @@ describe("renderPromptBlocks", () => {
     );
   });
 
-  it("rejects sections that are not an array of objects", () => {
+  it("rejects sections that are not an array of objects with INVALID_ASSEMBLY, as renderPrompt does", () => {
     const notArray = { tools: [], variables: {}, sections: "a" };
     assert.throws(
       () => renderPromptBlocks(notArray as unknown as PromptAssembly),
-      rejects("INVALID_SECTION", "must be an array"),
+      rejects("INVALID_ASSEMBLY", "sections is a string", "must be an array"),
     );
     const nullSection = assemblyOf([null as unknown as AssembledSection]);
     assert.throws(
       () => renderPromptBlocks(nullSection),
-      rejects("INVALID_SECTION", "Section 0", "null"),
+      rejects("INVALID_ASSEMBLY", "sections[0] is null"),
     );
+  });
+
+  it("fails at the first entry that is not an object, even under a huge claimed length", () => {
+    const huge = new Proxy([] as AssembledSection[], {
+      get: (target, key) =>
+        key === "length" ? 2 ** 32 - 1 : Reflect.get(target, key),
+    });
+    assert.throws(
+      () => renderPromptBlocks(assemblyOf(huge)),
+      rejects("INVALID_ASSEMBLY", "sections[0] is undefined"),
+    );
+  });
+
+  it("reads each section once: a text getter cannot render one text into the prompt and another into a block", () => {
+    let reads = 0;
+    const first = Object.defineProperty({ name: "a", order: 0 }, "text", {
+      get: () => reads++ === 0 ? "A" : "changed",
+      enumerable: true,
+    }) as AssembledSection;
+    const blocks = renderPromptBlocks(assemblyOf([first, section("b", "B")]));
+    assert.deepEqual(blocks, [
+      { text: "A\n\nB", sections: ["a", "b"], cacheBreakpoint: true },
+    ]);
+    assert.equal(reads, 1);
   });
 });
 
