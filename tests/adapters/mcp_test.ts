@@ -451,6 +451,19 @@ describe("mcpTools: ready and call without a listing (issue 21, defect 8)", () =
   });
 });
 
+describe("mcpTools and SystemPrompt.ready()", () => {
+  it("await prompt.ready() waits for the first listing: the first step has the tools", async () => {
+    const { client } = await connect(echoServer());
+    const prompt = registry();
+    prompt.tools(mcpTools(client, { prefix: "srv_" }).tools$);
+    await prompt.ready();
+    assert.deepEqual((await prompt.assemble()).tools.map((tool) => tool.name), [
+      "srv_echo",
+      "srv_math_add",
+    ]);
+  });
+});
+
 describe("mcpTools on a list_changed flood", () => {
   it("a burst of 1,000 notifications sends at most two more tools/list requests", async () => {
     const state = { pages: { "": { tools: [{ name: "a" }] } } };
