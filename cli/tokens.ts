@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { PromptAssembly } from "../mod.ts";
+import { countAssemblyTokens, type PromptAssembly } from "../mod.ts";
 
 /** Counts the tokens of a text. */
 export type CountTokens = (text: string) => number;
@@ -33,14 +33,14 @@ export async function tokenCounter(): Promise<CountTokens> {
 }
 
 /**
- * The tokens an assembly costs in a request's cached prefix: the rendered
- * system prompt plus the tools' JSON.
+ * The tokens an assembly costs in a request's cached prefix, counted as
+ * SPEC 8.9 says (the budget, `explain()` and `inspect` count the same way):
+ * each non-empty rendered section plus each tool's JSON, separators not
+ * counted.
  */
 export function requestTokens(
   count: CountTokens,
   assembly: PromptAssembly,
-  prompt: string,
 ): number {
-  return count(prompt) +
-    (assembly.tools.length === 0 ? 0 : count(JSON.stringify(assembly.tools)));
+  return countAssemblyTokens(assembly, count).total;
 }

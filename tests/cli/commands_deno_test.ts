@@ -552,8 +552,17 @@ describe("rxprompt check", () => {
 
   it("--max-tokens budgets the system prompt plus the tools' JSON, exactly", async () => {
     const assembly = await codingAssembly("reviewer");
-    const tokens = countTokens(renderPrompt(assembly)) +
-      countTokens(JSON.stringify(assembly.tools));
+    // SPEC 8.9: each section's rendered text and each tool's JSON.
+    const tokens = [
+      ...assembly.sections.map((section) =>
+        renderPrompt({
+          sections: [section],
+          tools: [],
+          variables: assembly.variables,
+        })
+      ).filter((text) => text !== ""),
+      ...assembly.tools.map((tool) => JSON.stringify(tool)),
+    ].reduce((total, text) => total + countTokens(text), 0);
     const atBudget = await rxprompt([
       "check",
       CODING,
