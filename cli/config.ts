@@ -105,7 +105,9 @@ async function load(url: URL, path: string): Promise<PromptConfig> {
   try {
     module = await import(url.href);
   } catch (error) {
-    throw new CliError(`config ${path} failed to load: ${loadFailure(error)}`);
+    throw new CliError(
+      `config ${path} failed to load: ${loadFailure(error, path)}`,
+    );
   }
   try {
     return await readConfig(module, path);
@@ -125,7 +127,11 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
-function loadFailure(error: unknown): string {
+/**
+ * Why an import of a config failed, in one line: how to run TypeScript on
+ * this runtime, a syntax error's `file:line:column`, or the error itself.
+ */
+export function loadFailure(error: unknown, path = "FILE"): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ERR_UNKNOWN_FILE_EXTENSION") {
     return "this runtime cannot import TypeScript; on Node 22.6+ run it " +
@@ -134,7 +140,7 @@ function loadFailure(error: unknown): string {
       "NODE_OPTIONS=--import=tsx, with Bun run bun x --bun rxprompt (plain " +
       "bun x runs Node), or write the config as .mjs";
   }
-  const syntax = syntaxError(error);
+  const syntax = syntaxError(error, path);
   if (syntax !== undefined) return syntax;
   return describeError(error);
 }
@@ -144,7 +150,7 @@ function loadFailure(error: unknown): string {
  * location in the message; Node keeps it out of the error object, so the
  * line says how to get it.
  */
-function syntaxError(error: unknown): string | undefined {
+function syntaxError(error: unknown, path: string): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const message = String(error.message);
   if (error.name !== "SyntaxError" && !message.startsWith("SyntaxError")) {
@@ -153,7 +159,7 @@ function syntaxError(error: unknown): string | undefined {
   const what = message.split("\n", 1)[0].replace(/^SyntaxError: /, "").trim();
   const at = /\bat (file:\/\/\S+?):(\d+):(\d+)\s*$/m.exec(message);
   if (at === null) {
-    return `syntax error: ${what} (node --check FILE shows the line)`;
+    return `syntax error: ${what} (node --check ${path} shows the line)`;
   }
   let file = at[1];
   try {
