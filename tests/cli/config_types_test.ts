@@ -26,7 +26,7 @@ describe("RxpromptConfig", () => {
         context: (scope) => ({ scope, cwd: "/" }),
       },
       () => prompt,
-      async () => ({ prompt, scopes: { reviewer } }),
+      () => Promise.resolve({ prompt, scopes: { reviewer } }),
     ];
     for (const form of forms) {
       const config = await readConfig({ default: form }, "typed.ts");
