@@ -285,6 +285,15 @@ describe("loadFailure: why a config could not be imported", () => {
       "syntax error: Unexpected identifier 'here' (node --check a.mjs shows " +
         "the line)",
     );
+    assert.equal(
+      loadFailure(
+        new SyntaxError("Unexpected identifier 'here'"),
+        "a.mjs",
+        "/p/a.mjs:3",
+      ),
+      "syntax error at /p/a.mjs:3: Unexpected identifier 'here'",
+      "the location node --check found",
+    );
     assert.equal(loadFailure(new Error("boom")), "boom");
   });
 });
