@@ -7,9 +7,8 @@
  */
 
 import { firstValueFrom, type Observable } from "rxjs";
-import { assemble, assembly$ } from "./assemble/build.ts";
+import { assembly$ } from "./assemble/build.ts";
 import {
-  pipelineInput,
   type PipelineSource,
   runPipeline$,
   watchViews$,
@@ -256,22 +255,60 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
    * Assembles the prompt for one step: one snapshot of the global layer and
    * of the layers of `context.scope`'s chain, variables, sections by order, tools in
    * canonical order, then the listener waterfall, then pruning to
-   * `options.budget` (or the config's `budget`). Never throws: every
-   * failure is a rejection.
+   * `options.budget` (or the config's `budget`). The first value of
+   * {@linkcode SystemPrompt.assemble$}. Never throws: every failure is a
+   * rejection; aborting `context.signal` rejects with its reason.
    */
   assemble(context?: C, options?: AssembleOptions): Promise<PromptAssembly> {
-    // A plain promise, not firstValueFrom(#assembly$): the call an agent
-    // loop makes every step costs no subscription.
-    const given = context === undefined ? {} as C : context;
-    try {
-      const input = pipelineInput(this.#source, given);
-      const build = options === undefined
-        ? input.options
-        : { ...input.options, ...this.#budgetOf(options) };
-      return assemble(input.snapshot, given, build);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return firstValueFrom(this.assemble$(context, options));
+  }
+
+  /**
+   * The assembly pipeline itself: a cold Observable that, on each
+   * subscription, reads the latest state of the layers `context` reads (their
+   * `BehaviorSubject`s), builds the initial assembly, runs the listener
+   * waterfall as RxJS stages, prunes to the budget, then emits the assembly
+   * and completes. Failures (those of {@linkcode SystemPrompt.assemble}) are
+   * its error; aborting `context.signal` fails it with the signal's reason,
+   * and unsubscribing stops the waterfall (no later listener starts).
+   *
+   * @param context the assembly context, as for `assemble()`
+   * @param options this assembly's options (`budget`), as for `assemble()`
+   *
+   * @example
+   * ```ts
+   * import { renderPrompt, SystemPrompt } from "@rxprompt/system-prompt";
+   * import { firstValueFrom, map } from "rxjs";
+   *
+   * const prompt = new SystemPrompt({ includeHarnessIdentity: false, persona: "You help." });
+   * prompt.onAssemble((assembly, _context, next) => {
+   *   assembly.sections.push({ name: "style", order: 10, text: "Be brief." });
+   *   return next();
+   * });
+   * const text = await firstValueFrom(prompt.assemble$().pipe(map(renderPrompt)));
+   * console.log(text); // "You help.\n\nBe brief."
+   * await prompt.dispose();
+   * ```
+   */
+  assemble$(
+    context?: C,
+    options?: AssembleOptions,
+  ): Observable<PromptAssembly> {
+    return runPipeline$(
+      this.#source,
+      context === undefined ? {} as C : context,
+      {
+        // The options are read on subscription, after the context is
+        // validated: what they throw is the Observable's error.
+        pipeline: options === undefined
+          ? assembly$
+          : (snapshot, given, build) =>
+            assembly$(snapshot, given, {
+              ...build,
+              ...this.#budgetOf(options),
+            }),
+      },
+    );
   }
 
   /**

@@ -13,7 +13,7 @@ import {
   defer,
   EMPTY,
   finalize,
-  type Observable,
+  Observable,
   startWith,
   switchMap,
   timer,
@@ -81,15 +81,21 @@ export function pipelineInput(
   };
 }
 
-/** Validates `context`, then runs `pipeline` on its {@linkcode pipelineInput}. */
+/**
+ * Validates `context`, then runs `pipeline` on its
+ * {@linkcode pipelineInput}, on each subscription.
+ */
 export function runPipeline$<T>(
   source: PipelineSource,
   context: AssembleContext,
   { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
 ): Observable<T> {
-  return defer(() => {
+  // Not defer(): a plain Observable skips defer's conversion of what the
+  // factory returns, on the path of every assemble() call.
+  return new Observable<T>((subscriber) => {
     const input = pipelineInput(source, context, snapshot);
-    return pipeline(input.snapshot, context, input.options);
+    return pipeline(input.snapshot, context, input.options)
+      .subscribe(subscriber);
   });
 }
 

@@ -21,6 +21,7 @@ describe("simulate's arguments", () => {
         scope: undefined,
         format: "json",
         maxTokens: undefined,
+        timeoutMs: 10_000,
         provider: "openai-explicit",
       },
     );
