@@ -570,6 +570,7 @@ import {
   TOOL_ORDER_REST,
   type ToolSchema,
 } from "@rxprompt/system-prompt";
+import type { RxpromptConfig } from "@rxprompt/system-prompt/cli";
 
 interface Agent {
   name: string;
@@ -619,7 +620,12 @@ prompt.section({ name: "x", text: "y" });
 // @ts-expect-error the context type is checked
 void prompt.assemble({ cwd: 42 });
 
-export { bad, changes, codeOf, render, views };
+// A TypeScript config for the command (types/cli/main.d.ts exports its type):
+const config = { prompt, scopes: { agent } } satisfies RxpromptConfig<Context>;
+// @ts-expect-error a config needs a SystemPrompt as prompt
+const badConfig: RxpromptConfig<Context> = { prompt: 42 };
+
+export { bad, badConfig, changes, codeOf, config, render, views };
 `;
 
 /**
