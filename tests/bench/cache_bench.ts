@@ -1,16 +1,17 @@
 /**
  * Benchmarks of `simulateCache` (run with `deno bench tests/bench/`): a
- * session of 250, 500 and 1,000 requests of about 50,000 tokens each (ten
- * tools, a system prompt of three blocks, and a conversation window of the
- * latest 80 turns of about 500 tokens that moves by one user and one
- * assistant turn per request), under each provider's rules. Each distinct
- * block is counted once; the time per request should stay flat (linear
- * growth: exponent ≤ 1.1 between 250 and 1,000 requests).
+ * session of 250, 500 and 1,000 requests of about 50,000 tokens each on
+ * average (ten tools and a system prompt of three blocks, 9,000 tokens,
+ * then a conversation that grows by a user and an assistant turn of about
+ * 500 tokens per request and is compacted into a summary every 80
+ * requests, at about 80,000 tokens), under each provider's rules. Each
+ * distinct block is counted once; the time per request should stay flat
+ * (linear growth: exponent ≤ 1.1 between 250 and 1,000 requests).
  */
 
 import { type CacheProvider, simulateCache } from "../../src/cache/mod.ts";
 
-const WINDOW = 80;
+const CYCLE = 80;
 const count = (text: string): number => Math.ceil(text.length / 4);
 
 function turn(n: number): string {
@@ -30,10 +31,16 @@ export function session(
   const system = [0, 1, 2].map((n) =>
     `Section ${n}. ` + "Follow the rules. ".repeat(520)
   );
-  const turns = Array.from({ length: length * 2 + WINDOW }, (_, n) => turn(n));
+  const turns = Array.from({ length: length * 2 }, (_, n) => turn(n));
   const marker = { type: "ephemeral" };
   return Array.from({ length }, (_, step) => {
-    const window = turns.slice(step * 2, step * 2 + WINDOW);
+    const start = step - (step % CYCLE);
+    const window = [
+      `Summary of turns 0 to ${start * 2}: ` +
+      "we fixed the retry loop. ".repeat(80),
+      ...turns.slice(start * 2, step * 2 + 1),
+    ];
+    const last = window.length - 1;
     if (provider === "anthropic") {
       return {
         body: {
@@ -47,7 +54,7 @@ export function session(
           ),
           messages: window.map((text, n) => ({
             role: n % 2 === 0 ? "user" : "assistant",
-            content: n === WINDOW - 1
+            content: n === last
               ? [{ type: "text", text, cache_control: marker }]
               : text,
           })),
@@ -70,9 +77,7 @@ export function session(
           },
           ...window.map((text, n) => ({
             role: n % 2 === 0 ? "user" : "assistant",
-            content: n === WINDOW - 1
-              ? [{ type: "text", text, ...mark }]
-              : text,
+            content: n === last ? [{ type: "text", text, ...mark }] : text,
           })),
         ],
       },
