@@ -17,13 +17,12 @@
 import {
   bestLayoutTokens,
   type CacheProvider,
-  type CacheSession,
   simulateCache,
 } from "../src/cache/mod.ts";
 import { requestsOf, runSession } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
 import { WAYS } from "../examples/sessions/ways.ts";
-import { SESSIONS } from "../examples/sessions/mod.ts";
+import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
 import type { WayWire } from "../cli/readme_way.ts";
 
 const PROVIDERS: readonly CacheProvider[] = [
@@ -88,12 +87,6 @@ export async function benchRows(
   return rows;
 }
 
-/** A session module of examples/sessions/. */
-export interface SessionModule {
-  default: () => Promise<CacheSession>;
-  volatileSections?: readonly string[];
-}
-
 function memo(count: (text: string) => number): (text: string) => number {
   const counts = new Map<string, number>();
   return (text) => {
@@ -106,64 +99,76 @@ function memo(count: (text: string) => number): (text: string) => number {
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 const fixed = (value: number) => value.toFixed(2);
 
-/** The rows as a table (Markdown with `markdown`). */
+/**
+ * The rows as a table (Markdown with `markdown`): one line per session and
+ * provider, then the mean per provider; per way its efficiency with its
+ * ratio to the bound, the prompt's ratio and the cost.
+ */
 export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
+  const ways = Object.keys(WAYS);
   const header = [
     "session",
     "provider",
-    "way",
-    "efficiency",
     "bound",
-    "÷ bound",
-    "prompt ÷ bound",
-    "cost",
+    ...ways.map((way) => `${way} (÷ bound)`),
+    `prompt ÷ bound (${ways.join(" / ")})`,
+    `cost (${ways.join(" / ")})`,
   ];
-  const cells = rows.map((row) => [
-    row.session,
-    row.provider,
-    row.way,
-    percent(row.efficiency),
-    percent(row.bound),
-    fixed(row.ratio),
-    fixed(row.promptRatio),
-    fixed(row.cost),
-  ]);
-  for (const provider of PROVIDERS) {
-    for (const way of Object.keys(WAYS)) {
-      const mine = rows.filter((row) =>
-        row.provider === provider && row.way === way
-      );
-      if (mine.length === 0) continue;
-      const mean = (key: keyof BenchRow) =>
-        mine.reduce((sum, row) => sum + (row[key] as number), 0) / mine.length;
-      cells.push([
-        "mean",
+  const line = (
+    session: string,
+    provider: CacheProvider,
+    mine: readonly BenchRow[],
+  ): string[] => {
+    const of = (way: string) => mine.filter((row) => row.way === way);
+    const mean = (way: string, key: keyof BenchRow) => {
+      const chosen = of(way);
+      return chosen.reduce((sum, row) => sum + (row[key] as number), 0) /
+        chosen.length;
+    };
+    return [
+      session,
+      provider,
+      percent(mean(ways[0], "bound")),
+      ...ways.map((way) =>
+        `${percent(mean(way, "efficiency"))} (${fixed(mean(way, "ratio"))})`
+      ),
+      ways.map((way) => fixed(mean(way, "promptRatio"))).join(" / "),
+      ways.map((way) => fixed(mean(way, "cost"))).join(" / "),
+    ];
+  };
+  const sessions = [...new Set(rows.map((row) => row.session))];
+  const cells: string[][] = [];
+  for (const session of sessions) {
+    for (const provider of PROVIDERS) {
+      cells.push(line(
+        session,
         provider,
-        way,
-        percent(mean("efficiency")),
-        percent(mean("bound")),
-        fixed(mean("ratio")),
-        fixed(mean("promptRatio")),
-        fixed(mean("cost")),
-      ]);
+        rows.filter((row) =>
+          row.session === session && row.provider === provider
+        ),
+      ));
     }
+  }
+  for (const provider of PROVIDERS) {
+    cells.push(
+      line("mean", provider, rows.filter((row) => row.provider === provider)),
+    );
   }
   if (markdown) {
     return [
       `| ${header.join(" | ")} |`,
-      `|${header.map((_, i) => i < 3 ? " --- " : " ---: ").join("|")}|`,
+      `|${header.map((_, i) => i < 2 ? " --- " : " ---: ").join("|")}|`,
       ...cells.map((row) => `| ${row.join(" | ")} |`),
     ];
   }
   const widths = header.map((title, i) =>
     Math.max(title.length, ...cells.map((row) => row[i].length))
   );
-  const line = (row: string[]) =>
+  const text = (row: string[]) =>
     row.map((cell, i) =>
-      i < 3 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])
-    )
-      .join("  ");
-  return [line(header), ...cells.map(line)];
+      i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])
+    ).join("  ");
+  return [text(header), ...cells.map(text)];
 }
 
 if (import.meta.main) {
