@@ -459,6 +459,7 @@ import {
 } from "@rxprompt/system-prompt";
 import { toChatCompletions, toResponses } from "@rxprompt/system-prompt/openai";
 import { toMessages } from "@rxprompt/system-prompt/anthropic";
+import { bestLayoutTokens, simulateCache } from "@rxprompt/system-prompt/cache";
 
 const prompt = new SystemPrompt({
   persona: "You are {{agent_name}}.",
@@ -510,6 +511,24 @@ assert.deepEqual(messages.tools.map((tool) => tool.cache_control), [
 assert.throws(
   () => toChatCompletions({ ...assembly, tools: [{ name: "a b", parameters: {} }] }),
   (error) => error instanceof SystemPromptError && error.code === "INVALID_TOOL_NAME",
+);
+// \`./cache\`: the second of two identical marked requests reads the first.
+const cached = [0, 1].map(() => ({
+  body: { system: messages.system, tools: messages.tools, messages: [] },
+}));
+const simulation = simulateCache(cached, {
+  provider: "anthropic",
+  countTokens: (text) => text.length,
+  minPrefixTokens: 1,
+});
+assert.equal(simulation.requests[0].cachedTokens, 0);
+assert.equal(
+  simulation.requests[1].cachedTokens,
+  simulation.requests[1].inputTokens,
+);
+assert.equal(
+  bestLayoutTokens(cached, (text) => text.length).requests[1].boundTokens,
+  simulation.requests[1].inputTokens,
 );
 // \`./ai-sdk\` needs its peer \`ai\`, which this consumer did not install.
 await assert.rejects(
