@@ -470,6 +470,30 @@ describe("simulateCache, accepted bodies", () => {
     assert.equal(requests[1].cachedTokens, 1408);
   });
 
+  it("reads a leading system item of a Responses input as the system prompt, with its marks", () => {
+    const body = (question: string) => ({
+      input: [
+        {
+          role: "system",
+          content: [{
+            type: "input_text",
+            text: text(1100),
+            prompt_cache_breakpoint: { mode: "explicit" },
+          }],
+        },
+        { role: "user", content: question },
+      ],
+      prompt_cache_options: { mode: "explicit" },
+    });
+    const { requests } = openai(
+      [{ body: body("a") }, { body: body("b") }],
+      "openai-explicit",
+    );
+    assert.equal(requests[1].promptTokens, 1100);
+    assert.equal(requests[1].cachedTokens, 1100);
+    assert.equal(requests[1].firstMiss?.block, "message:1.0");
+  });
+
   it("names blocks tool:NAME, system:I and message:I.J", () => {
     const body = (last: string) => ({
       tools: [tool("read")],
