@@ -75,6 +75,7 @@ export type {
   ExplainOptions,
   Origin,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ShadowedOrigin,
   ToolOrigin,
@@ -87,7 +88,11 @@ export {
   lintCache,
   type LintCacheOptions,
 } from "./src/lint/cache_lint.ts";
-export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type PromptBlock,
+  type PromptBlocksOptions,
+  renderPromptBlocks,
+} from "./src/render/blocks.ts";
 export {
   type AssemblyTokens,
   countAssemblyTokens,

@@ -131,7 +131,7 @@ async function checkTarget(
     }));
   const { count, maxTokens } = budget;
   if (count === undefined || maxTokens === undefined) return { scope };
-  const tokens = requestTokens(count, first.assembly, first.prompt);
+  const tokens = requestTokens(count, first.assembly).total;
   if (tokens > maxTokens) {
     find(
       "budget",

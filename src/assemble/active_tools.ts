@@ -48,7 +48,7 @@ export function watchActiveTools(
   return {
     listeners: wrapped,
     check: (result) => {
-      samples.push({ by: 0, active: sample(result) });
+      record(samples, 0, result);
       return checkActiveTools(result, draft, samples);
     },
   };
@@ -67,17 +67,26 @@ function sampled(
   samples: Sample[],
 ): AssembleListener<unknown> {
   return (assembly, context, next) => {
-    samples.push({ by: index - 1, active: sample(assembly) });
+    record(samples, index - 1, assembly);
     return listener(assembly, context, () => {
       const rest = next();
       // The listener gets next()'s own promise: its identity and its
       // rejection stay as the waterfall made them.
       rest.then((result) => {
-        samples.push({ by: Math.min(index + 1, last), active: sample(result) });
+        record(samples, Math.min(index + 1, last), result);
       }, ignore);
       return rest;
     });
   };
+}
+
+/**
+ * Samples `assembly.activeTools`; an absent value holds no bad name, so it
+ * is not kept (the common case costs one read).
+ */
+function record(samples: Sample[], by: number, assembly: unknown): void {
+  const active = sample(assembly);
+  if (active !== undefined) samples.push({ by, active });
 }
 
 /** A copy of `assembly.activeTools` as it is now; never throws. */
@@ -101,22 +110,31 @@ function describeListener(
 }
 
 /** The names of `tools`; an entry that is not a readable tool has none. */
-function toolNames(tools: readonly unknown[]): string[] {
+function toolNames(result: PromptAssembly): string[] {
   const names: string[] = [];
-  for (const tool of tools) {
-    try {
+  try {
+    for (const tool of result.tools) {
       const name = (tool as { name?: unknown } | null)?.name;
       if (typeof name === "string") names.push(name);
-    } catch {
-      // A hostile entry: the adapters reject it; it names no tool here.
     }
+  } catch {
+    // A hostile list or entry: the adapters reject it; it names no tool.
   }
   return names;
 }
 
-function isNameList(active: unknown): active is string[] {
-  return Array.isArray(active) &&
-    active.every((name) => typeof name === "string");
+/**
+ * A copy of `active` when it is an array of strings, read once; never
+ * throws (a revoked Proxy or a throwing getter is not a list of names).
+ */
+function nameList(active: unknown): string[] | undefined {
+  try {
+    if (!Array.isArray(active)) return undefined;
+    const names = [...active];
+    return names.every((name) => typeof name === "string") ? names : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function checkActiveTools(
@@ -131,10 +149,11 @@ function checkActiveTools(
     active = null;
   }
   if (active === undefined) return result;
-  if (!isNameList(active)) {
+  const names = nameList(active);
+  if (names === undefined) {
     const who = describeListener(
       samples,
-      (value) => value !== undefined && !isNameList(value),
+      (value) => value !== undefined && nameList(value) === undefined,
     );
     throw new SystemPromptError(
       "INVALID_LISTENER_RESULT",
@@ -142,11 +161,11 @@ function checkActiveTools(
         `array of tool names (or absent: every tool is active).`,
     );
   }
-  const tools = toolNames(result.tools);
+  const tools = toolNames(result);
   const present = new Set(tools);
   const known = knownToolNamesOf(draft);
   let initial: Set<string> | undefined;
-  for (const name of active) {
+  for (const name of names) {
     if (present.has(name) || known?.has(name)) continue;
     initial ??= new Set(draft.tools.map((tool) => tool.name));
     if (initial.has(name)) continue;
@@ -156,11 +175,11 @@ function checkActiveTools(
     );
     throw unknownToolInGate(name, who, [...present, ...(known ?? [])]);
   }
-  const allowed = new Set(active);
+  const allowed = new Set(names);
   const kept = tools.filter((name) => allowed.has(name));
   if (
-    kept.length === active.length &&
-    kept.every((name, index) => name === active[index])
+    kept.length === names.length &&
+    kept.every((name, index) => name === names[index])
   ) {
     return result;
   }

@@ -62,86 +62,166 @@ export function pruneToBudget(
   const { maxTokens } = plan;
   if (counted.total <= maxTokens) return assembly;
   const sections = assembly.sections;
-  const ranked = rankedCandidates(sections, counted, termsOf, maxTokens);
+  const candidates = candidatesOf(sections, counted, termsOf, maxTokens);
+  const ranked = rankingOf(candidates, plan.memo);
   const dropped = new Uint8Array(sections.length);
   const pruned: { name: string; tokens: number }[] = [];
+  const why: Pruning["sections"][number][] = [];
   let total = counted.total;
   for (let at = 0; at < ranked.length && total > maxTokens; at++) {
-    const index = ranked[at].index;
+    const position = ranked[at];
+    const index = candidates.indexes[position];
     const tokens = counted.sections[index];
+    const name = sections[index].name;
     dropped[index] = 1;
-    pruned.push({ name: sections[index].name, tokens });
+    pruned.push({ name, tokens });
+    why.push({
+      name,
+      tokens,
+      stability: TIERS[candidates.tiers[position]],
+      priority: candidates.priorities[position],
+    });
     total -= tokens;
   }
   const kept: AssembledSection[] = [];
   for (let index = 0; index < sections.length; index++) {
     if (dropped[index] === 0) kept.push(sections[index]);
   }
-  return { ...assembly, sections: kept, pruned };
+  const result = { ...assembly, sections: kept, pruned };
+  prunings.set(result, { maxTokens, total: counted.total, sections: why });
+  return result;
 }
 
-/** A section that may be pruned, with what ranks it. */
-interface Candidate {
-  readonly index: number;
-  readonly tier: number;
-  readonly priority: number;
-  readonly order: number;
-  readonly name: string;
+/** Why each section of `assembly.pruned` went, for `explain()`. */
+export interface Pruning {
+  /** The budget. */
+  readonly maxTokens: number;
+  /** The tokens of the prompt before pruning. */
+  readonly total: number;
+  /** In pruning order. */
+  readonly sections: readonly {
+    readonly name: string;
+    readonly tokens: number;
+    readonly stability: "stable" | "agent" | "volatile";
+    readonly priority: number;
+  }[];
+}
+
+const TIERS = ["volatile", "agent", "stable"] as const;
+const prunings = new WeakMap<PromptAssembly, Pruning>();
+
+/** How {@linkcode pruneToBudget} pruned `assembly`, if it made it. */
+export function pruningOf(assembly: PromptAssembly): Pruning | undefined {
+  return prunings.get(assembly);
+}
+
+/** The sections that may be pruned, as parallel lists. */
+interface Candidates {
+  /** Each one's index in the assembly's sections. */
+  readonly indexes: number[];
+  readonly tiers: number[];
+  readonly priorities: number[];
+  readonly orders: number[];
+  readonly names: string[];
 }
 
 /**
- * The sections that may be pruned, in pruning order, after checking that
- * pruning them all fits the budget.
+ * The sections that may be pruned, in the assembly's order, after checking
+ * that pruning them all fits the budget.
  */
-function rankedCandidates(
+function candidatesOf(
   sections: readonly AssembledSection[],
   counted: CountedAssembly,
   termsOf: TermsOf,
   maxTokens: number,
-): Candidate[] {
-  const candidates: Candidate[] = [];
+): Candidates {
+  const candidates: Candidates = {
+    indexes: [],
+    tiers: [],
+    priorities: [],
+    orders: [],
+    names: [],
+  };
   const required: { name: string; tokens: number }[] = [];
   let floor = 0;
   for (const tokens of counted.tools) floor += tokens;
   const toolTokens = floor;
   for (let index = 0; index < sections.length; index++) {
-    const tokens = counted.sections[index];
     // A section that renders empty costs nothing and is never pruned; a
     // counter answering 0 for a text still lets it be pruned in turn.
-    if (counted.rendered[index] === "") continue;
+    if (counted.empty[index]) continue;
     const section = sections[index];
     const terms = termsOf(section.name) ?? DEFAULT_TERMS;
     if (terms.required) {
+      const tokens = counted.sections[index];
       floor += tokens;
       required.push({ name: section.name, tokens });
       continue;
     }
-    candidates.push({
-      index,
-      tier: tierOf(section),
-      priority: terms.priority,
-      order: section.order,
-      name: section.name,
-    });
+    candidates.indexes.push(index);
+    candidates.tiers.push(tierOf(section));
+    candidates.priorities.push(terms.priority);
+    candidates.orders.push(section.order);
+    candidates.names.push(section.name);
   }
   if (floor > maxTokens) {
     throw budgetExceeded({ floor, toolTokens, required, maxTokens });
   }
-  return candidates.sort(comparePruning);
+  return candidates;
+}
+
+/** The last ranking a memo's budget computed, reused while its keys hold. */
+interface Ranking {
+  readonly tiers: readonly number[];
+  readonly priorities: readonly number[];
+  readonly orders: readonly number[];
+  readonly names: readonly string[];
+  readonly ranked: readonly number[];
+}
+
+const rankings = new WeakMap<TokenMemo, Ranking>();
+
+/**
+ * The candidates' positions in pruning order. An agent loop prunes the
+ * same sections with the same keys at every step: when the keys equal the
+ * last ranking's (one linear pass), its order is reused, so a steady budget
+ * costs no sort.
+ */
+function rankingOf(candidates: Candidates, memo: TokenMemo): readonly number[] {
+  const last = rankings.get(memo);
+  if (last !== undefined && sameKeys(last, candidates)) return last.ranked;
+  const { tiers, priorities, orders, names } = candidates;
+  const ranked = Array.from({ length: tiers.length }, (_, at) => at);
+  ranked.sort((a, b) => {
+    if (tiers[a] !== tiers[b]) return tiers[a] - tiers[b];
+    if (priorities[a] !== priorities[b]) {
+      return priorities[a] < priorities[b] ? -1 : 1;
+    }
+    if (orders[a] !== orders[b]) return orders[a] > orders[b] ? -1 : 1;
+    return compareCodeUnits(names[b], names[a]);
+  });
+  rankings.set(memo, { tiers, priorities, orders, names, ranked });
+  return ranked;
+}
+
+function sameKeys(last: Ranking, now: Candidates): boolean {
+  const count = now.tiers.length;
+  if (last.tiers.length !== count) return false;
+  for (let at = 0; at < count; at++) {
+    if (
+      last.tiers[at] !== now.tiers[at] ||
+      last.priorities[at] !== now.priorities[at] ||
+      last.orders[at] !== now.orders[at] ||
+      last.names[at] !== now.names[at]
+    ) return false;
+  }
+  return true;
 }
 
 /** Volatile sections go first (0), then agent (1), then stable (2). */
 function tierOf(section: AssembledSection): number {
   const stability = (section as { stability?: unknown }).stability;
   return stability === "volatile" ? 0 : stability === "agent" ? 1 : 2;
-}
-
-/** Pruning order: tier, lower priority, later order, larger name. */
-function comparePruning(a: Candidate, b: Candidate): number {
-  if (a.tier !== b.tier) return a.tier - b.tier;
-  if (a.priority !== b.priority) return a.priority < b.priority ? -1 : 1;
-  if (a.order !== b.order) return a.order > b.order ? -1 : 1;
-  return compareCodeUnits(b.name, a.name);
 }
 
 function budgetExceeded(

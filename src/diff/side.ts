@@ -36,6 +36,8 @@ export interface DiffSide {
   readonly variables: ReadonlyMap<string, string | undefined>;
   /** The runtime context rendered with the same variables (`""` when none). */
   readonly runtimeContext: string;
+  /** The names of the active tools: `activeTools`, or every tool. */
+  readonly active: ReadonlySet<string>;
   /**
    * The runtime context's entries by name, each rendered once (entries that
    * share a name are read as one, their texts joined as the prompt joins).
@@ -90,6 +92,7 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     toolIndex: indexTools(raw.tools, side),
     variables: new Map(Object.entries(raw.variables)),
     runtimeContext,
+    active: new Set(raw.activeTools ?? raw.tools.map((tool) => tool.name)),
     contextEntries,
   };
 }

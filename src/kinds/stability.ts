@@ -14,19 +14,16 @@
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { SystemPromptErrorCode } from "../errors.ts";
 import { compareCodeUnits } from "../shared/util.ts";
+import {
+  rankOf,
+  STABILITIES,
+  type StabilityRank,
+} from "../shared/stability.ts";
 import { cachedTemplateOf } from "../render/template_cache.ts";
 import { parseTemplate } from "../render/template.ts";
 import type { AssembledSection, PromptAssembly, Stability } from "../types.ts";
 
-/** A stability as a number: 0 stable, 1 agent, 2 volatile. */
-export type StabilityRank = 0 | 1 | 2;
-
-/** The stabilities by rank. */
-export const STABILITIES: readonly Stability[] = [
-  "stable",
-  "agent",
-  "volatile",
-];
+export { rankOf, STABILITIES, type StabilityRank };
 
 /** Why a registration has its own stability (for `explain`). */
 export type OwnStabilityReason = "own" | "layer default" | "Observable source";
@@ -52,20 +49,6 @@ const OBSERVABLE: OwnStability = {
   stability: "volatile",
   reason: "Observable source",
 };
-
-/** The rank of a valid stability, or `-1`. */
-export function rankOf(stability: unknown): StabilityRank | -1 {
-  switch (stability) {
-    case "stable":
-      return 0;
-    case "agent":
-      return 1;
-    case "volatile":
-      return 2;
-    default:
-      return -1;
-  }
-}
 
 /** What {@linkcode ownStability} needs besides the value. */
 export interface OwnStabilityOptions {

@@ -110,12 +110,14 @@ export class Member {
         ? RESOLVED
         : Promise.reject(failure.error);
     }
-    return settlement.promise = new Promise<void>((resolve, reject) => {
+    const promise = new Promise<void>((resolve, reject) => {
       settlement.settle = (failure) => {
         if (failure === undefined) resolve();
         else reject(failure.error);
       };
     });
+    PENDING_DISPOSALS.set(promise, this);
+    return settlement.promise = promise;
   }
 
   /** Calls `waiter` in a microtask once this member is done. */
@@ -172,6 +174,23 @@ export class Leaf extends Member {
     this.teardown = teardown;
     this.argument = argument;
   }
+}
+
+/**
+ * The member whose disposer returned each promise made before its teardown
+ * ended, so that a teardown returning one can be recognised in constant
+ * time (only a hit walks the owners).
+ */
+const PENDING_DISPOSALS = new WeakMap<object, Member>();
+
+/** Whether `promise` is the still pending disposal of one of `leaf`'s owners. */
+function awaitsOwner(leaf: Leaf, promise: PromiseLike<unknown>): boolean {
+  const member = PENDING_DISPOSALS.get(promise);
+  if (member === undefined || member.state === DONE) return false;
+  for (let node = leaf.owner; node !== undefined; node = node.owner) {
+    if (node === member) return true;
+  }
+  return false;
 }
 
 /** One lifetime being torn down: its members, newest first. */
@@ -280,6 +299,15 @@ class Driver {
       return false;
     }
     if (pending === undefined) {
+      this.#record(leaf, undefined);
+      return false;
+    }
+    if (awaitsOwner(leaf, pending)) {
+      // `() => plugin.dispose()` for its own registrar or an ancestor: the
+      // teardown returns a disposal that is already running and waits for
+      // this leaf. Awaiting it would wait for itself, for ever: the leaf is
+      // done, and the disposal's own failure is its callers' to handle.
+      Promise.resolve(pending).catch(() => {});
       this.#record(leaf, undefined);
       return false;
     }

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type AssembledSection,
+  diffAssemblies,
   type PromptAssembly,
   renderPrompt,
   SystemPrompt,
@@ -201,6 +202,54 @@ describe("budget: where it runs", () => {
     const explanation = await prompt.explain();
     assert.deepEqual(explanation.assembly.pruned, [{ name: "b", tokens: 4 }]);
     assert.equal(explanation.prompt, "aaaa");
+    await prompt.dispose();
+  });
+
+  it("explain() says what was pruned and why, counting as the budget does", async () => {
+    const prompt = bare({ budget: budget(8) });
+    prompt.section({ name: "keep", order: 1, text: "kkkk", required: true });
+    prompt.section({ name: "low", order: 2, text: "llll", priority: -2 });
+    prompt.section({ name: "mid", order: 3, text: "mmmm" });
+    prompt.section({
+      name: "news",
+      order: 4,
+      text: "nnnn",
+      stability: "volatile",
+      priority: 9,
+    });
+    const explanation = await prompt.explain(undefined, { countTokens: chars });
+    assert.deepEqual(
+      explanation.pruned?.map(({ name, tokens, stability, priority }) => ({
+        name,
+        tokens,
+        stability,
+        priority,
+      })),
+      [
+        { name: "news", tokens: 4, stability: "volatile", priority: 9 },
+        { name: "low", tokens: 4, stability: "stable", priority: -2 },
+      ],
+    );
+    assert.match(
+      explanation.pruned![0].reason,
+      /^1st pruned to fit maxTokens 8 \(the prompt took 16\): a volatile section of priority 9/,
+    );
+    assert.match(explanation.pruned![1].reason, /^2nd pruned/);
+    assert.deepEqual(explanation.assembly.pruned, [
+      { name: "news", tokens: 4 },
+      { name: "low", tokens: 4 },
+    ]);
+    // The explanation's counts add up to what the budget kept.
+    const kept = explanation.sections.reduce(
+      (sum, o) => sum + (o.tokens ?? 0),
+      0,
+    );
+    assert.equal(kept, 8);
+    // Nothing pruned: no key.
+    const roomy = bare();
+    roomy.section({ name: "a", order: 1, text: "a" });
+    assert.equal("pruned" in await roomy.explain(), false);
+    await roomy.dispose();
     await prompt.dispose();
   });
 
@@ -517,5 +566,54 @@ describe("budget: the counter's memo", () => {
       kept.count(`other ${index}`, () => "text");
     }
     assert.equal(calls, 1_001);
+  });
+});
+
+describe("budget: the cached prefix", () => {
+  it("prunes a growing volatile section first and leaves the stable prefix byte-identical", async () => {
+    const prompt = bare();
+    let memory = "note";
+    prompt.section({ name: "rules", order: 1, text: "r".repeat(40) });
+    prompt.section({
+      name: "style",
+      order: 2,
+      text: "s".repeat(40),
+      priority: -1,
+    });
+    prompt.section({
+      name: "memory",
+      order: 3,
+      text: () => memory,
+      stability: "volatile",
+      priority: 10,
+    });
+    const options = { budget: budget(85) };
+    const before = await prompt.assemble({}, options);
+    assert.deepEqual(names(before), ["rules", "style", "memory"]);
+    assert.equal(
+      before.sections.find((s) => s.name === "memory")?.stability,
+      "volatile",
+    );
+    memory = "note ".repeat(20);
+    const after = await prompt.assemble({}, options);
+    // The volatile section goes, although its priority is the highest.
+    assert.deepEqual(after.pruned, [{ name: "memory", tokens: memory.length }]);
+    assert.deepEqual(names(after), ["rules", "style"]);
+    const diff = diffAssemblies(before, after);
+    assert.equal(diff.cache.toolsStable, true);
+    assert.equal(
+      diff.cache.promptStablePrefix,
+      renderPrompt(after).length,
+      "everything left is the cached prefix",
+    );
+    // However large the volatile section grows, the same stable sections stay.
+    for (const size of [200, 2_000, 20_000]) {
+      memory = "m".repeat(size);
+      assert.deepEqual(names(await prompt.assemble({}, options)), [
+        "rules",
+        "style",
+      ]);
+    }
+    await prompt.dispose();
   });
 });

@@ -10,6 +10,7 @@ import { toMessages } from "../../adapters/anthropic.ts";
 import { toChatCompletions } from "../../adapters/openai.ts";
 import {
   type AssembleContext,
+  countAssemblyTokens,
   diffAssemblies,
   type PromptAssembly,
   renderPrompt,
@@ -341,16 +342,80 @@ describe("rxprompt inspect", () => {
     assert.equal(git.characters, gitText.length);
     assert.equal(git.tokens, countTokens(gitText));
     assert.equal(table.totals.characters, prompt.length);
-    assert.equal(table.totals.promptTokens, countTokens(prompt));
+    // SPEC 8.9's one accounting: the rows add up to the totals.
+    const one = countAssemblyTokens(assembly, countTokens);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    assert.equal(
+      table.totals.promptTokens,
+      sum(table.sections.map((row) => row.tokens)),
+    );
+    assert.equal(table.totals.promptTokens, sum(one.sections));
     assert.equal(
       table.totals.toolTokens,
-      countTokens(JSON.stringify(assembly.tools)),
+      sum(table.tools.map((row) => row.tokens)),
     );
+    assert.equal(table.totals.toolTokens, sum(one.tools));
+    assert.equal(table.totals.tokens, one.total);
     assert.equal(
       table.totals.tokens,
       table.totals.promptTokens + table.totals.toolTokens,
     );
     assert.equal(table.totals.sections, assembly.sections.length);
+  });
+
+  it("rows add up to the totals, and show removed tools and the runtime context", async () => {
+    const run = await rxprompt([
+      "inspect",
+      CODING,
+      "--scope",
+      "reviewer",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const table = parse(run) as {
+      sections: { tokens: number }[];
+      tools: { name: string; tokens: number }[];
+      removedTools: { name: string; by: string }[];
+      totals: { promptTokens: number; toolTokens: number; tokens: number };
+    };
+    const sum = (rows: { tokens: number }[]) =>
+      rows.reduce((total, row) => total + row.tokens, 0);
+    assert.equal(sum(table.sections), table.totals.promptTokens);
+    assert.equal(sum(table.tools), table.totals.toolTokens);
+    assert.equal(
+      table.totals.promptTokens + table.totals.toolTokens,
+      table.totals.tokens,
+    );
+    assert.deepEqual(table.removedTools, [
+      { name: "edit_file", by: "listener" },
+    ]);
+    const text = await rxprompt(["inspect", CODING, "--scope", "reviewer"]);
+    assert.match(
+      text.stdout,
+      /\nTools removed from the assembly\nname +removed by\nedit_file +an onAssemble listener\n/,
+    );
+
+    const dated = await rxprompt([
+      "inspect",
+      fixture("diff_tuesday"),
+      "--json",
+    ]);
+    assert.equal(dated.code, 0, dated.stderr);
+    const rows = (parse(dated) as {
+      runtimeContext: { name: string; characters: number; tokens: number }[];
+    }).runtimeContext;
+    assert.deepEqual(
+      rows.map(({ name, characters }) => ({ name, characters })),
+      [
+        { name: "date", characters: "Today is Tuesday.".length },
+      ],
+    );
+    assert.equal(rows[0].tokens, countTokens("Today is Tuesday."));
+    const plain = await rxprompt(["inspect", fixture("diff_tuesday")]);
+    assert.match(
+      plain.stdout,
+      /\nRuntime context \(sent after the cached prefix; not in the total\)\norder +name +registrar +layer +chars +tokens\n +0 +date +registry +global +17 +\d+\n/,
+    );
   });
 
   it("prints a table with totals", async () => {
@@ -363,7 +428,7 @@ describe("rxprompt inspect", () => {
     assert.match(run.stdout, /\n {2}100 +policies:refunds +/);
     assert.match(
       run.stdout,
-      /\nTools\nname +registrar +tokens\nlookup_account /,
+      /\nTools\nname +registrar +tokens +active\nlookup_account /,
     );
     assert.match(
       run.stdout,
@@ -482,8 +547,8 @@ describe("rxprompt check", () => {
 
   it("--max-tokens budgets the system prompt plus the tools' JSON, exactly", async () => {
     const assembly = await codingAssembly("reviewer");
-    const tokens = countTokens(renderPrompt(assembly)) +
-      countTokens(JSON.stringify(assembly.tools));
+    // SPEC 8.9's one accounting: sections and tools one by one.
+    const tokens = countAssemblyTokens(assembly, countTokens).total;
     const atBudget = await rxprompt([
       "check",
       CODING,

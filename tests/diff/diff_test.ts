@@ -49,6 +49,7 @@ describe("diffAssemblies: equal assemblies", () => {
       const expected: PromptDiff = {
         identical: true,
         tools: { added: [], removed: [], changed: [], reordered: false },
+        activeTools: { added: [], removed: [] },
         sections: { added: [], removed: [], changed: [] },
         variables: { added: [], removed: [], changed: [] },
         runtimeContext: { added: [], removed: [], changed: [] },

@@ -244,3 +244,119 @@ describe("teardown order of children that own nothing yet", () => {
     await child.dispose();
   });
 });
+
+describe("an effect whose teardown returns the disposal of its own registrar or an ancestor (issue 21, defect 3)", () => {
+  /** The teardowns a cycle may be written as, each returning `target()`. */
+  const SHAPES: [string, (target: () => Promise<void>) => () => unknown][] = [
+    ["() => plugin.dispose()", (target) => () => target()],
+    ["function () { const disposal = plugin.dispose(); return disposal; }", (
+      target,
+    ) =>
+      function () {
+        const disposal = target();
+        return disposal;
+      }],
+  ];
+
+  for (const [shape, teardownOf] of SHAPES) {
+    it(`${shape} for its own registrar: the disposal finishes`, async () => {
+      const prompt = new SystemPrompt();
+      const plugin = prompt.fork();
+      plugin.section(section("plugin"));
+      plugin.effect(function* () {
+        yield teardownOf(() => plugin.dispose());
+      });
+      const disposal = plugin.dispose();
+      assert.equal(await settlesWithin(disposal, 20), true, "plugin hangs");
+      assert.equal(plugin.disposed, true);
+      assert.equal(await settlesWithin(prompt.dispose(), 20), true);
+    });
+
+    it(`${shape} for an ancestor, disposed from the root: the registry finishes`, async () => {
+      const prompt = new SystemPrompt();
+      const plugin = prompt.fork();
+      const child = plugin.fork();
+      child.effect(function* () {
+        yield teardownOf(() => prompt.dispose());
+      });
+      const disposal = prompt.dispose();
+      assert.equal(await settlesWithin(disposal, 20), true, "registry hangs");
+      assert.equal(child.disposed, true);
+    });
+
+    it(`${shape} for an ancestor, disposed from the effect's registrar: both finish`, async () => {
+      const prompt = new SystemPrompt();
+      const plugin = prompt.fork();
+      plugin.section(section("plugin"));
+      plugin.effect(function* () {
+        yield teardownOf(() => prompt.dispose());
+      });
+      const own = plugin.dispose();
+      assert.equal(await settlesWithin(own, 20), true, "plugin hangs");
+      assert.equal(await settlesWithin(prompt.dispose(), 20), true);
+      assert.equal(prompt.disposed, true);
+    });
+  }
+
+  it("keeps the disposer's promise identity and tears down the rest in order", async () => {
+    const prompt = new SystemPrompt();
+    const plugin = prompt.fork();
+    const log: string[] = [];
+    let returned: Promise<void> | undefined;
+    plugin.effect(function* () {
+      yield () => void log.push("older");
+    });
+    plugin.effect(function* () {
+      yield () => {
+        returned = plugin.dispose();
+        log.push("cycle");
+        return returned;
+      };
+    });
+    plugin.effect(function* () {
+      yield async () => {
+        await macrotask();
+        log.push("newer");
+      };
+    });
+    const disposal = plugin.dispose();
+    assert.equal(await settlesWithin(disposal, 20), true);
+    assert.equal(returned, disposal);
+    assert.deepEqual(log, ["newer", "cycle", "older"]);
+  });
+
+  it("a teardown failing beside the cycle still rejects the disposal, with no unhandled rejection", async () => {
+    const prompt = new SystemPrompt();
+    const plugin = prompt.fork();
+    const failure = new Error("older failed");
+    plugin.effect(function* () {
+      yield () => {
+        throw failure;
+      };
+    });
+    plugin.effect(function* () {
+      yield () => plugin.dispose();
+    });
+    await assert.rejects(plugin.dispose(), (error) => error === failure);
+    await macrotask();
+    await prompt.dispose();
+  });
+
+  it("a teardown that returns another registrar's disposal is awaited as before", async () => {
+    const prompt = new SystemPrompt();
+    const other = prompt.fork();
+    other.effect(function* () {
+      yield async () => {
+        await macrotask();
+      };
+    });
+    const plugin = prompt.fork();
+    const log: string[] = [];
+    plugin.effect(function* () {
+      yield () => other.dispose().then(() => void log.push("other done"));
+    });
+    await plugin.dispose();
+    assert.deepEqual(log, ["other done"]);
+    await prompt.dispose();
+  });
+});
