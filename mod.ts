@@ -44,11 +44,17 @@ export type {
   AssembleContext,
   AssembledSection,
   AssembleListener,
+  AssembleOptions,
+  PersonaConfig,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  Stability,
+  StabilityOptions,
   SystemPromptConfig,
+  TokenBudget,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
@@ -61,17 +67,37 @@ export type {
   Teardown,
 } from "./src/lifetime/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export {
+  runtimeContextUpdate,
+  type RuntimeContextUpdateOptions,
+} from "./src/render/runtime_context_update.ts";
 export type {
   ExplainOptions,
   Origin,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ShadowedOrigin,
   ToolOrigin,
   VariableOrigin,
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
-export { type PromptBlock, renderPromptBlocks } from "./src/render/blocks.ts";
+export {
+  type CacheFinding,
+  type CacheFindingCode,
+  lintCache,
+  type LintCacheOptions,
+} from "./src/lint/cache_lint.ts";
+export {
+  type PromptBlock,
+  type PromptBlocksOptions,
+  renderPromptBlocks,
+} from "./src/render/blocks.ts";
+export {
+  type AssemblyTokens,
+  countAssemblyTokens,
+  type CountTokens,
+} from "./src/budget/count.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

@@ -20,7 +20,8 @@ import {
   readAssembly,
   readingAssembly,
 } from "../src/render/assembly_shape.ts";
-import { blocksOf } from "../src/render/blocks.ts";
+import { autoBreakpoints, blocksOf } from "../src/render/blocks.ts";
+import { rankOf } from "../src/shared/stability.ts";
 import { promptOf, runtimeContextOf } from "../src/render/prompt.ts";
 
 /** An assembly as the adapters read it: `runtimeContext` may be absent. */
@@ -54,6 +55,10 @@ export interface AdapterInput {
   readonly parts: AssemblyParts;
   /** The tools, each field read once and checked. */
   readonly tools: readonly ReadTool[];
+  /** Each tool's stability rank (0 stable, 1 agent, 2 volatile). */
+  readonly toolRanks: readonly number[];
+  /** The gates' active tools, when the assembly has them. */
+  readonly activeTools: readonly string[] | undefined;
 }
 
 const ADAPTER_LISTS = ["sections", "tools", "runtimeContext"] as const;
@@ -74,8 +79,70 @@ export function withAssembly<T>(
   const { adapter, rule } = options;
   return readingAssembly(() => {
     const parts = readAssembly(assembly, adapter, ADAPTER_LISTS);
-    return map({ parts, tools: readTools(parts.tools, rule) });
+    const tools = readTools(parts.tools, rule);
+    const { toolStability, activeTools } = assembly as PromptAssembly;
+    return map({
+      parts,
+      tools,
+      toolRanks: readToolRanks(toolStability, tools),
+      activeTools: readActiveTools(activeTools),
+    });
   }, adapter);
+}
+
+/**
+ * Each tool's stability rank from `toolStability` (read once per tool; an
+ * absent object or key is stable). `INVALID_ASSEMBLY` for a value that is
+ * not a stability.
+ */
+function readToolRanks(
+  toolStability: unknown,
+  tools: readonly ReadTool[],
+): number[] {
+  if (toolStability === undefined) return tools.map(() => 0);
+  if (typeof toolStability !== "object" || toolStability === null) {
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `The assembly's toolStability is ${quote(toolStability)}; it must be ` +
+        `an object mapping tool names to "agent" or "volatile", or be left ` +
+        `out.`,
+    );
+  }
+  return tools.map(({ name }) => {
+    if (!Object.hasOwn(toolStability, name)) return 0;
+    const value = (toolStability as Record<string, unknown>)[name];
+    const rank = rankOf(value);
+    if (rank !== -1) return rank;
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `The assembly's toolStability gives tool ${quote(name)} stability ` +
+        `${quote(value)}; a tool's stability is "agent" or "volatile" (leave ` +
+        `a stable tool out).`,
+    );
+  });
+}
+
+/**
+ * The assembly's `activeTools` read once into a plain array, or `undefined`
+ * when absent; `INVALID_ASSEMBLY` unless it is an array of strings.
+ */
+function readActiveTools(activeTools: unknown): string[] | undefined {
+  if (activeTools === undefined) return undefined;
+  const invalid = () =>
+    new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `The assembly's activeTools must be an array of tool names, or be ` +
+        `left out (every tool active); got ${quote(activeTools)}.`,
+    );
+  if (!Array.isArray(activeTools)) throw invalid();
+  const read: string[] = [];
+  const length = activeTools.length;
+  for (let index = 0; index < length; index++) {
+    const name: unknown = activeTools[index];
+    if (typeof name !== "string") throw invalid();
+    read.push(name);
+  }
+  return read;
 }
 
 /** The rendered system prompt of an assembly read once. */
@@ -83,10 +150,16 @@ export function systemPrompt(input: AdapterInput): string {
   return promptOf(input.parts);
 }
 
-/** The prompt blocks of an assembly read once. */
-export function promptBlocks(input: AdapterInput): PromptBlock[] {
-  return blocksOf(input.parts);
+/** The prompt blocks of an assembly read once, automatic or 0.2's. */
+export function promptBlocks(
+  input: AdapterInput,
+  { auto }: { auto: boolean },
+): PromptBlock[] {
+  return blocksOf(input.parts, { auto });
 }
+
+/** The `breakpoints` option: whether it asks for automatic cuts. */
+export { autoBreakpoints };
 
 /**
  * Reads every tool once and checks it: a well-formed schema, a name that
@@ -187,9 +260,15 @@ export function runtimeMessage(
   return content === "" ? undefined : { role: "user", content };
 }
 
-/** How many cache markers a request may carry, checked. */
-export function cacheBreakpointLimit(value: unknown): number {
-  if (value === undefined) return DEFAULT_CACHE_BREAKPOINTS;
+/**
+ * How many cache markers a request may carry, checked: an integer from 0 to
+ * 4, `fallback` (default 3) when absent.
+ */
+export function cacheBreakpointLimit(
+  value: unknown,
+  fallback: number = DEFAULT_CACHE_BREAKPOINTS,
+): number {
+  if (value === undefined) return fallback;
   if (
     typeof value !== "number" || !Number.isInteger(value) || value < 0 ||
     value > API_CACHE_BREAKPOINTS
@@ -199,7 +278,7 @@ export function cacheBreakpointLimit(value: unknown): number {
       `maxCacheBreakpoints is ${quote(value)}; it must be an integer from 0 ` +
         `to ${API_CACHE_BREAKPOINTS} (the API allows ` +
         `${API_CACHE_BREAKPOINTS} per request; the default, ` +
-        `${DEFAULT_CACHE_BREAKPOINTS}, leaves one for the conversation).`,
+        `${fallback}, leaves room for the conversation).`,
     );
   }
   return value;
@@ -268,5 +347,32 @@ export function readingOptions<T>(read: () => T, what: string): T {
     () =>
       `${what} (a getter or Proxy threw); pass plain options, such as ` +
       `{ cache: true }.`,
+  );
+}
+
+/**
+ * The names the gates left active, among the assembly's tools, or
+ * `undefined` when the assembly has no `activeTools` (every tool active).
+ */
+export function activeNamesOf(
+  input: AdapterInput,
+): ReadonlySet<string> | undefined {
+  return input.activeTools === undefined
+    ? undefined
+    : new Set(input.activeTools);
+}
+
+/**
+ * Whether the `gating` option keeps inactive tools listed (`"keep"`) or
+ * leaves them out (`"remove"`, the default); `INVALID_CONFIG` otherwise.
+ */
+export function gatingOf(gating: unknown): boolean {
+  if (gating === undefined || gating === "remove") return false;
+  if (gating === "keep") return true;
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `gating is ${quote(gating)}; it must be "remove" (the default: inactive ` +
+      `tools are left out) or "keep" (every tool stays listed, for the ` +
+      `cache, and allowedTools names the active ones).`,
   );
 }

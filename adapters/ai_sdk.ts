@@ -34,8 +34,12 @@ import {
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
+  activeNamesOf,
+  autoBreakpoints,
   cacheBreakpointLimit,
+  type CacheControl,
   cacheControlOf,
+  gatingOf,
   promptBlocks,
   readingOptions,
   readOptions,
@@ -44,6 +48,11 @@ import {
   systemPrompt,
   withAssembly,
 } from "./_shared.ts";
+import {
+  latestMarkers,
+  selectMarkers,
+  toolCandidates,
+} from "./_cache_markers.ts";
 
 /**
  * Options of {@linkcode toAISDK}.
@@ -66,13 +75,35 @@ export interface AISDKOptions {
    */
   execute?: Record<string, (input: unknown, options: unknown) => unknown>;
   /**
-   * Make `system` one system message per prompt block (cut at the sections'
-   * cache breakpoints), with Anthropic `cacheControl` provider options on
-   * the latest `maxCacheBreakpoints` blocks; `{ ttl }` sets the lifetime.
+   * Make `system` one system message per prompt block, and place Anthropic
+   * `cacheControl` provider options as `toMessages` places its markers
+   * (SPEC 8.3): on the last tool of each stability run followed by a more
+   * volatile tool or by the system prompt, and on the blocks with
+   * `cacheBreakpoint: true`, never on a volatile one; `{ ttl }` sets the
+   * lifetime. Other providers ignore the markers.
    */
   cache?: boolean | { ttl: "5m" | "1h" };
-  /** At most this many cache markers (an integer from 0 to 4; default 3). */
+  /**
+   * At most this many cache markers (an integer from 0 to 4; default 3).
+   * When there are more candidates, kept in this order: the last before the
+   * first volatile tool or block, the last of all, then the others, latest
+   * first.
+   */
   maxCacheBreakpoints?: number;
+  /**
+   * `"auto"` (default): blocks cut at stability boundaries too, markers as
+   * above. `"explicit"`: 0.2's blocks and markers (the latest
+   * `maxCacheBreakpoints` blocks, no tool marked).
+   */
+  breakpoints?: "auto" | "explicit";
+  /**
+   * What to do with the tools the assembly's `activeTools` leaves out:
+   * `"remove"` (default) leaves them out of `tools`; `"keep"` lists every
+   * tool (the tools block stays cached), returns the active names as
+   * `allowedTools`, and an inactive tool's `execute` (when given) throws an
+   * error naming the active tools, which the model receives as the result.
+   */
+  gating?: "remove" | "keep";
 }
 
 /**
@@ -86,6 +117,12 @@ export interface AISDKOptions {
  * ```
  */
 export interface AISDKRequest {
+  /**
+   * With `gating: "keep"` and gates in the assembly: the tools the model may
+   * call this step (never under the key `activeTools`, which the AI SDK
+   * uses to drop tools). Not a `generateText` option.
+   */
+  allowedTools?: string[];
   /** The system prompt: a string, or one system message per block with `cache`. */
   system: string | SystemModelMessage[];
   /** The tools, keyed by name in the assembly's order. */
@@ -134,39 +171,78 @@ export function toAISDK(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: AISDKOptions,
 ): AISDKRequest {
-  const { execute, cache, maxCacheBreakpoints } = readOptions(
-    options,
-    "toAISDK",
-    AISDK_OPTIONS,
-  );
+  const { execute, cache, maxCacheBreakpoints, breakpoints, gating } =
+    readOptions(options, "toAISDK", AISDK_OPTIONS);
   const runs = readExecute(execute);
   const marker = cacheControlOf(cache);
   const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const auto = autoBreakpoints(breakpoints);
+  const keep = gatingOf(gating);
   return withAssembly(assembly, { adapter: "toAISDK" }, (input) => {
     checkExecute(runs, input.tools);
-    const request: AISDKRequest = {
-      system: marker === undefined ? systemPrompt(input) : [],
-      tools: toToolSet(input.tools, runs),
-    };
-    if (marker !== undefined) {
-      const blocks = promptBlocks(input);
-      request.system = blocks.map((block, index): SystemModelMessage =>
-        index < blocks.length - limit
-          ? { role: "system", content: block.text }
-          : {
+    const active = activeNamesOf(input);
+    const sent = input.tools.flatMap((entry, index) =>
+      active === undefined || keep || active.has(entry.name) ? [index] : []
+    );
+    const marked = new Set<number>();
+    let system: AISDKRequest["system"] = [];
+    if (marker === undefined) system = systemPrompt(input);
+    else {
+      const blocks = promptBlocks(input, { auto });
+      const selected = auto
+        ? selectMarkers([
+          ...toolCandidates(sent.map((index) => input.toolRanks[index])).map(
+            (candidate, index) => ({
+              rank: input.toolRanks[sent[index]],
+              candidate,
+            }),
+          ),
+          ...blocks.map((block) => ({
+            rank: block.stability === "volatile" ? 2 : 0,
+            candidate: block.cacheBreakpoint,
+          })),
+        ], limit)
+        : latestMarkers(blocks.length, limit).map((index) =>
+          index + sent.length
+        );
+      for (const index of selected) marked.add(index);
+      system = blocks.map((block, index): SystemModelMessage =>
+        marked.has(sent.length + index)
+          ? {
             role: "system",
             content: block.text,
             providerOptions: { anthropic: { cacheControl: { ...marker } } },
           }
+          : { role: "system", content: block.text }
       );
     }
+    const request: AISDKRequest = {
+      system,
+      tools: toToolSet(sent.map((index) => input.tools[index]), {
+        runs,
+        marker,
+        marked,
+        active: keep ? active : undefined,
+      }),
+    };
     const context = runtimeMessage(input);
     if (context !== undefined) request.runtimeContext = context;
+    if (active !== undefined && keep) {
+      request.allowedTools = input.tools.flatMap((entry) =>
+        active.has(entry.name) ? [entry.name] : []
+      );
+    }
     return request;
   });
 }
 
-const AISDK_OPTIONS = ["execute", "cache", "maxCacheBreakpoints"] as const;
+const AISDK_OPTIONS = [
+  "execute",
+  "cache",
+  "maxCacheBreakpoints",
+  "breakpoints",
+  "gating",
+] as const;
 
 type Run = (input: unknown, options: unknown) => unknown;
 
@@ -227,17 +303,42 @@ function describeNames(names: ReadonlySet<string>): string {
   return names.size === 0 ? "none" : [...names].map(quote).join(", ");
 }
 
+/**
+ * The tool set, in order; `marked` holds the indexes of the tools that carry
+ * the cache marker; with `active` (gating `"keep"`), an inactive tool's
+ * `execute` refuses the call, naming the active tools.
+ */
 function toToolSet(
   tools: readonly ReadTool[],
-  runs: ReadonlyMap<string, Run>,
+  { runs, marker, marked, active }: {
+    runs: ReadonlyMap<string, Run>;
+    marker: CacheControl | undefined;
+    marked: ReadonlySet<number>;
+    active: ReadonlySet<string> | undefined;
+  },
 ): ToolSet {
   const set: ToolSet = {};
-  for (const { name, description, parameters } of tools) {
+  tools.forEach(({ name, description, parameters }, index) => {
     const inputSchema = jsonSchema(parameters as JSONSchema7);
-    const run = runs.get(name);
+    let run = runs.get(name);
+    if (run !== undefined && active !== undefined && !active.has(name)) {
+      run = refusal(name, active);
+    }
+    const providerOptions = marker !== undefined && marked.has(index)
+      ? { anthropic: { cacheControl: { ...marker } } }
+      : undefined;
     const built = run === undefined
-      ? tool({ description, inputSchema })
-      : tool({ description, inputSchema, execute: run });
+      ? tool({
+        description,
+        inputSchema,
+        ...providerOptions && { providerOptions },
+      })
+      : tool({
+        description,
+        inputSchema,
+        execute: run,
+        ...providerOptions && { providerOptions },
+      });
     // A define, not an assignment: `__proto__` must stay an own key.
     Object.defineProperty(set, name, {
       value: built,
@@ -245,6 +346,20 @@ function toToolSet(
       writable: true,
       configurable: true,
     });
-  }
+  });
   return set;
+}
+
+/** An `execute` that refuses a call of a tool the gates left inactive. */
+function refusal(name: string, active: ReadonlySet<string>): Run {
+  const allowed = active.size === 0
+    ? "no tool is active this step"
+    : `the active tools are ${[...active].map(quote).join(", ")}`;
+  return () => {
+    throw new SystemPromptError(
+      "UNKNOWN_TOOL",
+      `Tool ${quote(name)} is not active this step; ${allowed}. Call one of ` +
+        `those instead.`,
+    );
+  };
 }

@@ -30,9 +30,12 @@ import {
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
+  activeNamesOf,
+  autoBreakpoints,
   cacheBreakpointLimit,
   type CacheControl,
   cacheControlOf,
+  gatingOf,
   type NameRule,
   promptBlocks,
   readOptions,
@@ -41,6 +44,11 @@ import {
   WIRE_TOOL_NAME,
   withAssembly,
 } from "./_shared.ts";
+import {
+  latestMarkers,
+  selectMarkers,
+  toolCandidates,
+} from "./_cache_markers.ts";
 
 /**
  * Options of {@linkcode toMessages}.
@@ -54,17 +62,33 @@ import {
  */
 export interface MessagesOptions {
   /**
-   * Mark the last tool and every prompt block (cut at the sections'
-   * cache breakpoints) with `cache_control`; `{ ttl }` sets the cache's
-   * lifetime. Default `false`: no `cache_control` anywhere.
+   * Place `cache_control` markers (SPEC 8.3): on the last tool of each
+   * stability run followed by a more volatile tool or by the system prompt,
+   * and on every block with `cacheBreakpoint: true`, never on a volatile
+   * one; `{ ttl }` sets the cache's lifetime. Default `false`: no
+   * `cache_control` anywhere.
    */
   cache?: boolean | { ttl: "5m" | "1h" };
   /**
-   * At most this many markers in all, keeping the latest in wire order
-   * (tools, then system); default 3, leaving one of the API's four for the
-   * conversation. An integer from 0 to 4.
+   * At most this many markers in all (default 3, leaving one of the API's
+   * four for the conversation; an integer from 0 to 4). When there are more
+   * candidates, kept in this order: the last before the first volatile
+   * tool or block, the last of all, then the others, latest first.
    */
   maxCacheBreakpoints?: number;
+  /**
+   * `"auto"` (default): blocks cut at stability boundaries too, markers as
+   * above. `"explicit"`: 0.2's blocks and markers (the last tool and every
+   * block, the latest `maxCacheBreakpoints`).
+   */
+  breakpoints?: "auto" | "explicit";
+  /**
+   * What to do with the tools the assembly's `activeTools` leaves out:
+   * `"remove"` (default) leaves them out of `tools`; `"keep"` lists every
+   * tool (the tools block stays cached) and returns the active names as
+   * `allowedTools`, for the harness to refuse other calls.
+   */
+  gating?: "remove" | "keep";
 }
 
 /**
@@ -151,6 +175,11 @@ export interface MessagesRequest {
   tools?: MessagesTool[];
   /** The rendered runtime context; absent when it renders empty. */
   runtimeContext?: { role: "user"; content: string };
+  /**
+   * With `gating: "keep"` and gates in the assembly: the tools the model
+   * may call this step (refuse calls of the others). Not a request field.
+   */
+  allowedTools?: string[];
 }
 
 const ANTHROPIC_NAME: NameRule = {
@@ -202,41 +231,73 @@ export function toMessages(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: MessagesOptions,
 ): MessagesRequest {
-  const { cache, maxCacheBreakpoints } = readOptions(
+  const { cache, maxCacheBreakpoints, breakpoints, gating } = readOptions(
     options,
     "toMessages",
     MESSAGES_OPTIONS,
   );
   const marker = cacheControlOf(cache);
   const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const auto = autoBreakpoints(breakpoints);
+  const keep = gatingOf(gating);
   return withAssembly(assembly, {
     adapter: "toMessages",
     rule: ANTHROPIC_NAME,
   }, (input) => {
-    const wireTools = input.tools.map(toTool);
-    const system: MessagesTextBlock[] = promptBlocks(input).map((block) => ({
+    const active = activeNamesOf(input);
+    const sent = input.tools.flatMap((tool, index) =>
+      active === undefined || keep || active.has(tool.name) ? [index] : []
+    );
+    const wireTools = sent.map((index) => toTool(input.tools[index]));
+    const blocks = promptBlocks(input, { auto });
+    const system: MessagesTextBlock[] = blocks.map((block) => ({
       type: "text",
       text: block.text,
     }));
     if (marker !== undefined) {
-      // Wire order: tools, then system. Keep the latest `limit` markers.
-      const marked: { cache_control?: CacheControl }[] = [
-        ...wireTools.slice(-1),
+      // Wire order: tools, then system.
+      const items: { cache_control?: CacheControl }[] = [
+        ...wireTools,
         ...system,
       ];
-      for (const item of marked.slice(Math.max(0, marked.length - limit))) {
-        item.cache_control = { ...marker };
-      }
+      const marked = auto
+        ? selectMarkers([
+          ...toolCandidates(sent.map((index) => input.toolRanks[index])).map(
+            (candidate, index) => ({
+              rank: input.toolRanks[sent[index]],
+              candidate,
+            }),
+          ),
+          ...blocks.map((block) => ({
+            rank: block.stability === "volatile" ? 2 : 0,
+            candidate: block.cacheBreakpoint,
+          })),
+        ], limit)
+        : latestMarkers(system.length + Math.min(1, wireTools.length), limit)
+          .map((index) =>
+            index + wireTools.length - Math.min(1, wireTools.length)
+          );
+      for (const index of marked) items[index].cache_control = { ...marker };
     }
     const request: MessagesRequest = { system };
     if (wireTools.length > 0) request.tools = wireTools;
     const context = runtimeMessage(input);
     if (context !== undefined) request.runtimeContext = context;
+    if (active !== undefined && keep) {
+      request.allowedTools = input.tools.flatMap((tool) =>
+        active.has(tool.name) ? [tool.name] : []
+      );
+    }
     return request;
   });
 }
 
-const MESSAGES_OPTIONS = ["cache", "maxCacheBreakpoints"] as const;
+const MESSAGES_OPTIONS = [
+  "cache",
+  "maxCacheBreakpoints",
+  "breakpoints",
+  "gating",
+] as const;
 
 function toTool({ name, description, parameters }: ReadTool): MessagesTool {
   if (!Object.hasOwn(parameters, "type")) {

@@ -33,13 +33,21 @@ import {
 } from "../mod.ts";
 import { quote } from "../src/errors.ts";
 import {
+  type AdapterInput,
+  autoBreakpoints,
+  cacheBreakpointLimit,
   type NameRule,
+  promptBlocks,
+  readingOptions,
   readOptions,
   runtimeMessage,
   systemPrompt,
   WIRE_TOOL_NAME,
   withAssembly,
 } from "./_shared.ts";
+import { latestMarkers, selectMarkers } from "./_cache_markers.ts";
+import { sha256Hex } from "./_sha256.ts";
+import type { PromptBlock } from "../mod.ts";
 
 /**
  * Options of {@linkcode toChatCompletions} and {@linkcode toResponses}.
@@ -58,7 +66,178 @@ export interface OpenAIOptions {
    * OpenAI's strict subset.
    */
   strict?: boolean;
+  /**
+   * Explicit cache breakpoints (gpt-5.6+, SPEC 8.6): the system prompt
+   * becomes one text part per prompt block, the chosen blocks marked with
+   * `prompt_cache_breakpoint` (`{ ttl }` sets its lifetime), and the result
+   * carries `prompt_cache_key`. Absent or `false`: 0.2's output.
+   */
+  cache?: boolean | { ttl: "30m" | "12h" };
+  /**
+   * At most this many marked blocks (default 2: OpenAI's default mode
+   * writes the latest three marks, one is left for the conversation; an
+   * integer from 0 to 4). Candidates are the blocks with
+   * `cacheBreakpoint: true`, never a volatile one (tools cannot carry a
+   * mark); when there are more, kept in this order: the last before the
+   * first volatile tool or block, the last of all, then the others, latest
+   * first.
+   */
+  maxCacheBreakpoints?: number;
+  /**
+   * `"auto"` (default): blocks cut at stability boundaries too.
+   * `"explicit"`: only the blocks of `cacheBreakpoint` sections and the end
+   * of the prompt, the latest `maxCacheBreakpoints` marked.
+   */
+  breakpoints?: "auto" | "explicit";
+  /**
+   * The `mode` of the `allowed_tools` tool choice made from the assembly's
+   * `activeTools`: `"auto"` (default) or `"required"`.
+   */
+  toolChoiceMode?: "auto" | "required";
+  /**
+   * The `prompt_cache_key` to send with `cache` (default:
+   * {@linkcode promptCacheKey} of the assembly, without a session).
+   */
+  promptCacheKey?: string;
 }
+
+/**
+ * {@linkcode OpenAIOptions} with `cache` set: the overloads return the
+ * cached shapes (text parts, `prompt_cache_key`).
+ *
+ * @example
+ * ```ts
+ * import type { OpenAICacheOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: OpenAICacheOptions = { cache: { ttl: "30m" } };
+ * ```
+ */
+export interface OpenAICacheOptions extends OpenAIOptions {
+  /** `true`, or `{ ttl }` for the breakpoints' lifetime. */
+  cache: true | { ttl: "30m" | "12h" };
+}
+
+/**
+ * {@linkcode OpenAIOptions} without `cache`: the overloads return 0.2's
+ * shapes.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAIPlainOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: OpenAIPlainOptions = { strict: true };
+ * ```
+ */
+export interface OpenAIPlainOptions extends OpenAIOptions {
+  /** Absent or `false`: no cache breakpoints. */
+  cache?: false;
+}
+
+/**
+ * OpenAI's explicit cache breakpoint on a content part.
+ *
+ * @example
+ * ```ts
+ * import type { PromptCacheBreakpoint } from "@rxprompt/system-prompt/openai";
+ *
+ * const mark: PromptCacheBreakpoint = { mode: "explicit", ttl: "12h" };
+ * ```
+ */
+export type PromptCacheBreakpoint = {
+  /** Always `"explicit"`. */
+  mode: "explicit";
+  /** The breakpoint's minimum lifetime; the request's by default. */
+  ttl?: "30m" | "12h";
+};
+
+/**
+ * One text part of a Chat Completions system message: one prompt block.
+ *
+ * @example
+ * ```ts
+ * import type { ChatTextPart } from "@rxprompt/system-prompt/openai";
+ *
+ * const part: ChatTextPart = {
+ *   type: "text",
+ *   text: "You are a coding agent.",
+ *   prompt_cache_breakpoint: { mode: "explicit" },
+ * };
+ * ```
+ */
+export type ChatTextPart = {
+  /** Always `"text"`. */
+  type: "text";
+  /** The block's rendered text. */
+  text: string;
+  /** Present on a block the cache may end at. */
+  prompt_cache_breakpoint?: PromptCacheBreakpoint;
+};
+
+/**
+ * One input text part of a Responses system message: one prompt block.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesTextPart } from "@rxprompt/system-prompt/openai";
+ *
+ * const part: ResponsesTextPart = { type: "input_text", text: "You are a coding agent." };
+ * ```
+ */
+export type ResponsesTextPart = {
+  /** Always `"input_text"`. */
+  type: "input_text";
+  /** The block's rendered text. */
+  text: string;
+  /** Present on a block the cache may end at. */
+  prompt_cache_breakpoint?: PromptCacheBreakpoint;
+};
+
+/**
+ * The Chat Completions `tool_choice` made from the assembly's `activeTools`:
+ * the allowed tools, or `"none"` when no tool is active.
+ *
+ * @example
+ * ```ts
+ * import type { ChatToolChoice } from "@rxprompt/system-prompt/openai";
+ *
+ * const choice: ChatToolChoice = {
+ *   type: "allowed_tools",
+ *   allowed_tools: { mode: "auto", tools: [{ type: "function", function: { name: "shell" } }] },
+ * };
+ * ```
+ */
+export type ChatToolChoice =
+  | "none"
+  | {
+    type: "allowed_tools";
+    allowed_tools: {
+      mode: "auto" | "required";
+      tools: { type: "function"; function: { name: string } }[];
+    };
+  };
+
+/**
+ * The Responses `tool_choice` made from the assembly's `activeTools`: the
+ * allowed tools, or `"none"` when no tool is active.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesToolChoice } from "@rxprompt/system-prompt/openai";
+ *
+ * const choice: ResponsesToolChoice = {
+ *   type: "allowed_tools",
+ *   mode: "auto",
+ *   tools: [{ type: "function", name: "shell" }],
+ * };
+ * ```
+ */
+export type ResponsesToolChoice =
+  | "none"
+  | {
+    type: "allowed_tools";
+    mode: "auto" | "required";
+    tools: { type: "function"; name: string }[];
+  };
 
 /**
  * A user-role message carrying the rendered runtime context.
@@ -121,6 +300,37 @@ export interface ChatCompletionsRequest {
   runtimeContext?: UserMessage;
   /** The tools in the assembly's order; absent when there are none. */
   tools?: ChatCompletionsTool[];
+  /** The allowed tools, present only when the assembly has `activeTools`. */
+  tool_choice?: ChatToolChoice;
+}
+
+/**
+ * The Chat Completions request fields of one assembly, with `cache`.
+ *
+ * @example
+ * ```ts
+ * import type { CachedChatCompletionsRequest } from "@rxprompt/system-prompt/openai";
+ *
+ * const fields: CachedChatCompletionsRequest = {
+ *   system: {
+ *     role: "system",
+ *     content: [{ type: "text", text: "You are a coding agent.", prompt_cache_breakpoint: { mode: "explicit" } }],
+ *   },
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface CachedChatCompletionsRequest {
+  /** The system message: one text part per prompt block. */
+  system: { role: "system"; content: ChatTextPart[] };
+  /** The rendered runtime context; absent when it renders empty. */
+  runtimeContext?: UserMessage;
+  /** The tools in the assembly's order; absent when there are none. */
+  tools?: ChatCompletionsTool[];
+  /** The allowed tools, present only when the assembly has `activeTools`. */
+  tool_choice?: ChatToolChoice;
+  /** {@linkcode promptCacheKey} of the assembly, or the option's. */
+  prompt_cache_key: string;
 }
 
 /**
@@ -169,6 +379,36 @@ export interface ResponsesRequest {
   runtimeContext?: UserMessage;
   /** The tools in the assembly's order; absent when there are none. */
   tools?: ResponsesTool[];
+  /** The allowed tools, present only when the assembly has `activeTools`. */
+  tool_choice?: ResponsesToolChoice;
+}
+
+/**
+ * The Responses API request fields of one assembly, with `cache`: `system`
+ * is the first input item (for stateless requests: `previous_response_id`
+ * and conversations carry input items over, `instructions` they do not).
+ *
+ * @example
+ * ```ts
+ * import type { CachedResponsesRequest } from "@rxprompt/system-prompt/openai";
+ *
+ * const fields: CachedResponsesRequest = {
+ *   system: { role: "system", content: [{ type: "input_text", text: "You are a coding agent." }] },
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface CachedResponsesRequest {
+  /** The system message to put first in `input`: one part per prompt block. */
+  system: { role: "system"; content: ResponsesTextPart[] };
+  /** The rendered runtime context; absent when it renders empty. */
+  runtimeContext?: UserMessage;
+  /** The tools in the assembly's order; absent when there are none. */
+  tools?: ResponsesTool[];
+  /** The allowed tools, present only when the assembly has `activeTools`. */
+  tool_choice?: ResponsesToolChoice;
+  /** {@linkcode promptCacheKey} of the assembly, or the option's. */
+  prompt_cache_key: string;
 }
 
 const OPENAI_NAME: NameRule = { pattern: WIRE_TOOL_NAME, api: "OpenAI API" };
@@ -176,7 +416,15 @@ const OPENAI_NAME: NameRule = { pattern: WIRE_TOOL_NAME, api: "OpenAI API" };
 /**
  * Maps an assembly to the Chat Completions request fields: the system
  * message, the runtime context as a user message (only when it renders
- * non-empty), and the function tools in the assembly's order.
+ * non-empty), the function tools in the assembly's order, and, when the
+ * assembly has `activeTools`, the `allowed_tools` tool choice (`"none"`
+ * when no tool is active): the tools block stays the same while gates
+ * change.
+ *
+ * With `cache`, the system message's content is one text part per prompt
+ * block, the chosen blocks marked with `prompt_cache_breakpoint` (SPEC 8.6),
+ * and `prompt_cache_key` is {@linkcode promptCacheKey} of the assembly (or
+ * the `promptCacheKey` option).
  *
  * Throws a {@linkcode SystemPromptError}: `INVALID_TOOL_NAME` for a name
  * outside `^[a-zA-Z0-9_-]{1,64}$`, `DUPLICATE_TOOL` for a name listed twice
@@ -187,7 +435,8 @@ const OPENAI_NAME: NameRule = { pattern: WIRE_TOOL_NAME, api: "OpenAI API" };
  * `cause`).
  *
  * @param assembly what `assemble()` resolved to
- * @param options `strict` marks every tool strict
+ * @param options `strict`, `cache`, `maxCacheBreakpoints`, `breakpoints`,
+ * `toolChoiceMode`, `promptCacheKey`
  * @returns the request fields
  *
  * @example Send it with the `openai` client
@@ -204,29 +453,112 @@ const OPENAI_NAME: NameRule = { pattern: WIRE_TOOL_NAME, api: "OpenAI API" };
  * console.log(messages.length, tools?.[0].function.name); // 2 "shell"
  * // await new OpenAI().chat.completions.create({ model, messages, tools });
  * ```
+ *
+ * @example With explicit cache breakpoints
+ * ```ts
+ * import { toChatCompletions } from "@rxprompt/system-prompt/openai";
+ *
+ * const { system, prompt_cache_key } = toChatCompletions({
+ *   sections: [{ name: "identity", order: -100, text: "You are a coding agent." }],
+ *   tools: [],
+ *   variables: {},
+ * }, { cache: true });
+ * console.log(system.content[0].prompt_cache_breakpoint); // { mode: "explicit" }
+ * console.log(prompt_cache_key.length); // 16
+ * ```
+ */
+export function toChatCompletions(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options: OpenAICacheOptions,
+): CachedChatCompletionsRequest;
+/**
+ * {@linkcode toChatCompletions} without `cache`: 0.2's request fields (the
+ * system message's content is a string).
+ *
+ * @example
+ * ```ts
+ * import { toChatCompletions } from "@rxprompt/system-prompt/openai";
+ *
+ * const { system } = toChatCompletions({ sections: [], tools: [], variables: {} });
+ * console.log(system.content); // ""
+ * ```
+ */
+export function toChatCompletions(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: OpenAIPlainOptions,
+): ChatCompletionsRequest;
+/**
+ * {@linkcode toChatCompletions} when whether `cache` is set is known only
+ * at run time.
+ *
+ * @example
+ * ```ts
+ * import { type OpenAIOptions, toChatCompletions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: OpenAIOptions = { cache: Math.random() < 2 };
+ * const { system } = toChatCompletions({ sections: [], tools: [], variables: {} }, options);
+ * console.log(Array.isArray(system.content)); // true
+ * ```
  */
 export function toChatCompletions(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: OpenAIOptions,
-): ChatCompletionsRequest {
-  const strict = strictOf(options, "toChatCompletions");
+): ChatCompletionsRequest | CachedChatCompletionsRequest;
+export function toChatCompletions(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: OpenAIOptions,
+): ChatCompletionsRequest | CachedChatCompletionsRequest {
+  const read = readOpenAIOptions(options, "toChatCompletions");
   return withAssembly(assembly, {
     adapter: "toChatCompletions",
     rule: OPENAI_NAME,
   }, (input) => {
-    const request: ChatCompletionsRequest = {
-      system: { role: "system", content: systemPrompt(input) },
-    };
+    const tools = input.tools.map(({ name, description, parameters }) => ({
+      type: "function" as const,
+      function: read.strict
+        ? { name, description, parameters, strict: true }
+        : { name, description, parameters },
+    }));
+    const active = allowedNames(input);
+    const toolChoice: ChatToolChoice | undefined = active === undefined
+      ? undefined
+      : active.length === 0
+      ? "none"
+      : {
+        type: "allowed_tools",
+        allowed_tools: {
+          mode: read.toolChoiceMode,
+          tools: active.map((name) => ({
+            type: "function" as const,
+            function: { name },
+          })),
+        },
+      };
     const context = runtimeMessage(input);
-    if (context !== undefined) request.runtimeContext = context;
-    if (input.tools.length > 0) {
-      request.tools = input.tools.map(({ name, description, parameters }) => ({
-        type: "function",
-        function: strict
-          ? { name, description, parameters, strict: true }
-          : { name, description, parameters },
-      }));
+    if (read.cache === undefined) {
+      const request: ChatCompletionsRequest = {
+        system: { role: "system", content: systemPrompt(input) },
+      };
+      if (context !== undefined) request.runtimeContext = context;
+      if (tools.length > 0) request.tools = tools;
+      if (toolChoice !== undefined) request.tool_choice = toolChoice;
+      return request;
     }
+    const { parts, key } = cachedParts(input, read);
+    const request: CachedChatCompletionsRequest = {
+      system: {
+        role: "system",
+        content: parts.map(({ text, mark }): ChatTextPart =>
+          mark === undefined
+            ? { type: "text", text }
+            : { type: "text", text, prompt_cache_breakpoint: mark }
+        ),
+      },
+      prompt_cache_key: key,
+    };
+    if (context !== undefined) request.runtimeContext = context;
+    if (tools.length > 0) request.tools = tools;
+    if (toolChoice !== undefined) request.tool_choice = toolChoice;
     return request;
   });
 }
@@ -234,7 +566,17 @@ export function toChatCompletions(
 /**
  * Maps an assembly to the Responses API request fields: `instructions`, the
  * runtime context as a user input message (only when it renders non-empty),
- * and the function tools in the assembly's order, each with `strict`.
+ * the function tools in the assembly's order, each with `strict`, and, when
+ * the assembly has `activeTools`, the `allowed_tools` tool choice (`"none"`
+ * when no tool is active).
+ *
+ * With `cache`, no `instructions`: `system` is a system message of one
+ * `input_text` part per prompt block, the chosen ones marked with
+ * `prompt_cache_breakpoint`, to put first in `input` (for stateless
+ * requests: `previous_response_id` and conversations carry input items
+ * over, `instructions` they do not), and `prompt_cache_key` is
+ * {@linkcode promptCacheKey} of the assembly (or the `promptCacheKey`
+ * option).
  *
  * Throws a {@linkcode SystemPromptError}: `INVALID_TOOL_NAME` for a name
  * outside `^[a-zA-Z0-9_-]{1,64}$`, `DUPLICATE_TOOL` for a name listed twice,
@@ -244,7 +586,8 @@ export function toChatCompletions(
  * `cause`).
  *
  * @param assembly what `assemble()` resolved to
- * @param options `strict` marks every tool strict (default `false`)
+ * @param options `strict` (default `false`), `cache`, `maxCacheBreakpoints`,
+ * `breakpoints`, `toolChoiceMode`, `promptCacheKey`
  * @returns the request fields
  *
  * @example Send it with the `openai` client
@@ -262,36 +605,314 @@ export function toChatCompletions(
  */
 export function toResponses(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options: OpenAICacheOptions,
+): CachedResponsesRequest;
+/**
+ * {@linkcode toResponses} without `cache`: 0.2's request fields
+ * (`instructions`).
+ *
+ * @example
+ * ```ts
+ * import { toResponses } from "@rxprompt/system-prompt/openai";
+ *
+ * const { instructions } = toResponses({ sections: [], tools: [], variables: {} });
+ * console.log(instructions); // ""
+ * ```
+ */
+export function toResponses(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: OpenAIPlainOptions,
+): ResponsesRequest;
+/**
+ * {@linkcode toResponses} when whether `cache` is set is known only at run
+ * time.
+ *
+ * @example
+ * ```ts
+ * import { type OpenAIOptions, toResponses } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: OpenAIOptions = { cache: Math.random() > 2 };
+ * const request = toResponses({ sections: [], tools: [], variables: {} }, options);
+ * console.log("instructions" in request); // true
+ * ```
+ */
+export function toResponses(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: OpenAIOptions,
-): ResponsesRequest {
-  const strict = strictOf(options, "toResponses");
+): ResponsesRequest | CachedResponsesRequest;
+export function toResponses(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: OpenAIOptions,
+): ResponsesRequest | CachedResponsesRequest {
+  const read = readOpenAIOptions(options, "toResponses");
   return withAssembly(assembly, {
     adapter: "toResponses",
     rule: OPENAI_NAME,
   }, (input) => {
-    const request: ResponsesRequest = { instructions: systemPrompt(input) };
+    const tools = input.tools.map(({ name, description, parameters }) => ({
+      type: "function" as const,
+      name,
+      description,
+      parameters,
+      strict: read.strict,
+    }));
+    const active = allowedNames(input);
+    const toolChoice: ResponsesToolChoice | undefined = active === undefined
+      ? undefined
+      : active.length === 0
+      ? "none"
+      : {
+        type: "allowed_tools",
+        mode: read.toolChoiceMode,
+        tools: active.map((name) => ({ type: "function" as const, name })),
+      };
     const context = runtimeMessage(input);
-    if (context !== undefined) request.runtimeContext = context;
-    if (input.tools.length > 0) {
-      request.tools = input.tools.map(({ name, description, parameters }) => ({
-        type: "function",
-        name,
-        description,
-        parameters,
-        strict,
-      }));
+    if (read.cache === undefined) {
+      const request: ResponsesRequest = { instructions: systemPrompt(input) };
+      if (context !== undefined) request.runtimeContext = context;
+      if (tools.length > 0) request.tools = tools;
+      if (toolChoice !== undefined) request.tool_choice = toolChoice;
+      return request;
     }
+    const { parts, key } = cachedParts(input, read);
+    const request: CachedResponsesRequest = {
+      system: {
+        role: "system",
+        content: parts.map(({ text, mark }): ResponsesTextPart =>
+          mark === undefined
+            ? { type: "input_text", text }
+            : { type: "input_text", text, prompt_cache_breakpoint: mark }
+        ),
+      },
+      prompt_cache_key: key,
+    };
+    if (context !== undefined) request.runtimeContext = context;
+    if (tools.length > 0) request.tools = tools;
+    if (toolChoice !== undefined) request.tool_choice = toolChoice;
     return request;
   });
 }
 
-function strictOf(options: unknown, adapter: string): boolean {
-  const { strict = false } = readOptions(options, adapter, STRICT);
-  if (typeof strict === "boolean") return strict;
-  throw new SystemPromptError(
-    "INVALID_CONFIG",
-    `strict is ${quote(strict)}; it must be true or false (default false).`,
+/**
+ * Options of {@linkcode promptCacheKey}.
+ *
+ * @example
+ * ```ts
+ * import type { PromptCacheKeyOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: PromptCacheKeyOptions = { session: "conversation-42" };
+ * ```
+ */
+export interface PromptCacheKeyOptions {
+  /**
+   * Mixed into the key: one per conversation spreads a busy prefix over
+   * OpenAI's machines (one key and prefix above about 15 requests a minute
+   * overflows to others anyway).
+   */
+  session?: string;
+}
+
+/**
+ * A `prompt_cache_key` for an assembly (SPEC 8.6): the first 16 lowercase
+ * hex digits of SHA-256 over the UTF-8 of `JSON.stringify([tools, prefix,
+ * session ?? null])`, `tools` being the tools that are not volatile (in the
+ * assembly's order) and `prefix` the system prompt's automatic blocks
+ * before the first volatile one. The same registrations give the same key
+ * on every runtime and machine; a volatile section or tool never changes
+ * it. Computed synchronously in plain JS.
+ *
+ * OpenAI routes a request by this key with the first ~256 tokens of the
+ * prompt, so requests sharing a prefix reach the machine that caches it;
+ * past about 15 requests a minute for one key and prefix, the rest
+ * overflow to other machines. Pass a `session` per conversation.
+ *
+ * Throws a {@linkcode SystemPromptError}: `INVALID_CONFIG` for a bad or
+ * unreadable option, and `renderPromptBlocks`' errors (`INVALID_ASSEMBLY`
+ * for a non-assembly).
+ *
+ * @param assembly what `assemble()` resolved to
+ * @param options `session`, mixed into the key
+ * @returns 16 lowercase hex digits
+ *
+ * @example One key per conversation
+ * ```ts
+ * import { promptCacheKey } from "@rxprompt/system-prompt/openai";
+ *
+ * const assembly = {
+ *   sections: [{ name: "identity", order: -100, text: "You are a coding agent." }],
+ *   tools: [],
+ *   variables: {},
+ * };
+ * const key = promptCacheKey(assembly, { session: "conversation-42" });
+ * console.log(/^[0-9a-f]{16}$/.test(key)); // true
+ * ```
+ */
+export function promptCacheKey(
+  assembly: PromptAssembly,
+  options?: PromptCacheKeyOptions,
+): string {
+  const { session } = readOptions(options, "promptCacheKey", SESSION);
+  if (session !== undefined && typeof session !== "string") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `promptCacheKey's session is ${quote(session)}; it must be a string ` +
+        `(one per conversation), or left out.`,
+    );
+  }
+  return withAssembly(
+    assembly,
+    { adapter: "promptCacheKey" },
+    (input) => keyOf(input, promptBlocks(input, { auto: true }), session),
   );
 }
 
-const STRICT = ["strict"] as const;
+const SESSION = ["session"] as const;
+
+function keyOf(
+  input: AdapterInput,
+  blocks: readonly PromptBlock[],
+  session: string | undefined,
+): string {
+  const tools = input.tools.filter((_, index) => input.toolRanks[index] < 2);
+  let prefix = "";
+  for (const block of blocks) {
+    if (block.stability === "volatile") break;
+    prefix += block.text;
+  }
+  return sha256Hex(JSON.stringify([tools, prefix, session ?? null])).slice(
+    0,
+    16,
+  );
+}
+
+/** The names of the assembly's tools its `activeTools` allows, in order. */
+function allowedNames(input: AdapterInput): string[] | undefined {
+  if (input.activeTools === undefined) return undefined;
+  const active = new Set(input.activeTools);
+  return input.tools.flatMap((tool) =>
+    active.has(tool.name) ? [tool.name] : []
+  );
+}
+
+/** The OpenAI options, each read once and checked. */
+interface ReadOpenAIOptions {
+  readonly strict: boolean;
+  readonly cache: PromptCacheBreakpoint | undefined;
+  readonly limit: number;
+  readonly auto: boolean;
+  readonly toolChoiceMode: "auto" | "required";
+  readonly promptCacheKey: string | undefined;
+}
+
+const OPENAI_OPTIONS = [
+  "strict",
+  "cache",
+  "maxCacheBreakpoints",
+  "breakpoints",
+  "toolChoiceMode",
+  "promptCacheKey",
+] as const;
+
+/** OpenAI's default mode writes the latest three marks: two for the prompt. */
+const OPENAI_CACHE_BREAKPOINTS = 2;
+
+function readOpenAIOptions(
+  options: unknown,
+  adapter: string,
+): ReadOpenAIOptions {
+  const {
+    strict = false,
+    cache,
+    maxCacheBreakpoints,
+    breakpoints,
+    toolChoiceMode = "auto",
+    promptCacheKey,
+  } = readOptions(options, adapter, OPENAI_OPTIONS);
+  if (typeof strict !== "boolean") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `strict is ${quote(strict)}; it must be true or false (default false).`,
+    );
+  }
+  if (toolChoiceMode !== "auto" && toolChoiceMode !== "required") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `toolChoiceMode is ${quote(toolChoiceMode)}; it must be "auto" (the ` +
+        `default) or "required".`,
+    );
+  }
+  if (promptCacheKey !== undefined && typeof promptCacheKey !== "string") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `promptCacheKey is ${quote(promptCacheKey)}; it must be a string, or ` +
+        `left out (the assembly's promptCacheKey()).`,
+    );
+  }
+  return {
+    strict,
+    cache: breakpointOf(cache),
+    limit: cacheBreakpointLimit(maxCacheBreakpoints, OPENAI_CACHE_BREAKPOINTS),
+    auto: autoBreakpoints(breakpoints),
+    toolChoiceMode,
+    promptCacheKey,
+  };
+}
+
+/** The mark the `cache` option asks for, or `undefined` for no caching. */
+function breakpointOf(cache: unknown): PromptCacheBreakpoint | undefined {
+  if (cache === undefined || cache === false) return undefined;
+  if (cache === true) return { mode: "explicit" };
+  const ttl = readingOptions(
+    () =>
+      typeof cache === "object" && cache !== null
+        ? (cache as { ttl?: unknown }).ttl
+        : undefined,
+    "could not read the cache option's ttl",
+  );
+  if (ttl === "30m" || ttl === "12h") return { mode: "explicit", ttl };
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `cache is ${quote(cache)}${
+      typeof cache === "object" && cache !== null
+        ? ` with ttl ${quote(ttl)}`
+        : ""
+    }; it must be true, false, or { ttl: "30m" } / { ttl: "12h" }.`,
+  );
+}
+
+/**
+ * The system prompt's blocks as parts, the chosen ones marked, and the
+ * request's cache key.
+ */
+function cachedParts(
+  input: AdapterInput,
+  read: ReadOpenAIOptions,
+): { parts: { text: string; mark?: PromptCacheBreakpoint }[]; key: string } {
+  const blocks = promptBlocks(input, { auto: read.auto });
+  const marked = read.auto
+    ? selectMarkers([
+      // OpenAI's tools cannot carry a mark, but a volatile one counts.
+      ...input.toolRanks.map((rank) => ({ rank, candidate: false })),
+      ...blocks.map((block) => ({
+        rank: block.stability === "volatile" ? 2 : 0,
+        candidate: block.cacheBreakpoint,
+      })),
+    ], read.limit).map((index) => index - input.tools.length)
+    : latestMarkers(blocks.length, read.limit);
+  const chosen = new Set(marked);
+  const parts = blocks.map((block, index) =>
+    chosen.has(index)
+      ? { text: block.text, mark: { ...read.cache! } }
+      : { text: block.text }
+  );
+  // An empty prompt is one empty part, as 0.2 sent an empty string: the
+  // API takes no empty content list.
+  if (parts.length === 0) parts.push({ text: "" });
+  const key = read.promptCacheKey ??
+    keyOf(
+      input,
+      read.auto ? blocks : promptBlocks(input, { auto: true }),
+      undefined,
+    );
+  return { parts, key };
+}

@@ -7,6 +7,40 @@
 import type { Observable } from "rxjs";
 
 /**
+ * How long an entry's bytes stay the same (SPEC §8.1): `"stable"` for every
+ * agent and step of a deployment, `"agent"` for every step of one agent,
+ * `"volatile"` may change any step. It orders tools and cuts prompt blocks
+ * so that what changes comes after what does not.
+ *
+ * @example
+ * ```ts
+ * import type { Stability } from "@rxprompt/system-prompt";
+ *
+ * const memory: Stability = "volatile";
+ * ```
+ */
+export type Stability = "stable" | "agent" | "volatile";
+
+/**
+ * The last, optional argument of `variable()` and `tools()`.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * prompt.variable("branch", () => "main", { stability: "volatile" });
+ * ```
+ */
+export interface StabilityOptions {
+  /**
+   * Overrides the default: `"stable"` in the global layer, `"agent"` in a
+   * scope layer, `"volatile"` for an Observable source.
+   */
+  stability?: Stability;
+}
+
+/**
  * One section of an assembly: resolved text, not yet interpolated.
  *
  * @example
@@ -28,6 +62,14 @@ export interface AssembledSection {
    * provider may cache the prompt up to and including this section.
    */
   cacheBreakpoint?: true;
+  /**
+   * The section's effective stability when it is not `stable` (absent):
+   * `agent`, the same bytes for every step of one agent; `volatile`, may
+   * change any step. The most volatile of its own stability and that of the
+   * variables its text references. Never reaches the wire.
+   * A token budget prunes volatile sections first, then agent ones.
+   */
+  stability?: "agent" | "volatile";
 }
 
 /**
@@ -85,6 +127,71 @@ export interface PromptAssembly {
    * with the same rules as the sections. An absent key reads as `[]`.
    */
   runtimeContext?: AssembledSection[];
+  /**
+   * The stability of each tool that is not `stable`, by tool name (keys in
+   * code-unit order; absent, or a missing key, is `stable`): its provider's.
+   * Tool objects carry no stability key, so the wire is unchanged.
+   */
+  toolStability?: Record<string, "agent" | "volatile">;
+  /**
+   * The names of the tools the model may call this step, in the order of
+   * `tools`: those every answering tool gate of the layers read allows
+   * (`registrar.toolGate`). Absent when no gate answered (every tool is
+   * active). `tools` still lists every tool, so the tools block stays
+   * byte-identical while gates change; the adapters turn this into
+   * OpenAI's `allowed_tools` or leave inactive tools out. Listeners may set
+   * or change it; after the waterfall it keeps only the names of `tools`,
+   * in their order, and a name no provider knows rejects the assembly with
+   * `UNKNOWN_TOOL_IN_GATE`.
+   */
+  activeTools?: string[];
+  /**
+   * The sections a token budget pruned, in pruning order, with the tokens
+   * each would have cost; absent when the budget pruned nothing.
+   */
+  pruned?: { name: string; tokens: number }[];
+}
+
+/**
+ * A token budget (SPEC 8.9): sections are pruned until the system prompt's
+ * sections and the tools' JSON fit in `maxTokens`, as counted by
+ * `countTokens`.
+ *
+ * @example
+ * ```ts
+ * import type { TokenBudget } from "@rxprompt/system-prompt";
+ *
+ * const budget: TokenBudget = {
+ *   maxTokens: 8_000,
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export interface TokenBudget {
+  /** The most tokens the prompt may take: a finite number above 0. */
+  maxTokens: number;
+  /**
+   * Counts the tokens of one text (a rendered section, or a tool's JSON):
+   * a non-negative integer. Called once per distinct text per registry.
+   */
+  countTokens: (text: string) => number;
+}
+
+/**
+ * Options of one `assemble()` call.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: AssembleOptions = {
+ *   budget: { maxTokens: 8_000, countTokens: (text) => text.length },
+ * };
+ * ```
+ */
+export interface AssembleOptions {
+  /** A token budget for this assembly, instead of the config's `budget`. */
+  budget?: TokenBudget;
 }
 
 /**
@@ -159,6 +266,20 @@ export interface PromptSection<C = AssembleContext> {
    * a compatibility deployment owns the whole system prompt.
    */
   complete?: boolean;
+  /**
+   * How long the section's text stays the same. Default: `"stable"` in the
+   * global layer, `"agent"` in a scope layer, `"volatile"` for an
+   * Observable `text`. A section referencing a more volatile variable is
+   * that volatile.
+   */
+  stability?: Stability;
+  /**
+   * Under a token budget, sections of higher priority are kept longer
+   * (default 0; a finite number).
+   */
+  priority?: number;
+  /** Never pruned by a token budget (default `false`). */
+  required?: boolean;
 }
 
 /**
@@ -233,6 +354,24 @@ export type ToolProvider<C = AssembleContext> = (
 ) => ToolProviderResult;
 
 /**
+ * Says which tools are active for one assembly: an iterable of tool names,
+ * or `undefined` to leave the choice to the other gates. A name may be a
+ * tool absent this step if a provider lists it in `knownNames`; any other
+ * unknown name rejects the assembly with `UNKNOWN_TOOL_IN_GATE`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolGate } from "@rxprompt/system-prompt";
+ *
+ * const readOnly: ToolGate<{ mode?: string }> = (context) =>
+ *   context.mode === "review" ? ["read_file", "search"] : undefined;
+ * ```
+ */
+export type ToolGate<C = AssembleContext> = (
+  context: C,
+) => Iterable<string> | undefined;
+
+/**
  * Resolves one prompt variable for an assembly; `undefined` means
  * "registered, no value here" (referencing it then fails at render).
  *
@@ -274,6 +413,28 @@ export type AssembleListener<C = AssembleContext> = (
   | Observable<PromptAssembly>;
 
 /**
+ * The config's `persona` with the section options of the built-in
+ * `deployment:persona` section.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt({
+ *   persona: { text: "You are a coding agent.", cacheBreakpoint: true },
+ * });
+ * ```
+ */
+export interface PersonaConfig {
+  /** The persona template (`""` for none). */
+  text: string;
+  /** A provider may cache the prompt up to and including the persona. */
+  cacheBreakpoint?: boolean;
+  /** The persona's stability (default `"stable"`: the global layer's). */
+  stability?: Stability;
+}
+
+/**
  * Options of the `SystemPrompt` constructor.
  *
  * @example
@@ -287,8 +448,11 @@ export type AssembleListener<C = AssembleContext> = (
  * ```
  */
 export interface SystemPromptConfig {
-  /** The deployment's persona template (default `""`). */
-  persona?: string;
+  /**
+   * The deployment's persona template (default `""`), or the template with
+   * the section's `cacheBreakpoint` and `stability`.
+   */
+  persona?: string | PersonaConfig;
   /** Canonical tool order; must contain `TOOL_ORDER_REST` exactly once. */
   toolOrder?: readonly string[];
   /** Register the `harness:identity` section (default `true`). */
@@ -304,4 +468,9 @@ export interface SystemPromptConfig {
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */
   includeRuntimeContext?: boolean;
+  /**
+   * A token budget for every assembly (an `assemble()` call's own `budget`
+   * replaces it): sections are pruned until the prompt fits.
+   */
+  budget?: TokenBudget;
 }

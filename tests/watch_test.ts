@@ -755,6 +755,38 @@ describe("SystemPrompt#invalidate", () => {
   });
 });
 
+describe("watch: a provider that invalidates during its own assembly", () => {
+  it("lets timers fire (each such re-assembly waits for a macrotask) and still updates the view", async () => {
+    // Issue 21: it re-assembled in microtasks for ever and starved the loop.
+    // The provider stops after LIMIT calls, so a starving loop ends the
+    // test with a failure instead of a hang.
+    const LIMIT = 2000;
+    const prompt = registry();
+    let calls = 0;
+    prompt.variable("n", () => {
+      calls++;
+      if (calls < LIMIT) prompt.invalidate();
+      return String(calls);
+    });
+    prompt.section({ name: "n", order: 1, text: "n={{n}}" });
+    const watched = collect(prompt.watch());
+    const callsWhenTimerFired = await new Promise<number>((resolve) =>
+      setTimeout(() => resolve(calls), 0)
+    );
+    assert.ok(
+      callsWhenTimerFired < 50,
+      `the timer waited for ${callsWhenTimerFired} assemblies`,
+    );
+    await watched.views$(5);
+    const seen = watched.views.length;
+    const last = calls;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(watched.views.length > seen, "the view keeps updating");
+    assert.ok(calls > last);
+    assert.equal(promptOf(watched.views.at(-1)), `n=${calls}`);
+  });
+});
+
 describe("watch: the context and its signal", () => {
   it("reports a context that is not an object, or a null scope, as an { error } view", async () => {
     const prompt = registry();

@@ -1,110 +1,125 @@
 /**
  * The listener waterfall: the initial assembly passes through the
- * `onAssemble` listeners as one pipeline, in registration order.
+ * `onAssemble` listeners as a chain of RxJS stages, in registration order.
  *
- * Plain functions and promises, not an RxJS pipeline: a listener that
- * returns a value costs a function call, and only a listener that returns
- * an Observable goes through RxJS. The caller's signal is checked before
- * every stage, so an abort raised by a provider or a listener stops the
- * stages after it.
+ * Stage `i` is a cold one-value Observable that calls listener `i`; the
+ * listener's `next()` subscribes stage `i + 1`, owned by stage `i`, and
+ * hands its value over as a memoized promise. So unsubscribing the first
+ * stage tears the whole chain down: no later stage starts. A listener that
+ * answers synchronously is answered synchronously (no promise, no
+ * scheduler); a promise or an Observable answer is awaited inside its
+ * stage. The caller's signal is checked as each stage starts, so an abort
+ * raised by a provider or a listener stops the stages after it.
  *
  * @module
  */
 
 import {
-  firstValueFrom,
   isObservable,
   map,
-  type Observable,
+  Observable,
+  type Subscriber,
   take,
+  type TeardownLogic,
   throwIfEmpty,
 } from "rxjs";
-import { isPromiseLike } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
+/** What every stage of one waterfall shares. */
+interface Run<C> {
+  readonly listeners: readonly AssembleListener<C>[];
+  readonly assembly: PromptAssembly;
+  readonly context: C;
+  readonly signal: AbortSignal | undefined;
+}
+
 /**
- * Runs `listeners` on `assembly`. Each listener gets the assembly, the
+ * `listeners` run on `assembly`, as one cold Observable that emits the
+ * first stage's result and completes. Each listener gets the assembly, the
  * caller's context and a memoized `next()` that runs the rest of the
- * pipeline on the same assembly. The first stage's result is the pipeline's
- * result: the assembly itself when every stage answered synchronously, a
- * promise otherwise.
- *
- * @throws the signal's reason, a listener's error or
- * `INVALID_LISTENER_RESULT`, when that happens synchronously.
+ * pipeline on the same assembly. It fails with the signal's reason, a
+ * listener's error or `INVALID_LISTENER_RESULT`.
  */
-export function waterfall<C>(
+export function waterfall$<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
-  context: C,
-  signal?: AbortSignal,
-): PromptAssembly | Promise<PromptAssembly> {
-  function stage(index: number): PromptAssembly | Promise<PromptAssembly> {
+  { context, signal }: { context: C; signal: AbortSignal | undefined },
+): Observable<PromptAssembly> {
+  return stage$({ listeners, assembly, context, signal }, 0);
+}
+
+function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
+  return new Observable<PromptAssembly>((subscriber) => {
+    const { signal } = run;
     if (signal?.aborted) throw signal.reason;
-    if (index === listeners.length) return assembly;
+    if (index === run.listeners.length) {
+      subscriber.next(run.assembly);
+      subscriber.complete();
+      return;
+    }
     let rest: Promise<PromptAssembly> | undefined;
     function next(): Promise<PromptAssembly> {
-      if (rest !== undefined) return rest;
-      rest = settle(() => stage(index + 1));
-      // After an abort the assembly itself rejects with the reason: a
-      // listener that drops next()'s rejection loses nothing.
-      if (signal?.aborted) rest.catch(ignore);
-      return rest;
+      return rest ??= restOf(run, index + 1, subscriber);
     }
-    return checkStage(listeners[index](assembly, context, next), index);
+    const result = run.listeners[index](run.assembly, run.context, next);
+    return answer(result, index, subscriber);
+  });
+}
+
+/**
+ * Stage `index` as the promise `next()` returns, its subscription owned by
+ * the stage that called `next()`. Once that stage is torn down (the
+ * assembly was aborted or unsubscribed), the rest never starts: the promise
+ * rejects with the signal's reason, or an `AbortError` without one.
+ */
+function restOf<C>(
+  run: Run<C>,
+  index: number,
+  owner: Subscriber<PromptAssembly>,
+): Promise<PromptAssembly> {
+  const { signal } = run;
+  let rest: Promise<PromptAssembly>;
+  if (owner.closed) rest = Promise.reject(stopped(signal));
+  else if (index === run.listeners.length) {
+    // The last stage answers synchronously with the assembly itself: its
+    // value is taken here, without a subscription.
+    rest = signal?.aborted
+      ? Promise.reject(signal.reason)
+      : Promise.resolve(run.assembly);
+  } else {
+    rest = new Promise<PromptAssembly>((resolve, reject) => {
+      owner.add(stage$(run, index).subscribe({ next: resolve, error: reject }));
+    });
   }
-  return stage(0);
+  // After an abort the assembly itself rejects with the reason: a listener
+  // that drops next()'s rejection loses nothing.
+  if (owner.closed || signal?.aborted) rest.catch(ignore);
+  return rest;
+}
+
+function stopped(signal: AbortSignal | undefined): unknown {
+  return signal?.aborted
+    ? signal.reason
+    : new DOMException("The assembly was unsubscribed.", "AbortError");
 }
 
 function ignore(): void {}
 
-/**
- * `run()`'s result as a promise (a synchronous throw becomes a rejection).
- */
-export function settle<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * `result` settled as `signal` allows: it rejects with the signal's reason
- * as soon as the signal aborts, even while `result` is still pending.
- */
-export function abortable<T>(
-  result: T | Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  if (signal === undefined) return Promise.resolve(result);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  if (!(result instanceof Promise)) return Promise.resolve(result);
-  return new Promise<T>((resolve, reject) => {
-    function onAbort(): void {
-      reject(signal!.reason);
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    result.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        if (signal.aborted) reject(signal.reason);
-        else resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function checkStage(
+/** Delivers a listener's answer (value, thenable or Observable) checked. */
+function answer(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
-): PromptAssembly | Promise<PromptAssembly> {
-  if (isObservableResult(result)) {
-    return firstValueFrom(result.pipe(
+  subscriber: Subscriber<PromptAssembly>,
+): TeardownLogic {
+  const kind = resultKind(result, index);
+  if (kind === "value") {
+    subscriber.next(checkListenerResult(result, index));
+    subscriber.complete();
+    return;
+  }
+  if (kind === "observable") {
+    return (result as Observable<unknown>).pipe(
       take(1),
       throwIfEmpty(() =>
         new SystemPromptError(
@@ -114,48 +129,97 @@ function checkStage(
         )
       ),
       map((value) => checkListenerResult(value, index)),
-    ));
+    ).subscribe(subscriber);
   }
-  if (isPromiseLike(result)) {
-    return Promise.resolve(result).then((value) =>
-      checkListenerResult(value, index)
-    );
-  }
-  return checkListenerResult(result, index);
-}
-
-function checkListenerResult(value: unknown, index: number): PromptAssembly {
-  const assembly = value as Partial<PromptAssembly> | null;
-  if (isAssemblyShaped(assembly)) return assembly as PromptAssembly;
-  throw new SystemPromptError(
-    "INVALID_LISTENER_RESULT",
-    `Assembly listener #${index + 1} returned ${quote(value)}; a listener ` +
-      `must return an assembly ({ sections, tools, variables, ` +
-      `runtimeContext? (an array) }): usually ` +
-      `the result of next(), or the assembly it received.`,
+  thenableOf(result as PromiseLike<unknown>, kind).then(
+    (value) => {
+      let checked: PromptAssembly;
+      try {
+        checked = checkListenerResult(value, index);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      subscriber.next(checked);
+      subscriber.complete();
+    },
+    (error) => subscriber.error(error),
   );
 }
 
-/** Never throws: an assembly whose fields cannot be read is not one. */
-function isAssemblyShaped(assembly: Partial<PromptAssembly> | null): boolean {
+/**
+ * A native promise as it is; any other thenable through the `then` read
+ * once by {@linkcode resultKind}, settled once as a promise.
+ */
+function thenableOf(
+  result: PromiseLike<unknown>,
+  then: PromiseLike<unknown>["then"],
+): Promise<unknown> {
+  if (result instanceof Promise && then === nativeThen) return result;
+  return new Promise((resolve, reject) => {
+    then.call(result, resolve, reject);
+  });
+}
+
+const nativeThen = Promise.prototype.then;
+
+/**
+ * Whether a listener's result is an Observable, a value, or a thenable
+ * (its `then`, read once).
+ *
+ * @throws {SystemPromptError} `INVALID_LISTENER_RESULT` with what reading
+ * the result threw (a `then` getter, a Proxy) as `cause`.
+ */
+function resultKind(
+  result: unknown,
+  index: number,
+): "observable" | "value" | PromiseLike<unknown>["then"] {
+  if (typeof result !== "object" && typeof result !== "function") {
+    return "value";
+  }
+  if (result === null) return "value";
   try {
-    return typeof assembly === "object" && assembly !== null &&
-      Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
-      typeof assembly.variables === "object" && assembly.variables !== null &&
-      (assembly.runtimeContext === undefined ||
-        Array.isArray(assembly.runtimeContext));
-  } catch {
-    return false;
+    if (isObservable(result)) return "observable";
+    const then = (result as PromiseLike<unknown>).then;
+    return typeof then === "function" ? then : "value";
+  } catch (error) {
+    throw invalidResult(result, index, { cause: error });
   }
 }
 
-/** Never throws: a revoked Proxy is not an Observable. */
-function isObservableResult(
-  result: unknown,
-): result is Observable<PromptAssembly> {
+function checkListenerResult(value: unknown, index: number): PromptAssembly {
+  let shaped: boolean;
   try {
-    return isObservable(result);
-  } catch {
-    return false;
+    shaped = isAssemblyShaped(value as Partial<PromptAssembly> | null);
+  } catch (error) {
+    throw invalidResult(value, index, { cause: error });
   }
+  if (shaped) return value as PromptAssembly;
+  throw invalidResult(value, index);
+}
+
+/** `unreadable` carries what reading the result threw. */
+function invalidResult(
+  value: unknown,
+  index: number,
+  unreadable?: { readonly cause: unknown },
+): SystemPromptError {
+  return new SystemPromptError(
+    "INVALID_LISTENER_RESULT",
+    `Assembly listener #${index + 1} returned ${quote(value)}` +
+      `${unreadable ? " that cannot be read (a getter or Proxy threw)" : ""}` +
+      `; a listener must return an assembly ({ sections, tools, variables, ` +
+      `runtimeContext? (an array) }): usually ` +
+      `the result of next(), or the assembly it received.`,
+    unreadable,
+  );
+}
+
+/** Throws what reading a field of `assembly` throws. */
+function isAssemblyShaped(assembly: Partial<PromptAssembly> | null): boolean {
+  return typeof assembly === "object" && assembly !== null &&
+    Array.isArray(assembly.sections) && Array.isArray(assembly.tools) &&
+    typeof assembly.variables === "object" && assembly.variables !== null &&
+    (assembly.runtimeContext === undefined ||
+      Array.isArray(assembly.runtimeContext));
 }

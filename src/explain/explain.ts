@@ -9,7 +9,6 @@
  */
 
 import { defer, map, type Observable } from "rxjs";
-import { callProvider } from "../shared/provider.ts";
 import { assembly$ } from "../assemble/build.ts";
 import {
   type Contribution,
@@ -18,26 +17,31 @@ import {
   type Registered,
   type RegistryOrigin,
 } from "./origins.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { BuildOptions, BuildTrace } from "../kinds/kind.ts";
 import type { Snapshot } from "../store/layers.ts";
 import {
   renderSections,
   type RenderSectionsOptions,
 } from "../render/interpolate.ts";
-import { renderPrompt } from "../render/prompt.ts";
+import { readingAssembly } from "../render/assembly_shape.ts";
 import type {
   AssembleContext,
   AssembledSection,
   PromptAssembly,
 } from "../types.ts";
+import { countText } from "../budget/count.ts";
+import { pruningOf } from "../budget/prune.ts";
 import type {
   ExplainOptions,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
+import { gatesOf, markInactive } from "./gates.ts";
+import type { GateAnswer } from "../kinds/tool_gate.ts";
 
 /** What `explain` builds with: the registry's options and the caller's. */
 export interface ExplanationOptions extends BuildOptions {
@@ -60,13 +64,15 @@ export function explanation$<C extends AssembleContext>(
   return defer(() => {
     const countTokens = checkOptions(options.explain);
     let contribution: Contribution | undefined;
+    let gates: readonly GateAnswer[] = [];
     const trace: BuildTrace = {
       built: (initial) => {
         contribution = contributionOf(snapshot, initial, trace);
+        gates = gatesOf(initial);
       },
     };
     return assembly$(snapshot, context, { ...options, trace }).pipe(
-      map((assembly) => explain(assembly, contribution!, countTokens)),
+      map((assembly) => explain(assembly, contribution!, countTokens, gates)),
     );
   });
 }
@@ -80,7 +86,13 @@ function checkOptions(options: unknown): CountTokens | undefined {
         `${quote(options)}.`,
     );
   }
-  const { countTokens } = options as ExplainOptions;
+  const countTokens = readGuarded(
+    () => (options as ExplainOptions).countTokens,
+    "INVALID_CONFIG",
+    () =>
+      `Reading explain()'s options threw; pass a plain object ` +
+      `{ countTokens? }.`,
+  );
   if (countTokens !== undefined && typeof countTokens !== "function") {
     throw new SystemPromptError(
       "INVALID_PROVIDER",
@@ -91,29 +103,59 @@ function checkOptions(options: unknown): CountTokens | undefined {
   return countTokens;
 }
 
+/**
+ * Each section is rendered once, and the prompt is joined from those very
+ * texts (renderPrompt's rule), so the offsets slice the prompt even when a
+ * section's `text` is a getter that answers differently each time.
+ */
 function explain(
   assembly: PromptAssembly,
   contribution: Contribution,
   countTokens: CountTokens | undefined,
+  gates: readonly GateAnswer[],
 ): PromptExplanation {
-  const prompt = renderPrompt(assembly);
   const { variables } = assembly;
+  const rendered = renderedSections(assembly.sections, variables);
+  const prompt = rendered.filter((text) => text !== "").join("\n\n");
   return {
     assembly,
     prompt,
     sections: sectionOrigins(assembly.sections, contribution.sections, {
-      variables,
+      rendered,
       countTokens,
     }),
-    tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
+    tools: markInactive(
+      toolOrigins(assembly.tools, contribution.tools, countTokens),
+      assembly.activeTools,
+      gates,
+    ),
     variables: variableOrigins(variables, contribution.variables),
     shadowed: contribution.shadowed,
     runtimeContext: sectionOrigins(
       assembly.runtimeContext ?? [],
       contribution.runtimeContext,
-      { variables, countTokens, list: "runtimeContext" },
+      {
+        rendered: renderedSections(assembly.runtimeContext ?? [], variables, {
+          list: "runtimeContext",
+        }),
+        countTokens,
+        list: "runtimeContext",
+      },
     ),
+    ...prunedOrigins(assembly),
   };
+}
+
+/** `renderSections`, where a getter's or a Proxy's error is typed. */
+function renderedSections(
+  sections: readonly AssembledSection[],
+  variables: PromptAssembly["variables"],
+  options?: RenderSectionsOptions,
+): string[] {
+  return readingAssembly(
+    () => renderSections(sections, variables, options),
+    "explain()",
+  );
 }
 
 /**
@@ -135,7 +177,8 @@ function claim(
 }
 
 interface SectionOriginsOptions extends RenderSectionsOptions {
-  readonly variables: PromptAssembly["variables"];
+  /** Each entry's rendered text. */
+  readonly rendered: readonly string[];
   readonly countTokens: CountTokens | undefined;
 }
 
@@ -147,9 +190,8 @@ interface SectionOriginsOptions extends RenderSectionsOptions {
 function sectionOrigins(
   sections: readonly AssembledSection[],
   registered: Map<string, Registered>,
-  { variables, countTokens, list }: SectionOriginsOptions,
+  { rendered, countTokens, list }: SectionOriginsOptions,
 ): SectionOrigin[] {
-  const rendered = renderSections(sections, variables, { list });
   const noun = list === "runtimeContext" ? "runtime context entry" : "section";
   let at = 0;
   return sections.map((section, index) => {
@@ -215,18 +257,42 @@ function variableOrigins(
   });
 }
 
+/**
+ * The one token accounting (SPEC 8.9, `src/budget/count.ts`): an empty text
+ * is 0 without a call; the counter answers a non-negative integer.
+ */
 function count(countTokens: CountTokens, text: string, what: string): number {
-  const tokens: unknown = callProvider(
-    countTokens,
-    text,
-    () => `token counter (countTokens) on ${what}`,
-  );
-  if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) {
-    return tokens;
-  }
-  throw new SystemPromptError(
-    "PROVIDER_FAILED",
-    `The token counter (countTokens) returned ${quote(tokens)} for ${what}; ` +
-      `it must return a finite number of tokens, 0 or more.`,
-  );
+  return text === "" ? 0 : countText(countTokens, text, () => what);
+}
+
+/** What the budget pruned, and why (`explain().pruned`), when it did. */
+function prunedOrigins(
+  assembly: PromptAssembly,
+): { pruned?: PrunedOrigin[] } {
+  const pruning = pruningOf(assembly);
+  if (pruning === undefined) return {};
+  const { maxTokens, total } = pruning;
+  return {
+    pruned: pruning.sections.map((
+      { name, tokens, stability, priority },
+      at,
+    ) => ({
+      name,
+      tokens,
+      stability,
+      priority,
+      reason: `${ordinal(at + 1)} pruned to fit maxTokens ${maxTokens} (the ` +
+        `prompt took ${total}): a ${stability} section of priority ` +
+        `${priority}; volatile sections go first, then agent, then stable, ` +
+        `lower priority first, then later order`,
+    })),
+  };
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13
+    ? "th"
+    : ["th", "st", "nd", "rd"][n % 10] ?? "th";
+  return `${n}${suffix}`;
 }

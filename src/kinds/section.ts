@@ -8,6 +8,7 @@
 import { compareCodeUnits } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
+import type { SectionTerms } from "../budget/prune.ts";
 import {
   type Kind,
   type KindLayer,
@@ -15,6 +16,16 @@ import {
   type RecordBase,
   visibleByName,
 } from "./kind.ts";
+import { isLive } from "./live.ts";
+import {
+  maxRank,
+  mostVolatileReference,
+  type OwnStability,
+  ownStability,
+  rankOf,
+  STABILITIES,
+  variableStabilitiesOf,
+} from "./stability.ts";
 import {
   type EntryText,
   type EntryWords,
@@ -29,10 +40,19 @@ export interface SectionRecord extends RecordBase {
   readonly text: EntryText;
   readonly cacheBreakpoint?: true;
   readonly complete?: true;
+  /** Its own stability (explicit or default) and why. */
+  readonly stability: OwnStability;
+  /** Under a token budget: kept longer when higher (absent = 0). */
+  readonly priority?: number;
+  /** Under a token budget: never pruned. */
+  readonly required?: true;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
-export function compareSections(a: SectionRecord, b: SectionRecord): number {
+export function compareSections(
+  a: { readonly order: number; readonly name: string },
+  b: { readonly order: number; readonly name: string },
+): number {
   if (a.order !== b.order) return a.order - b.order;
   return compareCodeUnits(a.name, b.name);
 }
@@ -56,25 +76,82 @@ const SECTION_WORDS: EntryWords = {
 
 function toSectionRecord(
   section: unknown,
-  { label, sequence }: Provenance,
+  { label, sequence, scoped }: Provenance,
 ): SectionRecord {
-  const { name, order, text, cacheBreakpoint, complete } = readTextEntry(
-    section,
-    SECTION_WORDS,
-    ["cacheBreakpoint", "complete"],
-  );
+  const {
+    name,
+    order,
+    text,
+    cacheBreakpoint,
+    complete,
+    stability,
+    priority,
+    required,
+  } = readTextEntry(section, SECTION_WORDS, [
+    "cacheBreakpoint",
+    "complete",
+    "stability",
+    "priority",
+    "required",
+  ]);
   const record: Record<string, unknown> = {
     name,
     order,
     text,
     label,
     sequence,
+    stability: ownStability(stability, {
+      live: isLive(text),
+      scoped,
+      code: "INVALID_SECTION",
+      what: () => `section ${quote(name)} of registrar ${quote(label)}`,
+    }),
   };
   if (optionalFlag(name, "cacheBreakpoint", cacheBreakpoint)) {
     record.cacheBreakpoint = true;
   }
   if (optionalFlag(name, "complete", complete)) record.complete = true;
+  if (optionalFlag(name, "required", required)) record.required = true;
+  if (priority !== undefined && priority !== 0) {
+    record.priority = checkPriority(name, priority);
+  }
   return record as unknown as SectionRecord;
+}
+
+/**
+ * Each section as volatile as the most volatile variable it references, so
+ * the listeners see the effective stability (it is settled again after
+ * them).
+ */
+function raiseByVariables(
+  sections: AssembledSection[],
+  variables: ReturnType<typeof variableStabilitiesOf>,
+): void {
+  if (variables === undefined) return;
+  const max = maxRank(variables);
+  for (const section of sections) {
+    const own = section.stability === undefined ? 0 : rankOf(section.stability);
+    if (own >= max) continue;
+    const reference = mostVolatileReference(section.text, variables, own);
+    if (reference !== undefined) {
+      section.stability = STABILITIES[variables.get(reference)!] as
+        | "agent"
+        | "volatile";
+    }
+  }
+}
+
+/** A section's `priority`: a finite number, else `INVALID_SECTION`. */
+function checkPriority(name: string, priority: unknown): number {
+  if (typeof priority === "number" && Number.isFinite(priority)) {
+    return priority;
+  }
+  throw new SystemPromptError(
+    "INVALID_SECTION",
+    `Section ${quote(name)} has priority ${quote(priority)}; a priority is ` +
+      `a finite number (higher is kept longer under a token budget; ` +
+      `default 0), or left out.`,
+  );
 }
 
 /** Whether an optional boolean flag is set; anything but a boolean throws. */
@@ -113,7 +190,14 @@ function buildSections(
     sections[index] = resolveTextEntry(records[index], context, SECTION_WORDS);
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
+  for (const index of plan.unstable) {
+    sections[index].stability = records[index].stability.stability as
+      | "agent"
+      | "volatile";
+  }
+  raiseByVariables(sections, variableStabilitiesOf(draft));
   draft.sections = sections;
+  if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
   const complete = plan.complete;
   if (complete.length > 1) {
     const named = complete.map((index) => quote(names[index]));
@@ -147,6 +231,10 @@ interface SectionPlan {
   readonly breakpoints: readonly number[];
   /** Indexes of complete sections. */
   readonly complete: readonly number[];
+  /** Indexes of sections whose own stability is not stable. */
+  readonly unstable: readonly number[];
+  /** The budget terms of the sections that set any, by name. */
+  readonly terms: ReadonlyMap<string, SectionTerms>;
 }
 
 const plans = new WeakMap<readonly SectionRecord[], SectionPlan>();
@@ -161,6 +249,8 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
   const dynamic: number[] = [];
   const breakpoints: number[] = [];
   const complete: number[] = [];
+  const unstable: number[] = [];
+  const terms = new Map<string, SectionTerms>();
   for (let index = 0; index < count; index++) {
     const record = records[index];
     names[index] = record.name;
@@ -169,13 +259,44 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     if (typeof record.text !== "string") dynamic.push(index);
     if (record.cacheBreakpoint === true) breakpoints.push(index);
     if (record.complete === true) complete.push(index);
+    if (record.stability.stability !== "stable") unstable.push(index);
+    if (record.priority !== undefined || record.required === true) {
+      terms.set(record.name, {
+        priority: record.priority ?? 0,
+        required: record.required === true,
+      });
+    }
   }
-  plan = { names, orders, texts, dynamic, breakpoints, complete };
+  plan = {
+    names,
+    orders,
+    texts,
+    dynamic,
+    breakpoints,
+    complete,
+    unstable,
+    terms,
+  };
   plans.set(records, plan);
   return plan;
 }
 
 const completeSections = new WeakMap<PromptAssembly, AssembledSection>();
+const sectionTerms = new WeakMap<
+  PromptAssembly,
+  ReadonlyMap<string, SectionTerms>
+>();
+
+/**
+ * The budget terms (`priority`, `required`) of the registered sections of
+ * the assembly `build` wrote, by name: a budget reads them after the
+ * waterfall, so a listener's section gets the defaults.
+ */
+export function sectionTermsOf(
+  draft: PromptAssembly,
+): ReadonlyMap<string, SectionTerms> | undefined {
+  return sectionTerms.get(draft);
+}
 
 /**
  * The one effective complete section of the assembly `build` wrote, as

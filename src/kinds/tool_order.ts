@@ -14,13 +14,16 @@ import type { ToolSchema } from "../types.ts";
 
 /**
  * The `toolOrder` entry that stands for every tool the order does not list.
- * It must appear exactly once; no tool may carry this name.
+ * It must appear exactly once; no tool may carry this name. The tools it
+ * stands for are placed by stability (stable, agent, volatile), then by
+ * code-unit name, so the tools that change come last.
  *
  * @example
  * ```ts
  * import { SystemPrompt, TOOL_ORDER_REST } from "@rxprompt/system-prompt";
  *
- * // `shell` first, then every other tool by name, then `finish` last.
+ * // `shell` first, then every other tool by stability and name, then
+ * // `finish` last.
  * const prompt = new SystemPrompt({ toolOrder: ["shell", TOOL_ORDER_REST, "finish"] });
  * ```
  */
@@ -146,6 +149,34 @@ export function toolPositions(
       ? compareCodeUnits(tools[a].name, tools[b].name)
       : 0;
   });
+}
+
+/**
+ * `ordered` (canonical tools, names unique) with the tools the plan does not
+ * list placed by stability, then by their order in `ordered` (which is name
+ * order): the listed tools keep their places, the others fill the remaining
+ * places. `ranks[i]` is the stability rank of `ordered[i]` (0 stable, 1
+ * agent, 2 volatile).
+ */
+export function restByStability(
+  ordered: readonly ToolSchema[],
+  { ranks, plan }: {
+    ranks: readonly number[];
+    plan: ToolOrderPlan | undefined;
+  },
+): ToolSchema[] {
+  const slots: number[] = [];
+  for (let index = 0; index < ordered.length; index++) {
+    if (plan === undefined || !plan.ranks.has(ordered[index].name)) {
+      slots.push(index);
+    }
+  }
+  const rest = slots.slice().sort((a, b) => ranks[a] - ranks[b] || a - b);
+  const placed = ordered.slice();
+  for (let index = 0; index < slots.length; index++) {
+    placed[slots[index]] = ordered[rest[index]];
+  }
+  return placed;
 }
 
 function checkListedNamesAreKnown(

@@ -21,7 +21,20 @@ import {
   liveOr,
   type LiveValue,
 } from "./live.ts";
-import { type ToolOrderPlan, toolPositions } from "./tool_order.ts";
+import {
+  restByStability,
+  type ToolOrderPlan,
+  toolPositions,
+} from "./tool_order.ts";
+import {
+  type OwnStability,
+  ownStability,
+  rankOf,
+  readStabilityOption,
+  STABILITIES,
+  toolStabilityOf,
+} from "./stability.ts";
+import { compareCodeUnits } from "../shared/util.ts";
 import type {
   PromptAssembly,
   ScopeKey,
@@ -45,27 +58,43 @@ export interface ToolsRecord extends RecordBase {
   readonly provider: ToolProvider<unknown> | LiveValue<ToolProviderResult>;
   /** The objects of the provider's last schemas, for a cheaper copy. */
   readonly seen: SeenObjects;
+  /** Its tools' stability (explicit or default) and why. */
+  readonly stability: OwnStability;
+}
+
+/** What `Registrar#tools` receives. */
+export interface ToolsInput {
+  readonly provider: unknown;
+  /** The optional `{ stability }` argument. */
+  readonly options?: unknown;
 }
 
 /** The tools kind; a layer keeps its providers in registration order. */
-export const toolsKind: Kind<ToolsRecord> = {
+export const toolsKind: Kind<ToolsRecord, ToolsInput> = {
   change: "tools",
   record: toToolsRecord,
   build: buildTools,
 };
 
 function toToolsRecord(
-  provider: unknown,
-  { label, sequence }: Provenance,
+  { provider, options }: ToolsInput,
+  { label, sequence, scoped }: Provenance,
 ): ToolsRecord {
   // Before its first value, a tool source contributes nothing.
   const live = liveOr(provider, { schemas: [] });
   assertSource(live, "A tool provider");
+  const what = () => `tool provider of registrar ${quote(label)}`;
   return {
     provider: live as ToolProvider<unknown>,
     label,
     sequence,
     seen: new SeenObjects(),
+    stability: ownStability(readStabilityOption(options, what), {
+      live: isLive(live),
+      scoped,
+      code: "INVALID_CONFIG",
+      what,
+    }),
   };
 }
 
@@ -102,6 +131,8 @@ interface Collection {
   readonly sources: ToolSource[];
   /** The providers' `knownNames` (the tools' own names are known anyway). */
   knownNames: Set<string> | undefined;
+  /** Set when a provider that contributed a tool is not stable. */
+  unstable: boolean;
 }
 
 function buildTools(
@@ -115,6 +146,7 @@ function buildTools(
     tools: [],
     sources: [],
     knownNames: undefined,
+    unstable: false,
   };
   let index = 0;
   for (let layer = 0; layer < layers.length; layer++) {
@@ -124,10 +156,64 @@ function buildTools(
     }
   }
   if (trace !== undefined) trace.tools = traced(collection);
+  if (collection.knownNames !== undefined) {
+    knownNamesByDraft.set(draft, collection.knownNames);
+  }
   const ordered = orderedTools(collection, toolOrder);
-  draft.tools = hasRepeatedName(ordered)
+  const tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
     : ordered;
+  draft.tools = collection.unstable
+    ? byStability(tools, collection, { draft, plan: toolOrder })
+    : tools;
+}
+
+/**
+ * `tools` with the unlisted ones placed by stability, then name (SPEC
+ * §8.2), and the draft's `toolStability` for the tools that are not stable.
+ * Only when some provider is not stable: a registry that never says
+ * otherwise pays nothing.
+ */
+function byStability(
+  tools: ToolSchema[],
+  { tools: collected, sources }: Collection,
+  { draft, plan }: { draft: PromptAssembly; plan: ToolOrderPlan | undefined },
+): ToolSchema[] {
+  const rankByTool = new Map<ToolSchema, number>();
+  for (let index = 0; index < collected.length; index++) {
+    const rank = rankOf(sources[index].record.stability.stability);
+    if (rank > 0) rankByTool.set(collected[index], rank);
+  }
+  const ranks = tools.map((tool) => rankByTool.get(tool) ?? 0);
+  const placed = restByStability(tools, { ranks, plan });
+  const unstable: [name: string, rank: number][] = [];
+  for (const tool of placed) {
+    const rank = rankByTool.get(tool);
+    if (rank !== undefined) unstable.push([tool.name, rank]);
+  }
+  if (unstable.length !== 0) {
+    unstable.sort(([a], [b]) => compareCodeUnits(a, b));
+    draft.toolStability = toolStabilityOf(
+      unstable.map(([name, rank]) => [
+        name,
+        STABILITIES[rank] as "agent" | "volatile",
+      ]),
+    );
+  }
+  return placed;
+}
+
+/** The providers' `knownNames` of the assembly `build` wrote, by draft. */
+const knownNamesByDraft = new WeakMap<PromptAssembly, ReadonlySet<string>>();
+
+/**
+ * The names the tool providers of the assembly `build` wrote listed in
+ * `knownNames` (the tools' own names are not included), if any.
+ */
+export function knownToolNamesOf(
+  draft: PromptAssembly,
+): ReadonlySet<string> | undefined {
+  return knownNamesByDraft.get(draft);
 }
 
 /** The last canonical order computed for a `toolOrder`, by tool names. */
@@ -202,6 +288,9 @@ function collectTools(source: ToolSource, collection: Collection): void {
       tools.push(tool);
       sources.push(source);
     }
+    if (
+      schemas.length !== 0 && source.record.stability.stability !== "stable"
+    ) collection.unstable = true;
     if (known !== undefined && known.length !== 0) {
       const knownNames = collection.knownNames ??= new Set();
       for (const name of known) knownNames.add(name);

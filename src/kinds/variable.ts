@@ -26,17 +26,29 @@ import {
   type RecordBase,
   visibleByName,
 } from "./kind.ts";
+import {
+  type OwnStability,
+  ownStability,
+  rankOf,
+  readStabilityOption,
+  setVariableStabilities,
+  type StabilityRank,
+} from "./stability.ts";
 
 /** A registered variable, as stored in a layer. */
 export interface VariableRecord extends RecordBase {
   readonly name: string;
   readonly provider: VariableProvider<unknown> | LiveValue<undefined>;
+  /** Its own stability (explicit or default) and why. */
+  readonly stability: OwnStability;
 }
 
 /** What `Registrar#variable` receives. */
 export interface VariableInput {
   readonly name: unknown;
   readonly provider: unknown;
+  /** The optional `{ stability }` argument. */
+  readonly options?: unknown;
 }
 
 function compareNames(a: VariableRecord, b: VariableRecord): number {
@@ -53,8 +65,8 @@ export const variableKind: Kind<VariableRecord, VariableInput> = {
 };
 
 function toVariableRecord(
-  { name, provider }: VariableInput,
-  { label, sequence }: Provenance,
+  { name, provider, options }: VariableInput,
+  { label, sequence, scoped }: Provenance,
 ): VariableRecord {
   if (typeof name !== "string" || !VARIABLE_NAME_PATTERN.test(name)) {
     throw new SystemPromptError(
@@ -66,11 +78,18 @@ function toVariableRecord(
   }
   const live = liveOr(provider, undefined);
   assertSource(live, `The provider of variable ${quote(name)}`);
+  const what = () => `variable ${quote(name)} of registrar ${quote(label)}`;
   return {
     name,
     provider: live as VariableProvider<unknown>,
     label,
     sequence,
+    stability: ownStability(readStabilityOption(options, what), {
+      live: isLive(live),
+      scoped,
+      code: "INVALID_CONFIG",
+      what,
+    }),
   };
 }
 
@@ -89,6 +108,31 @@ function buildVariables(
     variables[record.name] = resolveVariable(record, context);
   }
   draft.variables = variables;
+  setVariableStabilities(draft, unstableOf(records));
+}
+
+const unstable = new WeakMap<
+  readonly VariableRecord[],
+  ReadonlyMap<string, StabilityRank>
+>();
+
+/**
+ * The variables of `records` that are not stable, by name: computed once
+ * per list, which is shared while its layers do not change.
+ */
+function unstableOf(
+  records: readonly VariableRecord[],
+): ReadonlyMap<string, StabilityRank> {
+  let found = unstable.get(records);
+  if (found !== undefined) return found;
+  const ranks = new Map<string, StabilityRank>();
+  for (const { name, stability } of records) {
+    const rank = rankOf(stability.stability) as StabilityRank;
+    if (rank !== 0) ranks.set(name, rank);
+  }
+  found = ranks;
+  unstable.set(records, found);
+  return found;
 }
 
 function resolveVariable(

@@ -8,7 +8,12 @@
 
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { Registrar } from "./registrar.ts";
-import type { AssembleContext, SystemPromptConfig } from "../types.ts";
+import { rankOf } from "../kinds/stability.ts";
+import type {
+  AssembleContext,
+  PersonaConfig,
+  SystemPromptConfig,
+} from "../types.ts";
 
 /**
  * Name of the built-in section that states the harness's identity (order
@@ -130,13 +135,62 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError? }; ` +
+        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError?, ` +
+        `budget? }; ` +
         `got ${quote(config)}.`,
     );
   }
   const fields = readConfigFields(config);
   checkConfigFields(fields);
-  return fields;
+  return { ...fields, persona: readPersona(fields.persona) };
+}
+
+/**
+ * The config's `persona`: a string, or `{ text, cacheBreakpoint?,
+ * stability? }` read once into a plain object.
+ */
+function readPersona(persona: unknown): string | PersonaConfig | undefined {
+  if (persona === undefined || typeof persona === "string") return persona;
+  const shape = `persona must be a string (a template, "" for none) or an ` +
+    `object { text, cacheBreakpoint?, stability? }`;
+  if (typeof persona !== "object" || persona === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${shape}; got ${quote(persona)}.`,
+    );
+  }
+  const { text, cacheBreakpoint, stability } = readGuarded(
+    () => {
+      const { text, cacheBreakpoint, stability } = persona as PersonaConfig;
+      return { text, cacheBreakpoint, stability };
+    },
+    "INVALID_CONFIG",
+    () =>
+      `Reading the config's persona threw; ${shape} whose fields can be read.`,
+  );
+  if (typeof text !== "string") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `persona.text must be a string (a template, "" for none); got ` +
+        `${quote(text)}.`,
+    );
+  }
+  checkOptional(cacheBreakpoint, {
+    key: "persona.cacheBreakpoint",
+    type: "boolean",
+  });
+  if (stability !== undefined && rankOf(stability) === -1) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `persona.stability is ${quote(stability)}; it must be "stable", ` +
+        `"agent" or "volatile", or left out (stable, the global layer's ` +
+        `default).`,
+    );
+  }
+  const read: PersonaConfig = { text };
+  if (cacheBreakpoint !== undefined) read.cacheBreakpoint = cacheBreakpoint;
+  if (stability !== undefined) read.stability = stability;
+  return read;
 }
 
 /** One guarded read of each config field, so a throwing getter is reported. */
@@ -149,6 +203,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       } = config as SystemPromptConfig;
       return {
         persona,
@@ -156,6 +211,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       };
     },
     "INVALID_CONFIG",
@@ -167,17 +223,12 @@ function readConfigFields(config: object): SystemPromptConfig {
 
 /** Throws `INVALID_CONFIG` for the first config field of the wrong type. */
 function checkConfigFields(
-  { persona, includeHarnessIdentity, includeRuntimeContext, onSubscriberError }:
+  { includeHarnessIdentity, includeRuntimeContext, onSubscriberError }:
     SystemPromptConfig,
 ): void {
   checkOptional(includeRuntimeContext, {
     key: "includeRuntimeContext",
     type: "boolean",
-  });
-  checkOptional(persona, {
-    key: "persona",
-    type: "string",
-    shape: ` (a template, "" for none)`,
   });
   checkOptional(includeHarnessIdentity, {
     key: "includeHarnessIdentity",
@@ -222,5 +273,14 @@ export function registerBuiltIns<C extends AssembleContext>(
       text: HARNESS_IDENTITY,
     });
   }
-  root.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: persona });
+  const { text, cacheBreakpoint, stability } = typeof persona === "string"
+    ? { text: persona }
+    : persona;
+  root.section({
+    name: PERSONA_SECTION,
+    order: PERSONA_ORDER,
+    text,
+    cacheBreakpoint,
+    stability,
+  });
 }

@@ -16,7 +16,7 @@ import type { Kind, Provenance, RecordBase } from "../kinds/kind.ts";
 import type { InputOf, KindName } from "../kinds/table.ts";
 import { KINDS } from "../kinds/table.ts";
 import { Layers, type Registration } from "../store/layers.ts";
-import { liveIn, registerLive } from "../kinds/live.ts";
+import { LiveFirsts, liveIn, registerLive } from "../kinds/live.ts";
 import { ScopeBindings } from "../store/scopes.ts";
 import {
   type Disposer,
@@ -31,6 +31,8 @@ import type {
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
+  StabilityOptions,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -46,6 +48,8 @@ export class Registry {
   readonly toolOrder: ToolOrderPlan | undefined;
   /** False when the config turns runtime context off. */
   readonly includeRuntimeContext: boolean;
+  /** Live values waiting for their first delivery (`SystemPrompt.ready()`). */
+  readonly liveFirsts: LiveFirsts = new LiveFirsts();
   #sequence = 0;
 
   constructor(
@@ -143,10 +147,13 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     action: string | (() => string),
   ): Disposer {
     this.#assertOpen(action);
-    const provenance: Provenance = {
-      label: this.label,
-      sequence: this.#registry.nextSequence(),
-    };
+    const provenance: Provenance = this.scopeKey === undefined
+      ? { label: this.label, sequence: this.#registry.nextSequence() }
+      : {
+        label: this.label,
+        sequence: this.#registry.nextSequence(),
+        scoped: true,
+      };
     const record = (KINDS[kind] as Kind<RecordBase, InputOf<K>>).record(
       input,
       provenance,
@@ -156,13 +163,15 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     const scope = this.scopeKey;
     const live = liveIn(record);
     if (live !== undefined) {
-      return registerLive(live, {
+      const disposer = registerLive(live, {
         check: () => layers.assertCanAdd(scope, registration),
         add: (stop) =>
           layers.add(scope, registration, () => this.#lifetime.own(stop)),
         remove: () => layers.remove(scope, registration),
         update: () => layers.update(scope, registration),
       });
+      this.#registry.liveFirsts.track(live);
+      return disposer;
     }
     return layers.add(
       scope,
@@ -204,17 +213,29 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
+    options?: StabilityOptions,
   ): Disposer {
-    return this.#register("tools", provider, "register a tool provider");
+    return this.#register(
+      "tools",
+      { provider, options },
+      "register a tool provider",
+    );
+  }
+
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#register("toolGate", gate, "register a tool gate");
   }
 
   variable(
     name: string,
     provider: VariableProvider<C> | Observable<string | undefined>,
+    options?: StabilityOptions,
   ): Disposer {
     return this.#register(
       "variable",
-      { name, provider },
+      { name, provider, options },
       () => `register variable ${quote(name)}`,
     );
   }

@@ -6,7 +6,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { renderPrompt, renderPromptBlocks } from "../../mod.ts";
+import {
+  renderPrompt,
+  renderPromptBlocks,
+  type SystemPrompt,
+} from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import {
   assertRejectsAddedTool,
@@ -157,6 +161,74 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
     await assertRejectsAddedTool(toAISDK, { name: "read_file", at: "back" });
   });
 
+  it("with cache, marks tools too: the last of each stability run before a more volatile tool or the system prompt (SPEC 8.3)", () => {
+    const assembly: TestAssembly = {
+      ...sampleAssembly(),
+      tools: ["a", "b", "c"].map((name) => toolNamed(name)),
+      toolStability: { b: "agent", c: "volatile" },
+    };
+    const marker = { anthropic: { cacheControl: { type: "ephemeral" } } };
+    const { tools, system } = toAISDK(assembly, { cache: true });
+    assert.deepEqual(
+      Object.values(
+        toAISDK(assembly, { cache: true, maxCacheBreakpoints: 4 }).tools,
+      ).map((entry) => entry.providerOptions),
+      [marker, marker, undefined],
+    );
+    assert.deepEqual(
+      Object.values(tools).map((entry) => entry.providerOptions),
+      [undefined, marker, undefined],
+    );
+    // Candidates: tools a and b, blocks 0 and 1: four, the default three
+    // keep b (the last before the first volatile item, tool c), block 1,
+    // block 0.
+    assert.equal(
+      (system as { providerOptions?: unknown }[]).filter((message) =>
+        message.providerOptions
+      ).length,
+      2,
+    );
+    const three = toAISDK(assembly, { cache: true, maxCacheBreakpoints: 3 });
+    assert.deepEqual(
+      Object.values(three.tools).map((entry) => entry.providerOptions),
+      [undefined, marker, undefined],
+    );
+    const explicit = toAISDK(assembly, {
+      cache: true,
+      breakpoints: "explicit",
+    });
+    assert.deepEqual(
+      Object.values(explicit.tools).map((entry) => entry.providerOptions),
+      [undefined, undefined, undefined],
+    );
+  });
+
+  it("gating: remove leaves inactive tools out; keep lists them, returns allowedTools and refuses their execute; never the key activeTools", async () => {
+    const assembly: TestAssembly = {
+      ...sampleAssembly(),
+      activeTools: ["shell"],
+    };
+    const execute = { read_file: () => "read", shell: () => "ran" };
+    const removed = toAISDK(assembly, { execute });
+    assert.deepEqual(Object.keys(removed.tools), ["shell"]);
+    assert.equal("allowedTools" in removed, false);
+    assert.equal("activeTools" in removed, false);
+    const kept = toAISDK(assembly, { execute, gating: "keep" });
+    assert.deepEqual(Object.keys(kept.tools), ["read_file", "shell"]);
+    assert.deepEqual(kept.allowedTools, ["shell"]);
+    assert.equal("activeTools" in kept, false);
+    const options = { toolCallId: "1", messages: [] } as unknown as Parameters<
+      NonNullable<typeof kept.tools.shell.execute>
+    >[1];
+    assert.equal(await kept.tools.shell.execute!({}, options), "ran");
+    await assert.rejects(
+      async () => await kept.tools.read_file.execute!({}, options),
+      rejects("UNKNOWN_TOOL", '"read_file"', '"shell"'),
+    );
+    const none = toAISDK({ ...sampleAssembly(), activeTools: [] });
+    assert.deepEqual(Object.keys(none.tools), []);
+  });
+
   it("sends the runtime context as a user message only when it renders non-empty", () => {
     assertRuntimeContextMessage(toAISDK);
   });
@@ -170,7 +242,16 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
           const result = outputOrCode(() => toAISDK(assembly, options));
           if (result === undefined) return;
           const names = Object.keys(result.tools);
-          assert.equal(names.length, assembly.tools.length);
+          const active = assembly.activeTools;
+          const removed = active !== undefined && options?.gating !== "keep";
+          assert.equal(
+            names.length,
+            removed
+              ? assembly.tools.filter((tool) => active.includes(tool.name))
+                .length
+              : assembly.tools.length,
+          );
+          assert.equal("activeTools" in result, false);
           for (const name of names) {
             assert.ok(Object.hasOwn(result.tools, name));
           }
@@ -286,6 +367,76 @@ describe("AI SDK round trip", { skip: SDK_PERMISSIONS }, () => {
       body.tools.map((tool: { name: string }) => tool.name),
       ["read_file", "shell"],
     );
+  });
+
+  it("@ai-sdk/anthropic puts cache_control on the marked tool", async () => {
+    const assembly: TestAssembly = {
+      ...sampleAssembly(),
+      toolStability: { shell: "volatile" },
+    };
+    const body = JSON.parse(await sendAnthropic(assembly, { cache: true }));
+    assert.deepEqual(
+      body.tools.map((tool: { name: string; cache_control?: unknown }) => [
+        tool.name,
+        tool.cache_control,
+      ]),
+      [["read_file", { type: "ephemeral" }], ["shell", undefined]],
+    );
+  });
+
+  it("sends byte-identical bodies with stability, gates and breakpoints whatever the registration order", async () => {
+    const { of } = await import("rxjs");
+    const plugins: ((prompt: SystemPrompt) => void)[] = [
+      ...PLUGINS,
+      (prompt) => void prompt.tools(of({ schemas: [toolNamed("mcp_search")] })),
+      (prompt) =>
+        void prompt.section({
+          name: "memory",
+          order: 900,
+          text: "Notes: {{notes}}.",
+        }),
+      (prompt) => void prompt.variable("notes", of("none")),
+      (prompt) =>
+        void prompt.section({
+          name: "rules",
+          order: 50,
+          text: "Be brief.",
+          cacheBreakpoint: true,
+        }),
+    ];
+    const bodies = new Set<string>();
+    for (const order of [[0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0]]) {
+      const prompt = buildRegistry(order.map((index) => plugins[index]));
+      const assembly = await prompt.assemble();
+      assert.deepEqual(assembly.toolStability, { mcp_search: "volatile" });
+      bodies.add(
+        await sendAnthropic(
+          { ...assembly, activeTools: ["shell"] },
+          { cache: true, gating: "keep" },
+        ),
+      );
+      await prompt.dispose();
+    }
+    assert.equal(bodies.size, 1);
+    const [body] = [...bodies].map((text) => JSON.parse(text));
+    assert.deepEqual(
+      body.tools.map((tool: { name: string; cache_control?: unknown }) => [
+        tool.name,
+        tool.cache_control !== undefined,
+      ]),
+      [
+        ["read_file", false],
+        ["shell", false],
+        ["write_file", true],
+        ["mcp_search", false],
+      ],
+    );
+    assert.equal(
+      body.system.at(-1).text,
+      "Notes: none.",
+      "the volatile memory section is its own last block",
+    );
+    assert.equal(body.system.at(-1).cache_control, undefined);
   });
 
   it("sends byte-identical bodies whatever the plugin order", async () => {

@@ -90,6 +90,7 @@ const sectionArb = fc.oneof(
           fc.constantFrom(undefined, 5, null),
         ),
         cacheBreakpoint: fc.constantFrom(true, false, "yes", undefined),
+        stability: fc.constantFrom("agent", "volatile", "often", 2, undefined),
       },
       { requiredKeys: ["text"] },
     ),
@@ -103,6 +104,7 @@ const saneSectionArb = fc.record(
     order: fc.integer(),
     text: fc.constantFrom("Hello.", "", "{{v}}", "Literal {{ text", "Bye."),
     cacheBreakpoint: fc.constant(true),
+    stability: fc.constantFrom("agent", "volatile"),
   },
   { requiredKeys: ["name", "order", "text"] },
 );
@@ -143,6 +145,11 @@ const saneAssemblyArb = fc.record(
     ),
     variables: fc.constant({ v: "value" }),
     runtimeContext: fc.array(saneSectionArb, { maxLength: 3 }),
+    toolStability: fc.dictionary(
+      fc.constantFrom("shell", "read_file", "Search-2", "web-fetch"),
+      fc.constantFrom("agent", "volatile"),
+    ),
+    activeTools: fc.subarray(["shell", "read_file", "web-fetch", "gone"]),
   },
   { requiredKeys: ["sections", "tools", "variables"] },
 );
@@ -188,10 +195,20 @@ export const hostileOptionsArb: fc.Arbitrary<
   fc.record(
     {
       strict: fc.constantFrom(true, false, "yes"),
-      cache: fc.constantFrom(true, false, { ttl: "5m" }, { ttl: "1h" }, {
-        ttl: "2h",
-      }),
+      cache: fc.constantFrom(
+        true,
+        false,
+        { ttl: "5m" },
+        { ttl: "1h" },
+        { ttl: "2h" },
+        { ttl: "30m" },
+        { ttl: "12h" },
+      ),
       maxCacheBreakpoints: fc.constantFrom(0, 1, 3, 4, 5, -1, 2.5),
+      breakpoints: fc.constantFrom("auto", "explicit", "sometimes"),
+      gating: fc.constantFrom("remove", "keep", "hide"),
+      toolChoiceMode: fc.constantFrom("auto", "required", "none"),
+      promptCacheKey: fc.constantFrom("conversation-1", 7),
     },
     { requiredKeys: [] },
   ),

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
+import {
+  type OpenAIOptions,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai.ts";
 import { toMessages } from "../../adapters/anthropic.ts";
 import {
   assertRuntimeContext,
@@ -15,6 +19,32 @@ import {
 
 const RUNS = 2000;
 
+/** At most `maxCacheBreakpoints` (default 2) marked parts. */
+function assertMarks(
+  parts: readonly { prompt_cache_breakpoint?: unknown }[],
+  options: Record<string, unknown> | undefined,
+): void {
+  const limit = typeof options?.maxCacheBreakpoints === "number"
+    ? options.maxCacheBreakpoints
+    : 2;
+  const marks = parts.filter((part) => part.prompt_cache_breakpoint).length;
+  assert.ok(marks <= limit, `${marks} marks, limit ${limit}`);
+}
+
+/** A chat tool choice names only tools the request lists. */
+function assertChatToolChoice(
+  request: ReturnType<typeof toChatCompletions>,
+): void {
+  const choice = request.tool_choice;
+  if (choice === undefined || choice === "none") return;
+  assert.equal(choice.type, "allowed_tools");
+  assert.ok(choice.allowed_tools.tools.length > 0);
+  const names = (request.tools ?? []).map((tool) => tool.function.name);
+  for (const entry of choice.allowed_tools.tools) {
+    assert.ok(names.includes(entry.function.name), entry.function.name);
+  }
+}
+
 describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () => {
   it("toChatCompletions returns a well-formed request or throws a coded SystemPromptError", () => {
     fc.assert(
@@ -23,12 +53,19 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
         hostileOptionsArb,
         (assembly, options) => {
           const request = outputOrCode(() =>
-            toChatCompletions(assembly, options)
+            toChatCompletions(assembly, options as OpenAIOptions)
           );
           if (request === undefined) return;
           assert.equal(request.system.role, "system");
-          assert.equal(typeof request.system.content, "string");
+          const content = request.system.content;
+          if (typeof content !== "string") {
+            assert.ok(content.length > 0);
+            for (const part of content) assert.equal(part.type, "text");
+            assertMarks(content, options);
+            assert.ok("prompt_cache_key" in request);
+          } else assert.equal("prompt_cache_key" in request, false);
           assertRuntimeContext(request.runtimeContext);
+          assertChatToolChoice(request);
           if (request.tools !== undefined) {
             assert.ok(request.tools.length > 0);
             assertToolNames(request.tools.map((tool) => tool.function.name));
@@ -50,10 +87,31 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
         hostileAssemblyArb,
         hostileOptionsArb,
         (assembly, options) => {
-          const request = outputOrCode(() => toResponses(assembly, options));
+          const request = outputOrCode(() =>
+            toResponses(assembly, options as OpenAIOptions)
+          );
           if (request === undefined) return;
-          assert.equal(typeof request.instructions, "string");
+          if ("instructions" in request) {
+            assert.equal(typeof request.instructions, "string");
+            assert.equal("prompt_cache_key" in request, false);
+          } else {
+            assert.equal(request.system.role, "system");
+            for (const part of request.system.content) {
+              assert.equal(part.type, "input_text");
+            }
+            assertMarks(request.system.content, options);
+            assert.equal(typeof request.prompt_cache_key, "string");
+          }
           assertRuntimeContext(request.runtimeContext);
+          const choice = request.tool_choice;
+          if (choice !== undefined && choice !== "none") {
+            assert.equal(choice.type, "allowed_tools");
+            assert.ok(choice.tools.length > 0);
+            const names = (request.tools ?? []).map((tool) => tool.name);
+            for (const entry of choice.tools) {
+              assert.ok(names.includes(entry.name), entry.name);
+            }
+          }
           if (request.tools !== undefined) {
             assert.ok(request.tools.length > 0);
             assertToolNames(request.tools.map((tool) => tool.name));
@@ -95,6 +153,10 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
             ? options.maxCacheBreakpoints
             : 3;
           assert.ok(markers <= limit, `${markers} markers, limit ${limit}`);
+          const names = (request.tools ?? []).map((tool) => tool.name);
+          for (const name of request.allowedTools ?? []) {
+            assert.ok(names.includes(name), name);
+          }
         },
       ),
       { seed: HOSTILE_SEED, numRuns: RUNS },

@@ -4,7 +4,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { renderPrompt } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
+import {
+  type OpenAIPlainOptions,
+  promptCacheKey,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai.ts";
+import type { TestAssembly } from "./fixtures.ts";
 import { buildRegistry, PLUGINS, sampleAssembly } from "./fixtures.ts";
 import { withLoopback } from "./loopback.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
@@ -20,7 +26,7 @@ function client(baseURL: string): OpenAI {
 
 async function sendChat(
   assembly: Parameters<typeof toChatCompletions>[0],
-  options?: Parameters<typeof toChatCompletions>[1],
+  options?: OpenAIPlainOptions,
 ): Promise<string> {
   return await withLoopback(async (baseURL, requests) => {
     const { system, runtimeContext, tools } = toChatCompletions(
@@ -45,7 +51,7 @@ async function sendChat(
 
 async function sendResponses(
   assembly: Parameters<typeof toResponses>[0],
-  options?: Parameters<typeof toResponses>[1],
+  options?: OpenAIPlainOptions,
 ): Promise<string> {
   return await withLoopback(async (baseURL, requests) => {
     const { instructions, runtimeContext, tools } = toResponses(
@@ -123,5 +129,131 @@ describe("openai SDK round trip", { skip: SDK_PERMISSIONS }, () => {
       ),
       ["read_file", "shell", "write_file"],
     );
+  });
+
+  /** The sample with a volatile tail section and a volatile tool, gated. */
+  function gatedAssembly(): TestAssembly {
+    const assembly = sampleAssembly();
+    assembly.sections.push({
+      name: "memory",
+      order: 900,
+      text: "Notes: none.",
+      stability: "volatile",
+    });
+    assembly.tools.push({
+      name: "mcp_search",
+      description: "Search.",
+      parameters: { type: "object" },
+    });
+    assembly.toolStability = { mcp_search: "volatile" };
+    assembly.activeTools = ["shell", "mcp_search"];
+    return assembly;
+  }
+
+  it("chat.completions with cache sends text parts with explicit marks, the key and allowed_tools", async () => {
+    const assembly = gatedAssembly();
+    const produced = toChatCompletions(assembly, { cache: { ttl: "30m" } });
+    const body = await withLoopback(async (baseURL, requests) => {
+      await client(baseURL).chat.completions.create({
+        model: "gpt-5.6",
+        messages: [produced.system, { role: "user", content: "Go." }],
+        tools: produced.tools,
+        tool_choice: produced.tool_choice,
+        prompt_cache_key: produced.prompt_cache_key,
+      });
+      return JSON.parse(requests[0].body);
+    });
+    const mark = { mode: "explicit", ttl: "30m" };
+    assert.deepEqual(body.messages[0], {
+      role: "system",
+      content: [
+        {
+          type: "text",
+          text: "You are a coding agent.\n\nWork in /work/app.\n\n",
+          prompt_cache_breakpoint: mark,
+        },
+        {
+          type: "text",
+          text: "Prefer short commands.\n\n",
+          prompt_cache_breakpoint: mark,
+        },
+        { type: "text", text: "Notes: none." },
+      ],
+    });
+    assert.equal(body.prompt_cache_key, promptCacheKey(assembly));
+    assert.deepEqual(body.tool_choice, {
+      type: "allowed_tools",
+      allowed_tools: {
+        mode: "auto",
+        tools: [
+          { type: "function", function: { name: "shell" } },
+          { type: "function", function: { name: "mcp_search" } },
+        ],
+      },
+    });
+    assert.deepEqual(
+      body.tools.map((tool: { function: { name: string } }) =>
+        tool.function.name
+      ),
+      ["read_file", "shell", "mcp_search"],
+    );
+  });
+
+  it("responses with cache sends the system message first in input, no instructions", async () => {
+    const assembly = gatedAssembly();
+    assembly.activeTools = [];
+    const produced = toResponses(assembly, { cache: true });
+    const body = await withLoopback(async (baseURL, requests) => {
+      await client(baseURL).responses.create({
+        model: "gpt-5.6",
+        input: [produced.system, { role: "user", content: "Go." }],
+        tools: produced.tools,
+        tool_choice: produced.tool_choice,
+        prompt_cache_key: produced.prompt_cache_key,
+      });
+      return JSON.parse(requests[0].body);
+    });
+    assert.equal("instructions" in body, false);
+    assert.deepEqual(body.input[0], {
+      role: "system",
+      content: [
+        {
+          type: "input_text",
+          text: "You are a coding agent.\n\nWork in /work/app.\n\n",
+          prompt_cache_breakpoint: { mode: "explicit" },
+        },
+        {
+          type: "input_text",
+          text: "Prefer short commands.\n\n",
+          prompt_cache_breakpoint: { mode: "explicit" },
+        },
+        { type: "input_text", text: "Notes: none." },
+      ],
+    });
+    assert.equal(body.tool_choice, "none");
+    assert.equal(body.prompt_cache_key, promptCacheKey(assembly));
+  });
+
+  it("responses sends the allowed_tools choice in its flat shape", async () => {
+    const assembly = gatedAssembly();
+    const produced = toResponses(assembly, { toolChoiceMode: "required" });
+    const body = await withLoopback(async (baseURL, requests) => {
+      await client(baseURL).responses.create({
+        model: "gpt-5.6",
+        instructions: produced.instructions,
+        input: "Go.",
+        tools: produced.tools,
+        tool_choice: produced.tool_choice,
+      });
+      return JSON.parse(requests[0].body);
+    });
+    assert.deepEqual(body.tool_choice, {
+      type: "allowed_tools",
+      mode: "required",
+      tools: [
+        { type: "function", name: "shell" },
+        { type: "function", name: "mcp_search" },
+      ],
+    });
   });
 });

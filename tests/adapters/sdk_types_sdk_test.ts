@@ -54,6 +54,43 @@ function messagesParams(
   };
 }
 
+/** With `cache` and gates: parts, marks, tool_choice and the key, no cast. */
+function cachedChatParams(
+  assembly: TestAssembly,
+): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+  const { system, runtimeContext, tools, tool_choice, prompt_cache_key } =
+    toChatCompletions({ ...assembly, activeTools: ["shell"] }, {
+      cache: { ttl: "12h" },
+      toolChoiceMode: "required",
+    });
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [system];
+  if (runtimeContext) messages.push(runtimeContext);
+  return { model: "gpt-5.6", messages, tools, tool_choice, prompt_cache_key };
+}
+
+/** Responses with `cache`: `system` first in `input`, no `instructions`. */
+function cachedResponsesParams(
+  assembly: TestAssembly,
+): OpenAI.Responses.ResponseCreateParamsNonStreaming {
+  const { system, runtimeContext, tools, tool_choice, prompt_cache_key } =
+    toResponses({ ...assembly, activeTools: [] }, { cache: true });
+  const input: OpenAI.Responses.ResponseInput = [system];
+  if (runtimeContext) input.push(runtimeContext);
+  return { model: "gpt-5.6", input, tools, tool_choice, prompt_cache_key };
+}
+
+/** The allowed-tools choices are the SDK's own shapes. */
+export function toolChoices(assembly: TestAssembly): [
+  OpenAI.Chat.ChatCompletionToolChoiceOption | undefined,
+  OpenAI.Responses.ResponseCreateParams["tool_choice"],
+] {
+  const gated = { ...assembly, activeTools: ["shell"] };
+  return [
+    toChatCompletions(gated).tool_choice,
+    toResponses(gated).tool_choice,
+  ];
+}
+
 /** The typed client methods take the fields as they are. */
 export function sendAll(
   openai: OpenAI,
@@ -117,5 +154,17 @@ describe("adapter outputs typed as the SDKs' requests", () => {
       role: "user",
       content: "Today is Monday.",
     }]);
+    const cached = cachedChatParams(assembly);
+    assert.equal(typeof cached.prompt_cache_key, "string");
+    assert.deepEqual(cached.tool_choice, {
+      type: "allowed_tools",
+      allowed_tools: {
+        mode: "required",
+        tools: [{ type: "function", function: { name: "shell" } }],
+      },
+    });
+    const cachedResponses = cachedResponsesParams(assembly);
+    assert.equal("instructions" in cachedResponses, false);
+    assert.equal(cachedResponses.tool_choice, "none");
   });
 });

@@ -1,17 +1,29 @@
 /**
- * SPEC 7.1: for random sets of sections, variables and tool providers, every
- * registration order gives a byte-identical assembly and prompt. Listeners
- * take random positions too, but keep one relative order (they run in
+ * SPEC 7.1, 8.1–8.5: for random sets of sections, variables, tool
+ * providers and tool gates (with random stability, live sources and references), every
+ * registration order gives a byte-identical assembly (its `activeTools`
+ * included), prompt, prompt blocks,
+ * adapter requests (with cache and gates) and promptCacheKey. Listeners take
+ * random positions too, but keep one relative order (they run in
  * registration order by design).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { of } from "rxjs";
+import { toMessages } from "../../adapters/anthropic.ts";
+import {
+  promptCacheKey,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai.ts";
 import {
   type AssembleListener,
   type PromptAssembly,
   type Registrar,
   renderPrompt,
+  renderPromptBlocks,
+  type Stability,
   SystemPrompt,
   TOOL_ORDER_REST,
 } from "../../mod.ts";
@@ -26,10 +38,27 @@ const ORDERS = [-100, -1, 0, 0.5, 100, 150];
 const VARIABLE_NAMES = ["a", "b", "model", "cwd", "a_b", "ab", "z9"];
 const TOOL_NAMES = ["read", "Read", "write", "é", "shell", "a-b", "z"];
 
-const textArb = fc.string({
+const plainTextArb = fc.string({
   unit: fc.constantFrom("a", "B", " ", "é", "\n", "{", "}"),
   maxLength: 8,
 }).filter((text) => !text.includes("{{") && !text.includes("}}"));
+
+/** Plain text, or text referencing a variable (which may be volatile). */
+const textArb = fc.oneof(
+  { weight: 3, arbitrary: plainTextArb },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("On {{model}}.", "{{a}} and {{cwd}}", "{{b}}"),
+  },
+);
+
+const stabilityArb = fc.constantFrom<Stability | undefined>(
+  undefined,
+  undefined,
+  "stable",
+  "agent",
+  "volatile",
+);
 
 const sectionsArb = (extraNames: readonly string[]) =>
   fc.uniqueArray(
@@ -37,7 +66,9 @@ const sectionsArb = (extraNames: readonly string[]) =>
       name: fc.constantFrom(...SECTION_NAMES, ...extraNames),
       order: fc.constantFrom(...ORDERS),
       text: textArb,
-      asFunction: fc.boolean(),
+      form: fc.constantFrom("string", "function", "observable"),
+      cacheBreakpoint: fc.boolean(),
+      stability: stabilityArb,
     }),
     { selector: (section) => section.name, maxLength: 6 },
   );
@@ -45,7 +76,9 @@ const sectionsArb = (extraNames: readonly string[]) =>
 const variablesArb = fc.uniqueArray(
   fc.record({
     name: fc.constantFrom(...VARIABLE_NAMES),
-    value: fc.option(textArb, { nil: undefined }),
+    value: fc.option(plainTextArb, { nil: undefined }),
+    live: fc.boolean(),
+    stability: stabilityArb,
   }),
   { selector: (variable) => variable.name, maxLength: 5 },
 );
@@ -61,6 +94,26 @@ const providersArb = fc.uniqueArray(fc.constantFrom(...TOOL_NAMES), {
     [0, 1, 2].map((bin) => names.filter((_, index) => bins[index] === bin))
       .filter((group) => group.length > 0)
   )
+).chain((groups) =>
+  fc.tuple(
+    fc.constant(groups),
+    fc.array(fc.tuple(stabilityArb, fc.boolean()), {
+      minLength: groups.length,
+      maxLength: groups.length,
+    }),
+  ).map(([groups, settings]) =>
+    groups.map((names, index) => ({
+      names,
+      stability: settings[index][0],
+      live: settings[index][1],
+    }))
+  )
+);
+
+/** Tool gates: each answers a subset of the known names, or nothing. */
+const gatesArb = fc.array(
+  fc.option(fc.subarray(TOOL_NAMES), { nil: undefined }),
+  { maxLength: 3 },
 );
 
 const layerArb = (extraSectionNames: readonly string[]) =>
@@ -68,6 +121,7 @@ const layerArb = (extraSectionNames: readonly string[]) =>
     sections: sectionsArb(extraSectionNames),
     variables: variablesArb,
     providers: providersArb,
+    gates: gatesArb,
   });
 
 const toolOrderArb = fc.option(
@@ -89,29 +143,50 @@ function stepsOf(
   pick: (g: Registrar, s: Registrar) => Registrar,
 ): Step[] {
   const steps: Step[] = [];
-  for (const { name, order, text, asFunction } of layer.sections) {
+  for (const section of layer.sections) {
+    const { name, order, text, form, cacheBreakpoint, stability } = section;
     steps.push((g, s) =>
       void pick(g, s).section({
         name,
         order,
-        text: asFunction ? () => text : text,
+        text: form === "function"
+          ? () => text
+          : form === "observable"
+          ? of(text)
+          : text,
+        cacheBreakpoint,
+        stability,
       })
     );
   }
-  for (const { name, value } of layer.variables) {
-    steps.push((g, s) => void pick(g, s).variable(name, () => value));
+  for (const answer of layer.gates) {
+    steps.push((g, s) => void pick(g, s).toolGate(() => answer));
   }
-  for (const names of layer.providers) {
+  if (layer.gates.length > 0) {
+    // Gates name known tools: a catalog keeps every name known.
     steps.push((g, s) =>
-      void pick(g, s).tools(() => ({
-        schemas: names.map((name) =>
-          tool(name, `${name} tool`, {
-            type: "object",
-            properties: { [name]: { type: "string" } },
-          })
-        ),
-        knownNames: TOOL_NAMES,
-      }))
+      void pick(g, s).tools(() => ({ schemas: [], knownNames: TOOL_NAMES }))
+    );
+  }
+  for (const { name, value, live, stability } of layer.variables) {
+    steps.push((g, s) =>
+      void pick(g, s).variable(name, live ? of(value) : () => value, {
+        stability,
+      })
+    );
+  }
+  for (const { names, stability, live } of layer.providers) {
+    const result = () => ({
+      schemas: names.map((name) =>
+        tool(name, `${name} tool`, {
+          type: "object",
+          properties: { [name]: { type: "string" } },
+        })
+      ),
+      knownNames: TOOL_NAMES,
+    });
+    steps.push((g, s) =>
+      void pick(g, s).tools(live ? of(result()) : result, { stability })
     );
   }
   return steps;
@@ -165,10 +240,27 @@ async function outputs(
     );
     assert.deepEqual(keys, keys.toSorted(), "variables in code-unit order");
     results.push(JSON.stringify(assembly));
-    try {
-      results.push(renderPrompt(assembly));
-    } catch (error) {
-      results.push(`render failed: ${(error as Error).message}`);
+    const gated = {
+      ...assembly,
+      activeTools: assembly.tools.map((entry) => entry.name).filter((_, i) =>
+        i % 2 === 0
+      ),
+    };
+    const requests: (() => unknown)[] = [
+      () => renderPrompt(assembly),
+      () => renderPromptBlocks(assembly),
+      () => toMessages(assembly, { cache: true }),
+      () => toMessages(gated, { cache: true, gating: "keep" }),
+      () => toChatCompletions(gated, { cache: true }),
+      () => toResponses(gated, { cache: { ttl: "12h" } }),
+      () => promptCacheKey(assembly, { session: "s" }),
+    ];
+    for (const request of requests) {
+      try {
+        results.push(JSON.stringify(request()));
+      } catch (error) {
+        results.push(`failed: ${(error as Error).message}`);
+      }
     }
   }
   await prompt.dispose();

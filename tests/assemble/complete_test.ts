@@ -38,7 +38,13 @@ describe("complete sections", () => {
       "legacy",
     ]);
     assert.deepEqual(assembly.sections, [
-      { name: "legacy", order: 50, text: "The {{who}} prompt." },
+      // A scope section is "agent" by default (SPEC 8.1).
+      {
+        name: "legacy",
+        order: 50,
+        text: "The {{who}} prompt.",
+        stability: "agent",
+      },
     ]);
     assert.equal(renderPrompt(assembly), "The legacy prompt.");
     // Tools, variables and runtime contexts stay as the waterfall left them.

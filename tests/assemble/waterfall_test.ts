@@ -333,6 +333,57 @@ describe("waterfall", () => {
     }
   });
 
+  it("keeps what a listener result threw when read as the cause of INVALID_LISTENER_RESULT", async () => {
+    // Issue 21, defect 2: the cause was lost ("returned an object").
+    const boom = new Error("unreadable result");
+    const results: [string, unknown][] = [
+      ["then getter", {
+        get then(): never {
+          throw boom;
+        },
+        sections: [],
+        tools: [],
+        variables: {},
+      }],
+      [
+        "throwing Proxy",
+        new Proxy({}, {
+          get(): never {
+            throw boom;
+          },
+        }),
+      ],
+      ["sections getter", {
+        get sections(): never {
+          throw boom;
+        },
+        tools: [],
+        variables: {},
+      }],
+    ];
+    for (const [label, result] of results) {
+      const prompt = new SystemPrompt();
+      prompt.onAssemble((_assembly, _context, next) => next());
+      prompt.onAssemble(() => result as PromptAssembly);
+      await assert.rejects(prompt.assemble(), (error) => {
+        rejects("INVALID_LISTENER_RESULT", "listener #2")(error);
+        assert.equal((error as Error).cause, boom, label);
+        return true;
+      });
+      await prompt.dispose();
+    }
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const prompt = new SystemPrompt();
+    prompt.onAssemble(() => revoked as PromptAssembly);
+    await assert.rejects(prompt.assemble(), (error) => {
+      rejects("INVALID_LISTENER_RESULT", "listener #1")(error);
+      assert.ok((error as Error).cause instanceof TypeError);
+      return true;
+    });
+    await prompt.dispose();
+  });
+
   it("leaves no abort listener on the caller's signal once an assembly settles", async () => {
     const prompt = new SystemPrompt();
     prompt.onAssemble(async (_assembly, _context, next) => {

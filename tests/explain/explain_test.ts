@@ -93,6 +93,37 @@ describe("explain(): sections", () => {
     await prompt.dispose();
   });
 
+  it("renders each section once: offsets slice the prompt even when a text getter answers differently each time", async () => {
+    // Issue 21, defect 7: the prompt and the offsets came from two renders.
+    for (const entry of ["explain", "countTokens"] as const) {
+      const prompt = bare("Persona.");
+      let reads = 0;
+      prompt.onAssemble((assembly) => {
+        const section = { name: "shifty", order: 5, text: "" };
+        Object.defineProperty(section, "text", {
+          enumerable: true,
+          get: () => ++reads % 2 === 1 ? "Short." : "A much longer answer.",
+        });
+        assembly.sections.push(section);
+        return assembly;
+      });
+      const counted: string[] = [];
+      const explanation = await prompt.explain(
+        undefined,
+        entry === "countTokens"
+          ? { countTokens: (text) => (counted.push(text), 1) }
+          : undefined,
+      );
+      const slices = explanation.sections.map(({ start, end }) =>
+        explanation.prompt.slice(start, end)
+      );
+      assert.equal(explanation.prompt, slices.join("\n\n"), entry);
+      assert.equal(slices[1], explanation.prompt.split("\n\n")[1], entry);
+      if (entry === "countTokens") assert.deepEqual(counted, slices);
+      await prompt.dispose();
+    }
+  });
+
   it("offsets of a prompt whose first sections render empty start at 0", async () => {
     const prompt = bare();
     prompt.section({ name: "a", order: 1, text: "A" });
@@ -222,7 +253,8 @@ describe("explain(): shadowing by scope", () => {
     );
     assert.deepEqual(
       explanation.tools.map((o) => [o.name, o.registrar, o.scope]),
-      [["t", "registry/preset", preset], ["u", "registry", undefined]],
+      // The global (stable) tool before the scope's (agent) one (SPEC 8.2).
+      [["u", "registry", undefined], ["t", "registry/preset", preset]],
     );
     assert.deepEqual(explanation.variables, [
       {
@@ -510,9 +542,10 @@ describe("explain(): token counts", () => {
       countTokens: counter,
     });
     const read = explanation.assembly.tools[0];
+    // SPEC 8.9's one accounting: a section that renders empty is 0 tokens
+    // without a call.
     assert.deepEqual(counter.mock.calls.map((call) => call.arguments[0]), [
       "Persona on m1.",
-      "",
       JSON.stringify(read),
     ]);
     assert.deepEqual(explanation.sections.map((o) => o.tokens), [14, 0]);
@@ -570,6 +603,43 @@ describe("explain(): token counts", () => {
       prompt.explain(undefined, 5 as unknown as undefined),
       rejects("INVALID_CONFIG", "explain()", "5"),
     );
+    await prompt.dispose();
+  });
+
+  it("rejects INVALID_CONFIG with the cause when the options cannot be read", async () => {
+    // Issue 21, defect 5: a getter's or a Proxy's error escaped raw.
+    const prompt = bare("Persona.");
+    const boom = new Error("hostile options");
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const hostile: [string, unknown][] = [
+      ["getter", {
+        get countTokens(): never {
+          throw boom;
+        },
+      }],
+      [
+        "Proxy",
+        new Proxy({}, {
+          get(): never {
+            throw boom;
+          },
+        }),
+      ],
+      ["revoked Proxy", revoked],
+    ];
+    for (const [label, options] of hostile) {
+      await assert.rejects(
+        prompt.explain(undefined, options as never),
+        (error) => {
+          rejects("INVALID_CONFIG", "explain()", "countTokens")(error);
+          const { cause } = error as Error;
+          if (label === "revoked Proxy") assert.ok(cause instanceof TypeError);
+          else assert.equal(cause, boom, label);
+          return true;
+        },
+      );
+    }
     await prompt.dispose();
   });
 

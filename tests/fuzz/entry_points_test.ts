@@ -1,7 +1,9 @@
 /**
- * Fuzz: hostile input at the 0.2 entry points, `renderPromptBlocks` and the
- * wire adapters (`toChatCompletions`, `toResponses`, `toMessages`,
- * `toAISDK`): getters (throwing, or answering differently on each read),
+ * Fuzz: hostile input at the entry points, `renderPromptBlocks`, the wire
+ * adapters (`toChatCompletions`, `toResponses`, `toMessages`, `toAISDK`)
+ * and `promptCacheKey`, with their 0.3 options (`breakpoints`, `gating`,
+ * `toolChoiceMode`, `promptCacheKey`, `session`) and assembly keys
+ * (`stability`, `toolStability`, `activeTools`): getters (throwing, or answering differently on each read),
  * Proxies (throwing, revoked), every JSON type, huge strings, in the
  * assembly, its entries and the options. Each call returns, or throws a
  * `SystemPromptError` with a code, never a raw error; a tool name that
@@ -13,7 +15,11 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type PromptAssembly, renderPromptBlocks } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
+import {
+  promptCacheKey,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai.ts";
 import { toMessages } from "../../adapters/anthropic.ts";
 import { toAISDK } from "../../adapters/ai_sdk.ts";
 import {
@@ -121,6 +127,10 @@ const sectionArb: fc.Arbitrary<Make> = fc.oneof(
         valueArb,
       ),
       cacheBreakpoint: fc.oneof(plain(fc.boolean()), valueArb),
+      stability: fc.oneof(
+        plain(fc.constantFrom("stable", "agent", "volatile", "often")),
+        valueArb,
+      ),
     }),
   },
 );
@@ -156,6 +166,22 @@ const assemblyArb: fc.Arbitrary<Make> = fc.oneof(
         recordOf({ v: fc.oneof(plain(fc.string()), valueArb) }),
       ),
       runtimeContext: listOf(sectionArb),
+      toolStability: fc.oneof(
+        valueArb,
+        recordOf({
+          shell: fc.oneof(
+            plain(fc.constantFrom("agent", "volatile", "stable", "x")),
+            valueArb,
+          ),
+          ["__proto__"]: plain(fc.constantFrom("agent", "volatile")),
+          read_file: plain(fc.constantFrom("volatile", undefined)),
+        }),
+      ),
+      activeTools: fc.oneof(
+        valueArb,
+        plain(fc.subarray(["shell", "read_file", "__proto__", "gone", ""])),
+        listOf(fc.oneof(plain(fc.constantFrom("shell", "x")), valueArb)),
+      ),
     }),
   },
 );
@@ -165,10 +191,35 @@ const optionsArb: fc.Arbitrary<Make> = fc.oneof(
   recordOf({
     strict: fc.oneof(plain(fc.boolean()), valueArb),
     cache: fc.oneof(
-      plain(fc.constantFrom(true, false, { ttl: "5m" }, { ttl: "1h" })),
-      recordOf({ ttl: fc.oneof(plain(fc.constant("1h")), valueArb) }),
+      plain(
+        fc.constantFrom(
+          true,
+          false,
+          { ttl: "5m" },
+          { ttl: "1h" },
+          { ttl: "30m" },
+          { ttl: "12h" },
+        ),
+      ),
+      recordOf({
+        ttl: fc.oneof(plain(fc.constantFrom("1h", "12h")), valueArb),
+      }),
       valueArb,
     ),
+    breakpoints: fc.oneof(
+      plain(fc.constantFrom("auto", "explicit", "never")),
+      valueArb,
+    ),
+    gating: fc.oneof(
+      plain(fc.constantFrom("remove", "keep", "drop")),
+      valueArb,
+    ),
+    toolChoiceMode: fc.oneof(
+      plain(fc.constantFrom("auto", "required", "none")),
+      valueArb,
+    ),
+    promptCacheKey: fc.oneof(plain(fc.constantFrom("key", "")), valueArb),
+    session: fc.oneof(plain(fc.string({ maxLength: 4 })), valueArb),
     maxCacheBreakpoints: fc.oneof(
       plain(fc.integer({ min: -1, max: 5 })),
       valueArb,
@@ -189,7 +240,17 @@ type Entry = (assembly: unknown, options?: unknown) => unknown;
 const ENTRY_POINTS: [string, Entry, (output: never) => unknown[]][] = [
   [
     "renderPromptBlocks",
-    (assembly) => renderPromptBlocks(assembly as PromptAssembly),
+    (assembly, options) =>
+      renderPromptBlocks(assembly as PromptAssembly, options as never),
+    () => [],
+  ],
+  [
+    "promptCacheKey",
+    (assembly, options) => {
+      const key = promptCacheKey(assembly as PromptAssembly, options as never);
+      assert.match(key, /^[0-9a-f]{16}$/);
+      return key;
+    },
     () => [],
   ],
   [
@@ -217,7 +278,7 @@ const ENTRY_POINTS: [string, Entry, (output: never) => unknown[]][] = [
   ],
 ];
 
-describe(`fuzz: the 0.2 entry points ${label}`, () => {
+describe(`fuzz: the entry points and their 0.3 options ${label}`, () => {
   for (const [name, entry, toolNames] of ENTRY_POINTS) {
     it(`${name} returns or throws a coded SystemPromptError, never a raw error`, () => {
       fc.assert(

@@ -41,10 +41,11 @@ describe("sections", () => {
       { name: "style", order: 20, text: "global style" },
     ]);
     const forAgent = await prompt.assemble({ scope: key });
+    // A scope's sections are "agent" by default (SPEC 8.1).
     assert.deepEqual(forAgent.sections.slice(2), [
-      { name: "extra", order: 15, text: "agent extra" },
+      { name: "extra", order: 15, text: "agent extra", stability: "agent" },
       { name: "style", order: 20, text: "global style" },
-      { name: "rules", order: 30, text: "agent rules" },
+      { name: "rules", order: 30, text: "agent rules", stability: "agent" },
     ]);
   });
 

@@ -5,12 +5,13 @@ import { emptyLayer } from "../../src/store/layers.ts";
 import { buildAssembly } from "../../src/assemble/build.ts";
 
 describe("the kinds table", () => {
-  it("lists the kinds in build order: variables, sections, runtime contexts, tools, then listeners and suppressors", () => {
+  it("lists the kinds in build order: variables, sections, runtime contexts, tools, tool gates, then listeners and suppressors", () => {
     assert.deepEqual(KIND_NAMES, [
       "variable",
       "section",
       "runtimeContext",
       "tools",
+      "toolGate",
       "listener",
       "suppressor",
     ]);
@@ -37,9 +38,9 @@ describe("the kinds table", () => {
         order: 0,
         text: () => (calls.push("section"), "s"),
       }, provenance)],
-      tools: [KINDS.tools.record(() => (calls.push("tools"), {
-        schemas: [],
-      }), provenance)],
+      tools: [KINDS.tools.record({
+        provider: () => (calls.push("tools"), { schemas: [] }),
+      }, provenance)],
     };
     const assembly = buildAssembly([{ state, scope: undefined }], {});
     assert.deepEqual(calls, ["variable", "section", "tools"]);

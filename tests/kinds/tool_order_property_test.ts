@@ -2,7 +2,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { TOOL_ORDER_REST, type ToolSchema } from "../../mod.ts";
-import { compileToolOrder } from "../../src/kinds/tool_order.ts";
+import {
+  compileToolOrder,
+  restByStability,
+} from "../../src/kinds/tool_order.ts";
 import { orderTools } from "../fixtures.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 
@@ -196,6 +199,54 @@ describe(`orderTools: property (seed ${SEED})`, () => {
           assert.deepEqual(countBy(result), countBy(tools));
           assert.equal(tools.length, before.length);
           tools.forEach((tool, i) => assert.equal(tool, before[i]));
+        },
+      ),
+      OPTIONS,
+    );
+  });
+});
+
+/**
+ * The reference model of SPEC 8.2: walk the order; a listed name contributes
+ * its tool, the rest entry every unlisted tool by stability, then code-unit
+ * name.
+ */
+function referenceStabilityOrder(
+  tools: readonly ToolSchema[],
+  rankOf: ReadonlyMap<string, number>,
+  toolOrder: readonly string[] = [TOOL_ORDER_REST],
+): ToolSchema[] {
+  const unlisted = tools.filter((t) => !toolOrder.includes(t.name)).sort(
+    (a, b) =>
+      rankOf.get(a.name)! - rankOf.get(b.name)! ||
+      compareCodeUnits(a.name, b.name),
+  );
+  return toolOrder.flatMap((entry) =>
+    entry === TOOL_ORDER_REST ? unlisted : tools.filter((t) => t.name === entry)
+  );
+}
+
+describe(`restByStability: property (seed ${SEED})`, () => {
+  it("agrees with the reference model of SPEC 8.2 under every input order", () => {
+    fc.assert(
+      fc.property(
+        uniqueToolsArb,
+        maybeToolOrderArb,
+        fc.array(fc.constantFrom(0, 1, 2), {
+          minLength: POOL.length,
+          maxLength: POOL.length,
+        }),
+        ([tools, shuffled], order, ranks) => {
+          const rankOf = new Map(POOL.map((name, i) => [name, ranks[i]]));
+          const expected = referenceStabilityOrder(tools, rankOf, order);
+          for (const input of [tools, shuffled]) {
+            const ordered = run(input, order);
+            const placed = restByStability(ordered, {
+              ranks: ordered.map((t) => rankOf.get(t.name)!),
+              plan: order === undefined ? undefined : compileToolOrder(order),
+            });
+            assert.deepEqual(placed, expected);
+          }
         },
       ),
       OPTIONS,

@@ -117,8 +117,18 @@ describe("built-in sections", () => {
 
     const forAgent = await prompt.assemble({ scope: agent });
     assert.deepEqual(forAgent.sections, [
-      { name: PERSONA_SECTION, order: 0, text: "agent persona" },
-      { name: HARNESS_IDENTITY_SECTION, order: 50, text: "ID" },
+      {
+        name: PERSONA_SECTION,
+        order: 0,
+        text: "agent persona",
+        stability: "agent",
+      },
+      {
+        name: HARNESS_IDENTITY_SECTION,
+        order: 50,
+        text: "ID",
+        stability: "agent",
+      },
     ]);
     const global = await prompt.assemble();
     assert.deepEqual(global.sections, [

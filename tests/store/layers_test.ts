@@ -28,7 +28,10 @@ function variable(name: string): Registration {
 }
 
 function toolsOf(provider: () => { schemas: [] }): Registration {
-  return { kind: "tools", record: KINDS.tools.record(provider, provenance) };
+  return {
+    kind: "tools",
+    record: KINDS.tools.record({ provider }, provenance),
+  };
 }
 
 function names(state: LayerState, kind: "section" | "variable"): string[] {

@@ -1,0 +1,67 @@
+/**
+ * Where the adapters put their cache markers (SPEC 8.3): the candidates in
+ * wire order (tools, then system blocks), and which of them to keep within
+ * the limit. Pure. Internal: not a subpath export.
+ *
+ * @module
+ */
+
+/** One item of a request's prefix, in wire order. */
+export interface WireItem {
+  /** 0 stable, 1 agent, 2 volatile. */
+  readonly rank: number;
+  /** The item may carry a marker. */
+  readonly candidate: boolean;
+}
+
+/**
+ * Which tools may carry a marker (Anthropic, AI SDK): the last tool of each
+ * stability run that is followed by a more volatile tool or by the system
+ * prompt, never a volatile one. `ranks` are the tools' stability ranks in
+ * wire order.
+ */
+export function toolCandidates(ranks: readonly number[]): boolean[] {
+  return ranks.map((rank, index) =>
+    rank < 2 && (index === ranks.length - 1 || ranks[index + 1] > rank)
+  );
+}
+
+/**
+ * The indexes of `items` to mark: every candidate when they fit in `limit`;
+ * otherwise, in this order, the last candidate before the first volatile
+ * item, the last candidate overall, then the others, latest first. Returned
+ * in ascending order.
+ */
+export function selectMarkers(
+  items: readonly WireItem[],
+  limit: number,
+): number[] {
+  const candidates: number[] = [];
+  let firstVolatile = items.length;
+  for (let index = 0; index < items.length; index++) {
+    const { rank, candidate } = items[index];
+    if (rank >= 2 && firstVolatile === items.length) firstVolatile = index;
+    if (candidate && rank < 2) candidates.push(index);
+  }
+  if (candidates.length <= limit) return candidates;
+  const kept = new Set<number>();
+  const beforeVolatile = candidates.findLast((index) => index < firstVolatile);
+  const wanted = [
+    ...(beforeVolatile === undefined ? [] : [beforeVolatile]),
+    ...candidates.toReversed(),
+  ];
+  for (const index of wanted) {
+    if (kept.size === limit) break;
+    kept.add(index);
+  }
+  return [...kept].sort((a, b) => a - b);
+}
+
+/**
+ * 0.2's rule (`breakpoints: "explicit"`): the latest `limit` of `count`
+ * markable items, in ascending order.
+ */
+export function latestMarkers(count: number, limit: number): number[] {
+  const first = Math.max(0, count - limit);
+  return Array.from({ length: count - first }, (_, index) => first + index);
+}
