@@ -94,18 +94,24 @@ export async function loadConfig(
     }, timeoutMs);
   });
   try {
-    return await Promise.race([load(url, path), timeout]);
+    return await Promise.race([load(url, { path, file }), timeout]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function load(url: URL, path: string): Promise<PromptConfig> {
+async function load(
+  url: URL,
+  { path, file }: { path: string; file: string },
+): Promise<PromptConfig> {
   let module: unknown;
   try {
     module = await import(url.href);
   } catch (error) {
-    throw new CliError(`config ${path} failed to load: ${loadFailure(error)}`);
+    const where = await nodeSyntaxLocation(error, file);
+    throw new CliError(
+      `config ${path} failed to load: ${loadFailure(error, path, where)}`,
+    );
   }
   try {
     return await readConfig(module, path);
@@ -121,11 +127,40 @@ async function load(url: URL, path: string): Promise<PromptConfig> {
   }
 }
 
+/**
+ * On Node, where a syntax error is: Node keeps the location out of the
+ * error object, so ask `node --check FILE` (only on this failure path).
+ * `undefined` elsewhere, or when the config itself parses (the error is in
+ * a module it imports).
+ */
+async function nodeSyntaxLocation(
+  error: unknown,
+  file: string,
+): Promise<string | undefined> {
+  const onNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+  if (!onNode || !(error instanceof Error) || error.name !== "SyntaxError") {
+    return undefined;
+  }
+  const stderr = await node.checkSyntax(file);
+  const first = stderr.split("\n", 1)[0];
+  return first.startsWith(file + ":") && /:\d+$/.test(first)
+    ? first
+    : undefined;
+}
+
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
-function loadFailure(error: unknown): string {
+/**
+ * Why an import of a config failed, in one line: how to run TypeScript on
+ * this runtime, a syntax error's `file:line:column`, or the error itself.
+ */
+export function loadFailure(
+  error: unknown,
+  path = "FILE",
+  where?: string,
+): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ERR_UNKNOWN_FILE_EXTENSION") {
     return "this runtime cannot import TypeScript; on Node 22.6+ run it " +
@@ -134,7 +169,7 @@ function loadFailure(error: unknown): string {
       "NODE_OPTIONS=--import=tsx, with Bun run bun x --bun rxprompt (plain " +
       "bun x runs Node), or write the config as .mjs";
   }
-  const syntax = syntaxError(error);
+  const syntax = syntaxError(error, path, where);
   if (syntax !== undefined) return syntax;
   return describeError(error);
 }
@@ -144,7 +179,11 @@ function loadFailure(error: unknown): string {
  * location in the message; Node keeps it out of the error object, so the
  * line says how to get it.
  */
-function syntaxError(error: unknown): string | undefined {
+function syntaxError(
+  error: unknown,
+  path: string,
+  where: string | undefined,
+): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const message = String(error.message);
   if (error.name !== "SyntaxError" && !message.startsWith("SyntaxError")) {
@@ -153,7 +192,9 @@ function syntaxError(error: unknown): string | undefined {
   const what = message.split("\n", 1)[0].replace(/^SyntaxError: /, "").trim();
   const at = /\bat (file:\/\/\S+?):(\d+):(\d+)\s*$/m.exec(message);
   if (at === null) {
-    return `syntax error: ${what} (node --check FILE shows the line)`;
+    return where === undefined
+      ? `syntax error: ${what} (node --check ${path} shows the line)`
+      : `syntax error at ${where}: ${what}`;
   }
   let file = at[1];
   try {

@@ -28,6 +28,12 @@ export interface WayInput {
   readonly messages: readonly SessionMessage[];
   /** Sections the session's author knows to change during it. */
   readonly volatileSections: ReadonlySet<string>;
+  /**
+   * This way's own memory for this thread and wire, kept across steps (for
+   * example where earlier runtime-context updates were inserted, since a
+   * later request must repeat them unchanged).
+   */
+  readonly state: Record<string, unknown>;
 }
 
 /** Builds one step's request body. */

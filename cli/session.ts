@@ -122,6 +122,7 @@ export async function runSession(
   const volatileSections = new Set(options.volatileSections ?? []);
   const steps: RunStep[] = [];
   const last = new Map<string, PromptAssembly>();
+  const states = new Map<string, Record<string, unknown>>();
   let time = -STEP_INTERVAL;
   try {
     const count = Math.min(session.steps.length, options.limit ?? Infinity);
@@ -149,6 +150,7 @@ export async function runSession(
             previous,
             messages: request.messages,
             volatileSections,
+            state: stateOf(states, `${name}\u0000${wire}\u0000${thread}`),
           });
         try {
           bodies.set(name, {
@@ -178,6 +180,15 @@ export async function runSession(
     await session.prompt.dispose();
   }
   return steps;
+}
+
+function stateOf(
+  states: Map<string, Record<string, unknown>>,
+  key: string,
+): Record<string, unknown> {
+  let state = states.get(key);
+  if (state === undefined) states.set(key, state = {});
+  return state;
 }
 
 /** The requests one way sends on one wire, for `simulateCache`. */

@@ -382,7 +382,15 @@ const subscription = prompt.watch({ scope: reviewer }).subscribe(
       );
     } else {
       const changes = diff(previous, view.assembly);
-      console.log(`view ${views}:`);
+      // A registration that contributes nothing yet (an MCP source before
+      // its first listing) still makes a view: say so, not an empty line.
+      console.log(
+        `view ${views}:` +
+          (changes.length === 0
+            ? " no change yet (a registration that " +
+              "contributes nothing until its source delivers)"
+            : ""),
+      );
       for (const change of changes) console.log(`  ${change}`);
     }
     if ("assembly" in view) previous = view.assembly;

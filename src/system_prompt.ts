@@ -395,6 +395,33 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   }
 
   /**
+   * Resolves once every Observable source registered so far (a live
+   * section, variable, runtime context or tool source, on any registrar of
+   * this registry) has delivered its first value, errored, completed, or
+   * been disposed: await it before the first step, so that step does not go
+   * out without, say, an MCP server's tools. A source that never delivers
+   * keeps it pending; sources registered later are not waited for.
+   *
+   * @example Wait for a live tool source before the first step
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   * import { timer, map } from "rxjs";
+   *
+   * const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+   * prompt.tools(timer(10).pipe(map(() => ({
+   *   schemas: [{ name: "search", description: "Search.", parameters: {} }],
+   * }))));
+   * await prompt.ready();
+   * const { tools } = await prompt.assemble();
+   * console.log(tools.map((tool) => tool.name)); // ["search"]
+   * await prompt.dispose();
+   * ```
+   */
+  ready(): Promise<void> {
+    return this.#registry.liveFirsts.ready();
+  }
+
+  /**
    * Says that a provider's underlying value changed (the clock, the working
    * directory): emits `{ type: "invalidate" }` on `change$`, so every
    * watcher re-assembles.

@@ -1,9 +1,9 @@
 /**
  * Session (a): a coding agent with built-in tools and an in-process MCP
  * server's tools through `mcpTools`. The server's tool list changes twice
- * (a tool added at step 15, one removed at step 30); the date (step 25) and
- * the git branch (steps 12 and 34) are runtime context. 44 steps, one
- * thread.
+ * (a tool added at step 15, one removed at step 30); the date (step 25),
+ * the git branch (steps 12 and 34) and the modified files (every third
+ * step) are runtime context. 44 steps, one thread.
  *
  * ```sh
  * deno run -A cli/main.ts simulate examples/sessions/coding_agent.ts
@@ -100,10 +100,15 @@ export default async function session(): Promise<CacheSession> {
     order: 0,
     text: () => `Today is ${date(day)}.`,
   });
+  let modified: string[] = [];
   prompt.runtimeContext({
     name: "git",
     order: 10,
-    text: () => `Git branch: ${branch}. Working tree has uncommitted changes.`,
+    text: () =>
+      `Git branch: ${branch}. ` +
+      (modified.length === 0
+        ? "The working tree is clean."
+        : `Modified: ${modified.join(", ")}.`),
   });
 
   const server = new McpServer({ name: "tracker", version: "1.0.0" });
@@ -138,6 +143,12 @@ export default async function session(): Promise<CacheSession> {
 
   const conversations = new Conversations(101);
   const steps = Array.from({ length: STEPS }, (_, index) => async () => {
+    // The agent edits files as it goes; a commit every 12 steps cleans up.
+    if (index % 3 === 0) {
+      modified = index % 12 === 0
+        ? []
+        : [...modified, CODING.things[(index / 3) % CODING.things.length]];
+    }
     if (index === 12) branch = "fix/retry-backoff";
     if (index === 34) branch = "feat/cache-metrics";
     if (index === 25) day = 1;

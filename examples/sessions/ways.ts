@@ -92,10 +92,7 @@ export const staticFirst: Way = (
 };
 
 /** 0.2's options, with the marker layout 0.2 had whatever the default. */
-const FROZEN: MessagesOptions = Object.assign(
-  { cache: true },
-  { breakpoints: "explicit" },
-);
+const FROZEN: MessagesOptions = { cache: true, breakpoints: "explicit" };
 
 /** The 0.2 README's advice, frozen (see the module documentation). */
 export const readme02: Way = ({ wire, assembly, messages }) => {

@@ -181,6 +181,7 @@ function openAIBody(
     );
   }
   const blocks: Block[] = [...toolBlocks(body.tools, "openai")];
+  const options = cacheOptionsOf(body);
   let systemIndex = 0;
   if (!chat && body.instructions !== undefined) {
     if (typeof body.instructions !== "string") {
@@ -197,7 +198,7 @@ function openAIBody(
   const name = chat ? "messages" : "input";
   if (typeof items === "string" && !chat) {
     blocks.push(messageBlock("message:0.0", "user", items));
-    return { blocks, explicitMode: explicitModeOf(body) };
+    return { blocks, explicitMode: options.explicit };
   }
   if (!Array.isArray(items)) {
     throw bodyError(`${name} is ${kind(items)}; ${expected("openai")}`);
@@ -231,7 +232,7 @@ function openAIBody(
         throw bodyError(`${at} is not a content part { type, … }`);
       }
       const { prompt_cache_breakpoint: mark, ...rest } = part;
-      const marker = openAIMarker(mark, at);
+      const marker = openAIMarker(mark, at, options.ttl);
       if (system) {
         const text = typeof rest.text === "string"
           ? rest.text
@@ -248,18 +249,31 @@ function openAIBody(
       }
     });
   });
-  return { blocks, explicitMode: explicitModeOf(body) };
+  return { blocks, explicitMode: options.explicit };
 }
 
-function explicitModeOf(body: Record<string, unknown>): boolean {
+/** `prompt_cache_options`: the mode, and the marks' default lifetime. */
+function cacheOptionsOf(
+  body: Record<string, unknown>,
+): { explicit: boolean; ttl: string } {
   const options = body.prompt_cache_options;
-  if (options === undefined) return false;
+  if (options === undefined || options === null) {
+    return { explicit: false, ttl: "30m" };
+  }
   if (!isRecord(options)) {
     throw bodyError(
-      `prompt_cache_options is ${kind(options)}; expected { mode? }`,
+      `prompt_cache_options is ${kind(options)}; expected { mode?, ttl? }`,
     );
   }
-  return options.mode === "explicit";
+  const ttl = options.ttl ?? "30m";
+  if (typeof ttl !== "string" || !Object.hasOwn(OPENAI_TTL, ttl)) {
+    throw bodyError(
+      `prompt_cache_options.ttl is ${
+        kind(options.ttl)
+      }; expected "30m" or "12h"`,
+    );
+  }
+  return { explicit: options.mode === "explicit", ttl };
 }
 
 function toolBlocks(tools: unknown, wire: Wire): Block[] {
@@ -364,14 +378,18 @@ function anthropicMarker(control: unknown, where: string): Marker | undefined {
   return ANTHROPIC_TTL[ttl];
 }
 
-function openAIMarker(mark: unknown, where: string): Marker | undefined {
+function openAIMarker(
+  mark: unknown,
+  where: string,
+  fallback: string,
+): Marker | undefined {
   if (mark === undefined || mark === null) return undefined;
   if (!isRecord(mark) || mark.mode !== "explicit") {
     throw bodyError(
       `${where}.prompt_cache_breakpoint is not { mode: "explicit", ttl? }`,
     );
   }
-  const ttl = mark.ttl ?? "30m";
+  const ttl = mark.ttl ?? fallback;
   if (typeof ttl !== "string" || !Object.hasOwn(OPENAI_TTL, ttl)) {
     throw bodyError(
       `${where}.prompt_cache_breakpoint.ttl is ${

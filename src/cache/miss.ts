@@ -25,32 +25,58 @@ export interface Entry {
   used: number;
 }
 
-/** Written prefixes by prefix number. Lapsed entries stay, for reasons. */
+/**
+ * Written prefixes by prefix number. Lapsed entries stay, for reasons.
+ * Kept in arrays of numbers indexed by the dense prefix numbers: a long
+ * session holds many entries, and numbers in arrays cost the garbage
+ * collector nothing to trace.
+ */
 export class Entries {
-  readonly #entries = new Map<number, Entry>();
+  readonly #expires: number[] = [];
+  readonly #ttl: number[] = [];
+  readonly #used: number[] = [];
 
-  /** The entry of `node` if it is alive at `now`. */
-  live(node: number, now: number): Entry | undefined {
-    const entry = this.#entries.get(node);
-    return entry !== undefined && entry.expires > now ? entry : undefined;
+  /** Whether the entry of `node` is alive at `now`. */
+  live(node: number, now: number): boolean {
+    const expires = this.#expires[node];
+    return expires !== undefined && expires > now;
   }
 
   /** The entry of `node`, alive or lapsed. */
   any(node: number): Entry | undefined {
-    return this.#entries.get(node);
+    const expires = this.#expires[node];
+    if (expires === undefined || expires === Number.NEGATIVE_INFINITY) {
+      return undefined;
+    }
+    return { expires, ttl: this.#ttl[node], used: this.#used[node] };
   }
 
-  /** Reads or writes `node` at `now`: it lives `ttl` from now (or longer). */
+  /**
+   * Reads or writes `node` at `now`: it lives `ttl` from now (or its own
+   * longer lifetime). True when it was written (absent or lapsed before).
+   */
   touch(node: number, now: number, ttl: number): boolean {
-    const entry = this.#entries.get(node);
-    if (entry !== undefined && entry.expires > now) {
-      entry.ttl = Math.max(entry.ttl, ttl);
-      entry.expires = now + entry.ttl;
-      entry.used = now;
+    if (this.live(node, now)) {
+      const longest = Math.max(this.#ttl[node], ttl);
+      this.#ttl[node] = longest;
+      this.#expires[node] = now + longest;
+      this.#used[node] = now;
       return false;
     }
-    this.#entries.set(node, { expires: now + ttl, ttl, used: now });
+    this.#ensure(node);
+    this.#expires[node] = now + ttl;
+    this.#ttl[node] = ttl;
+    this.#used[node] = now;
     return true;
+  }
+
+  /** Fills the arrays up to `node`, so they stay packed (no holes). */
+  #ensure(node: number): void {
+    while (this.#expires.length <= node) {
+      this.#expires.push(Number.NEGATIVE_INFINITY);
+      this.#ttl.push(0);
+      this.#used.push(0);
+    }
   }
 }
 

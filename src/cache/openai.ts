@@ -89,14 +89,31 @@ export class AutomaticCache {
     let parent = ROOT;
     nodes.forEach((node, at) => {
       this.entries.touch(node, time, AUTOMATIC_TTL);
-      const { key, text } = blocks[at];
-      const kept = (this.#next.get(parent) ?? []).filter((next) =>
-        next.key !== key
-      );
-      kept.push({ key, text, time });
-      this.#next.set(parent, kept.slice(-NEXT_KEPT));
+      this.#remember(parent, blocks[at], time);
       parent = node;
     });
+  }
+
+  /** Remembers `block` as sent after `parent` at `time`. */
+  #remember(
+    parent: number,
+    block: { key: string; text: string },
+    time: number,
+  ): void {
+    const kept = this.#next.get(parent);
+    if (kept === undefined) {
+      this.#next.set(parent, [{ key: block.key, text: block.text, time }]);
+      return;
+    }
+    const latest = kept[kept.length - 1];
+    // The usual case: the same block again; no allocation.
+    if (latest.key === block.key) {
+      latest.time = time;
+      return;
+    }
+    const others = kept.filter((next) => next.key !== block.key);
+    others.push({ key: block.key, text: block.text, time });
+    this.#next.set(parent, others.slice(-NEXT_KEPT));
   }
 
   /** A reason for a miss inside what the automatic rule matched. */

@@ -34,10 +34,10 @@ export interface Prepared {
 export class PrefixIndex {
   readonly #keys = new Map<string, number>();
   readonly #nodes = new Map<string, number>();
-  /** Prefixes some earlier request sent. */
-  readonly #seen = new Set<number>();
-  /** Prefixes some earlier request sent a block after. */
-  readonly #extended = new Set<number>();
+  /** 1 for a prefix some earlier request sent (by prefix number). */
+  readonly #seen: number[] = [0];
+  /** 1 for a prefix some earlier request sent a block after. */
+  readonly #extended: number[] = [0];
   #requests = 0;
 
   /** The numbers of `blocks`' prefixes. */
@@ -55,6 +55,8 @@ export class PrefixIndex {
       if (node === undefined) {
         node = this.#nodes.size + 1;
         this.#nodes.set(edge, node);
+        this.#seen.push(0);
+        this.#extended.push(0);
       }
       nodes.push(node);
       parent = node;
@@ -67,20 +69,20 @@ export class PrefixIndex {
     this.#requests += 1;
     let parent = ROOT;
     for (const node of request.nodes) {
-      this.#extended.add(parent);
-      this.#seen.add(node);
+      this.#extended[parent] = 1;
+      this.#seen[node] = 1;
       parent = node;
     }
   }
 
   /** Whether an earlier request sent this prefix. */
   seen(node: number): boolean {
-    return this.#seen.has(node);
+    return this.#seen[node] === 1;
   }
 
   /** Whether an earlier request sent a block after this prefix. */
   extended(node: number): boolean {
-    return this.#extended.has(node);
+    return this.#extended[node] === 1;
   }
 
   /** How many requests were recorded. */

@@ -300,7 +300,7 @@ export interface SessionRequest {
   scope?: ScopeKey;
   /** Extra assembly context (its `scope` is overridden by `scope`). */
   context?: AssembleContext;
-  /** When it is sent, in ms since the session's start (default: +1 s). */
+  /** When it is sent, in ms since the session's start (default: 10 s after the previous step). */
   time?: number;
 }
 

@@ -422,6 +422,19 @@ describe("simulateCache, OpenAI explicit rules", () => {
     assert.equal(served(undefined, 29 * MIN), 1100);
     assert.equal(served(undefined, 30 * MIN), 0);
     assert.equal(served("12h", 11 * 60 * MIN), 1100);
+    // A request's prompt_cache_options.ttl is its marks' default.
+    const long = {
+      ...marked([1100], { mode: "explicit" }),
+      prompt_cache_options: { mode: "explicit", ttl: "12h" },
+    };
+    assert.equal(
+      openai(
+        [{ body: long, time: 0 }, { body: long, time: 11 * 60 * MIN }],
+        "openai-explicit",
+      )
+        .requests[1].cachedTokens,
+      1100,
+    );
   });
 
   it("needs 1024 tokens for a mark", () => {

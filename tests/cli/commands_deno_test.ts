@@ -363,6 +363,61 @@ describe("rxprompt inspect", () => {
     assert.equal(table.totals.sections, assembly.sections.length);
   });
 
+  it("rows add up to the totals, and show removed tools and the runtime context", async () => {
+    const run = await rxprompt([
+      "inspect",
+      CODING,
+      "--scope",
+      "reviewer",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const table = parse(run) as {
+      sections: { tokens: number }[];
+      tools: { name: string; tokens: number }[];
+      removedTools: { name: string; by: string }[];
+      totals: { promptTokens: number; toolTokens: number; tokens: number };
+    };
+    const sum = (rows: { tokens: number }[]) =>
+      rows.reduce((total, row) => total + row.tokens, 0);
+    assert.equal(sum(table.sections), table.totals.promptTokens);
+    assert.equal(sum(table.tools), table.totals.toolTokens);
+    assert.equal(
+      table.totals.promptTokens + table.totals.toolTokens,
+      table.totals.tokens,
+    );
+    assert.deepEqual(table.removedTools, [
+      { name: "edit_file", by: "listener" },
+    ]);
+    const text = await rxprompt(["inspect", CODING, "--scope", "reviewer"]);
+    assert.match(
+      text.stdout,
+      /\nTools removed from the assembly\nname +removed by\nedit_file +an onAssemble listener\n/,
+    );
+
+    const dated = await rxprompt([
+      "inspect",
+      fixture("diff_tuesday"),
+      "--json",
+    ]);
+    assert.equal(dated.code, 0, dated.stderr);
+    const rows = (parse(dated) as {
+      runtimeContext: { name: string; characters: number; tokens: number }[];
+    }).runtimeContext;
+    assert.deepEqual(
+      rows.map(({ name, characters }) => ({ name, characters })),
+      [
+        { name: "date", characters: "Today is Tuesday.".length },
+      ],
+    );
+    assert.equal(rows[0].tokens, countTokens("Today is Tuesday."));
+    const plain = await rxprompt(["inspect", fixture("diff_tuesday")]);
+    assert.match(
+      plain.stdout,
+      /\nRuntime context \(sent after the cached prefix; not in the total\)\norder +name +registrar +layer +chars +tokens\n +0 +date +registry +global +17 +\d+\n/,
+    );
+  });
+
   it("prints a table with totals", async () => {
     const run = await rxprompt(["inspect", SUPPORT]);
     assert.equal(run.code, 0, run.stderr);
@@ -373,7 +428,7 @@ describe("rxprompt inspect", () => {
     assert.match(run.stdout, /\n {2}100 +policies:refunds +/);
     assert.match(
       run.stdout,
-      /\nTools\nname +registrar +tokens\nlookup_account /,
+      /\nTools\nname +registrar +tokens +active\nlookup_account /,
     );
     assert.match(
       run.stdout,

@@ -91,6 +91,10 @@ describe("rxprompt simulate", () => {
         /steps must be a non-empty array of functions/,
       ],
       [["simulate"], /simulate takes SESSION, got none/],
+      [
+        ["simulate", "tests/cli/fixtures/failing_session.ts"],
+        /^rxprompt: step 1 failed: the step's tool crashed$/,
+      ],
     ];
     for (const [args, pattern] of cases) {
       const run = await rxprompt(args);
