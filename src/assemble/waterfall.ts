@@ -154,7 +154,10 @@ function answer(
       map((value) => checkListenerResult(value, index)),
     ).subscribe(subscriber);
   }
-  thenableOf(result as PromiseLike<unknown>, kind).then(
+  // Through the native `then` itself: a promise's own `then` is not read
+  // again (resultKind read it once).
+  nativeThen.call(
+    thenableOf(result as PromiseLike<unknown>, kind),
     (value) => {
       let checked: PromptAssembly;
       try {

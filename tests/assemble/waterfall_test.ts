@@ -9,6 +9,7 @@ import {
   SystemPrompt,
   TOOL_ORDER_REST,
 } from "../../mod.ts";
+import { waterfall$ } from "../../src/assemble/waterfall.ts";
 import { macrotask, rejects } from "../assertions.ts";
 import { foreignSignal, ownSections, tool, toolNames } from "../fixtures.ts";
 
@@ -202,6 +203,38 @@ describe("waterfall", () => {
     }
   });
 
+  it("awaits a callable thenable, and a promise through its own then", async () => {
+    const make = (label: string): PromptAssembly => ({
+      sections: [],
+      tools: [],
+      variables: { via: label },
+    });
+    const callable = Object.assign(() => {}, {
+      then: (resolve: (value: PromptAssembly) => void) =>
+        resolve(make("callable")),
+    });
+    const own = Promise.resolve(make("native then"));
+    let reads = 0;
+    Object.defineProperty(own, "then", {
+      get: () => {
+        reads++;
+        return (resolve: (value: PromptAssembly) => void) =>
+          resolve(make("own then"));
+      },
+    });
+    const returns: [string, unknown][] = [
+      ["callable", callable],
+      ["own then", own],
+    ];
+    for (const [label, result] of returns) {
+      const prompt = new SystemPrompt();
+      prompt.onAssemble(() => result as PromptAssembly);
+      assert.deepEqual((await prompt.assemble()).variables, { via: label });
+      await prompt.dispose();
+    }
+    assert.equal(reads, 1, "then is read once");
+  });
+
   it("an Observable listener may wrap next()", async () => {
     const prompt = new SystemPrompt();
     prompt.onAssemble((assembly, _context, next) => {
@@ -303,7 +336,12 @@ describe("waterfall", () => {
       prompt.onAssemble(() => result as PromptAssembly);
       await assert.rejects(
         prompt.assemble(),
-        rejects("INVALID_LISTENER_RESULT", "listener #2", "next()"),
+        (error) => {
+          rejects("INVALID_LISTENER_RESULT", "listener #2", "next()")(error);
+          // Readable, only wrong: nothing was thrown, so there is no cause.
+          assert.equal((error as Error).cause, undefined, String(result));
+          return true;
+        },
         String(result),
       );
     }
@@ -428,5 +466,20 @@ describe("waterfall", () => {
       prompt.assemble(),
       rejects("INVALID_LISTENER_RESULT", "listener #1", "without a value"),
     );
+  });
+});
+
+describe("waterfall$", () => {
+  it("emits the first stage's answer and completes", () => {
+    const assembly: PromptAssembly = { sections: [], tools: [], variables: {} };
+    const events: string[] = [];
+    waterfall$([(given) => given], assembly, {
+      context: {},
+      signal: undefined,
+    }).subscribe({
+      next: (value) => events.push(value === assembly ? "value" : "other"),
+      complete: () => events.push("complete"),
+    });
+    assert.deepEqual(events, ["value", "complete"]);
   });
 });
