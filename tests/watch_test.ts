@@ -756,6 +756,17 @@ describe("SystemPrompt#invalidate", () => {
 });
 
 describe("watch: a provider that invalidates during its own assembly", () => {
+  it("otherwise a view arrives within microtasks, before a timer set with the change fires", async () => {
+    const prompt = registry("p");
+    const watched = collect(prompt.watch());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(watched.views.length, 1, "the first view");
+    prompt.section({ name: "s", order: 1, text: "s" });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(watched.views.length, 2, "the view of a change");
+    assert.equal(promptOf(watched.views[1]), "p\n\ns");
+  });
+
   it("lets timers fire (each such re-assembly waits for a macrotask) and still updates the view", async () => {
     // Issue 21: it re-assembled in microtasks for ever and starved the loop.
     // The provider stops after LIMIT calls, so a starving loop ends the

@@ -643,6 +643,44 @@ describe("explain(): token counts", () => {
     await prompt.dispose();
   });
 
+  it("numbers pruned sections in English: 1st, 2nd, 3rd … 11th, 12th, 13th … 21st", async () => {
+    const prompt = new SystemPrompt({
+      includeHarnessIdentity: false,
+      budget: { maxTokens: 1, countTokens: (text) => text.length },
+    });
+    for (let index = 0; index < 25; index++) {
+      prompt.section({ name: `s${index}`, order: index, text: "x" });
+    }
+    const { pruned = [] } = await prompt.explain();
+    const ordinals = pruned.map(({ reason }) => reason.split(" ")[0]);
+    assert.deepEqual(ordinals.slice(0, 23), [
+      "1st",
+      "2nd",
+      "3rd",
+      "4th",
+      "5th",
+      "6th",
+      "7th",
+      "8th",
+      "9th",
+      "10th",
+      "11th",
+      "12th",
+      "13th",
+      "14th",
+      "15th",
+      "16th",
+      "17th",
+      "18th",
+      "19th",
+      "20th",
+      "21st",
+      "22nd",
+      "23rd",
+    ]);
+    await prompt.dispose();
+  });
+
   it("rejects a tool that cannot be written as JSON when tokens are asked for", async () => {
     const prompt = bare();
     prompt.onAssemble((assembly) => {
