@@ -342,6 +342,26 @@ describe("an effect whose teardown returns the disposal of its own registrar or 
     await prompt.dispose();
   });
 
+  it("a teardown that returns another registrar's pending disposal itself is awaited", async () => {
+    const prompt = new SystemPrompt();
+    const other = prompt.fork();
+    const log: string[] = [];
+    other.effect(function* () {
+      yield async () => {
+        await macrotask();
+        log.push("other done");
+      };
+    });
+    const plugin = prompt.fork();
+    plugin.effect(function* () {
+      yield () => other.dispose();
+    });
+    await plugin.dispose();
+    log.push("plugin done");
+    assert.deepEqual(log, ["other done", "plugin done"]);
+    await prompt.dispose();
+  });
+
   it("a teardown that returns another registrar's disposal is awaited as before", async () => {
     const prompt = new SystemPrompt();
     const other = prompt.fork();

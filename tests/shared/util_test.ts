@@ -20,6 +20,15 @@ describe("isPromiseLike", () => {
     for (const value of [null, undefined, 1, "then", { then: 1 }, () => 1]) {
       assert.equal(isPromiseLike(value), false, String(value));
     }
+    const throwing = Object.defineProperty({}, "then", {
+      get() {
+        throw new Error("no then");
+      },
+    });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    assert.equal(isPromiseLike(throwing), false);
+    assert.equal(isPromiseLike(proxy), false);
   });
 });
 
@@ -199,6 +208,14 @@ describe("mergeSorted", () => {
       mergeSorted([global, scoped], compare, { shadowByName: true }),
       first,
       "another option is another merge",
+    );
+    const farther = [{ name: "e" }];
+    const other = mergeSorted([farther, scoped], compare);
+    assert.deepEqual(other.map((item) => item.name), ["b", "e"]);
+    assert.deepEqual(
+      mergeSorted([global, scoped], compare).map((item) => item.name),
+      ["a", "b", "c"],
+      "the same nearest list over another farther one is another merge",
     );
     const changed = [{ name: "a" }, { name: "d" }];
     const second = mergeSorted([changed, scoped], compare);

@@ -9,6 +9,7 @@ import {
   withoutRegistration,
   withRegistration,
 } from "../../src/store/layers.ts";
+import { holds } from "../../src/store/layer_state.ts";
 import { KINDS } from "../../src/kinds/table.ts";
 import { rejects } from "../assertions.ts";
 import { recordChanges, section } from "../fixtures.ts";
@@ -44,6 +45,19 @@ function add(layers: Layers, scope: unknown, registration: Registration): void {
 }
 
 describe("layer states", () => {
+  it("say which kinds they hold a record of, stored or built by hand", () => {
+    const empty = emptyLayer();
+    assert.equal(holds(empty, "section"), false);
+    const one = withRegistration(empty, sectionAt("a", 1));
+    assert.equal(holds(one, "section"), true);
+    assert.equal(holds(one, "variable"), false);
+    const both = withRegistration(one, variable("v"));
+    assert.equal(holds(both, "variable"), true);
+    const byHand = { ...empty, section: one.section } as LayerState;
+    assert.equal(holds(byHand, "section"), true);
+    assert.equal(holds(byHand, "variable"), false);
+  });
+
   it("insert sections at their render position: order, then code-unit name", () => {
     let state = emptyLayer();
     for (

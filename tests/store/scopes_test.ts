@@ -252,6 +252,23 @@ describe("bindScope errors", () => {
     await prompt.dispose();
   });
 
+  it("SCOPE_CYCLE after siblings come and go: a parent keeps counting its remaining children", async () => {
+    const prompt = registry();
+    prompt.bindScope("b", "a");
+    const sibling = prompt.bindScope("c", "a");
+    await sibling();
+    assert.throws(
+      () => prompt.bindScope("a", "b"),
+      rejects("SCOPE_CYCLE", 'scope "a"', 'scope "b"', "1 binding"),
+    );
+    const last = prompt.bindScope("d", "e");
+    await last();
+    // "e" has no children left: binding it is free, and no cycle.
+    prompt.bindScope("e", "d");
+    assert.throws(() => prompt.bindScope("d", "e"), rejects("SCOPE_CYCLE"));
+    await prompt.dispose();
+  });
+
   it("INVALID_SCOPE_KEY for nullish keys", async () => {
     const prompt = registry();
     for (
