@@ -18,7 +18,7 @@ import { completeSectionOf } from "../kinds/section.ts";
 import {
   settleStability,
   type SettleStabilityOptions,
-  variableStabilitiesOf,
+  takeVariableStabilities,
 } from "../kinds/stability.ts";
 import {
   KIND_NAMES,
@@ -55,9 +55,9 @@ export function assemble<C extends AssembleContext>(
     options.trace?.built?.(assembly);
     const listeners = listenersOf(layersOf(snapshot, "listener"));
     const complete = completeSectionOf(assembly);
-    const stability: SettleStabilityOptions = {
-      variables: variableStabilitiesOf(assembly),
-    };
+    const stability: SettleStabilityOptions = takeVariableStabilities(
+      assembly,
+    );
     const result = waterfall(listeners, assembly, context, signal);
     return abortable(
       result instanceof Promise

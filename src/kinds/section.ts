@@ -17,12 +17,14 @@ import {
 } from "./kind.ts";
 import { isLive } from "./live.ts";
 import {
-  maxRank,
-  mostVolatileReference,
   type OwnStability,
   ownStability,
   rankOf,
+  recordBuiltTexts,
+  referenceRank,
   STABILITIES,
+  type StabilityRank,
+  type VariableStabilities,
   variableStabilitiesOf,
 } from "./stability.ts";
 import {
@@ -102,24 +104,61 @@ function toSectionRecord(
 /**
  * Each section as volatile as the most volatile variable it references, so
  * the listeners see the effective stability (it is settled again after
- * them).
+ * them). The static texts' ranks are read once per plan and variables.
  */
 function raiseByVariables(
   sections: AssembledSection[],
-  variables: ReturnType<typeof variableStabilitiesOf>,
+  { plan, variables }: {
+    plan: SectionPlan;
+    variables: ReturnType<typeof variableStabilitiesOf>;
+  },
 ): void {
   if (variables === undefined) return;
-  const max = maxRank(variables);
-  for (const section of sections) {
-    const own = section.stability === undefined ? 0 : rankOf(section.stability);
-    if (own >= max) continue;
-    const reference = mostVolatileReference(section.text, variables, own);
-    if (reference !== undefined) {
-      section.stability = STABILITIES[variables.get(reference)!] as
-        | "agent"
-        | "volatile";
-    }
+  const { raises, ranks } = staticRaises(plan, variables);
+  for (const [index, rank] of raises) raise(sections[index], rank);
+  recordBuiltTexts(sections, { texts: plan.texts, ranks });
+  for (const index of plan.dynamic) {
+    raise(sections[index], referenceRank(sections[index].text, variables));
   }
+}
+
+function raise(section: AssembledSection, rank: StabilityRank): void {
+  const own = section.stability === undefined ? 0 : rankOf(section.stability);
+  if (rank > own) {
+    section.stability = STABILITIES[rank] as "agent" | "volatile";
+  }
+}
+
+/** Per plan: the variables last asked about and the static texts' ranks. */
+const raisesByPlan = new WeakMap<
+  SectionPlan,
+  { variables: VariableStabilities } & StaticRaises
+>();
+
+/** The static texts' ranks: the raised ones, and every index's (0: none). */
+interface StaticRaises {
+  readonly raises: readonly (readonly [number, StabilityRank])[];
+  readonly ranks: Uint8Array;
+}
+
+/** The static texts of `plan` that reference a variable that is not stable. */
+function staticRaises(
+  plan: SectionPlan,
+  variables: VariableStabilities,
+): StaticRaises {
+  const memo = raisesByPlan.get(plan);
+  if (memo !== undefined && memo.variables === variables) return memo;
+  const found: [number, StabilityRank][] = [];
+  const ranks = new Uint8Array(plan.texts.length);
+  plan.texts.forEach((text, index) => {
+    if (typeof text !== "string") return;
+    const rank = referenceRank(text, variables);
+    ranks[index] = rank;
+    if (rank > 0) found.push([index, rank]);
+  });
+  const computed = { variables, raises: found, ranks };
+  raisesByPlan.set(plan, computed);
+  return computed;
 }
 
 /** Whether an optional boolean flag is set; anything but a boolean throws. */
@@ -163,7 +202,7 @@ function buildSections(
       | "agent"
       | "volatile";
   }
-  raiseByVariables(sections, variableStabilitiesOf(draft));
+  raiseByVariables(sections, { plan, variables: variableStabilitiesOf(draft) });
   draft.sections = sections;
   const complete = plan.complete;
   if (complete.length > 1) {
