@@ -44,6 +44,7 @@ export type {
   AssembleContext,
   AssembledSection,
   AssembleListener,
+  AssembleOptions,
   PersonaConfig,
   PromptAssembly,
   PromptRuntimeContext,
@@ -52,6 +53,8 @@ export type {
   Stability,
   StabilityOptions,
   SystemPromptConfig,
+  TokenBudget,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
@@ -64,10 +67,15 @@ export type {
   Teardown,
 } from "./src/lifetime/lifetime.ts";
 export { renderPrompt, renderRuntimeContext } from "./src/render/prompt.ts";
+export {
+  runtimeContextUpdate,
+  type RuntimeContextUpdateOptions,
+} from "./src/render/runtime_context_update.ts";
 export type {
   ExplainOptions,
   Origin,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ShadowedOrigin,
   ToolOrigin,
@@ -75,10 +83,21 @@ export type {
 } from "./src/explain/explanation.ts";
 export { diffAssemblies, type PromptDiff } from "./src/diff/diff.ts";
 export {
+  type CacheFinding,
+  type CacheFindingCode,
+  lintCache,
+  type LintCacheOptions,
+} from "./src/lint/cache_lint.ts";
+export {
   type PromptBlock,
   type PromptBlocksOptions,
   renderPromptBlocks,
 } from "./src/render/blocks.ts";
+export {
+  type AssemblyTokens,
+  countAssemblyTokens,
+  type CountTokens,
+} from "./src/budget/count.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

@@ -47,16 +47,19 @@ import {
   catchError,
   defer,
   EMPTY,
+  finalize,
   map,
   merge,
-  type Observable,
+  Observable,
   of,
+  type OperatorFunction,
   ReplaySubject,
   share,
   Subject,
-  switchMap,
+  type Subscription,
   tap,
 } from "rxjs";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
 import { quote, SystemPromptError } from "../src/errors.ts";
 import type { ToolProviderResult, ToolSchema } from "../src/types.ts";
 import { listing$, type McpTool, type McpToolsClient } from "./_mcp_listing.ts";
@@ -104,15 +107,33 @@ export interface McpToolSource {
    * unsubscription stops listening.
    */
   readonly tools$: Observable<ToolProviderResult>;
-  /** Resolves after the first successful listing; rejects if it fails. */
+  /**
+   * The first listing of the current (or the last) subscription of
+   * `tools$`: resolves after it succeeds, rejects if it fails or if the
+   * subscription ends first. Read without any subscription, it rejects at
+   * once with `PROVIDER_FAILED` saying to register `tools$` first, since no
+   * listing would ever start.
+   */
   readonly ready: Promise<void>;
   /** Failures of listings after the first (the last good list stays). */
   readonly errors$: Observable<unknown>;
   /**
    * Calls the tool that `name` (a name of `tools$`) stands for, with `args`
-   * as its arguments; resolves to the server's result.
+   * as its arguments; resolves to the server's result. Before any listing
+   * it rejects with `UNKNOWN_TOOL` saying to register `tools$` and await
+   * `ready`.
    */
-  call(name: string, args: unknown): Promise<unknown>;
+  call(name: string, args: unknown): Promise<CallToolResult>;
+  /**
+   * One function per tool of the latest listing, by name, each calling
+   * {@linkcode McpToolSource.call}: pass it as `toAISDK(assembly, { execute
+   * })`. Read it after `ready` (a new object each time, of the tools listed
+   * then); when an assembly leaves some of the source's tools out, pass
+   * only those it has.
+   */
+  readonly execute: Readonly<
+    Record<string, (input: unknown) => Promise<CallToolResult>>
+  >;
   /** Whether `name` is a tool of this source's latest listing. */
   owns(name: string): boolean;
 }
@@ -147,18 +168,15 @@ export function mcpTools(
   const prefix = checkOptions(client, options);
   const errors = new Subject<unknown>();
   let names = new Map<string, string>();
-  let settle: { resolve(): void; reject(error: unknown): void };
-  const ready = new Promise<void>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  // Whoever does not await `ready` sees the failure on tools$ instead.
-  ready.catch(() => {});
+  // The first listing of the current (or last) subscription of tools$.
+  let first: FirstListing | undefined;
 
   const tools$ = defer(() => {
+    const current = first = firstListing();
     let listed = false;
     // Listening starts before the first listing, so no change is missed.
     return merge(toolsListChanged$(client), of(undefined)).pipe(
-      switchMap(() =>
+      relist(() =>
         listing$(client).pipe(catchError((error: unknown) => {
           if (!listed) throw error;
           errors.next(error);
@@ -171,7 +189,9 @@ export function mcpTools(
         listed = true;
         return mapped.result;
       }),
-      tap({ next: () => settle.resolve(), error: settle.reject }),
+      tap({ next: () => current.resolve(), error: current.reject }),
+      // Settles a first listing the subscription never got to (no-op after).
+      finalize(() => current.reject(notListed("ended before it"))),
     );
   }).pipe(share({
     connector: () => new ReplaySubject<ToolProviderResult>(1),
@@ -180,24 +200,115 @@ export function mcpTools(
     resetOnRefCountZero: true,
   }));
 
+  function call(name: string, args: unknown): Promise<CallToolResult> {
+    const tool = names.get(name);
+    if (tool === undefined) {
+      return Promise.reject(unknownTool(name, names));
+    }
+    // Without a result schema the SDK validates against CallToolResult.
+    return client.callTool({
+      name: tool,
+      arguments: args as Record<string, unknown> | undefined,
+    }) as Promise<CallToolResult>;
+  }
+
   return {
     tools$,
-    ready,
+    get ready(): Promise<void> {
+      return first?.promise ??
+        Promise.reject(notListed("no subscription of tools$ has started"));
+    },
     errors$: errors.asObservable(),
-    call(name: string, args: unknown): Promise<unknown> {
-      const tool = names.get(name);
-      if (tool === undefined) {
-        return Promise.reject(unknownTool(name, names));
-      }
-      return client.callTool({
-        name: tool,
-        arguments: args as Record<string, unknown> | undefined,
-      });
+    call,
+    get execute() {
+      return Object.fromEntries(
+        [...names.keys()].map((name) => [
+          name,
+          (input: unknown) => call(name, input),
+        ]),
+      );
     },
     owns(name: string): boolean {
       return names.has(name);
     },
   };
+}
+
+/** The first listing of one subscription of `tools$`, as a promise. */
+interface FirstListing {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function firstListing(): FirstListing {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  // Whoever does not await `ready` sees the failure on tools$ instead.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+const REGISTER_FIRST = "register source.tools$ with registrar.tools(...) " +
+  "(or subscribe to it), then await source.ready";
+
+function notListed(why: string): SystemPromptError {
+  return new SystemPromptError(
+    "PROVIDER_FAILED",
+    `The MCP tool source has no first listing to wait for: ${why}; ` +
+      `${REGISTER_FIRST}.`,
+  );
+}
+
+/**
+ * Lists on each trigger, with at most one listing in flight and one
+ * pending: triggers during a listing collapse into one listing after it,
+ * so a burst of `list_changed` costs two requests and a steady stream of
+ * them still delivers a fresh list after each listing (the latest wins, as
+ * listings run one after the other).
+ */
+function relist<T>(list: () => Observable<T>): OperatorFunction<unknown, T> {
+  return (trigger$) =>
+    new Observable<T>((subscriber) => {
+      let busy = false;
+      let pending = false;
+      let triggersDone = false;
+      let inFlight: Subscription | undefined;
+      function start(): void {
+        busy = true;
+        pending = false;
+        const started = list().subscribe({
+          next: (value) => subscriber.next(value),
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            busy = false;
+            inFlight = undefined;
+            if (pending) start();
+            else if (triggersDone) subscriber.complete();
+          },
+        });
+        if (busy && !started.closed) inFlight = started;
+      }
+      const triggers = trigger$.subscribe({
+        next: () => {
+          if (busy) pending = true;
+          else start();
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          triggersDone = true;
+          if (!busy) subscriber.complete();
+        },
+      });
+      return () => {
+        triggers.unsubscribe();
+        inFlight?.unsubscribe();
+      };
+    });
 }
 
 function checkOptions(client: unknown, options: McpToolsOptions): string {
@@ -247,7 +358,7 @@ function unknownTool(
     "UNKNOWN_TOOL",
     `Tool ${quote(name)} is not a tool of this MCP source; ` +
       (known.length === 0
-        ? `it has listed none yet (await its ready promise).`
+        ? `it has listed none yet: ${REGISTER_FIRST}.`
         : `its tools are ${known.join(", ")}.`),
   );
 }

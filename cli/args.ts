@@ -24,12 +24,13 @@ export const COMMANDS = {
   },
   check: {
     positionals: ["CONFIG"],
-    options: ["max-tokens"],
-    summary: "assemble every scope twice: errors, non-determinism, budget",
+    options: ["scope", "max-tokens"],
+    summary:
+      "assemble every scope twice: errors, non-determinism, budget, cache lint",
   },
   diff: {
     positionals: ["CONFIG_A", "CONFIG_B"],
-    options: ["scope"],
+    options: ["scope", "fail-on"],
     summary: "what changed between two configs, and where the cache breaks",
   },
   watch: {
@@ -37,7 +38,23 @@ export const COMMANDS = {
     options: ["scope"],
     summary: "re-render on every change of the config or of the registry",
   },
+  simulate: {
+    positionals: ["SESSION"],
+    options: ["provider"],
+    summary: "how much of a session's input the prompt cache would serve",
+  },
 } as const;
+
+/** The commands' own flags (options without a value). */
+const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
+  check: ["strict"],
+};
+
+/** The providers of `simulate --provider`. */
+export const PROVIDERS = ["anthropic", "openai", "openai-explicit"] as const;
+
+/** A provider whose caching rules `simulate` applies. */
+export type Provider = typeof PROVIDERS[number];
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
@@ -54,6 +71,12 @@ export const FORMATS = [
 /** A render format. */
 export type Format = typeof FORMATS[number];
 
+/** What makes `diff` exit 1: a broken cache (default) or any difference. */
+export type FailOn = "cache-break" | "any";
+
+/** How long a config may take to load, by default (`--timeout`). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 /** Parsed arguments of one command. */
 export interface Args {
   readonly command: CommandName;
@@ -61,16 +84,44 @@ export interface Args {
   readonly configs: readonly string[];
   readonly json: boolean;
   readonly scope?: string;
+  /** Every `--scope` of `check` (repeatable), in the order given. */
+  readonly scopes?: readonly string[];
   readonly format?: Format;
   readonly maxTokens?: number;
+  /** `check --strict`: cache-lint warnings fail too (present only when given). */
+  readonly strict?: true;
+  readonly failOn?: FailOn;
+  /** How long loading a config may take, in milliseconds (`--timeout`). */
+  readonly timeoutMs?: number;
+  readonly provider?: Provider;
 }
 
 /** What the command line asks for: a command, or help. */
 export type Request =
-  | { readonly help: true; readonly command?: CommandName }
+  | {
+    readonly help: true;
+    readonly command?: CommandName;
+    /** `--version`: print the version instead of the usage. */
+    readonly version?: true;
+  }
   | ({ readonly help: false } & Args);
 
-const STRING_OPTIONS = ["scope", "format", "max-tokens"] as const;
+const STRING_OPTIONS = [
+  "scope",
+  "format",
+  "max-tokens",
+  "fail-on",
+  "timeout",
+  "provider",
+] as const;
+
+/** Options every command takes, besides `--json` and `--help`. */
+const COMMON_OPTIONS = ["timeout"] as const;
+
+/** Options that may be given more than once, per command. */
+const REPEATABLE: Partial<Record<CommandName, readonly string[]>> = {
+  check: ["scope"],
+};
 
 /**
  * Parses `argv` (without the runtime and script).
@@ -87,6 +138,8 @@ export function parseCommandLine(argv: readonly string[]): Request {
     options: {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      strict: { type: "boolean" },
+      version: { type: "boolean", short: "V" },
       ...Object.fromEntries(
         STRING_OPTIONS.map((name) => [name, { type: "string" as const }]),
       ),
@@ -99,6 +152,12 @@ export function parseCommandLine(argv: readonly string[]): Request {
   const help = tokens.some((token) =>
     token.kind === "option" && token.name === "help"
   );
+  const version = tokens.some((token) =>
+    token.kind === "option" && token.name === "version"
+  );
+  if (version && first === undefined && !help) {
+    return { help: true, version: true };
+  }
   if (first === "help") {
     return { help: true, command: commandNamed(configs[0]) };
   }
@@ -137,12 +196,31 @@ function readOptions(
   command: CommandName,
   tokens: readonly ArgToken[],
 ): Omit<Args, "command" | "configs"> {
-  const allowed: readonly string[] = COMMANDS[command].options;
+  const allowed: readonly string[] = [
+    ...COMMANDS[command].options,
+    ...COMMON_OPTIONS,
+  ];
+  const repeatable = REPEATABLE[command] ?? [];
   const seen = new Map<string, string>();
+  const scopes: string[] = [];
   let json = false;
+  let strict = false;
+  const flags = FLAGS[command] ?? [];
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const { name, rawName, value, inlineValue } = token;
+    if (flags.includes(name)) {
+      if (value !== undefined) {
+        throw new CliError(`option --${name} of ${command} takes no value`);
+      }
+      strict = true;
+      continue;
+    }
+    if (name === "version") {
+      throw new CliError(
+        `--version takes no command (rxprompt --version)`,
+      );
+    }
     if (name === "json" || name === "help") {
       if (value !== undefined) {
         throw new CliError(`option --${name} of ${command} takes no value`);
@@ -153,24 +231,90 @@ function readOptions(
     if (!allowed.includes(name)) {
       throw new CliError(
         `${command} has no option ${rawName}; its options are ${
-          [...allowed.map((option) => `--${option}`), "--json"].join(", ")
+          [...allowed, ...flags, "json"].map((option) => `--${option}`)
+            .join(", ")
         } (rxprompt ${command} --help)`,
       );
     }
     if (value === undefined || (!inlineValue && value.startsWith("-"))) {
       throw new CliError(`option ${rawName} of ${command} needs a value`);
     }
-    if (seen.has(name)) {
+    if (name === "scope") scopes.push(value);
+    if (seen.has(name) && !repeatable.includes(name)) {
       throw new CliError(`option ${rawName} of ${command} is given twice`);
     }
     seen.set(name, value);
   }
   return {
     json,
-    scope: seen.get("scope"),
+    ...(repeatable.includes("scope")
+      ? { scopes: unique(scopes, command) }
+      : { scope: seen.get("scope") }),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
+    ...(strict ? { strict: true } : {}),
+    ...(command === "diff" ? { failOn: readFailOn(seen.get("fail-on")) } : {}),
+    timeoutMs: readTimeout(seen.get("timeout")),
+    // Only when given: the other commands' arguments keep their shape.
+    ...optional("provider", readProvider(seen.get("provider"))),
   };
+}
+
+function unique(scopes: string[], command: CommandName): string[] {
+  const repeated = scopes.find((scope, index) =>
+    scopes.indexOf(scope) !== index
+  );
+  if (repeated !== undefined) {
+    throw new CliError(
+      `option --scope of ${command} names ${JSON.stringify(repeated)} twice`,
+    );
+  }
+  return scopes;
+}
+
+function readFailOn(value: string | undefined): FailOn {
+  if (value === undefined || value === "cache-break" || value === "any") {
+    return value ?? "cache-break";
+  }
+  throw new CliError(
+    `unknown --fail-on ${JSON.stringify(value)}; expected cache-break ` +
+      `(default: exit 1 when the prompt cache breaks) or any (exit 1 on ` +
+      `any difference)`,
+  );
+}
+
+function readTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  const seconds = Number(value);
+  if (
+    !/^[0-9]+(\.[0-9]+)?$/.test(value) || !(seconds > 0) ||
+    seconds > 86_400
+  ) {
+    throw new CliError(
+      `--timeout must be a positive number of seconds (at most 86400), ` +
+        `got ${JSON.stringify(value)}`,
+    );
+  }
+  return Math.ceil(seconds * 1000);
+}
+
+function optional<K extends string, V>(
+  key: K,
+  value: V | undefined,
+): { [key in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [key in K]?: V };
+}
+
+function readProvider(value: string | undefined): Provider | undefined {
+  if (value === undefined) return undefined;
+  if ((PROVIDERS as readonly string[]).includes(value)) {
+    return value as Provider;
+  }
+  throw new CliError(
+    `unknown --provider ${JSON.stringify(value)}; expected one of ${
+      PROVIDERS.join(", ")
+    }`,
+  );
 }
 
 function readFormat(
@@ -208,7 +352,10 @@ function readMaxTokens(value: string | undefined): number | undefined {
 export function usage(command?: CommandName): string {
   if (command !== undefined) {
     const { positionals, options, summary } = COMMANDS[command];
-    const flags = options.map((option) => `[--${option} ${VALUES[option]}]`);
+    const flags = [
+      ...options.map((option) => `[--${option} ${VALUES[option]}]`),
+      ...(FLAGS[command] ?? []).map((flag) => `[--${flag}]`),
+    ];
     return [
       `rxprompt ${command} ${[...positionals, ...flags, "[--json]"].join(" ")}`,
       "",
@@ -237,6 +384,8 @@ const VALUES: Record<string, string> = {
   scope: "NAME",
   format: FORMATS.join("|"),
   "max-tokens": "N",
+  "fail-on": "cache-break|any",
+  provider: PROVIDERS.join("|"),
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -252,24 +401,42 @@ const HELP: Record<CommandName, string[]> = {
     "Exit 1 when the assembly fails.",
   ],
   check: [
+    "--scope NAME    check only this scope (repeatable; the global view is",
+    "                checked only when no --scope is given)",
     "--max-tokens N  fail when the system prompt plus the tools' JSON of",
     "                any view is over N tokens (o200k_base)",
-    "Assembles the global view and every named scope twice. Exit 1 on an",
-    "error, on two assemblies that differ, or over the budget.",
+    "--strict        cache-layout warnings (lintCache) fail too",
+    "Assembles the global view and every named scope (or the --scope ones)",
+    "twice (volatile sections are left out of the comparison) and prints",
+    "lintCache's findings. Exit 1 on an error (an invalid tool name",
+    "included), on two assemblies that differ, or over the budget; warnings",
+    "exit 0 unless --strict.",
   ],
   diff: [
     "--scope NAME    a scope both configs name (default: the global view)",
-    "Exit 1 when the two assemblies differ.",
+    "--fail-on WHAT  cache-break (default): exit 1 when the tools or the",
+    "                system prompt changed; any: exit 1 on any difference",
+    "                (the runtime context too)",
   ],
   watch: [
     "--scope NAME    a scope the config names (default: the global view)",
     "Runs until interrupted; --json writes one JSON object per line.",
+  ],
+  simulate: [
+    "--provider P    anthropic, openai (automatic) or openai-explicit",
+    "                (default: all three)",
+    "SESSION is a module whose default export is { prompt, steps, dispose? }",
+    "(a SystemPrompt and step functions; see CacheSession in",
+    "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
+    "built the README's way; tokens are counted with o200k_base (Anthropic's",
+    "tokenizer differs: an estimate).",
   ],
 };
 
 const COMMON = [
   "CONFIG is a module whose default export is a SystemPrompt,",
   "{ prompt, scopes?, context? }, or a (possibly async) function returning",
-  "either. --json prints machine-readable output. Exit codes: 0 ok,",
-  "1 findings, 2 usage or config error.",
+  "either. --json prints machine-readable output. --timeout SECONDS",
+  "limits loading a config (default 10). Exit codes: 0 ok, 1 findings,",
+  "2 usage or config error. rxprompt --version prints the version.",
 ];

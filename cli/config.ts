@@ -11,6 +11,7 @@
 import type { AssembleContext, ScopeKey, SystemPrompt } from "../mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { node } from "./node.ts";
+import { DEFAULT_TIMEOUT_MS } from "./args.ts";
 
 /** The brand of every copy of `SystemPrompt` (see src/system_prompt.ts). */
 const BRAND = Symbol.for("rxprompt.SystemPrompt");
@@ -45,16 +46,27 @@ export interface Target {
 
 let reloads = 0;
 
+/** Options of {@linkcode loadConfig}. */
+export interface LoadOptions {
+  /** Import the config module itself anew (the modules it imports stay cached). */
+  fresh?: boolean;
+  /** How long the import and the default export may take (default 10 s). */
+  timeoutMs?: number;
+}
+
 /**
  * Imports the config at `path` (relative to the working directory) and
- * reads it. With `fresh`, the module itself is imported anew (the modules
- * it imports stay cached), so an edited config is seen.
+ * reads it, under a time limit: a config whose import or default export
+ * never settles is a config error, not a hang. With `fresh`, the module
+ * itself is imported anew (the modules it imports stay cached), so an
+ * edited config is seen.
  *
- * @throws {CliError} for a missing file or a config that fails to load
+ * @throws {CliError} for a missing file, a config that fails to load, or
+ * one that takes longer than `timeoutMs`; the message names the config
  */
 export async function loadConfig(
   path: string,
-  options: { fresh?: boolean } = {},
+  options: LoadOptions = {},
 ): Promise<PromptConfig> {
   const file = node.resolve(path);
   try {
@@ -64,22 +76,133 @@ export async function loadConfig(
   }
   const url = node.pathToFileURL(file);
   if (options.fresh) url.search = `reload=${++reloads}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The timer also keeps the event loop alive: without it a config that
+  // awaits a promise nothing will settle ends the process in Deno's
+  // "Top-level await promise never resolved" instead of this error.
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new CliError(
+          `config ${path} did not finish loading within ${
+            seconds(timeoutMs)
+          } (its import or its default export never settled); fix it or ` +
+            `pass --timeout SECONDS`,
+        ),
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([load(url, { path, file }), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function load(
+  url: URL,
+  { path, file }: { path: string; file: string },
+): Promise<PromptConfig> {
   let module: unknown;
   try {
     module = await import(url.href);
   } catch (error) {
-    throw new CliError(`config ${path} failed to load: ${loadFailure(error)}`);
+    const where = await nodeSyntaxLocation(error, file);
+    throw new CliError(
+      `config ${path} failed to load: ${loadFailure(error, path, where)}`,
+    );
   }
-  return await readConfig(module, path);
+  try {
+    return await readConfig(module, path);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    // A hostile default export (a throwing getter, a revoked Proxy): still
+    // one line that names the config.
+    throw new CliError(
+      `config ${path}: reading its default export failed: ${
+        describeError(error)
+      }`,
+    );
+  }
 }
 
-function loadFailure(error: unknown): string {
+/**
+ * On Node, where a syntax error is: Node keeps the location out of the
+ * error object, so ask `node --check FILE` (only on this failure path).
+ * `undefined` elsewhere, or when the config itself parses (the error is in
+ * a module it imports).
+ */
+async function nodeSyntaxLocation(
+  error: unknown,
+  file: string,
+): Promise<string | undefined> {
+  const onNode = !("Deno" in globalThis) && !("Bun" in globalThis);
+  if (!onNode || !(error instanceof Error) || error.name !== "SyntaxError") {
+    return undefined;
+  }
+  const stderr = await node.checkSyntax(file);
+  const first = stderr.split("\n", 1)[0];
+  return first.startsWith(file + ":") && /:\d+$/.test(first)
+    ? first
+    : undefined;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/**
+ * Why an import of a config failed, in one line: how to run TypeScript on
+ * this runtime, a syntax error's `file:line:column`, or the error itself.
+ */
+export function loadFailure(
+  error: unknown,
+  path = "FILE",
+  where?: string,
+): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ERR_UNKNOWN_FILE_EXTENSION") {
-    return "this runtime cannot import it (TypeScript configs need Deno, " +
-      "Bun or a Node that strips types; write it as .js or .mjs)";
+    return "this runtime cannot import TypeScript; on Node 22.6+ run it " +
+      "with NODE_OPTIONS=--experimental-strip-types (23.6+ strips types by " +
+      "default), on Node 20 install tsx and run it with " +
+      "NODE_OPTIONS=--import=tsx, with Bun run bun x --bun rxprompt (plain " +
+      "bun x runs Node), or write the config as .mjs";
   }
+  const syntax = syntaxError(error, path, where);
+  if (syntax !== undefined) return syntax;
   return describeError(error);
+}
+
+/**
+ * A syntax error as `syntax error at FILE:LINE:COLUMN: what`. Deno puts the
+ * location in the message; Node keeps it out of the error object, so the
+ * line says how to get it.
+ */
+function syntaxError(
+  error: unknown,
+  path: string,
+  where: string | undefined,
+): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const message = String(error.message);
+  if (error.name !== "SyntaxError" && !message.startsWith("SyntaxError")) {
+    return undefined;
+  }
+  const what = message.split("\n", 1)[0].replace(/^SyntaxError: /, "").trim();
+  const at = /\bat (file:\/\/\S+?):(\d+):(\d+)\s*$/m.exec(message);
+  if (at === null) {
+    return where === undefined
+      ? `syntax error: ${what} (node --check ${path} shows the line)`
+      : `syntax error at ${where}: ${what}`;
+  }
+  let file = at[1];
+  try {
+    file = decodeURIComponent(new URL(file).pathname);
+  } catch {
+    // Not a URL after all: keep it as written.
+  }
+  return `syntax error at ${file}:${at[2]}:${at[3]}: ${what}`;
 }
 
 /**

@@ -1,14 +1,16 @@
 /**
- * `rxprompt diff CONFIG_A CONFIG_B [--scope NAME]`: what changed between
- * the assemblies of two configs, and where the prompt cache breaks (SPEC
- * 7.9), readable or as the `PromptDiff` JSON. Exit 1 when they differ, as
- * diff(1) does.
+ * `rxprompt diff CONFIG_A CONFIG_B [--scope NAME] [--fail-on WHAT]`: what
+ * changed between the assemblies of two configs, and where the prompt cache
+ * breaks (SPEC 7.9), readable or as the `PromptDiff` JSON. Exit 1 when the
+ * cache breaks (the tools or the rendered system prompt changed, SPEC
+ * 8.13.10); with `--fail-on any`, when anything differs, as diff(1) does.
  *
  * @module
  */
 
-import { diffAssemblies } from "../mod.ts";
-import type { Args } from "./args.ts";
+import { diffAssemblies, type PromptDiff } from "../mod.ts";
+import type { Args, FailOn } from "./args.ts";
+import { markerHits } from "./cache_hits.ts";
 import {
   describeTarget,
   disposeConfig,
@@ -25,8 +27,8 @@ export async function diff(args: Args, output: Output): Promise<number> {
   const [pathA, pathB] = args.configs;
   const configs: PromptConfig[] = [];
   try {
-    configs.push(await loadConfig(pathA));
-    configs.push(await loadConfig(pathB));
+    configs.push(await loadConfig(pathA, { timeoutMs: args.timeoutMs }));
+    configs.push(await loadConfig(pathB, { timeoutMs: args.timeoutMs }));
     const sides: Rendered[] = [];
     for (const config of configs) {
       const chosen = target(config, args.scope);
@@ -52,13 +54,24 @@ export async function diff(args: Args, output: Output): Promise<number> {
     if (args.json) {
       output.line(JSON.stringify(result, null, 2));
     } else {
-      const prompts = { before: before.prompt, after: after.prompt };
+      const prompts = {
+        before: before.prompt,
+        after: after.prompt,
+        hits: markerHits(before.assembly, after.assembly, result.cache),
+      };
       for (const line of diffReport(result, prompts, output.style)) {
         output.line(line);
       }
     }
-    return result.identical ? 0 : 1;
+    return failed(result, args.failOn ?? "cache-break") ? 1 : 0;
   } finally {
     for (const config of configs) await disposeConfig(config);
   }
+}
+
+/** Whether the diff fails the `--fail-on` gate. */
+function failed(result: PromptDiff, failOn: FailOn): boolean {
+  return failOn === "any"
+    ? !result.identical
+    : result.cache.brokenBy !== undefined;
 }

@@ -6,16 +6,20 @@
  */
 
 import type { PromptDiff } from "../mod.ts";
+import { describeHits, type MarkerHit } from "./cache_hits.ts";
 import type { Style } from "./output.ts";
 
 /** How many characters of each prompt to show around the first change. */
 const SHOWN = 60;
 const BEFORE_CHANGE = 20;
 
-/** The report of `diff`, for `before` and `after` prompts as rendered. */
+/**
+ * The report of `diff`, for `before` and `after` prompts as rendered, and
+ * the Anthropic cache markers of the later request (see `markerHits`).
+ */
 export function diffReport(
   diff: PromptDiff,
-  prompts: { before: string; after: string },
+  prompts: { before: string; after: string; hits?: readonly MarkerHit[] },
   style: Style,
 ): string[] {
   if (diff.identical) {
@@ -25,8 +29,8 @@ export function diffReport(
       ),
     ];
   }
-  const lines = [cacheLine(diff, prompts.after.length, style)];
-  const { tools, sections, variables } = diff;
+  const lines = [cacheLine(diff, prompts, style)];
+  const { tools, sections, variables, runtimeContext } = diff;
   const toolChanges = changes(tools, style);
   if (tools.reordered) toolChanges.push(style.yellow("reordered"));
   if (toolChanges.length > 0) lines.push(`tools: ${toolChanges.join("  ")}`);
@@ -37,6 +41,10 @@ export function diffReport(
   const variableChanges = changes(variables, style);
   if (variableChanges.length > 0) {
     lines.push(`variables: ${variableChanges.join("  ")}`);
+  }
+  const contextChanges = changes(runtimeContext, style);
+  if (contextChanges.length > 0) {
+    lines.push(`runtime context: ${contextChanges.join("  ")}`);
   }
   const offset = diff.prompt.firstChangedOffset;
   if (offset !== undefined) {
@@ -52,18 +60,30 @@ export function diffReport(
   return lines;
 }
 
-function cacheLine(diff: PromptDiff, promptLength: number, style: Style) {
+function cacheLine(
+  diff: PromptDiff,
+  prompts: { after: string; hits?: readonly MarkerHit[] },
+  style: Style,
+): string {
   const { brokenBy, toolsStable, promptStablePrefix } = diff.cache;
   if (brokenBy === undefined) {
     return style.green(
-      "cache: intact (only the runtime context changed; it is not cached)",
+      "cache: intact (tools and system prompt unchanged; the runtime " +
+        "context is not cached)",
     );
   }
+  // Characters say how far the prompts agree; a provider like Anthropic
+  // caches only up to a marker, so the markers that still hit are the gain.
   const kept = toolsStable
-    ? `tools stable, ${promptStablePrefix} of ${promptLength} system ` +
-      `prompt characters still cached`
+    ? `tools stable, ${promptStablePrefix} of ${prompts.after.length} ` +
+      `system prompt characters unchanged`
     : "the tools changed, so nothing after them is cached";
-  return `${style.bold(style.red(`cache: broken by ${brokenBy}`))} (${kept})`;
+  const hits = prompts.hits === undefined
+    ? ""
+    : `; Anthropic cache markers still hit: ${describeHits(prompts.hits)}`;
+  return `${
+    style.bold(style.red(`cache: broken by ${brokenBy}`))
+  } (${kept}${hits})`;
 }
 
 /** `+added  -removed  ~changed` for one list. */

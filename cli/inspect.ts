@@ -1,7 +1,10 @@
 /**
  * `rxprompt inspect CONFIG [--scope NAME]`: a table of the sections (order,
- * name, registrar, layer, characters, tokens, breakpoint) and the tools
- * (name, registrar, tokens), with totals. Tokens are `o200k_base`; the
+ * name, registrar, layer, characters, tokens, breakpoint), the tools (name,
+ * registrar, tokens, active), the tools a listener removed, and the runtime
+ * context entries, with totals. Tokens are counted as SPEC 8.9 says (each
+ * section's rendered text, each tool's JSON), so the rows add up to the
+ * totals. Tokens are `o200k_base`; the
  * provenance comes from the registry's `explain()` when it has one, else
  * the registrar and layer columns show `-`.
  *
@@ -10,6 +13,7 @@
 
 import {
   type AssembleContext,
+  countAssemblyTokens,
   type PromptAssembly,
   renderPrompt,
   type SystemPrompt,
@@ -24,7 +28,7 @@ import {
 import { CliError, describeError } from "./cli_error.ts";
 import { loadConfig, target as targetOf } from "./config.ts";
 import type { Output } from "./output.ts";
-import { type CountTokens, requestTokens, tokenCounter } from "./tokens.ts";
+import { type CountTokens, tokenCounter } from "./tokens.ts";
 
 /** One row of the sections table. */
 export interface SectionRow {
@@ -42,6 +46,29 @@ export interface ToolRow {
   name: string;
   registrar: string;
   tokens: number;
+  /** False for a tool a gate made inactive (absent: every tool is active). */
+  active?: boolean;
+}
+
+/** One row of the runtime context table. */
+export interface RuntimeContextRow {
+  order: number;
+  name: string;
+  registrar: string;
+  layer: string;
+  characters: number;
+  tokens: number;
+}
+
+/** A tool the registry contributed that is not in the assembly. */
+export interface RemovedToolRow {
+  name: string;
+  /**
+   * Who removed it: `"listener"` (an `onAssemble` listener, after `next()`).
+   * Gates keep a tool in the list and mark it inactive (`active: false` in
+   * the tools table); a future source of removals adds its own value here.
+   */
+  by: "listener";
 }
 
 /** Where an entry came from, as `explain()` reports it (SPEC 7.2). */
@@ -58,6 +85,7 @@ interface Explanation {
   assembly: PromptAssembly;
   sections: Origin[];
   tools: Origin[];
+  runtimeContext?: Origin[];
 }
 
 type Explain = (
@@ -67,7 +95,9 @@ type Explain = (
 
 /** Runs `inspect`; resolves to the exit code. */
 export async function inspect(args: Args, output: Output): Promise<number> {
-  const config = await loadConfig(args.configs[0]);
+  const config = await loadConfig(args.configs[0], {
+    timeoutMs: args.timeoutMs,
+  });
   try {
     const target = targetOf(config, args.scope);
     const count = await tokenCounter();
@@ -100,6 +130,8 @@ export async function inspect(args: Args, output: Output): Promise<number> {
 interface Table {
   sections: SectionRow[];
   tools: ToolRow[];
+  runtimeContext: RuntimeContextRow[];
+  removedTools: RemovedToolRow[];
   totals: {
     sections: number;
     characters: number;
@@ -114,51 +146,107 @@ interface Table {
 async function tabulate(
   prompt: SystemPrompt,
   context: AssembleContext,
-  count: CountTokens,
+  counter: CountTokens,
 ): Promise<Table> {
-  const explain = (prompt as { explain?: unknown }).explain;
-  const explanation = typeof explain === "function"
-    ? await (explain as Explain).call(prompt, context, { countTokens: count })
-    : undefined;
-  const assembly = explanation?.assembly ?? await prompt.assemble(context);
+  const count = memo(counter);
+  // The innermost listener (registered last) sees the tools that reach the
+  // end of the waterfall; those missing from the result were removed by a
+  // listener on the way back.
+  let reached: string[] | undefined;
+  const spy = prompt.onAssemble(async (assembly, _context, next) => {
+    reached = assembly.tools.map((tool) => tool.name);
+    return await next();
+  });
+  let explanation: Explanation | undefined;
+  let assembly: PromptAssembly;
+  try {
+    const explain = (prompt as { explain?: unknown }).explain;
+    explanation = typeof explain === "function"
+      ? await (explain as Explain).call(prompt, context, { countTokens: count })
+      : undefined;
+    assembly = explanation?.assembly ?? await prompt.assemble(context);
+  } finally {
+    await spy();
+  }
   const { prompt: text } = rendered(assembly);
-  const sections = assembly.sections.map((section, index): SectionRow => {
-    const origin = explanation?.sections[index];
-    const alone = renderPrompt({
+  // SPEC 8.9's one counting: each non-empty section's rendered text plus
+  // each tool's JSON, separators not counted, so the rows add up.
+  const tokens = countAssemblyTokens(assembly, count);
+  const alone = (section: PromptAssembly["sections"][number]) =>
+    renderPrompt({
       sections: [section],
       tools: [],
       variables: assembly.variables,
     });
+  const sections = assembly.sections.map((section, index): SectionRow => {
+    const origin = explanation?.sections[index];
     return {
       order: section.order,
       name: section.name,
       registrar: origin?.registrar ?? "-",
       layer: origin?.layer ?? "-",
-      characters: alone.length,
-      tokens: origin?.tokens ?? count(alone),
+      characters: alone(section).length,
+      tokens: tokens.sections[index],
       breakpoint: section.cacheBreakpoint === true,
     };
   });
+  const active = assembly.activeTools === undefined
+    ? undefined
+    : new Set(assembly.activeTools);
   const tools = assembly.tools.map((tool, index): ToolRow => ({
     name: tool.name,
     registrar: explanation?.tools[index]?.registrar ?? "-",
-    tokens: explanation?.tools[index]?.tokens ?? count(JSON.stringify(tool)),
+    tokens: tokens.tools[index],
+    ...(active === undefined ? {} : { active: active.has(tool.name) }),
   }));
-  const promptTokens = count(text);
-  const tokens = requestTokens(count, assembly, text);
+  const context$ = (assembly as { runtimeContext?: PromptAssembly["sections"] })
+    .runtimeContext ?? [];
+  const runtimeContext = context$.map((entry, index): RuntimeContextRow => {
+    const origin = explanation?.runtimeContext?.[index];
+    const text = alone(entry);
+    return {
+      order: entry.order,
+      name: entry.name,
+      registrar: origin?.registrar ?? "-",
+      layer: origin?.layer ?? "-",
+      characters: text.length,
+      tokens: text === "" ? 0 : count(text),
+    };
+  });
+  const final = new Set(assembly.tools.map((tool) => tool.name));
+  const removedTools = (reached ?? [])
+    .filter((name) => !final.has(name))
+    .map((name): RemovedToolRow => ({ name, by: "listener" }));
+  const promptTokens = sum(tokens.sections);
   return {
     sections,
     tools,
+    runtimeContext,
+    removedTools,
     totals: {
       sections: sections.length,
       characters: text.length,
       promptTokens,
       tools: tools.length,
-      toolTokens: tokens - promptTokens,
-      tokens,
+      toolTokens: tokens.total - promptTokens,
+      tokens: tokens.total,
     },
     provenance: explanation !== undefined,
   };
+}
+
+/** `count`, called once per distinct text. */
+function memo(count: CountTokens): CountTokens {
+  const counted = new Map<string, number>();
+  return (text) => {
+    let tokens = counted.get(text);
+    if (tokens === undefined) counted.set(text, tokens = count(text));
+    return tokens;
+  };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function tableLines(table: Table, what: string, output: Output): string[] {
@@ -181,11 +269,37 @@ function tableLines(table: Table, what: string, output: Output): string[] {
     "",
     bold("Tools"),
     ...(table.tools.length === 0 ? [dim("(none)")] : columns([
-      ["name", "registrar", "tokens"],
-      ...table.tools.map((
-        row,
-      ) => [row.name, row.registrar, String(row.tokens)]),
-    ], [false, false, true])),
+      ["name", "registrar", "tokens", "active"],
+      ...table.tools.map((row) => [
+        row.name,
+        row.registrar,
+        String(row.tokens),
+        row.active === false ? "no (gated)" : "yes",
+      ]),
+    ], [false, false, true, false])),
+    ...(table.removedTools.length === 0 ? [] : [
+      "",
+      bold("Tools removed from the assembly"),
+      ...columns([
+        ["name", "removed by"],
+        ...table.removedTools.map((row) => [row.name, REMOVED_BY[row.by]]),
+      ], [false, false]),
+    ]),
+    ...(table.runtimeContext.length === 0 ? [] : [
+      "",
+      bold("Runtime context (sent after the cached prefix; not in the total)"),
+      ...columns([
+        ["order", "name", "registrar", "layer", "chars", "tokens"],
+        ...table.runtimeContext.map((row) => [
+          String(row.order),
+          row.name,
+          row.registrar,
+          row.layer,
+          String(row.characters),
+          String(row.tokens),
+        ]),
+      ], [true, false, false, false, true, true]),
+    ]),
     "",
     `${bold("Total")}: ${plural(totals.sections, "section")}, ` +
     `${plural(totals.characters, "character")}, ` +
@@ -199,6 +313,10 @@ function tableLines(table: Table, what: string, output: Output): string[] {
   }
   return lines;
 }
+
+const REMOVED_BY: Record<RemovedToolRow["by"], string> = {
+  listener: "an onAssemble listener",
+};
 
 /** Rows padded into columns; `right` aligns numbers to the right. */
 function columns(rows: string[][], right: boolean[]): string[] {

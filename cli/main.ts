@@ -11,10 +11,24 @@
  * `rxprompt --help` lists the commands; exit codes are 0 (ok), 1
  * (findings) and 2 (usage or config error).
  *
+ * A TypeScript config can check its default export against
+ * {@linkcode RxpromptConfig} (a type-only import: importing a value from
+ * this module runs the command):
+ *
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import type { RxpromptConfig } from "@rxprompt/system-prompt/cli";
+ *
+ * const prompt = new SystemPrompt();
+ * export default { prompt } satisfies RxpromptConfig;
+ * ```
+ *
  * @module
  */
 
 import { processOutput } from "./output.ts";
+
+export type { RxpromptConfig, RxpromptConfigObject } from "./config_types.ts";
 import { run } from "./run.ts";
 
 const output = processOutput();

@@ -47,6 +47,11 @@ export interface NodeBuiltins {
   dirname(path: string): string;
   basename(path: string): string;
   pathToFileURL(path: string): URL;
+  /**
+   * What `node --check FILE` writes to stderr (`""` when it parses, or
+   * when it cannot run); Node only.
+   */
+  checkSyntax(file: string): Promise<string>;
 }
 
 function builtin(name: string): Promise<Record<string, unknown>> {
@@ -58,6 +63,25 @@ const [util, fs, path, url] = await Promise.all(
 );
 
 /** The built-ins, loaded once. */
+function checkSyntax(file: string): Promise<string> {
+  return builtin("child_process").then((childProcess) =>
+    new Promise<string>((resolve) => {
+      const execFile = childProcess.execFile as (
+        command: string,
+        args: string[],
+        options: { timeout: number },
+        done: (error: unknown, stdout: string, stderr: string) => void,
+      ) => void;
+      execFile(
+        process.execPath,
+        ["--check", file],
+        { timeout: 5_000 },
+        (_error, _stdout, stderr) => resolve(String(stderr ?? "")),
+      );
+    })
+  ).catch(() => "");
+}
+
 export const node: NodeBuiltins = {
   parseArgs: util.parseArgs,
   stat: fs.stat,
@@ -66,4 +90,5 @@ export const node: NodeBuiltins = {
   dirname: path.dirname,
   basename: path.basename,
   pathToFileURL: url.pathToFileURL,
+  checkSyntax,
 } as NodeBuiltins;

@@ -60,9 +60,37 @@ export function style(colour: boolean): Style {
   return Object.fromEntries(entries) as unknown as Style;
 }
 
-/** The process's stdout and stderr as an {@linkcode Output}. */
+/** Whether `error` says the reader of a pipe went away. */
+export function isClosedPipe(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "EPIPE" || code === "ERR_STREAM_DESTROYED") return true;
+  // Deno's node streams throw a plain Error whose message names EPIPE.
+  return error instanceof Error &&
+    (error.name === "BrokenPipe" || /\bEPIPE\b/.test(error.message));
+}
+
+/**
+ * The process's stdout and stderr as an {@linkcode Output}. A closed stdout
+ * (`rxprompt render big.config.ts | head`) ends the process quietly with
+ * exit 0, as a reader that stopped reading has all it wanted.
+ */
 export function processOutput(): Output {
   const { stdout, stderr } = process;
+  function closed(error: unknown): void {
+    if (!isClosedPipe(error)) throw error;
+    process.exit(0);
+  }
+  // Node reports a closed pipe as an 'error' event, later.
+  stdout.on("error", closed);
+  stderr.on("error", closed);
+  function write(stream: { write(text: string): unknown }, text: string): void {
+    try {
+      stream.write(text);
+    } catch (error) {
+      // Deno's streams throw it at once.
+      closed(error);
+    }
+  }
   const terminal = stderr.isTTY === true;
   const errorStyle = style(colourFor(stderr));
   // Overwritten with spaces, not an erase escape: NO_COLOR output stays
@@ -70,33 +98,37 @@ export function processOutput(): Output {
   let shown = 0;
   function clear(): void {
     if (shown === 0) return;
-    stderr.write("\r" + " ".repeat(shown) + "\r");
+    write(stderr, "\r" + " ".repeat(shown) + "\r");
     shown = 0;
   }
   return {
     style: style(colourFor(stdout)),
     line(text) {
-      stdout.write(text + "\n");
+      write(stdout, text + "\n");
     },
     json(value) {
-      stdout.write(JSON.stringify(value) + "\n");
+      write(stdout, JSON.stringify(value) + "\n");
     },
     error(text) {
       clear();
-      stderr.write(errorStyle.red("rxprompt: ") + text + "\n");
+      write(stderr, errorStyle.red("rxprompt: ") + text + "\n");
     },
     progress(text) {
       if (!terminal) return;
       const width = Math.max(10, (stderr.columns ?? 80) - 1);
       const line = text.slice(0, width);
       clear();
-      stderr.write(errorStyle.dim(line));
+      write(stderr, errorStyle.dim(line));
       shown = line.length;
     },
     done: clear,
     flush() {
       return new Promise((resolve) => {
-        stdout.write("", () => stderr.write("", () => resolve()));
+        try {
+          stdout.write("", () => stderr.write("", () => resolve()));
+        } catch (error) {
+          closed(error);
+        }
       });
     },
   };

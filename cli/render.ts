@@ -22,7 +22,9 @@ import type { Output } from "./output.ts";
 
 /** Runs `render`; resolves to the exit code. */
 export async function render(args: Args, output: Output): Promise<number> {
-  const config = await loadConfig(args.configs[0]);
+  const config = await loadConfig(args.configs[0], {
+    timeoutMs: args.timeoutMs,
+  });
   try {
     const target = targetOf(config, args.scope);
     let text: string;

@@ -14,12 +14,14 @@ import { diff } from "./diff.ts";
 import { inspect } from "./inspect.ts";
 import type { Output } from "./output.ts";
 import { render } from "./render.ts";
+import { VERSION } from "./version.ts";
+import { simulate } from "./simulate.ts";
 import { watch } from "./watch.ts";
 
 const RUN: Record<
   CommandName,
   (args: Args, output: Output) => Promise<number>
-> = { render, inspect, check, diff, watch };
+> = { render, inspect, check, diff, watch, simulate };
 
 /** Runs the command `argv` names; resolves to the exit code. */
 export async function run(
@@ -29,7 +31,9 @@ export async function run(
   try {
     const request = parseCommandLine(argv);
     if (request.help) {
-      output.line(usage(request.command));
+      output.line(
+        request.version ? `rxprompt ${VERSION}` : usage(request.command),
+      );
       return 0;
     }
     return await RUN[request.command](request, output);

@@ -11,7 +11,11 @@
  * @module
  */
 
-import type { PromptAssembly } from "../mod.ts";
+import {
+  type AssemblyTokens,
+  countAssemblyTokens,
+  type PromptAssembly,
+} from "../mod.ts";
 
 /** Counts the tokens of a text. */
 export type CountTokens = (text: string) => number;
@@ -33,14 +37,13 @@ export async function tokenCounter(): Promise<CountTokens> {
 }
 
 /**
- * The tokens an assembly costs in a request's cached prefix: the rendered
- * system prompt plus the tools' JSON.
+ * The tokens an assembly costs in a request's cached prefix, counted the
+ * one way (SPEC 8.9, `countAssemblyTokens`): each non-empty rendered
+ * section plus each tool's JSON, separators not counted.
  */
 export function requestTokens(
   count: CountTokens,
   assembly: PromptAssembly,
-  prompt: string,
-): number {
-  return count(prompt) +
-    (assembly.tools.length === 0 ? 0 : count(JSON.stringify(assembly.tools)));
+): AssemblyTokens {
+  return countAssemblyTokens(assembly, count);
 }

@@ -34,6 +34,7 @@ import {
   type Target,
   target,
 } from "./config.ts";
+import { markerHits } from "./cache_hits.ts";
 import { diffReport } from "./diff_report.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
@@ -60,7 +61,7 @@ const SETTLE_MS = 50;
 /** Runs `watch` until interrupted; resolves to the exit code. */
 export async function watch(args: Args, output: Output): Promise<number> {
   const path = args.configs[0];
-  const initial = await loadConfig(path);
+  const initial = await loadConfig(path, { timeoutMs: args.timeoutMs });
   const chosen = target(initial, args.scope);
   let active: PromptConfig = initial;
   let previous: { assembly: PromptAssembly; prompt: string } | undefined;
@@ -73,12 +74,15 @@ export async function watch(args: Args, output: Output): Promise<number> {
     previous = view;
     return { diff, before };
   });
-  const events$ = concat(of(initial), reloads$(path, chosen)).pipe(
+  const events$ = concat(of(initial), reloads$(path, chosen, args)).pipe(
     switchMap((loaded): Observable<WatchEvent> => {
       if ("event" in loaded) return of(loaded);
       if (loaded.prompt !== active.prompt) void disposeConfig(active);
       active = loaded;
-      return views$(loaded, chosen, loaded === initial ? "start" : "reload");
+      // The reloaded config's own key: an object key (an agent) is a new
+      // object in the new module.
+      const own = target(loaded, chosen.name);
+      return views$(loaded, own, loaded === initial ? "start" : "reload");
     }),
   );
   await new Promise<void>((resolveStop, rejectStop) => {
@@ -101,12 +105,16 @@ export async function watch(args: Args, output: Output): Promise<number> {
 function reloads$(
   path: string,
   chosen: Target,
+  args: Args,
 ): Observable<PromptConfig | WatchEvent> {
   return fileChanges$(node.resolve(path)).pipe(
     debounceTime(SETTLE_MS),
     switchMap(() =>
       defer(async () => {
-        const config = await loadConfig(path, { fresh: true });
+        const config = await loadConfig(path, {
+          fresh: true,
+          timeoutMs: args.timeoutMs,
+        });
         target(config, chosen.name); // the scope must still exist
         return config;
       }).pipe(
@@ -202,7 +210,7 @@ function printer(
     view: { assembly: PromptAssembly; prompt: string; diff?: PromptDiff },
   ) => {
     diff?: PromptDiff;
-    before?: { prompt: string };
+    before?: { assembly: PromptAssembly; prompt: string };
   },
 ): (event: WatchEvent) => void {
   const { dim, red } = output.style;
@@ -223,7 +231,11 @@ function printer(
     if (diff === undefined || before === undefined) {
       return output.line(event.prompt);
     }
-    const prompts = { before: before.prompt, after: event.prompt };
+    const prompts = {
+      before: before.prompt,
+      after: event.prompt,
+      hits: markerHits(before.assembly, event.assembly, diff.cache),
+    };
     for (const line of diffReport(diff, prompts, output.style)) {
       output.line(line);
     }

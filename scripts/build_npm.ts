@@ -44,7 +44,7 @@ export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
   "@modelcontextprotocol/sdk": {
     range: "^1.10.0",
     optional: true,
-    subpaths: ["client"],
+    subpaths: ["client", "types"],
   },
 };
 

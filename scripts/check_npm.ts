@@ -459,6 +459,7 @@ import {
 } from "@rxprompt/system-prompt";
 import { toChatCompletions, toResponses } from "@rxprompt/system-prompt/openai";
 import { toMessages } from "@rxprompt/system-prompt/anthropic";
+import { bestLayoutTokens, simulateCache } from "@rxprompt/system-prompt/cache";
 
 const prompt = new SystemPrompt({
   persona: "You are {{agent_name}}.",
@@ -510,6 +511,24 @@ assert.deepEqual(messages.tools.map((tool) => tool.cache_control), [
 assert.throws(
   () => toChatCompletions({ ...assembly, tools: [{ name: "a b", parameters: {} }] }),
   (error) => error instanceof SystemPromptError && error.code === "INVALID_TOOL_NAME",
+);
+// \`./cache\`: the second of two identical marked requests reads the first.
+const cached = [0, 1].map(() => ({
+  body: { system: messages.system, tools: messages.tools, messages: [] },
+}));
+const simulation = simulateCache(cached, {
+  provider: "anthropic",
+  countTokens: (text) => text.length,
+  minPrefixTokens: 1,
+});
+assert.equal(simulation.requests[0].cachedTokens, 0);
+assert.equal(
+  simulation.requests[1].cachedTokens,
+  simulation.requests[1].inputTokens,
+);
+assert.equal(
+  bestLayoutTokens(cached, (text) => text.length).requests[1].boundTokens,
+  simulation.requests[1].inputTokens,
 );
 // \`./ai-sdk\` needs its peer \`ai\`, which this consumer did not install.
 await assert.rejects(
@@ -570,6 +589,7 @@ import {
   TOOL_ORDER_REST,
   type ToolSchema,
 } from "@rxprompt/system-prompt";
+import type { RxpromptConfig } from "@rxprompt/system-prompt/cli";
 
 interface Agent {
   name: string;
@@ -619,7 +639,12 @@ prompt.section({ name: "x", text: "y" });
 // @ts-expect-error the context type is checked
 void prompt.assemble({ cwd: 42 });
 
-export { bad, changes, codeOf, render, views };
+// A TypeScript config for the command (types/cli/main.d.ts exports its type):
+const config = { prompt, scopes: { agent } } satisfies RxpromptConfig<Context>;
+// @ts-expect-error a config needs a SystemPrompt as prompt
+const badConfig: RxpromptConfig<Context> = { prompt: 42 };
+
+export { bad, badConfig, changes, codeOf, config, render, views };
 `;
 
 /**

@@ -31,6 +31,7 @@ import { mcpTools } from "../adapters/mcp.ts";
 import { diffReport } from "../cli/diff_report.ts";
 import { style } from "../cli/output.ts";
 import {
+  countAssemblyTokens,
   diffAssemblies,
   type PromptAssembly,
   type PromptExplanation,
@@ -381,7 +382,15 @@ const subscription = prompt.watch({ scope: reviewer }).subscribe(
       );
     } else {
       const changes = diff(previous, view.assembly);
-      console.log(`view ${views}:`);
+      // A registration that contributes nothing yet (an MCP source before
+      // its first listing) still makes a view: say so, not an empty line.
+      console.log(
+        `view ${views}:` +
+          (changes.length === 0
+            ? " no change yet (a registration that " +
+              "contributes nothing until its source delivers)"
+            : ""),
+      );
       for (const change of changes) console.log(`  ${change}`);
     }
     if ("assembly" in view) previous = view.assembly;
@@ -450,6 +459,41 @@ const stepOne = await prompt.assemble({ scope: coder });
 task$.next("Add a test for the logout flow.");
 const stepTwo = await prompt.assemble({ scope: coder });
 await tasks.dispose();
+
+// 4b. A token budget: a memory plugin's section (live, so volatile) grows.
+// Volatile sections are pruned first, lowest priority first: the memory goes
+// and the stable prefix, which the provider caches, stays byte-identical.
+const memory$ = new BehaviorSubject("The user prefers small commits.");
+const memories = prompt.fork({ label: "memory" });
+memories.section({ name: "memory", order: 600, text: memory$, priority: -1 });
+const budget = {
+  maxTokens: countAssemblyTokens(
+    await prompt.assemble({ scope: coder }),
+    countTokens,
+  ).total + 40,
+  countTokens,
+};
+const roomy = await prompt.assemble({ scope: coder }, { budget });
+memory$.next("The user prefers small commits. ".repeat(30));
+const tight = await prompt.assemble({ scope: coder }, { budget });
+await memories.dispose();
+console.log(`\n${box("a token budget prunes the growing memory first")}`);
+console.log(
+  `budget ${budget.maxTokens} tokens (o200k_base); memory grows to ` +
+    `${countTokens(memory$.value)} tokens; pruned: ` +
+    `${JSON.stringify(roomy.pruned ?? [])} → ${JSON.stringify(tight.pruned)}`,
+);
+const budgetDiff = diffAssemblies(roomy, tight);
+console.log(
+  `cache: tools ${budgetDiff.cache.toolsStable ? "intact" : "changed"}; ` +
+    `the prompt up to the memory (${budgetDiff.cache.promptStablePrefix} ` +
+    `characters) is unchanged, the cached prefix; ` +
+    `${
+      tight.pruned?.every(({ name }) => name === "memory")
+        ? "no other section"
+        : "other sections too"
+    } pruned`,
+);
 
 await coderExtra();
 await shellAgain.dispose();

@@ -21,6 +21,7 @@ const DEPENDENCY_TYPES: Record<string, string> = {
   SystemModelMessage: "ai",
   ToolSet: "ai",
   Client: "@modelcontextprotocol/sdk/client",
+  CallToolResult: "@modelcontextprotocol/sdk/types",
 };
 
 const ROOT = new URL("../", import.meta.url);

@@ -35,7 +35,8 @@ export interface PromptChange {
     | "variable"
     | "listener"
     | "runtimeContext"
-    | "suppressor";
+    | "suppressor"
+    | "toolGate";
   /** The section or variable name; absent for tools and listeners. */
   name?: string;
   /** The scope key of a scoped change (the child of a bind); absent for a global one. */

@@ -53,7 +53,9 @@ export type SystemPromptErrorCode =
   | "SCOPE_ALREADY_BOUND"
   | "SCOPE_CYCLE"
   | "MULTIPLE_COMPLETE_SECTIONS"
-  | "DUPLICATE_RUNTIME_CONTEXT";
+  | "DUPLICATE_RUNTIME_CONTEXT"
+  | "UNKNOWN_TOOL_IN_GATE"
+  | "BUDGET_EXCEEDED";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -7,15 +7,16 @@
  */
 
 import { firstValueFrom, type Observable } from "rxjs";
-import { assemble, assembly$ } from "./assemble/build.ts";
+import { assembly$ } from "./assemble/build.ts";
 import {
-  pipelineInput,
   type PipelineSource,
   runPipeline$,
   watchViews$,
 } from "./assemble/pipeline.ts";
 import { registerBuiltIns, validateConfig } from "./registrar/built_ins.ts";
-import { readGuarded, SystemPromptError } from "./errors.ts";
+import { quote, readGuarded, SystemPromptError } from "./errors.ts";
+import { budgetPlanOf, TokenMemos } from "./budget/budget.ts";
+import type { BudgetPlan } from "./budget/prune.ts";
 import { explanation$ } from "./explain/explain.ts";
 import type {
   ExplainOptions,
@@ -42,12 +43,14 @@ import { compileToolOrder } from "./kinds/tool_order.ts";
 import type {
   AssembleContext,
   AssembleListener,
+  AssembleOptions,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
   StabilityOptions,
   SystemPromptConfig,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -100,6 +103,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   readonly #registry: Registry;
   readonly #root: LayerRegistrar<C>;
   readonly #source: PipelineSource;
+  readonly #memos = new TokenMemos();
 
   /**
    * Every registration, unregistration and invalidation, emitted
@@ -127,11 +131,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       { includeRuntimeContext: valid.includeRuntimeContext },
     );
     this.#registry = registry;
+    const budget = budgetPlanOf(valid.budget, this.#memos, "config budget");
     this.#source = {
       layers: registry.layers,
       scopes: registry.scopes,
       toolOrder: registry.toolOrder,
       includeRuntimeContext: registry.includeRuntimeContext,
+      budget,
       disposed: () => this.#root.disposed,
     };
     this.change$ = new ContainedObservable(
@@ -194,6 +200,13 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     return this.#root.tools(provider, options);
   }
 
+  /** Registers a tool gate (function or live source) in the global layer. */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#root.toolGate(gate);
+  }
+
   /** Registers a `{{name}}` variable (function or live source) globally. */
   variable(
     name: string,
@@ -241,19 +254,61 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /**
    * Assembles the prompt for one step: one snapshot of the global layer and
    * of the layers of `context.scope`'s chain, variables, sections by order, tools in
-   * canonical order, then the listener waterfall. Never throws: every
-   * failure is a rejection.
+   * canonical order, then the listener waterfall, then pruning to
+   * `options.budget` (or the config's `budget`). The first value of
+   * {@linkcode SystemPrompt.assemble$}. Never throws: every failure is a
+   * rejection; aborting `context.signal` rejects with its reason.
    */
-  assemble(context?: C): Promise<PromptAssembly> {
-    // A plain promise, not firstValueFrom(#assembly$): the call an agent
-    // loop makes every step costs no subscription.
-    const given = context === undefined ? {} as C : context;
-    try {
-      const { snapshot, options } = pipelineInput(this.#source, given);
-      return assemble(snapshot, given, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  assemble(context?: C, options?: AssembleOptions): Promise<PromptAssembly> {
+    return firstValueFrom(this.assemble$(context, options));
+  }
+
+  /**
+   * The assembly pipeline itself: a cold Observable that, on each
+   * subscription, reads the latest state of the layers `context` reads (their
+   * `BehaviorSubject`s), builds the initial assembly, runs the listener
+   * waterfall as RxJS stages, prunes to the budget, then emits the assembly
+   * and completes. Failures (those of {@linkcode SystemPrompt.assemble}) are
+   * its error; aborting `context.signal` fails it with the signal's reason,
+   * and unsubscribing stops the waterfall (no later listener starts).
+   *
+   * @param context the assembly context, as for `assemble()`
+   * @param options this assembly's options (`budget`), as for `assemble()`
+   *
+   * @example
+   * ```ts
+   * import { renderPrompt, SystemPrompt } from "@rxprompt/system-prompt";
+   * import { firstValueFrom, map } from "rxjs";
+   *
+   * const prompt = new SystemPrompt({ includeHarnessIdentity: false, persona: "You help." });
+   * prompt.onAssemble((assembly, _context, next) => {
+   *   assembly.sections.push({ name: "style", order: 10, text: "Be brief." });
+   *   return next();
+   * });
+   * const text = await firstValueFrom(prompt.assemble$().pipe(map(renderPrompt)));
+   * console.log(text); // "You help.\n\nBe brief."
+   * await prompt.dispose();
+   * ```
+   */
+  assemble$(
+    context?: C,
+    options?: AssembleOptions,
+  ): Observable<PromptAssembly> {
+    return runPipeline$(
+      this.#source,
+      context === undefined ? {} as C : context,
+      {
+        // The options are read on subscription, after the context is
+        // validated: what they throw is the Observable's error.
+        pipeline: options === undefined
+          ? assembly$
+          : (snapshot, given, build) =>
+            assembly$(snapshot, given, {
+              ...build,
+              ...this.#budgetOf(options),
+            }),
+      },
+    );
   }
 
   /**
@@ -291,6 +346,25 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
     );
   }
 
+  /** The build options an `assemble()` call's own options set. */
+  #budgetOf(options: unknown): { budget?: BudgetPlan } {
+    if (typeof options !== "object" || options === null) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `assemble()'s options must be an object { budget? }; got ` +
+          `${quote(options)}.`,
+      );
+    }
+    const budget = readGuarded(
+      () => (options as AssembleOptions).budget,
+      "INVALID_CONFIG",
+      () => `Reading assemble()'s options threw; pass an object { budget? }.`,
+    );
+    return budget === undefined
+      ? {}
+      : { budget: budgetPlanOf(budget, this.#memos, "assemble() budget") };
+  }
+
   #assembly$(context: C, snapshot?: Snapshot): Observable<PromptAssembly> {
     return runPipeline$(this.#source, context, {
       pipeline: assembly$,
@@ -318,6 +392,33 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
       context === undefined ? {} as C : context,
       (derived, snapshot) => this.#assembly$(derived, snapshot),
     );
+  }
+
+  /**
+   * Resolves once every Observable source registered so far (a live
+   * section, variable, runtime context or tool source, on any registrar of
+   * this registry) has delivered its first value, errored, completed, or
+   * been disposed: await it before the first step, so that step does not go
+   * out without, say, an MCP server's tools. A source that never delivers
+   * keeps it pending; sources registered later are not waited for.
+   *
+   * @example Wait for a live tool source before the first step
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   * import { timer, map } from "rxjs";
+   *
+   * const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+   * prompt.tools(timer(10).pipe(map(() => ({
+   *   schemas: [{ name: "search", description: "Search.", parameters: {} }],
+   * }))));
+   * await prompt.ready();
+   * const { tools } = await prompt.assemble();
+   * console.log(tools.map((tool) => tool.name)); // ["search"]
+   * await prompt.dispose();
+   * ```
+   */
+  ready(): Promise<void> {
+    return this.#registry.liveFirsts.ready();
   }
 
   /**

@@ -63,8 +63,11 @@ export interface AssembledSection {
    */
   cacheBreakpoint?: true;
   /**
-   * The section's effective stability, present only when it is not stable:
-   * the most volatile of its own and that of the variables it references.
+   * The section's effective stability when it is not `stable` (absent):
+   * `agent`, the same bytes for every step of one agent; `volatile`, may
+   * change any step. The most volatile of its own stability and that of the
+   * variables its text references. Never reaches the wire.
+   * A token budget prunes volatile sections first, then agent ones.
    */
   stability?: "agent" | "volatile";
 }
@@ -125,17 +128,70 @@ export interface PromptAssembly {
    */
   runtimeContext?: AssembledSection[];
   /**
-   * The stability of each tool that is not stable, keyed by tool name in
-   * code-unit order; absent when every tool is stable (a missing key is
-   * stable). Tool objects themselves carry no stability.
+   * The stability of each tool that is not `stable`, by tool name (keys in
+   * code-unit order; absent, or a missing key, is `stable`): its provider's.
+   * Tool objects carry no stability key, so the wire is unchanged.
    */
   toolStability?: Record<string, "agent" | "volatile">;
   /**
-   * The tools (in canonical order) the gates allow this step; absent when no
-   * gate answered (every tool is active). `tools` still lists every tool, so
-   * the tools block stays the same while the gates change.
+   * The names of the tools the model may call this step, in the order of
+   * `tools`: those every answering tool gate of the layers read allows
+   * (`registrar.toolGate`). Absent when no gate answered (every tool is
+   * active). `tools` still lists every tool, so the tools block stays
+   * byte-identical while gates change; the adapters turn this into
+   * OpenAI's `allowed_tools` or leave inactive tools out. Listeners may set
+   * or change it; after the waterfall it keeps only the names of `tools`,
+   * in their order, and a name no provider knows rejects the assembly with
+   * `UNKNOWN_TOOL_IN_GATE`.
    */
   activeTools?: string[];
+  /**
+   * The sections a token budget pruned, in pruning order, with the tokens
+   * each would have cost; absent when the budget pruned nothing.
+   */
+  pruned?: { name: string; tokens: number }[];
+}
+
+/**
+ * A token budget (SPEC 8.9): sections are pruned until the system prompt's
+ * sections and the tools' JSON fit in `maxTokens`, as counted by
+ * `countTokens`.
+ *
+ * @example
+ * ```ts
+ * import type { TokenBudget } from "@rxprompt/system-prompt";
+ *
+ * const budget: TokenBudget = {
+ *   maxTokens: 8_000,
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export interface TokenBudget {
+  /** The most tokens the prompt may take: a finite number above 0. */
+  maxTokens: number;
+  /**
+   * Counts the tokens of one text (a rendered section, or a tool's JSON):
+   * a non-negative integer. Called once per distinct text per registry.
+   */
+  countTokens: (text: string) => number;
+}
+
+/**
+ * Options of one `assemble()` call.
+ *
+ * @example
+ * ```ts
+ * import type { AssembleOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: AssembleOptions = {
+ *   budget: { maxTokens: 8_000, countTokens: (text) => text.length },
+ * };
+ * ```
+ */
+export interface AssembleOptions {
+  /** A token budget for this assembly, instead of the config's `budget`. */
+  budget?: TokenBudget;
 }
 
 /**
@@ -217,6 +273,13 @@ export interface PromptSection<C = AssembleContext> {
    * that volatile.
    */
   stability?: Stability;
+  /**
+   * Under a token budget, sections of higher priority are kept longer
+   * (default 0; a finite number).
+   */
+  priority?: number;
+  /** Never pruned by a token budget (default `false`). */
+  required?: boolean;
 }
 
 /**
@@ -289,6 +352,24 @@ export interface ToolProviderResult {
 export type ToolProvider<C = AssembleContext> = (
   context: C,
 ) => ToolProviderResult;
+
+/**
+ * Says which tools are active for one assembly: an iterable of tool names,
+ * or `undefined` to leave the choice to the other gates. A name may be a
+ * tool absent this step if a provider lists it in `knownNames`; any other
+ * unknown name rejects the assembly with `UNKNOWN_TOOL_IN_GATE`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolGate } from "@rxprompt/system-prompt";
+ *
+ * const readOnly: ToolGate<{ mode?: string }> = (context) =>
+ *   context.mode === "review" ? ["read_file", "search"] : undefined;
+ * ```
+ */
+export type ToolGate<C = AssembleContext> = (
+  context: C,
+) => Iterable<string> | undefined;
 
 /**
  * Resolves one prompt variable for an assembly; `undefined` means
@@ -387,4 +468,9 @@ export interface SystemPromptConfig {
    * every assembly's `runtimeContext` is `[]` after the waterfall.
    */
   includeRuntimeContext?: boolean;
+  /**
+   * A token budget for every assembly (an `assemble()` call's own `budget`
+   * replaces it): sections are pruned until the prompt fits.
+   */
+  budget?: TokenBudget;
 }

@@ -1,12 +1,19 @@
 /**
- * Assembly: a snapshot of layers → the initial assembly (each kind adds its
- * part, in the table's order) → the listener waterfall, as one promise.
- * Holds no state: the registry passes in the snapshot it read.
+ * Assembly as one observable pipeline: a snapshot of the layers' states →
+ * the initial assembly (each kind adds its part, in the table's order) →
+ * the listener waterfall (RxJS stages) → the registry's finish. Holds no
+ * state: the registry passes in the snapshot it read from the layers'
+ * `BehaviorSubject`s.
  *
  * @module
  */
 
-import { defer, type Observable } from "rxjs";
+import {
+  type MonoTypeOperatorFunction,
+  Observable,
+  type OperatorFunction,
+  type Subscriber,
+} from "rxjs";
 import type {
   BuildOptions,
   Kind,
@@ -14,7 +21,12 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf } from "../kinds/section.ts";
+import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
+import {
+  type BudgetPlan,
+  pruneToBudget,
+  type SectionTerms,
+} from "../budget/prune.ts";
 import {
   settleStability,
   type SettleStabilityOptions,
@@ -26,59 +38,181 @@ import {
   KINDS,
   type RecordOf,
 } from "../kinds/table.ts";
+import { holds } from "../store/layer_state.ts";
 import type { Snapshot } from "../store/layers.ts";
-import type { AssembleContext, PromptAssembly } from "../types.ts";
-import { abortable, waterfall } from "./waterfall.ts";
+import type {
+  AssembleContext,
+  AssembleListener,
+  PromptAssembly,
+} from "../types.ts";
+import { waterfall$ } from "./waterfall.ts";
+import { type ActiveToolsWatch, watchActiveTools } from "./active_tools.ts";
 
 /**
- * The assembly for `context`: the initial assembly is built at once, then
- * flows through the listeners. Aborting `context.signal` rejects it with the
- * signal's reason; the signal is checked between stages, so an abort raised
- * by a provider or a listener is noticed and no later stage runs. With
+ * The assembly of `snapshot` for `context`, as a cold Observable that emits
+ * one value and completes: the initial assembly is built (each kind adds
+ * its part) and flows through the listeners' waterfall, then
+ * {@linkcode finish} restores what the registry owns.
+ *
+ * Aborting `context.signal` fails it with the signal's reason: at once
+ * when it aborts while the assembly is pending, and when a stage starts or
+ * the result arrives after an abort raised by a provider or a listener.
+ * Unsubscribing stops the waterfall: no later stage starts. With
  * `options.trace` (only `explain` sets it), the trace's `built` sees the
  * initial assembly before the listeners.
  */
-export function assemble<C extends AssembleContext>(
-  snapshot: Snapshot,
-  context: C,
-  options: BuildOptions = {},
-): Promise<PromptAssembly> {
-  const signal = context.signal;
-  try {
-    if (signal?.aborted) throw signal.reason;
-    const suppress = options.suppressRuntimeContext === true ||
-      snapshot.some(({ state }) => state.suppressor.length > 0);
-    const built = suppress === options.suppressRuntimeContext
-      ? options
-      : { ...options, suppressRuntimeContext: suppress };
-    const assembly = buildAssembly(snapshot, context, built);
-    options.trace?.built?.(assembly);
-    const listeners = listenersOf(layersOf(snapshot, "listener"));
-    const complete = completeSectionOf(assembly);
-    const stability: SettleStabilityOptions = takeVariableStabilities(
-      assembly,
-    );
-    const result = waterfall(listeners, assembly, context, signal);
-    return abortable(
-      result instanceof Promise
-        ? result.then((value) =>
-          finish(value, { complete, suppress, stability })
-        )
-        : finish(result, { complete, suppress, stability }),
-      signal,
-    );
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/** {@linkcode assemble} as a one-value observable, built on subscription. */
 export function assembly$<C extends AssembleContext>(
   snapshot: Snapshot,
   context: C,
   options: BuildOptions = {},
 ): Observable<PromptAssembly> {
-  return defer(() => assemble(snapshot, context, options));
+  const signal = context.signal;
+  const assembled$ = initial$(snapshot, context, options).pipe(
+    throughListeners({ context, signal }),
+  );
+  return signal === undefined ? assembled$ : assembled$.pipe(abortOn(signal));
+}
+
+/** The build's result: what the waterfall starts from, and what it keeps. */
+interface Initial {
+  readonly assembly: PromptAssembly;
+  /** The listeners, each watched for changes of `activeTools`. */
+  readonly listeners: readonly AssembleListener<unknown>[];
+  /** The one effective complete section, restored after the waterfall. */
+  readonly complete: PromptAssembly["sections"][number] | undefined;
+  /** Runtime context is off: `[]` after the waterfall. */
+  readonly suppress: boolean;
+  /** The variables' stabilities, for the effective stability after it. */
+  readonly stability: SettleStabilityOptions;
+  /** Checks the final `activeTools`. */
+  readonly gated: ActiveToolsWatch;
+  /** The sections' budget terms, for pruning. */
+  readonly terms: ReadonlyMap<string, SectionTerms> | undefined;
+  /** The token budget the result is pruned to, if any. */
+  readonly budget: BudgetPlan | undefined;
+}
+
+/**
+ * The build stage: on subscription, the initial assembly of `snapshot` (a
+ * one-value Observable, like `of`, built when subscribed).
+ */
+function initial$(
+  snapshot: Snapshot,
+  context: AssembleContext,
+  options: BuildOptions,
+): Observable<Initial> {
+  return new Observable<Initial>((subscriber) => {
+    subscriber.next(initialOf(snapshot, context, options));
+    subscriber.complete();
+  });
+}
+
+function initialOf(
+  snapshot: Snapshot,
+  context: AssembleContext,
+  options: BuildOptions,
+): Initial {
+  const suppress = options.suppressRuntimeContext === true ||
+    snapshot.some(({ state }) => state.suppressor.length > 0);
+  const built = suppress === options.suppressRuntimeContext
+    ? options
+    : { ...options, suppressRuntimeContext: suppress };
+  const assembly = buildAssembly(snapshot, context, built);
+  options.trace?.built?.(assembly);
+  const gated = watchActiveTools(
+    listenersOf(layersOf(snapshot, "listener")),
+    assembly,
+  );
+  return {
+    assembly,
+    listeners: gated.listeners,
+    complete: completeSectionOf(assembly),
+    suppress,
+    stability: takeVariableStabilities(assembly),
+    gated,
+    terms: sectionTermsOf(assembly),
+    budget: options.budget,
+  };
+}
+
+/**
+ * The initial assembly through the listeners' waterfall, then
+ * {@linkcode finish}: one value in, one value out (at once when every
+ * listener answers synchronously).
+ */
+function throughListeners(
+  run: { context: AssembleContext; signal: AbortSignal | undefined },
+): OperatorFunction<Initial, PromptAssembly> {
+  return (source) =>
+    new Observable<PromptAssembly>((subscriber) =>
+      source.subscribe({
+        next: (initial) => {
+          if (initial.listeners.length === 0) {
+            // Nothing to wait for: the initial assembly is the result.
+            deliver(subscriber, initial.assembly, initial);
+            return;
+          }
+          subscriber.add(
+            waterfall$(initial.listeners, initial.assembly, run).subscribe({
+              next: (result) => deliver(subscriber, result, initial),
+              error: (error) => subscriber.error(error),
+            }),
+          );
+        },
+        error: (error) => subscriber.error(error),
+      })
+    );
+}
+
+/**
+ * The last stages, then the value and completion: `result`
+ * {@linkcode finish}ed, its `activeTools` checked, pruned to the budget.
+ * What they throw (a listener's getter read again, `BUDGET_EXCEEDED`) is
+ * the error.
+ */
+function deliver(
+  subscriber: Subscriber<PromptAssembly>,
+  result: PromptAssembly,
+  initial: Initial,
+): void {
+  let finished: PromptAssembly;
+  try {
+    finished = withinBudget(
+      initial.gated.check(finish(result, initial)),
+      initial.budget,
+      initial.terms,
+    );
+  } catch (error) {
+    subscriber.error(error);
+    return;
+  }
+  subscriber.next(finished);
+  subscriber.complete();
+}
+
+/**
+ * Fails with `signal`'s reason as soon as it aborts, or when a value
+ * arrives after it aborted (an abort raised synchronously by the last
+ * stage); leaves no listener on the signal once settled or unsubscribed.
+ */
+function abortOn<T>(signal: AbortSignal): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      if (signal.aborted) throw signal.reason;
+      function onAbort(): void {
+        subscriber.error(signal.reason);
+      }
+      signal.addEventListener("abort", onAbort, { once: true });
+      subscriber.add(() => signal.removeEventListener("abort", onAbort));
+      return source.subscribe({
+        next: (value) => {
+          if (signal.aborted) subscriber.error(signal.reason);
+          else subscriber.next(value);
+        },
+        error: (error) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
 }
 
 /** What runs on a snapshot: {@linkcode assembly$}, or `explain`'s pipeline. */
@@ -96,11 +230,7 @@ export type Pipeline<T> = (
  */
 function finish(
   result: PromptAssembly,
-  { complete, suppress, stability }: {
-    complete: PromptAssembly["sections"][number] | undefined;
-    suppress: boolean;
-    stability: SettleStabilityOptions;
-  },
+  { complete, suppress, stability }: Initial,
 ): PromptAssembly {
   const clear = suppress && result.runtimeContext?.length !== 0;
   if (complete === undefined && !clear && result.runtimeContext !== undefined) {
@@ -110,6 +240,20 @@ function finish(
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
   return settleStability(finished, stability);
+}
+
+/** The finished assembly pruned to `budget`, the last step of a build. */
+function withinBudget(
+  assembly: PromptAssembly,
+  budget: BudgetPlan | undefined,
+  terms: ReadonlyMap<string, SectionTerms> | undefined,
+): PromptAssembly {
+  if (budget === undefined) return assembly;
+  return pruneToBudget(
+    assembly,
+    budget,
+    terms === undefined ? undefined : (name) => terms.get(name),
+  );
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */
@@ -133,12 +277,25 @@ export function buildAssembly(
   return draft;
 }
 
+/**
+ * The snapshot's layers as `name` sees them, or none at all when no layer
+ * holds a record of it: most kinds are empty in most layers of a long scope
+ * chain, and a list of empty layers would cost one object per layer per
+ * kind per assembly.
+ */
 function layersOf<K extends KindName>(
   snapshot: Snapshot,
   name: K,
-): KindLayer<RecordOf<K>>[] {
+): readonly KindLayer<RecordOf<K>>[] {
+  let index = 0;
+  while (index < snapshot.length && !holds(snapshot[index].state, name)) {
+    index++;
+  }
+  if (index === snapshot.length) return NO_LAYERS;
   return snapshot.map(({ state, scope }) => ({
     records: state[name] as readonly RecordOf<K>[],
     scope,
   }));
 }
+
+const NO_LAYERS: readonly never[] = Object.freeze([]);

@@ -8,21 +8,24 @@
 
 import {
   asapScheduler,
+  asyncScheduler,
   combineLatest,
-  debounce,
+  debounceTime,
   defer,
   EMPTY,
   finalize,
-  type Observable,
+  Observable,
   startWith,
+  subscribeOn,
   switchMap,
-  timer,
+  tap,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
 import type { BuildOptions } from "../kinds/kind.ts";
 import type { Layers, Snapshot } from "../store/layers.ts";
 import { chainSnapshot$, type ScopeBindings } from "../store/scopes.ts";
 import type { ToolOrderPlan } from "../kinds/tool_order.ts";
+import type { BudgetPlan } from "../budget/prune.ts";
 import type { AssembleContext, PromptAssembly, ScopeKey } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
 import type { Pipeline } from "./build.ts";
@@ -35,6 +38,8 @@ export interface PipelineSource {
   readonly scopes: ScopeBindings;
   readonly toolOrder: ToolOrderPlan | undefined;
   readonly includeRuntimeContext: boolean;
+  /** The config's token budget, if any. */
+  readonly budget?: BudgetPlan;
   /** True once the registry started disposing. */
   readonly disposed: () => boolean;
 }
@@ -73,19 +78,26 @@ export function pipelineInput(
     options: {
       toolOrder: source.toolOrder,
       suppressRuntimeContext: !source.includeRuntimeContext,
+      budget: source.budget,
     },
   };
 }
 
-/** Validates `context`, then runs `pipeline` on its {@linkcode pipelineInput}. */
+/**
+ * Validates `context`, then runs `pipeline` on its
+ * {@linkcode pipelineInput}, on each subscription.
+ */
 export function runPipeline$<T>(
   source: PipelineSource,
   context: AssembleContext,
   { pipeline, snapshot }: { pipeline: Pipeline<T>; snapshot?: Snapshot },
 ): Observable<T> {
-  return defer(() => {
+  // Not defer(): a plain Observable skips defer's conversion of what the
+  // factory returns, on the path of every assemble() call.
+  return new Observable<T>((subscriber) => {
     const input = pipelineInput(source, context, snapshot);
-    return pipeline(input.snapshot, context, input.options);
+    return pipeline(input.snapshot, context, input.options)
+      .subscribe(subscriber);
   });
 }
 
@@ -107,23 +119,29 @@ export function watchViews$<C extends AssembleContext>(
   // into one view.
   return defer(() => {
     // A change that arrives while this watcher's assembly runs (a provider
-    // that invalidates or registers during its own assembly) waits for a
-    // macrotask: re-assembling in microtasks would starve the event loop
-    // for as long as the provider keeps doing it.
+    // that invalidates or registers during its own assembly) re-assembles
+    // after a macrotask: in microtasks it would starve the event loop for
+    // as long as the provider keeps doing it.
     let assembling = false;
+    let late = false;
     return combineLatest([
       chainSnapshot$(layers, scopes, scope),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
-      debounce(() => assembling ? timer(0) : timer(0, asapScheduler)),
-      switchMap(([snapshot]) =>
-        source.disposed() ? EMPTY : view$(context, (derived) => {
+      tap(() => late ||= assembling),
+      debounceTime(0, asapScheduler),
+      switchMap(([snapshot]) => {
+        if (source.disposed()) return EMPTY;
+        const view = view$(context, (derived) => {
           assembling = true;
           return assembly$(derived, snapshot).pipe(
             finalize(() => assembling = false),
           );
-        })
-      ),
+        });
+        if (!late) return view;
+        late = false;
+        return view.pipe(subscribeOn(asyncScheduler));
+      }),
       withDiffs,
     );
   });

@@ -1,119 +1,148 @@
 /**
  * The listener waterfall: the initial assembly passes through the
- * `onAssemble` listeners as one pipeline, in registration order.
+ * `onAssemble` listeners as a chain of RxJS stages, in registration order.
  *
- * Plain functions and promises, not an RxJS pipeline: a listener that
- * returns a value costs a function call, and only a listener that returns
- * an Observable goes through RxJS. The caller's signal is checked before
- * every stage, so an abort raised by a provider or a listener stops the
- * stages after it.
+ * Stage `i` is a cold one-value Observable that calls listener `i`; the
+ * listener's `next()` subscribes stage `i + 1` and hands its value over as
+ * a memoized promise. Every stage's subscription is owned by the run, so
+ * unsubscribing the waterfall before it answered tears the whole chain
+ * down: no later stage starts. A listener that
+ * answers synchronously is answered synchronously (no promise, no
+ * scheduler); a promise or an Observable answer is awaited inside its
+ * stage. The caller's signal is checked as each stage starts, so an abort
+ * raised by a provider or a listener stops the stages after it.
  *
  * @module
  */
 
 import {
-  firstValueFrom,
   isObservable,
   map,
-  type Observable,
+  Observable,
+  type Subscriber,
+  Subscription,
   take,
+  type TeardownLogic,
   throwIfEmpty,
 } from "rxjs";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
+/** What every stage of one waterfall shares. */
+interface Run<C> {
+  readonly listeners: readonly AssembleListener<C>[];
+  readonly assembly: PromptAssembly;
+  readonly context: C;
+  readonly signal: AbortSignal | undefined;
+  /**
+   * The stages `next()` started: torn down when the waterfall is
+   * unsubscribed before it answered, left to finish after it answered.
+   */
+  readonly rests: Subscription;
+}
+
 /**
- * Runs `listeners` on `assembly`. Each listener gets the assembly, the
+ * `listeners` run on `assembly`, as one cold Observable that emits the
+ * first stage's result and completes. Each listener gets the assembly, the
  * caller's context and a memoized `next()` that runs the rest of the
- * pipeline on the same assembly. The first stage's result is the pipeline's
- * result: the assembly itself when every stage answered synchronously, a
- * promise otherwise.
- *
- * @throws the signal's reason, a listener's error or
- * `INVALID_LISTENER_RESULT`, when that happens synchronously.
+ * pipeline on the same assembly. It fails with the signal's reason, a
+ * listener's error or `INVALID_LISTENER_RESULT`.
  */
-export function waterfall<C>(
+export function waterfall$<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
-  context: C,
-  signal?: AbortSignal,
-): PromptAssembly | Promise<PromptAssembly> {
-  function stage(index: number): PromptAssembly | Promise<PromptAssembly> {
+  { context, signal }: { context: C; signal: AbortSignal | undefined },
+): Observable<PromptAssembly> {
+  return new Observable<PromptAssembly>((subscriber) => {
+    const rests = new Subscription();
+    let answered = false;
+    const first = stage$({ listeners, assembly, context, signal, rests }, 0)
+      .subscribe({
+        next: (value) => {
+          answered = true;
+          subscriber.next(value);
+          subscriber.complete();
+        },
+        error: (error) => {
+          answered = true;
+          subscriber.error(error);
+        },
+      });
+    return () => {
+      first.unsubscribe();
+      // A rest its listener did not wait for runs on, as a promise would.
+      if (!answered) rests.unsubscribe();
+    };
+  });
+}
+
+function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
+  return new Observable<PromptAssembly>((subscriber) => {
+    const { signal } = run;
     if (signal?.aborted) throw signal.reason;
-    if (index === listeners.length) return assembly;
+    if (index === run.listeners.length) {
+      subscriber.next(run.assembly);
+      subscriber.complete();
+      return;
+    }
     let rest: Promise<PromptAssembly> | undefined;
     function next(): Promise<PromptAssembly> {
-      if (rest !== undefined) return rest;
-      rest = settle(() => stage(index + 1));
-      // After an abort the assembly itself rejects with the reason: a
-      // listener that drops next()'s rejection loses nothing.
-      if (signal?.aborted) rest.catch(ignore);
-      return rest;
+      return rest ??= restOf(run, index + 1);
     }
-    return checkStage(listeners[index](assembly, context, next), index);
+    const result = run.listeners[index](run.assembly, run.context, next);
+    return answer(result, index, subscriber);
+  });
+}
+
+/**
+ * Stage `index` as the promise `next()` returns, its subscription owned by
+ * the run. Once the run is torn down (the assembly was aborted or
+ * unsubscribed before it answered), the rest never starts: the promise
+ * rejects with the signal's reason, or an `AbortError` without one.
+ */
+function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
+  const { signal, rests } = run;
+  let rest: Promise<PromptAssembly>;
+  if (rests.closed) rest = Promise.reject(stopped(signal));
+  else if (index === run.listeners.length) {
+    // The last stage answers synchronously with the assembly itself: its
+    // value is taken here, without a subscription.
+    rest = signal?.aborted
+      ? Promise.reject(signal.reason)
+      : Promise.resolve(run.assembly);
+  } else {
+    rest = new Promise<PromptAssembly>((resolve, reject) => {
+      rests.add(stage$(run, index).subscribe({ next: resolve, error: reject }));
+    });
   }
-  return stage(0);
+  // After an abort the assembly itself rejects with the reason: a listener
+  // that drops next()'s rejection loses nothing.
+  if (rests.closed || signal?.aborted) rest.catch(ignore);
+  return rest;
+}
+
+function stopped(signal: AbortSignal | undefined): unknown {
+  return signal?.aborted
+    ? signal.reason
+    : new DOMException("The assembly was unsubscribed.", "AbortError");
 }
 
 function ignore(): void {}
 
-/**
- * `run()`'s result as a promise (a synchronous throw becomes a rejection).
- */
-export function settle<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * `result` settled as `signal` allows: it rejects with the signal's reason
- * as soon as the signal aborts, even while `result` is still pending.
- */
-export function abortable<T>(
-  result: T | Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  if (signal === undefined) return Promise.resolve(result);
-  if (!(result instanceof Promise)) {
-    return signal.aborted
-      ? Promise.reject(signal.reason)
-      : Promise.resolve(result);
-  }
-  if (signal.aborted) {
-    // The abort is the assembly's one rejection: the pipeline's own
-    // promise, which may reject too, is dropped handled.
-    result.catch(ignore);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    function onAbort(): void {
-      reject(signal!.reason);
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    result.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        if (signal.aborted) reject(signal.reason);
-        else resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function checkStage(
+/** Delivers a listener's answer (value, thenable or Observable) checked. */
+function answer(
   result: ReturnType<AssembleListener<unknown>>,
   index: number,
-): PromptAssembly | Promise<PromptAssembly> {
+  subscriber: Subscriber<PromptAssembly>,
+): TeardownLogic {
   const kind = resultKind(result, index);
+  if (kind === "value") {
+    subscriber.next(checkListenerResult(result, index));
+    subscriber.complete();
+    return;
+  }
   if (kind === "observable") {
-    return firstValueFrom((result as Observable<unknown>).pipe(
+    return (result as Observable<unknown>).pipe(
       take(1),
       throwIfEmpty(() =>
         new SystemPromptError(
@@ -123,18 +152,43 @@ function checkStage(
         )
       ),
       map((value) => checkListenerResult(value, index)),
-    ));
+    ).subscribe(subscriber);
   }
-  if (kind === "thenable") {
-    return Promise.resolve(result).then((value) =>
-      checkListenerResult(value, index)
-    );
-  }
-  return checkListenerResult(result, index);
+  thenableOf(result as PromiseLike<unknown>, kind).then(
+    (value) => {
+      let checked: PromptAssembly;
+      try {
+        checked = checkListenerResult(value, index);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      subscriber.next(checked);
+      subscriber.complete();
+    },
+    (error) => subscriber.error(error),
+  );
 }
 
 /**
- * Whether a listener's result is an Observable, a thenable, or a value.
+ * A native promise as it is; any other thenable through the `then` read
+ * once by {@linkcode resultKind}, settled once as a promise.
+ */
+function thenableOf(
+  result: PromiseLike<unknown>,
+  then: PromiseLike<unknown>["then"],
+): Promise<unknown> {
+  if (result instanceof Promise && then === nativeThen) return result;
+  return new Promise((resolve, reject) => {
+    then.call(result, resolve, reject);
+  });
+}
+
+const nativeThen = Promise.prototype.then;
+
+/**
+ * Whether a listener's result is an Observable, a value, or a thenable
+ * (its `then`, read once).
  *
  * @throws {SystemPromptError} `INVALID_LISTENER_RESULT` with what reading
  * the result threw (a `then` getter, a Proxy) as `cause`.
@@ -142,16 +196,15 @@ function checkStage(
 function resultKind(
   result: unknown,
   index: number,
-): "observable" | "thenable" | "value" {
+): "observable" | "value" | PromiseLike<unknown>["then"] {
   if (typeof result !== "object" && typeof result !== "function") {
     return "value";
   }
   if (result === null) return "value";
   try {
     if (isObservable(result)) return "observable";
-    return typeof (result as PromiseLike<unknown>).then === "function"
-      ? "thenable"
-      : "value";
+    const then = (result as PromiseLike<unknown>).then;
+    return typeof then === "function" ? then : "value";
   } catch (error) {
     throw invalidResult(result, index, { cause: error });
   }

@@ -13,6 +13,7 @@ import { compareByName, culprit, firstDifference } from "./lists.ts";
 import { type DiffSide, readSide, type RenderedSection } from "./side.ts";
 import type { PromptDiff } from "./types.ts";
 import type { PromptAssembly } from "../types.ts";
+import { compareCodeUnits } from "../shared/util.ts";
 
 export type { PromptDiff };
 
@@ -27,8 +28,13 @@ export type { PromptDiff };
  *   now there (empty sections included).
  * - `prompt` gives the first changed UTF-16 offset of `renderPrompt`'s output
  *   and the length of the common prefix.
- * - `identical` covers the tools, the prompt and the runtime context
- *   (`assembly.runtimeContext`, read as `[]` when absent). A change that
+ * - `identical` covers the tools, the prompt, the runtime context
+ *   (`assembly.runtimeContext`, read as `[]` when absent) and the active
+ *   tools (`activeTools`; absent means every tool is active).
+ *   `runtimeContext` lists its entries by name, compared by rendered text and
+ *   `order`. `activeTools` lists the tools that became active or inactive; a
+ *   change of it alone leaves `cache` alone (the tools block is unchanged).
+ *   A change that
  *   renders no byte (an unreferenced variable, an empty section) is listed
  *   but leaves `identical` true.
  * - `cache` covers the tools and the prompt only, in wire order: a tool
@@ -90,12 +96,20 @@ export function diffAssemblies(
     : promptsEqual
     ? undefined
     : `section:${section}`;
+  const activeTools = diffActive(old.active, now.active);
   return {
     identical: toolsStable && promptsEqual &&
-      old.runtimeContext === now.runtimeContext,
+      old.runtimeContext === now.runtimeContext &&
+      activeTools.added.length === 0 && activeTools.removed.length === 0,
     tools,
+    activeTools,
     sections: diffSections(old, now),
     variables: compareByName(old.variables, now.variables, (a, b) => a !== b),
+    runtimeContext: compareByName(
+      old.contextEntries,
+      now.contextEntries,
+      (a, b) => a.rendered !== b.rendered || a.order !== b.order,
+    ),
     prompt: promptsEqual
       ? { stablePrefix }
       : { firstChangedOffset: stablePrefix, stablePrefix },
@@ -131,6 +145,19 @@ function diffTools(old: DiffSide, now: DiffSide): PromptDiff["tools"] {
     ),
     reordered,
     ...(firstChanged === undefined ? {} : { firstChanged }),
+  };
+}
+
+/** Tools active only after, and only before (absent `activeTools`: all). */
+function diffActive(
+  was: ReadonlySet<string>,
+  is: ReadonlySet<string>,
+): PromptDiff["activeTools"] {
+  const added = [...is].filter((name) => !was.has(name));
+  const removed = [...was].filter((name) => !is.has(name));
+  return {
+    added: added.sort(compareCodeUnits),
+    removed: removed.sort(compareCodeUnits),
   };
 }
 

@@ -30,6 +30,8 @@ export interface RawAssembly {
   readonly variables: Variables;
   /** `[]` when the assembly has no runtime context. */
   readonly runtimeContext: AssembledSection[];
+  /** Absent when every tool is active. */
+  readonly activeTools?: readonly string[];
 }
 
 /**
@@ -77,6 +79,7 @@ export function readAssembly(
       sections: readList(assembly, "sections", cursor, readSection),
       tools: readList(assembly, "tools", cursor, readTool),
       runtimeContext: readList(assembly, "runtimeContext", cursor, readSection),
+      activeTools: readActiveTools(assembly, cursor),
     };
   } catch (error) {
     if (error instanceof SystemPromptError) throw error;
@@ -115,6 +118,33 @@ function readVariables(assembly: object, cursor: Cursor): Variables {
   }
   cursor.variable = undefined;
   return copy;
+}
+
+/** `activeTools`, when present: an array of names. */
+function readActiveTools(
+  assembly: object,
+  cursor: Cursor,
+): string[] | undefined {
+  cursor.key = "activeTools";
+  cursor.index = undefined;
+  const list = (assembly as { activeTools?: unknown }).activeTools;
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list)) {
+    throw invalid(
+      pathOf(cursor),
+      `is ${kindOf(list)}; expected an array of tool names (or no key)`,
+    );
+  }
+  const names: string[] = [];
+  for (let index = 0; index < list.length; index++) {
+    cursor.index = index;
+    const name: unknown = list[index];
+    if (typeof name !== "string") {
+      throw invalid(pathOf(cursor), `is ${kindOf(name)}; expected a tool name`);
+    }
+    names.push(name);
+  }
+  return names;
 }
 
 /** Reads `assembly[key]` as a list, one entry at a time. */

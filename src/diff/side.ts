@@ -36,6 +36,13 @@ export interface DiffSide {
   readonly variables: ReadonlyMap<string, string | undefined>;
   /** The runtime context rendered with the same variables (`""` when none). */
   readonly runtimeContext: string;
+  /** The names of the active tools: `activeTools`, or every tool. */
+  readonly active: ReadonlySet<string>;
+  /**
+   * The runtime context's entries by name, each rendered once (entries that
+   * share a name are read as one, their texts joined as the prompt joins).
+   */
+  readonly contextEntries: ReadonlyMap<string, RenderedSection>;
 }
 
 /**
@@ -62,19 +69,21 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     sectionIndex.set(section.name, sections.length);
     const rendered = render([section], raw.variables, side, "prompt");
     sections.push({ name: section.name, order: section.order, rendered });
-    // The join rule of renderPrompt: empty sections vanish, one blank line
-    // between the rest. Each section is interpolated once, here.
-    if (rendered !== "") {
-      prompt = prompt === "" ? rendered : `${prompt}\n\n${rendered}`;
-    }
+    // Each section is interpolated once, here.
+    prompt = joined(prompt, rendered);
   }
-  const context = "runtime context";
-  const runtimeContext = render(
-    raw.runtimeContext,
-    raw.variables,
-    side,
-    context,
-  );
+  const contextEntries = new Map<string, RenderedSection>();
+  let runtimeContext = "";
+  for (const entry of raw.runtimeContext) {
+    const rendered = render([entry], raw.variables, side, "runtime context");
+    const same = contextEntries.get(entry.name);
+    contextEntries.set(entry.name, {
+      name: entry.name,
+      order: same?.order ?? entry.order,
+      rendered: same === undefined ? rendered : joined(same.rendered, rendered),
+    });
+    runtimeContext = joined(runtimeContext, rendered);
+  }
   return {
     sections,
     sectionIndex,
@@ -83,7 +92,15 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     toolIndex: indexTools(raw.tools, side),
     variables: new Map(Object.entries(raw.variables)),
     runtimeContext,
+    active: new Set(raw.activeTools ?? raw.tools.map((tool) => tool.name)),
+    contextEntries,
   };
+}
+
+/** The join rule of renderPrompt: empty texts vanish, one blank line between. */
+function joined(text: string, next: string): string {
+  if (next === "") return text;
+  return text === "" ? next : `${text}\n\n${next}`;
 }
 
 function render(

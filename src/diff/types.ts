@@ -22,7 +22,7 @@
  * ```
  */
 export interface PromptDiff {
-  /** Tools (names, JSON and order), rendered prompt and runtime context are all the same. */
+  /** Tools (names, JSON and order), active tools, rendered prompt and runtime context are all the same. */
   identical: boolean;
   /** The tool list, compared by name and by JSON. */
   tools: {
@@ -36,6 +36,17 @@ export interface PromptDiff {
     reordered: boolean;
     /** The first index where the two tool lists differ; absent when they are equal. */
     firstChanged?: number;
+  };
+  /**
+   * The tools the model may call (`assembly.activeTools`; absent means
+   * every tool of that side is active). A change makes `identical` false
+   * and leaves `cache` alone: the tools block is the same.
+   */
+  activeTools: {
+    /** Names active only after. */
+    added: string[];
+    /** Names active only before. */
+    removed: string[];
   };
   /** The sections, compared by name, `order` and rendered text. */
   sections: {
@@ -55,6 +66,19 @@ export interface PromptDiff {
     /** Names present only before. */
     removed: string[];
     /** Names on both sides whose value differs (`undefined` counts as a value). */
+    changed: string[];
+  };
+  /**
+   * The runtime context's entries (`assembly.runtimeContext`, `[]` when
+   * absent), compared by name, rendered text and `order`. Not part of the
+   * cache: it travels after the cached prefix.
+   */
+  runtimeContext: {
+    /** Names present only after. */
+    added: string[];
+    /** Names present only before. */
+    removed: string[];
+    /** Names on both sides whose rendered text or `order` differs. */
     changed: string[];
   };
   /** The rendered system prompts, in UTF-16 code units. */

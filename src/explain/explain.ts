@@ -9,7 +9,6 @@
  */
 
 import { defer, map, type Observable } from "rxjs";
-import { callProvider } from "../shared/provider.ts";
 import { assembly$ } from "../assemble/build.ts";
 import {
   type Contribution,
@@ -31,13 +30,18 @@ import type {
   AssembledSection,
   PromptAssembly,
 } from "../types.ts";
+import { countText } from "../budget/count.ts";
+import { pruningOf } from "../budget/prune.ts";
 import type {
   ExplainOptions,
   PromptExplanation,
+  PrunedOrigin,
   SectionOrigin,
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
+import { gatesOf, markInactive } from "./gates.ts";
+import type { GateAnswer } from "../kinds/tool_gate.ts";
 
 /** What `explain` builds with: the registry's options and the caller's. */
 export interface ExplanationOptions extends BuildOptions {
@@ -60,13 +64,15 @@ export function explanation$<C extends AssembleContext>(
   return defer(() => {
     const countTokens = checkOptions(options.explain);
     let contribution: Contribution | undefined;
+    let gates: readonly GateAnswer[] = [];
     const trace: BuildTrace = {
       built: (initial) => {
         contribution = contributionOf(snapshot, initial, trace);
+        gates = gatesOf(initial);
       },
     };
     return assembly$(snapshot, context, { ...options, trace }).pipe(
-      map((assembly) => explain(assembly, contribution!, countTokens)),
+      map((assembly) => explain(assembly, contribution!, countTokens, gates)),
     );
   });
 }
@@ -106,6 +112,7 @@ function explain(
   assembly: PromptAssembly,
   contribution: Contribution,
   countTokens: CountTokens | undefined,
+  gates: readonly GateAnswer[],
 ): PromptExplanation {
   const { variables } = assembly;
   const rendered = renderedSections(assembly.sections, variables);
@@ -117,7 +124,11 @@ function explain(
       rendered,
       countTokens,
     }),
-    tools: toolOrigins(assembly.tools, contribution.tools, countTokens),
+    tools: markInactive(
+      toolOrigins(assembly.tools, contribution.tools, countTokens),
+      assembly.activeTools,
+      gates,
+    ),
     variables: variableOrigins(variables, contribution.variables),
     shadowed: contribution.shadowed,
     runtimeContext: sectionOrigins(
@@ -131,6 +142,7 @@ function explain(
         list: "runtimeContext",
       },
     ),
+    ...prunedOrigins(assembly),
   };
 }
 
@@ -245,18 +257,42 @@ function variableOrigins(
   });
 }
 
+/**
+ * The one token accounting (SPEC 8.9, `src/budget/count.ts`): an empty text
+ * is 0 without a call; the counter answers a non-negative integer.
+ */
 function count(countTokens: CountTokens, text: string, what: string): number {
-  const tokens: unknown = callProvider(
-    countTokens,
-    text,
-    () => `token counter (countTokens) on ${what}`,
-  );
-  if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) {
-    return tokens;
-  }
-  throw new SystemPromptError(
-    "PROVIDER_FAILED",
-    `The token counter (countTokens) returned ${quote(tokens)} for ${what}; ` +
-      `it must return a finite number of tokens, 0 or more.`,
-  );
+  return text === "" ? 0 : countText(countTokens, text, () => what);
+}
+
+/** What the budget pruned, and why (`explain().pruned`), when it did. */
+function prunedOrigins(
+  assembly: PromptAssembly,
+): { pruned?: PrunedOrigin[] } {
+  const pruning = pruningOf(assembly);
+  if (pruning === undefined) return {};
+  const { maxTokens, total } = pruning;
+  return {
+    pruned: pruning.sections.map((
+      { name, tokens, stability, priority },
+      at,
+    ) => ({
+      name,
+      tokens,
+      stability,
+      priority,
+      reason: `${ordinal(at + 1)} pruned to fit maxTokens ${maxTokens} (the ` +
+        `prompt took ${total}): a ${stability} section of priority ` +
+        `${priority}; volatile sections go first, then agent, then stable, ` +
+        `lower priority first, then later order`,
+    })),
+  };
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13
+    ? "th"
+    : ["th", "st", "nd", "rd"][n % 10] ?? "th";
+  return `${n}${suffix}`;
 }

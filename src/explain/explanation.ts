@@ -102,6 +102,12 @@ export interface ToolOrigin extends Origin {
   name: string;
   /** `countTokens(JSON.stringify(tool))`, when a counter was given. */
   tokens?: number;
+  /**
+   * Present when the tool is not in the assembly's `activeTools`: the tool
+   * gate that left it out (for example `tool gate #1 of registrar
+   * "registry/review" (scope "agent")`), or `"an assembly listener"`.
+   */
+  inactiveBy?: string;
 }
 
 /**
@@ -188,4 +194,39 @@ export interface PromptExplanation {
    * `renderRuntimeContext(assembly)` (`[]` when there is none).
    */
   runtimeContext: SectionOrigin[];
+  /**
+   * The sections a token budget pruned, in pruning order, and why; absent
+   * when nothing was pruned.
+   */
+  pruned?: PrunedOrigin[];
+}
+
+/**
+ * A section a token budget pruned, and why (SPEC 8.9).
+ *
+ * @example
+ * ```ts
+ * import type { PrunedOrigin } from "@rxprompt/system-prompt";
+ *
+ * const pruned: PrunedOrigin = {
+ *   name: "memory",
+ *   tokens: 120,
+ *   stability: "volatile",
+ *   priority: 0,
+ *   reason: "1st pruned to fit maxTokens 1000 (the prompt took 1100): a " +
+ *     "volatile section of priority 0",
+ * };
+ * ```
+ */
+export interface PrunedOrigin {
+  /** The section's name. */
+  name: string;
+  /** What it would have cost. */
+  tokens: number;
+  /** Its effective stability (the tier it was pruned in). */
+  stability: "stable" | "agent" | "volatile";
+  /** Its priority (0 unless registered with one). */
+  priority: number;
+  /** Why, in words. */
+  reason: string;
 }

@@ -16,6 +16,7 @@ import {
   type SystemPromptErrorCode,
 } from "../errors.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
+import type { BudgetPlan } from "../budget/prune.ts";
 import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
 import type { PromptChange } from "../change_types.ts";
 
@@ -57,6 +58,11 @@ export interface BuildOptions {
    * work.
    */
   readonly trace?: BuildTrace;
+  /**
+   * A token budget: after the waterfall and the complete-section
+   * replacement, sections are pruned until the prompt fits.
+   */
+  readonly budget?: BudgetPlan;
 }
 
 /** What a build records for `explain`. */

@@ -36,6 +36,10 @@ export class LiveValue<T> {
   /** A value that arrived after the subscription returned, before `arm`. */
   #missed = false;
   #subscribed = false;
+  /** Resolves the promise of `firstDelivery()`, while one is waiting. */
+  #delivered: (() => void) | undefined;
+  #firstDelivery: Promise<void> | undefined;
+  #firstSettled = false;
 
   /** A brand check: reads no property, so a revoked Proxy is simply not one. */
   static is(value: unknown): value is LiveValue<unknown> {
@@ -56,8 +60,28 @@ export class LiveValue<T> {
     this.#subscription = this.#source.subscribe({
       next: (value) => this.#set(VALUE, value),
       error: (error: unknown) => this.#set(FAILED, error),
+      // Completing without a value: nothing more will come to wait for.
+      complete: () => this.#settleFirst(),
     });
     this.#subscribed = true;
+  }
+
+  /**
+   * Resolves once the source has delivered a value, errored, completed, or
+   * the cell was stopped; `undefined` when that has already happened.
+   */
+  firstDelivery(): Promise<void> | undefined {
+    if (this.#firstSettled) return undefined;
+    return this.#firstDelivery ??= new Promise<void>((resolve) => {
+      this.#delivered = resolve;
+    });
+  }
+
+  #settleFirst(): void {
+    this.#firstSettled = true;
+    const delivered = this.#delivered;
+    this.#delivered = undefined;
+    delivered?.();
   }
 
   /** From now on each new value or error calls `onUpdate`. */
@@ -74,6 +98,7 @@ export class LiveValue<T> {
   stop(): void {
     this.#closed = true;
     this.#onUpdate = undefined;
+    this.#settleFirst();
     const subscription = this.#subscription;
     this.#subscription = undefined;
     subscription?.unsubscribe();
@@ -100,8 +125,31 @@ export class LiveValue<T> {
     if (this.#closed) return;
     this.#state = state;
     this.#latest = value;
+    this.#settleFirst();
     if (this.#onUpdate !== undefined) this.#onUpdate();
     else if (this.#subscribed) this.#missed = true;
+  }
+}
+
+/**
+ * The live values of one registry still waiting for their first delivery,
+ * for `SystemPrompt.ready()`. Holds only the waiting ones: each leaves when
+ * it delivers or is stopped.
+ */
+export class LiveFirsts {
+  readonly #waiting = new Set<Promise<void>>();
+
+  /** Waits for `live`'s first delivery too, unless it already happened. */
+  track(live: LiveValue<unknown>): void {
+    const first = live.firstDelivery();
+    if (first === undefined || this.#waiting.has(first)) return;
+    this.#waiting.add(first);
+    void first.then(() => this.#waiting.delete(first));
+  }
+
+  /** Resolves once every value tracked so far has had its first delivery. */
+  ready(): Promise<void> {
+    return Promise.all(this.#waiting).then(() => undefined);
   }
 }
 

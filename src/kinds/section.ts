@@ -8,6 +8,7 @@
 import { compareCodeUnits } from "../shared/util.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
+import type { SectionTerms } from "../budget/prune.ts";
 import {
   type Kind,
   type KindLayer,
@@ -43,6 +44,10 @@ export interface SectionRecord extends RecordBase {
   readonly complete?: true;
   /** Its own stability (explicit or default) and why. */
   readonly stability: OwnStability;
+  /** Under a token budget: kept longer when higher (absent = 0). */
+  readonly priority?: number;
+  /** Under a token budget: never pruned. */
+  readonly required?: true;
 }
 
 /** Render order of sections: ascending `order`, then code-unit `name`. */
@@ -75,12 +80,22 @@ function toSectionRecord(
   section: unknown,
   { label, sequence, scoped }: Provenance,
 ): SectionRecord {
-  const { name, order, text, cacheBreakpoint, complete, stability } =
-    readTextEntry(
-      section,
-      SECTION_WORDS,
-      ["cacheBreakpoint", "complete", "stability"],
-    );
+  const {
+    name,
+    order,
+    text,
+    cacheBreakpoint,
+    complete,
+    stability,
+    priority,
+    required,
+  } = readTextEntry(section, SECTION_WORDS, [
+    "cacheBreakpoint",
+    "complete",
+    "stability",
+    "priority",
+    "required",
+  ]);
   const record: Record<string, unknown> = {
     name,
     order,
@@ -98,6 +113,10 @@ function toSectionRecord(
     record.cacheBreakpoint = true;
   }
   if (optionalFlag(name, "complete", complete)) record.complete = true;
+  if (optionalFlag(name, "required", required)) record.required = true;
+  if (priority !== undefined && priority !== 0) {
+    record.priority = checkPriority(name, priority);
+  }
   return record as unknown as SectionRecord;
 }
 
@@ -161,6 +180,19 @@ function staticRaises(
   return computed;
 }
 
+/** A section's `priority`: a finite number, else `INVALID_SECTION`. */
+function checkPriority(name: string, priority: unknown): number {
+  if (typeof priority === "number" && Number.isFinite(priority)) {
+    return priority;
+  }
+  throw new SystemPromptError(
+    "INVALID_SECTION",
+    `Section ${quote(name)} has priority ${quote(priority)}; a priority is ` +
+      `a finite number (higher is kept longer under a token budget; ` +
+      `default 0), or left out.`,
+  );
+}
+
 /** Whether an optional boolean flag is set; anything but a boolean throws. */
 function optionalFlag(name: string, key: string, value: unknown): boolean {
   if (value === undefined || typeof value === "boolean") return value === true;
@@ -204,6 +236,7 @@ function buildSections(
   }
   raiseByVariables(sections, { plan, variables: variableStabilitiesOf(draft) });
   draft.sections = sections;
+  if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
   const complete = plan.complete;
   if (complete.length > 1) {
     const named = complete.map((index) => quote(names[index]));
@@ -239,6 +272,8 @@ interface SectionPlan {
   readonly complete: readonly number[];
   /** Indexes of sections whose own stability is not stable. */
   readonly unstable: readonly number[];
+  /** The budget terms of the sections that set any, by name. */
+  readonly terms: ReadonlyMap<string, SectionTerms>;
 }
 
 const plans = new WeakMap<readonly SectionRecord[], SectionPlan>();
@@ -254,6 +289,7 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
   const breakpoints: number[] = [];
   const complete: number[] = [];
   const unstable: number[] = [];
+  const terms = new Map<string, SectionTerms>();
   for (let index = 0; index < count; index++) {
     const record = records[index];
     names[index] = record.name;
@@ -263,13 +299,43 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     if (record.cacheBreakpoint === true) breakpoints.push(index);
     if (record.complete === true) complete.push(index);
     if (record.stability.stability !== "stable") unstable.push(index);
+    if (record.priority !== undefined || record.required === true) {
+      terms.set(record.name, {
+        priority: record.priority ?? 0,
+        required: record.required === true,
+      });
+    }
   }
-  plan = { names, orders, texts, dynamic, breakpoints, complete, unstable };
+  plan = {
+    names,
+    orders,
+    texts,
+    dynamic,
+    breakpoints,
+    complete,
+    unstable,
+    terms,
+  };
   plans.set(records, plan);
   return plan;
 }
 
 const completeSections = new WeakMap<PromptAssembly, AssembledSection>();
+const sectionTerms = new WeakMap<
+  PromptAssembly,
+  ReadonlyMap<string, SectionTerms>
+>();
+
+/**
+ * The budget terms (`priority`, `required`) of the registered sections of
+ * the assembly `build` wrote, by name: a budget reads them after the
+ * waterfall, so a listener's section gets the defaults.
+ */
+export function sectionTermsOf(
+  draft: PromptAssembly,
+): ReadonlyMap<string, SectionTerms> | undefined {
+  return sectionTerms.get(draft);
+}
 
 /**
  * The one effective complete section of the assembly `build` wrote, as

@@ -3,7 +3,8 @@
  * `src/kinds/`, one entry here, and one `Registrar` method.
  *
  * The entries' order is the build order of an assembly: variables, then
- * sections, runtime contexts, then tools (the contract's order); listeners
+ * sections, runtime contexts, then tools and the tool gates (which read the
+ * tools); listeners
  * run after, as the waterfall; suppressors are read by the builder.
  *
  * @module
@@ -14,6 +15,7 @@ import { listenerKind } from "./listener.ts";
 import { runtimeContextKind } from "./runtime_context.ts";
 import { sectionKind } from "./section.ts";
 import { suppressorKind } from "./suppressor.ts";
+import { toolGateKind } from "./tool_gate.ts";
 import { toolsKind } from "./tools.ts";
 import { variableKind } from "./variable.ts";
 
@@ -23,6 +25,7 @@ export const KINDS = {
   section: sectionKind,
   runtimeContext: runtimeContextKind,
   tools: toolsKind,
+  toolGate: toolGateKind,
   listener: listenerKind,
   suppressor: suppressorKind,
 } as const;

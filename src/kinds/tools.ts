@@ -156,6 +156,9 @@ function buildTools(
     }
   }
   if (trace !== undefined) trace.tools = traced(collection);
+  if (collection.knownNames !== undefined) {
+    knownNamesByDraft.set(draft, collection.knownNames);
+  }
   const ordered = orderedTools(collection, toolOrder);
   const tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
@@ -198,6 +201,19 @@ function byStability(
     );
   }
   return placed;
+}
+
+/** The providers' `knownNames` of the assembly `build` wrote, by draft. */
+const knownNamesByDraft = new WeakMap<PromptAssembly, ReadonlySet<string>>();
+
+/**
+ * The names the tool providers of the assembly `build` wrote listed in
+ * `knownNames` (the tools' own names are not included), if any.
+ */
+export function knownToolNamesOf(
+  draft: PromptAssembly,
+): ReadonlySet<string> | undefined {
+  return knownNamesByDraft.get(draft);
 }
 
 /** The last canonical order computed for a `toolOrder`, by tool names. */

@@ -135,7 +135,8 @@ export function validateConfig(config: unknown): SystemPromptConfig {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The SystemPrompt config must be an object { persona?, toolOrder?, ` +
-        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError? }; ` +
+        `includeHarnessIdentity?, includeRuntimeContext?, onSubscriberError?, ` +
+        `budget? }; ` +
         `got ${quote(config)}.`,
     );
   }
@@ -202,6 +203,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       } = config as SystemPromptConfig;
       return {
         persona,
@@ -209,6 +211,7 @@ function readConfigFields(config: object): SystemPromptConfig {
         includeHarnessIdentity,
         includeRuntimeContext,
         onSubscriberError,
+        budget,
       };
     },
     "INVALID_CONFIG",

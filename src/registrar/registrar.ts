@@ -16,7 +16,7 @@ import type { Kind, Provenance, RecordBase } from "../kinds/kind.ts";
 import type { InputOf, KindName } from "../kinds/table.ts";
 import { KINDS } from "../kinds/table.ts";
 import { Layers, type Registration } from "../store/layers.ts";
-import { liveIn, registerLive } from "../kinds/live.ts";
+import { LiveFirsts, liveIn, registerLive } from "../kinds/live.ts";
 import { ScopeBindings } from "../store/scopes.ts";
 import {
   type Disposer,
@@ -32,6 +32,7 @@ import type {
   PromptSection,
   ScopeKey,
   StabilityOptions,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -47,6 +48,8 @@ export class Registry {
   readonly toolOrder: ToolOrderPlan | undefined;
   /** False when the config turns runtime context off. */
   readonly includeRuntimeContext: boolean;
+  /** Live values waiting for their first delivery (`SystemPrompt.ready()`). */
+  readonly liveFirsts: LiveFirsts = new LiveFirsts();
   #sequence = 0;
 
   constructor(
@@ -160,13 +163,15 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
     const scope = this.scopeKey;
     const live = liveIn(record);
     if (live !== undefined) {
-      return registerLive(live, {
+      const disposer = registerLive(live, {
         check: () => layers.assertCanAdd(scope, registration),
         add: (stop) =>
           layers.add(scope, registration, () => this.#lifetime.own(stop)),
         remove: () => layers.remove(scope, registration),
         update: () => layers.update(scope, registration),
       });
+      this.#registry.liveFirsts.track(live);
+      return disposer;
     }
     return layers.add(
       scope,
@@ -215,6 +220,12 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
       { provider, options },
       "register a tool provider",
     );
+  }
+
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
+  ): Disposer {
+    return this.#register("toolGate", gate, "register a tool gate");
   }
 
   variable(

@@ -14,6 +14,7 @@ import type {
   PromptSection,
   ScopeKey,
   StabilityOptions,
+  ToolGate,
   ToolProvider,
   ToolProviderResult,
   VariableProvider,
@@ -76,6 +77,35 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
     options?: StabilityOptions,
+  ): Disposer;
+  /**
+   * Registers a tool gate in this registrar's layer: a function of the
+   * context, or a live Observable, answering the names of the tools the
+   * model may call (or `undefined`: no opinion). The assembly's
+   * `activeTools` holds the tools every answering gate of the layers read
+   * allows; `tools` still lists every tool.
+   *
+   * @example
+   * ```ts
+   * import { type AssembleContext, SystemPrompt } from "@rxprompt/system-prompt";
+   *
+   * const prompt = new SystemPrompt<AssembleContext & { readOnly?: boolean }>();
+   * const schema = { type: "object", properties: {} };
+   * prompt.tools(() => ({
+   *   schemas: [
+   *     { name: "read_file", description: "Read a file.", parameters: schema },
+   *     { name: "write_file", description: "Write a file.", parameters: schema },
+   *   ],
+   * }));
+   * prompt.toolGate((context) => context.readOnly ? ["read_file"] : undefined);
+   * const assembly = await prompt.assemble({ readOnly: true });
+   * console.log(assembly.activeTools); // ["read_file"]
+   * console.log(assembly.tools.length); // 2
+   * await prompt.dispose();
+   * ```
+   */
+  toolGate(
+    gate: ToolGate<C> | Observable<Iterable<string> | undefined>,
   ): Disposer;
   /**
    * Registers a `{{name}}` variable in this registrar's layer: a function,

@@ -16,7 +16,16 @@ import {
   invalidList,
   invalidVariables,
 } from "./assembly_shape.ts";
-import { groupEnd, MALFORMED, malformedName, NOT_CLOSED } from "./template.ts";
+import {
+  backslashesBefore,
+  groupEnd,
+  halfOf,
+  MALFORMED,
+  malformedName,
+  nextEscapedOpen,
+  nextOpen,
+  NOT_CLOSED,
+} from "./template.ts";
 import { cachedTemplateOf } from "./template_cache.ts";
 import { resolve, unclosed } from "./reference_errors.ts";
 
@@ -164,7 +173,7 @@ function interpolate(section: AssembledSection, target: Target): string {
   for (let index = 0; index < names.length; index++) {
     rendered += valueOf(names[index], section, target) + literals[index + 1];
   }
-  if (failure === undefined) return names.length === 0 ? text : rendered;
+  if (failure === undefined) return rendered;
   if ("name" in failure) {
     return resolve(entryLabel(section, target), failure.name, variables);
   }
@@ -186,13 +195,31 @@ function interpolateText(
   const variables = target.variables;
   let rendered = "";
   let copied = 0;
+  let references = true;
   while (open !== -1) {
+    const run = backslashesBefore(text, open, copied);
+    if (run > 0) {
+      rendered += text.slice(copied, open - run) + halfOf(run);
+      copied = open;
+      if (run % 2 === 1) {
+        open = nextOpen(text, open + 2, references);
+        continue;
+      }
+    }
+    if (!references) {
+      open = nextEscapedOpen(text, open + 2);
+      continue;
+    }
     const end = groupEnd(text, open);
     if (end === NOT_CLOSED) {
       // Searched only here, once per text at most: a `{{` with no `}}`
-      // after it ends the scan, so no later group is unclosed again.
-      if (text.lastIndexOf("}}") < open + 2) break;
-      throw unclosed(entryLabel(section, target), text, open);
+      // after it ends the references, so no later group is unclosed again.
+      if (text.lastIndexOf("}}") >= open + 2) {
+        throw unclosed(entryLabel(section, target), text, open);
+      }
+      references = false;
+      open = nextEscapedOpen(text, open + 2);
+      continue;
     }
     if (end === MALFORMED) {
       return resolve(

@@ -27,7 +27,9 @@ export { VARIABLE_NAME_PATTERN } from "./reference_errors.ts";
  * `""` are dropped and the rest are joined with one blank line (`"\n\n"`).
  * A reference is `{{name}}` with `name` matching `^[a-z][a-z0-9_]*$` and an
  * own key of `assembly.variables` holding a string. Substituted values are
- * never scanned again. Anything else fails loud with a
+ * never scanned again. `\{{` is a literal `{{`: a run of n backslashes right
+ * before `{{` renders ⌊n/2⌋ of them, and the `{{` is a reference only when n
+ * is even; any other backslash is plain text. Anything else fails loud with a
  * {@linkcode SystemPromptError} naming the section:
  *
  * - `MALFORMED_REFERENCE`: `{{ model }}`, `{{}}`, `{{{model}}}`, or a `{{`

@@ -15,6 +15,7 @@ const LOWER_Z = 0x7a;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 const UNDERSCORE = 0x5f;
+const BACKSLASH = 0x5c;
 
 /**
  * A section text split at its references: `literals[i]`, then `names[i]`,
@@ -28,7 +29,11 @@ export interface Template {
   readonly failure?: { readonly name: string } | { readonly open: number };
 }
 
-/** Splits `text` at its `{{name}}` groups (SPEC §4.5). */
+/**
+ * Splits `text` at its `{{name}}` groups (SPEC §4.5), with the escape of
+ * §8.10 applied to the literals: a run of n backslashes right before a `{{`
+ * keeps ⌊n/2⌋ of them, and an odd run makes that `{{` literal text.
+ */
 export function parseTemplate(text: string): Template {
   const literals: string[] = [];
   const names: string[] = [];
@@ -37,25 +42,89 @@ export function parseTemplate(text: string): Template {
   // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
   // a per-`{{` search would make megabytes of `{{` quadratic.
   const lastClose = text.lastIndexOf("}}");
+  // Where the literal being built resumes copying `text`, and what it holds
+  // before that point (escapes already applied).
   let copied = 0;
+  let literal = "";
+  // False once a `{{` is left unclosed with no `}}` after it: no later `{{`
+  // has one either, so the rest holds no reference, only escapes.
+  let references = true;
   while (open !== -1) {
+    const run = backslashesBefore(text, open, copied);
+    if (run > 0) {
+      literal += text.slice(copied, open - run) + halfOf(run);
+      copied = open;
+      if (run % 2 === 1) {
+        open = nextOpen(text, open + 2, references);
+        continue;
+      }
+    }
+    if (!references) {
+      open = nextEscapedOpen(text, open + 2);
+      continue;
+    }
     const end = groupEnd(text, open);
     if (end === NOT_CLOSED) {
-      if (lastClose >= open + 2) return { literals, names, failure: { open } };
-      // No `}}` after this `{{`, so none after any later `{{` either: the
-      // rest is ordinary text.
-      break;
+      if (lastClose >= open + 2) {
+        return { literals, names, failure: { open } };
+      }
+      references = false;
+      open = nextEscapedOpen(text, open + 2);
+      continue;
     }
     if (end === MALFORMED) {
       return { literals, names, failure: { name: malformedName(text, open) } };
     }
-    literals.push(text.slice(copied, open));
+    literals.push(literal + text.slice(copied, open));
+    literal = "";
     names.push(text.slice(open + 2, end));
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
-  literals.push(text.slice(copied));
+  literals.push(copied === 0 ? text : literal + text.slice(copied));
   return { literals, names };
+}
+
+/**
+ * The length of the run of backslashes that ends right before `open`, not
+ * reaching before `from`. Each backslash is read once per text: a run
+ * belongs to the one `{{` it precedes.
+ */
+export function backslashesBefore(
+  text: string,
+  open: number,
+  from: number,
+): number {
+  let start = open;
+  while (start > from && text.charCodeAt(start - 1) === BACKSLASH) start--;
+  return open - start;
+}
+
+/**
+ * The next `{{` at or after `from`: any `{{` while references are read, else
+ * only one right after a backslash (see {@linkcode nextEscapedOpen}).
+ */
+export function nextOpen(
+  text: string,
+  from: number,
+  references: boolean,
+): number {
+  return references ? text.indexOf("{{", from) : nextEscapedOpen(text, from);
+}
+
+/**
+ * The next `{{` at or after `from` that follows a backslash, or -1. Once no
+ * `}}` is left, only escapes change the text, and searching for them alone
+ * keeps megabytes of `{{` one scan, as before the escape.
+ */
+export function nextEscapedOpen(text: string, from: number): number {
+  const at = text.indexOf("\\{{", from);
+  return at === -1 ? -1 : at + 1;
+}
+
+/** What a run of `run` backslashes before a `{{` renders: half of them. */
+export function halfOf(run: number): string {
+  return run < 2 ? "" : "\\".repeat(run >> 1);
 }
 
 /** {@linkcode groupEnd}: the `{{` is not closed by `}}` before any brace. */

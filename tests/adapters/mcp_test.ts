@@ -84,12 +84,17 @@ interface Page {
  * A low-level server whose `tools/list` answers come from `pages` (by
  * cursor; `""` is the first page), or throw `failure` when it is set.
  */
-function pagedServer(state: { pages: Record<string, Page>; failure?: Error }) {
+function pagedServer(
+  state: { pages: Record<string, Page>; failure?: Error; delayMs?: number },
+) {
   const server = new Server(
     { name: "paged", version: "1.0.0" },
     { capabilities: { tools: { listChanged: true } } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    if (state.delayMs !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+    }
     if (state.failure !== undefined) throw state.failure;
     const page = state.pages[request.params?.cursor ?? ""];
     return {
@@ -347,6 +352,169 @@ describe("mcpTools with the real SDK", () => {
       () => mcpTools(client, { prefix: "p".repeat(33) }),
       rejects("INVALID_CONFIG"),
     );
+  });
+});
+
+/** `promise`'s outcome, or "pending" when it has not settled within `ms`. */
+async function outcome(
+  promise: Promise<unknown>,
+  ms = 200,
+): Promise<"resolved" | "pending" | { rejected: unknown }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pending = new Promise<"pending">((resolve) => {
+    timer = setTimeout(() => resolve("pending"), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => "resolved" as const,
+        (error: unknown) => ({ rejected: error }),
+      ),
+      pending,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function listings(sent: string[]): number {
+  return sent.filter((method) => method === "tools/list").length;
+}
+
+describe("mcpTools: ready and call without a listing (issue 21, defect 8)", () => {
+  it("ready without any subscription rejects at once, saying what to do; nothing is sent", async () => {
+    const { client, sent } = await connect(echoServer());
+    const source = mcpTools(client);
+    const result = await outcome(source.ready);
+    assert.notEqual(result, "pending", "ready never settled");
+    assert.ok(typeof result === "object");
+    rejects("PROVIDER_FAILED", "register source.tools$", "await source.ready")(
+      result.rejected,
+    );
+    assert.equal(listings(sent), 0);
+  });
+
+  it("call() before any listing rejects with UNKNOWN_TOOL saying the same", async () => {
+    const { client } = await connect(echoServer());
+    const source = mcpTools(client);
+    await assert.rejects(
+      source.call("echo", { text: "hi" }),
+      rejects("UNKNOWN_TOOL", '"echo"', "register source.tools$"),
+    );
+  });
+
+  it("ready follows the current subscription: a failed first listing, then a good one", async () => {
+    const state: { pages: Record<string, Page>; failure?: Error } = {
+      pages: { "": { tools: [{ name: "a" }] } },
+      failure: new Error("not yet"),
+    };
+    const { client } = await connect(pagedServer(state));
+    const source = mcpTools(client);
+    const first = registry();
+    first.tools(source.tools$);
+    await assert.rejects(source.ready, /not yet/);
+    state.failure = undefined;
+    const second = registry();
+    second.tools(source.tools$);
+    assert.equal(await outcome(source.ready, 2_000), "resolved");
+    assert.ok(source.owns("a"));
+  });
+
+  it("ready rejects when the subscription ends before its first listing", async () => {
+    const state = { pages: { "": { tools: [{ name: "a" }] } }, delayMs: 100 };
+    const { client } = await connect(pagedServer(state));
+    const source = mcpTools(client);
+    const prompt = registry();
+    const registration = prompt.tools(source.tools$);
+    const ready = source.ready;
+    await registration();
+    const result = await outcome(ready);
+    assert.ok(typeof result === "object", `ready is ${String(result)}`);
+    rejects("PROVIDER_FAILED", "ended before")(result.rejected);
+  });
+
+  it("types call() with CallToolResult and offers an execute map for toAISDK", async () => {
+    const { client } = await connect(echoServer());
+    const prompt = registry();
+    const source = mcpTools(client, { prefix: "srv_" });
+    prompt.tools(source.tools$);
+    await source.ready;
+    const execute = source.execute;
+    assert.deepEqual(Object.keys(execute).sort(), ["srv_echo", "srv_math_add"]);
+    const result = await execute.srv_echo({ text: "hi" });
+    // Typed: content is CallToolResult's, no cast.
+    const [first] = result.content;
+    assert.equal(first.type === "text" ? first.text : "", "echo: hi");
+    const { toAISDK } = await import("../../adapters/ai_sdk.ts");
+    const { tools } = toAISDK(await prompt.assemble(), { execute });
+    assert.equal(typeof tools.srv_math_add.execute, "function");
+  });
+});
+
+describe("mcpTools and SystemPrompt.ready()", () => {
+  it("await prompt.ready() waits for the first listing: the first step has the tools", async () => {
+    const { client } = await connect(echoServer());
+    const prompt = registry();
+    prompt.tools(mcpTools(client, { prefix: "srv_" }).tools$);
+    await prompt.ready();
+    assert.deepEqual((await prompt.assemble()).tools.map((tool) => tool.name), [
+      "srv_echo",
+      "srv_math_add",
+    ]);
+  });
+});
+
+describe("mcpTools on a list_changed flood", () => {
+  it("a burst of 1,000 notifications sends at most two more tools/list requests", async () => {
+    const state = { pages: { "": { tools: [{ name: "a" }] } } };
+    const server = pagedServer(state);
+    const { client, sent } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client);
+    prompt.tools(source.tools$);
+    await source.ready;
+    assert.equal(listings(sent), 1);
+    state.pages[""] = { tools: [{ name: "b" }] };
+    await Promise.all(
+      Array.from({ length: 1_000 }, () => server.sendToolListChanged()),
+    );
+    await until(() => source.owns("b"), "the listing after the burst");
+    await settle();
+    assert.ok(listings(sent) <= 3, `${listings(sent)} tools/list requests`);
+    assert.ok(source.owns("b"), "the latest list wins");
+  });
+
+  it("with a notification every 2 ms, the list still follows the server", async () => {
+    // Each listing takes 10 ms: a listing cancelled by every notification
+    // would never finish while the flood lasts.
+    const state = { pages: { "": { tools: [{ name: "a" }] } }, delayMs: 10 };
+    const server = pagedServer(state);
+    const { client, sent } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client);
+    prompt.tools(source.tools$);
+    await source.ready;
+    const timer = setInterval(() => void server.sendToolListChanged(), 2);
+    try {
+      await settle();
+      state.pages[""] = { tools: [{ name: "b" }] };
+      const changed = Date.now();
+      await until(() => source.owns("b"), "a fresh list during the flood");
+      const took = Date.now() - changed;
+      assert.ok(took < 200, `the fresh list took ${took} ms`);
+      assert.deepEqual(
+        (await prompt.assemble()).tools.map((tool) => tool.name),
+        ["b"],
+      );
+      const before = listings(sent);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const during = listings(sent) - before;
+      // One listing at a time, each at least 10 ms: at most about 30.
+      assert.ok(during <= 40, `${during} tools/list requests in 300 ms`);
+    } finally {
+      clearInterval(timer);
+    }
+    await settle();
   });
 });
 

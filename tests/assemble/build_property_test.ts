@@ -1,7 +1,8 @@
 /**
- * SPEC 7.1, 8.1–8.3: for random sets of sections, variables and tool
- * providers (with random stability, live sources and references), every
- * registration order gives a byte-identical assembly, prompt, prompt blocks,
+ * SPEC 7.1, 8.1–8.5: for random sets of sections, variables, tool
+ * providers and tool gates (with random stability, live sources and references), every
+ * registration order gives a byte-identical assembly (its `activeTools`
+ * included), prompt, prompt blocks,
  * adapter requests (with cache and gates) and promptCacheKey. Listeners take
  * random positions too, but keep one relative order (they run in
  * registration order by design).
@@ -109,11 +110,18 @@ const providersArb = fc.uniqueArray(fc.constantFrom(...TOOL_NAMES), {
   )
 );
 
+/** Tool gates: each answers a subset of the known names, or nothing. */
+const gatesArb = fc.array(
+  fc.option(fc.subarray(TOOL_NAMES), { nil: undefined }),
+  { maxLength: 3 },
+);
+
 const layerArb = (extraSectionNames: readonly string[]) =>
   fc.record({
     sections: sectionsArb(extraSectionNames),
     variables: variablesArb,
     providers: providersArb,
+    gates: gatesArb,
   });
 
 const toolOrderArb = fc.option(
@@ -149,6 +157,15 @@ function stepsOf(
         cacheBreakpoint,
         stability,
       })
+    );
+  }
+  for (const answer of layer.gates) {
+    steps.push((g, s) => void pick(g, s).toolGate(() => answer));
+  }
+  if (layer.gates.length > 0) {
+    // Gates name known tools: a catalog keeps every name known.
+    steps.push((g, s) =>
+      void pick(g, s).tools(() => ({ schemas: [], knownNames: TOOL_NAMES }))
     );
   }
   for (const { name, value, live, stability } of layer.variables) {

@@ -2,7 +2,16 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import {
+  firstValueFrom,
+  lastValueFrom,
+  map,
+  Observable,
+  of,
+  toArray,
+} from "rxjs";
+import {
   type AssembleContext,
+  type AssembleOptions,
   type PromptAssembly,
   SystemPrompt,
 } from "../../mod.ts";
@@ -490,5 +499,165 @@ describe("cost", () => {
     assert.deepEqual(assembly.variables, { model: "m" });
     await alone.dispose();
     await crowded.dispose();
+  });
+});
+
+describe("assemble$", () => {
+  it("is cold: nothing runs before subscription, and each subscription reads the latest layers", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    let calls = 0;
+    prompt.variable("n", () => String(++calls));
+    const assembly$ = prompt.assemble$();
+    assert.equal(calls, 0);
+    const first = await firstValueFrom(assembly$);
+    prompt.section({ name: "later", order: 1, text: "" });
+    const second = await firstValueFrom(assembly$);
+    assert.equal(calls, 2);
+    assert.deepEqual(first.variables, { n: "1" });
+    assert.deepEqual(ownSections(first), []);
+    assert.deepEqual(ownSections(second), ["later"]);
+    await prompt.dispose();
+  });
+
+  it("emits one value, the assembly assemble() gives, then completes", async () => {
+    const prompt = new SystemPrompt({ persona: "p" });
+    prompt.variable("model", () => "m");
+    prompt.tools(() => ({ schemas: [tool("b"), tool("a")] }));
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      await macrotask();
+      return next();
+    });
+    const values = await lastValueFrom(prompt.assemble$().pipe(toArray()));
+    assert.equal(values.length, 1);
+    assert.deepEqual(values[0], await prompt.assemble());
+    await prompt.dispose();
+  });
+
+  it("answers during subscribe when every listener answers synchronously", async () => {
+    const prompt = new SystemPrompt();
+    prompt.onAssemble((assembly) => assembly);
+    prompt.onAssemble((assembly) => {
+      assembly.variables.sync = "yes";
+      return of(assembly).pipe(map((same) => same));
+    });
+    const seen: PromptAssembly[] = [];
+    let completed = false;
+    prompt.assemble$().subscribe({
+      next: (assembly) => seen.push(assembly),
+      complete: () => completed = true,
+    });
+    assert.equal(seen.length, 1);
+    assert.equal(completed, true);
+    await prompt.dispose();
+  });
+
+  it("fails, never throws, for an invalid context, a disposed registry or a listener's error", async () => {
+    const prompt = new SystemPrompt();
+    const boom = new Error("listener failed");
+    prompt.onAssemble(() => {
+      throw boom;
+    });
+    await assert.rejects(
+      firstValueFrom(prompt.assemble$(null as never)),
+      rejects("INVALID_CONTEXT"),
+    );
+    await assert.rejects(
+      firstValueFrom(prompt.assemble$()),
+      (error) => error === boom,
+    );
+    await prompt.dispose();
+    await assert.rejects(
+      firstValueFrom(prompt.assemble$()),
+      rejects("DISPOSED"),
+    );
+  });
+
+  it("fails with the signal's reason when the context's signal aborts", async () => {
+    const prompt = new SystemPrompt();
+    const gate = deferred();
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      await gate.promise;
+      return next();
+    });
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    const result = firstValueFrom(
+      prompt.assemble$({ signal: controller.signal }),
+    );
+    controller.abort(reason);
+    await assert.rejects(result, (error) => error === reason);
+    gate.resolve();
+    await prompt.dispose();
+  });
+
+  it("unsubscribing stops the waterfall: no later listener starts, next() rejects with an AbortError", async () => {
+    const prompt = new SystemPrompt();
+    const gate = deferred();
+    let later = 0;
+    let nextError: unknown;
+    prompt.onAssemble(async (assembly, _context, next) => {
+      await gate.promise;
+      try {
+        return await next();
+      } catch (error) {
+        nextError = error;
+        return assembly;
+      }
+    });
+    prompt.onAssemble((assembly) => {
+      later++;
+      return assembly;
+    });
+    const values: unknown[] = [];
+    const subscription = prompt.assemble$().subscribe((assembly) =>
+      values.push(assembly)
+    );
+    await macrotask();
+    subscription.unsubscribe();
+    const unhandled = await unhandledDuring(async () => {
+      gate.resolve();
+      await macrotask();
+    });
+    assert.deepEqual(unhandled, []);
+    assert.equal(later, 0);
+    assert.deepEqual(values, []);
+    assert.ok(nextError instanceof DOMException);
+    assert.equal(nextError.name, "AbortError");
+    await prompt.dispose();
+  });
+
+  it("unsubscribing tears down an Observable a listener returned", async () => {
+    const prompt = new SystemPrompt();
+    let tornDown = false;
+    prompt.onAssemble(() =>
+      new Observable<PromptAssembly>(() => () => tornDown = true)
+    );
+    const subscription = prompt.assemble$().subscribe();
+    assert.equal(tornDown, false);
+    subscription.unsubscribe();
+    assert.equal(tornDown, true);
+    await prompt.dispose();
+  });
+
+  it("takes assemble()'s options: a budget prunes alike, unreadable options are its error", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "a", order: 1, text: "aaaa", priority: 1 });
+    prompt.section({ name: "b", order: 2, text: "bbbb" });
+    const options: AssembleOptions = {
+      budget: { maxTokens: 4, countTokens: (text) => text.length },
+    };
+    const assembly$ = prompt.assemble$({}, options);
+    const pruned = await firstValueFrom(assembly$);
+    assert.deepEqual(pruned, await prompt.assemble({}, options));
+    assert.deepEqual(ownSections(pruned), ["a"]);
+    const hostile = {
+      get budget(): never {
+        throw new Error("hostile options");
+      },
+    };
+    let failed$: Observable<PromptAssembly> | undefined;
+    assert.doesNotThrow(() => failed$ = prompt.assemble$({}, hostile));
+    await assert.rejects(firstValueFrom(failed$!), rejects("INVALID_CONFIG"));
+    await prompt.dispose();
   });
 });

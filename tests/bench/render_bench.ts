@@ -5,7 +5,8 @@
  *   variables) rendered by renderPrompt (baseline), against the plain join
  *   of the same pre-rendered sections (the lower bound), Mustache with a
  *   pre-parsed template and Handlebars with a precompiled strict template.
- * - "adversarial": megabytes of `{{`, which must stay linear.
+ * - "adversarial": megabytes of `{{` (or of escaped `\\{{`), which must
+ *   stay linear.
  */
 
 import Handlebars from "handlebars";
@@ -115,6 +116,13 @@ const opens4 = {
 const opens4Closed = {
   sections: [{ name: "s", order: 0, text: "{{".repeat(2 * MB) + "}}" }],
 };
+const escapes1 = {
+  sections: [{ name: "s", order: 0, text: "\\{{".repeat(MB / 3) + "}}" }],
+};
+if (
+  renderPrompt({ ...escapes1, tools: [], variables: {} }) !==
+    "{{".repeat(MB / 3) + "}}"
+) throw new Error("`\\{{` must render `{{`");
 for (const adversarial of [opens1, opens4]) {
   const text = adversarial.sections[0].text;
   if (renderPrompt({ ...adversarial, tools: [], variables: {} }) !== text) {
@@ -184,6 +192,14 @@ Deno.bench({
       if (!(error instanceof SystemPromptError)) throw error;
       sink = error.code;
     }
+  },
+});
+
+Deno.bench({
+  name: "1 MB of `\\{{` then `}}` (literal `{{`)",
+  group: "adversarial",
+  fn() {
+    sink = renderPrompt({ ...escapes1, tools: [], variables: {} });
   },
 });
 

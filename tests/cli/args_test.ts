@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parseCommandLine, usage } from "../../cli/args.ts";
 import { CliError } from "../../cli/cli_error.ts";
+import { VERSION } from "../../cli/version.ts";
 
 function fails(argv: string[], pattern: RegExp): void {
   assert.throws(() => parseCommandLine(argv), (error) => {
@@ -34,6 +35,7 @@ describe("parseCommandLine", () => {
         scope: "x",
         format: "anthropic",
         maxTokens: undefined,
+        timeoutMs: 10_000,
       },
     );
     const check = parseCommandLine([
@@ -80,7 +82,7 @@ describe("parseCommandLine", () => {
     assert.match(usage(), /^rxprompt COMMAND CONFIG\.\.\./);
     assert.match(
       usage("diff"),
-      /^rxprompt diff CONFIG_A CONFIG_B \[--scope NAME\] \[--json\]/,
+      /^rxprompt diff CONFIG_A CONFIG_B \[--scope NAME\] \[--fail-on cache-break\|any\] \[--json\]/,
     );
   });
 
@@ -94,9 +96,18 @@ describe("parseCommandLine", () => {
     fails(["__proto__", "a.ts"], /^unknown command "__proto__"/);
     fails(
       ["inspect", "a.ts", "--format", "json"],
-      /^inspect has no option --format; its options are --scope, --json/,
+      /^inspect has no option --format; its options are --scope, --timeout, --json/,
     );
-    fails(["check", "a.ts", "--scope", "x"], /^check has no option --scope/);
+    fails(["inspect", "a.ts", "--fail-on", "any"], /^inspect has no option/);
+    fails(["check", "a.ts", "--scope=x", "--scope=x"], /names "x" twice/);
+    fails(["render", "a.ts", "--version"], /--version takes no command/);
+    for (const timeout of ["0", "-1", "1e3", "x", "", "86401"]) {
+      fails(
+        ["render", "a.ts", `--timeout=${timeout}`],
+        /--timeout must be a positive number of seconds/,
+      );
+    }
+    fails(["diff", "a.ts", "b.ts", "--fail-on=all"], /unknown --fail-on/);
     fails(["render", "a.ts", "-x"], /^render has no option -x/);
     fails(
       ["render", "a.ts", "--json=yes"],
@@ -120,9 +131,48 @@ describe("parseCommandLine", () => {
     }
   });
 
+  it("reads --version, --timeout, check's repeated --scope and diff's --fail-on", () => {
+    assert.deepEqual(parseCommandLine(["--version"]), {
+      help: true,
+      version: true,
+    });
+    const check = parseCommandLine([
+      "check",
+      "a.ts",
+      "--scope",
+      "coder",
+      "--scope=reviewer",
+      "--timeout",
+      "2.5",
+    ]);
+    assert.ok(!check.help);
+    assert.deepEqual(check.scopes, ["coder", "reviewer"]);
+    assert.equal(check.scope, undefined);
+    assert.equal(check.timeoutMs, 2500);
+    const all = parseCommandLine(["check", "a.ts"]);
+    assert.ok(!all.help);
+    assert.deepEqual(all.scopes, []);
+    const diff = parseCommandLine(["diff", "a.ts", "b.ts"]);
+    assert.ok(!diff.help);
+    assert.equal(diff.failOn, "cache-break");
+    const any = parseCommandLine(["diff", "a.ts", "b.ts", "--fail-on", "any"]);
+    assert.ok(!any.help);
+    assert.equal(any.failOn, "any");
+  });
+
   it("keeps a value after -- as a config path", () => {
     const request = parseCommandLine(["render", "--", "--odd.ts"]);
     assert.ok(!request.help);
     assert.deepEqual(request.configs, ["--odd.ts"]);
+  });
+});
+
+describe("VERSION", () => {
+  it("is deno.json's version", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const json = JSON.parse(
+      await readFile(new URL("../../deno.json", import.meta.url), "utf8"),
+    );
+    assert.equal(VERSION, json.version);
   });
 });

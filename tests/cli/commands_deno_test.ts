@@ -10,13 +10,20 @@ import { toMessages } from "../../adapters/anthropic.ts";
 import { toChatCompletions } from "../../adapters/openai.ts";
 import {
   type AssembleContext,
+  countAssemblyTokens,
   diffAssemblies,
   type PromptAssembly,
   renderPrompt,
 } from "../../mod.ts";
 import codingAgent from "../../examples/coding_agent.ts";
 import supportBot from "../../examples/support_bot.ts";
-import { hasEscapes, repoPath, type Run, rxprompt } from "./cli_process.ts";
+import {
+  cliArgs,
+  hasEscapes,
+  repoPath,
+  type Run,
+  rxprompt,
+} from "./cli_process.ts";
 
 const CODING = "examples/coding_agent.ts";
 const SUPPORT = "examples/support_bot.ts";
@@ -183,6 +190,31 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
       ["diff", CODING, fixture("throws")],
       /config exploded/,
     ],
+    [
+      "a config whose import never settles (a timer pending)",
+      ["render", fixture("never_settles"), "--timeout", "0.5"],
+      /^rxprompt: config tests\/cli\/fixtures\/never_settles\.ts did not finish loading within 0\.5 s .*--timeout SECONDS$/,
+    ],
+    [
+      "a config whose default export never settles",
+      ["check", fixture("pending_default"), "--timeout=0.5"],
+      /^rxprompt: config tests\/cli\/fixtures\/pending_default\.ts did not finish loading within 0\.5 s/,
+    ],
+    [
+      "a default export with a throwing then getter",
+      ["render", fixture("then_getter")],
+      /^rxprompt: config tests\/cli\/fixtures\/then_getter\.ts: .*then getter$/,
+    ],
+    [
+      "a bad timeout",
+      ["render", CODING, "--timeout", "0"],
+      /--timeout must be a positive number of seconds/,
+    ],
+    [
+      "a bad --fail-on",
+      ["diff", CODING, CODING, "--fail-on", "some"],
+      /unknown --fail-on "some"; expected cache-break .* or any/,
+    ],
   ];
   for (const [what, args, pattern] of cases) {
     it(what, async () => {
@@ -195,9 +227,59 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
     assert.equal(run.code, 0);
     assert.match(
       run.stdout,
-      /^rxprompt check CONFIG \[--max-tokens N\] \[--json\]/,
+      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--strict\] \[--json\]/,
     );
     assert.equal(run.stderr, "");
+  });
+
+  it("--version prints the version of deno.json", async () => {
+    const { version } = JSON.parse(
+      await Deno.readTextFile(repoPath("deno.json")),
+    );
+    const run = await rxprompt(["--version"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, `rxprompt ${version}\n`);
+  });
+
+  it("names file:line of a config's syntax error", async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      const file = `${dir}/broken.config.ts`;
+      await Deno.writeTextFile(
+        file,
+        "export default {\n  prompt: 1,\n  oops here\n};\n",
+      );
+      assertUsageError(
+        await rxprompt(["render", file]),
+        new RegExp(
+          `^rxprompt: config ${file} failed to load: syntax error at ` +
+            `${file}:3:\\d+: Unexpected token`,
+        ),
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+describe("rxprompt: a closed stdout", () => {
+  it("ends the command quietly with exit 0 (render big | head)", async () => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: cliArgs(["render", fixture("big")]),
+      cwd: repoPath(""),
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
+    assert.equal(first.done, false, "some output before the pipe closes");
+    await reader.cancel();
+    const stderr = await new Response(child.stderr).text();
+    const { code } = await child.status;
+    assert.equal(stderr, "", "no EPIPE, no stack trace");
+    assert.equal(code, 0);
   });
 });
 
@@ -260,16 +342,80 @@ describe("rxprompt inspect", () => {
     assert.equal(git.characters, gitText.length);
     assert.equal(git.tokens, countTokens(gitText));
     assert.equal(table.totals.characters, prompt.length);
-    assert.equal(table.totals.promptTokens, countTokens(prompt));
+    // SPEC 8.9's one accounting: the rows add up to the totals.
+    const one = countAssemblyTokens(assembly, countTokens);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    assert.equal(
+      table.totals.promptTokens,
+      sum(table.sections.map((row) => row.tokens)),
+    );
+    assert.equal(table.totals.promptTokens, sum(one.sections));
     assert.equal(
       table.totals.toolTokens,
-      countTokens(JSON.stringify(assembly.tools)),
+      sum(table.tools.map((row) => row.tokens)),
     );
+    assert.equal(table.totals.toolTokens, sum(one.tools));
+    assert.equal(table.totals.tokens, one.total);
     assert.equal(
       table.totals.tokens,
       table.totals.promptTokens + table.totals.toolTokens,
     );
     assert.equal(table.totals.sections, assembly.sections.length);
+  });
+
+  it("rows add up to the totals, and show removed tools and the runtime context", async () => {
+    const run = await rxprompt([
+      "inspect",
+      CODING,
+      "--scope",
+      "reviewer",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const table = parse(run) as {
+      sections: { tokens: number }[];
+      tools: { name: string; tokens: number }[];
+      removedTools: { name: string; by: string }[];
+      totals: { promptTokens: number; toolTokens: number; tokens: number };
+    };
+    const sum = (rows: { tokens: number }[]) =>
+      rows.reduce((total, row) => total + row.tokens, 0);
+    assert.equal(sum(table.sections), table.totals.promptTokens);
+    assert.equal(sum(table.tools), table.totals.toolTokens);
+    assert.equal(
+      table.totals.promptTokens + table.totals.toolTokens,
+      table.totals.tokens,
+    );
+    assert.deepEqual(table.removedTools, [
+      { name: "edit_file", by: "listener" },
+    ]);
+    const text = await rxprompt(["inspect", CODING, "--scope", "reviewer"]);
+    assert.match(
+      text.stdout,
+      /\nTools removed from the assembly\nname +removed by\nedit_file +an onAssemble listener\n/,
+    );
+
+    const dated = await rxprompt([
+      "inspect",
+      fixture("diff_tuesday"),
+      "--json",
+    ]);
+    assert.equal(dated.code, 0, dated.stderr);
+    const rows = (parse(dated) as {
+      runtimeContext: { name: string; characters: number; tokens: number }[];
+    }).runtimeContext;
+    assert.deepEqual(
+      rows.map(({ name, characters }) => ({ name, characters })),
+      [
+        { name: "date", characters: "Today is Tuesday.".length },
+      ],
+    );
+    assert.equal(rows[0].tokens, countTokens("Today is Tuesday."));
+    const plain = await rxprompt(["inspect", fixture("diff_tuesday")]);
+    assert.match(
+      plain.stdout,
+      /\nRuntime context \(sent after the cached prefix; not in the total\)\norder +name +registrar +layer +chars +tokens\n +0 +date +registry +global +17 +\d+\n/,
+    );
   });
 
   it("prints a table with totals", async () => {
@@ -282,7 +428,7 @@ describe("rxprompt inspect", () => {
     assert.match(run.stdout, /\n {2}100 +policies:refunds +/);
     assert.match(
       run.stdout,
-      /\nTools\nname +registrar +tokens\nlookup_account /,
+      /\nTools\nname +registrar +tokens +active\nlookup_account /,
     );
     assert.match(
       run.stdout,
@@ -301,6 +447,43 @@ describe("rxprompt inspect", () => {
 });
 
 describe("rxprompt check", () => {
+  it("--scope NAME (repeatable) checks only those scopes", async () => {
+    const all = await rxprompt(["check", fixture("agent_only")]);
+    assert.equal(all.code, 1, "the global view cannot render {{model}}");
+    assert.match(all.stdout, /^error: the global view: /);
+    const one = await rxprompt([
+      "check",
+      fixture("agent_only"),
+      "--scope",
+      "coder",
+    ]);
+    assert.equal(one.code, 0, one.stdout + one.stderr);
+    assert.equal(
+      one.stdout,
+      'ok: scope "coder" assembled twice, without errors, deterministic\n',
+    );
+    const both = await rxprompt([
+      "check",
+      fixture("agent_only"),
+      "--scope",
+      "coder",
+      "--scope",
+      "reviewer",
+      "--json",
+    ]);
+    assert.equal(both.code, 0, both.stderr);
+    const report = parse(both) as { ok: boolean; views: { scope: string }[] };
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.views.map((view) => view.scope), [
+      "coder",
+      "reviewer",
+    ]);
+    assertUsageError(
+      await rxprompt(["check", fixture("agent_only"), "--scope", "nobody"]),
+      /has no scope named "nobody"; its scopes are coder, reviewer/,
+    );
+  });
+
   it("passes the example configs: every scope assembled twice, the same", async () => {
     for (
       const config of [{ path: CODING, scopes: 2 }, {
@@ -364,8 +547,8 @@ describe("rxprompt check", () => {
 
   it("--max-tokens budgets the system prompt plus the tools' JSON, exactly", async () => {
     const assembly = await codingAssembly("reviewer");
-    const tokens = countTokens(renderPrompt(assembly)) +
-      countTokens(JSON.stringify(assembly.tools));
+    // SPEC 8.9's one accounting: sections and tools one by one.
+    const tokens = countAssemblyTokens(assembly, countTokens).total;
     const atBudget = await rxprompt([
       "check",
       CODING,
@@ -433,7 +616,7 @@ describe("rxprompt diff", () => {
     assert.equal(
       run.stdout,
       [
-        "cache: broken by section:git (tools stable, 19 of 29 system prompt characters still cached)",
+        "cache: broken by section:git (tools stable, 19 of 29 system prompt characters unchanged; Anthropic cache markers still hit: 2 of 3 (tools, system block 1))",
         "sections: ~git",
         "variables: ~branch",
         "system prompt: first change at offset 19, in section git",
@@ -442,6 +625,53 @@ describe("rxprompt diff", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("exits 0 when only the runtime context changed (the cache is intact)", async () => {
+    const run = await rxprompt([
+      "diff",
+      fixture("diff_main"),
+      fixture("diff_tuesday"),
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(
+      run.stdout,
+      [
+        "cache: intact (tools and system prompt unchanged; the runtime context is not cached)",
+        "runtime context: ~date",
+        "",
+      ].join("\n"),
+    );
+    const json = await rxprompt([
+      "diff",
+      fixture("diff_main"),
+      fixture("diff_tuesday"),
+      "--json",
+    ]);
+    assert.equal(json.code, 0);
+    const diff = parse(json) as {
+      identical: boolean;
+      runtimeContext: unknown;
+    };
+    assert.equal(diff.identical, false);
+    assert.deepEqual(diff.runtimeContext, {
+      added: [],
+      removed: [],
+      changed: ["date"],
+    });
+  });
+
+  it("--fail-on any exits 1 on any difference; cache-break only when the cache breaks", async () => {
+    const context = [fixture("diff_main"), fixture("diff_tuesday")];
+    const branch = [fixture("diff_main"), fixture("diff_fix")];
+    const code = async (args: string[]) => (await rxprompt(args)).code;
+    assert.equal(await code(["diff", ...context, "--fail-on", "any"]), 1);
+    assert.equal(await code(["diff", ...context, "--fail-on=cache-break"]), 0);
+    assert.equal(
+      await code(["diff", ...branch, "--fail-on", "cache-break"]),
+      1,
+    );
+    assert.equal(await code(["diff", CODING, CODING, "--fail-on", "any"]), 0);
   });
 });
 

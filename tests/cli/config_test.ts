@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import { CliError } from "../../cli/cli_error.ts";
-import { readConfig, target, targets } from "../../cli/config.ts";
+import { loadFailure, readConfig, target, targets } from "../../cli/config.ts";
 
 const SOURCE = "prompt.config.ts";
 
@@ -252,5 +252,48 @@ describe("target: --scope NAME", () => {
       /it names no scopes \(add scopes: \{ name: key \}/,
     );
     assert.deepEqual(target(bare), { name: undefined, key: undefined });
+  });
+});
+
+describe("loadFailure: why a config could not be imported", () => {
+  it("says how to run a TypeScript config on Node and Bun", () => {
+    const error = Object.assign(
+      new TypeError('Unknown file extension ".ts" for /p/prompt.config.ts'),
+      { code: "ERR_UNKNOWN_FILE_EXTENSION" },
+    );
+    const line = loadFailure(error);
+    assert.match(line, /NODE_OPTIONS=--import=tsx/);
+    assert.match(line, /--experimental-strip-types/);
+    assert.match(line, /bun x --bun rxprompt/);
+    assert.equal(line.includes("\n"), false);
+  });
+
+  it("names file:line:column of a syntax error Deno reports", () => {
+    const error = new TypeError(
+      "SyntaxError: Unexpected token `here`.\n  |\n3 |   oops here\n" +
+        "    at file:///tmp/my%20dir/bad.config.ts:3:8",
+    );
+    assert.equal(
+      loadFailure(error),
+      "syntax error at /tmp/my dir/bad.config.ts:3:8: Unexpected token `here`.",
+    );
+  });
+
+  it("says how to find the line when Node keeps it out of the error", () => {
+    assert.equal(
+      loadFailure(new SyntaxError("Unexpected identifier 'here'"), "a.mjs"),
+      "syntax error: Unexpected identifier 'here' (node --check a.mjs shows " +
+        "the line)",
+    );
+    assert.equal(
+      loadFailure(
+        new SyntaxError("Unexpected identifier 'here'"),
+        "a.mjs",
+        "/p/a.mjs:3",
+      ),
+      "syntax error at /p/a.mjs:3: Unexpected identifier 'here'",
+      "the location node --check found",
+    );
+    assert.equal(loadFailure(new Error("boom")), "boom");
   });
 });

@@ -106,7 +106,44 @@ async function writeConfig(file: string, rules: string): Promise<void> {
   );
 }
 
+/** A config whose scope `reviewer` is keyed by an agent object. */
+async function writeScopedConfig(file: string, persona: string): Promise<void> {
+  const mod = new URL("mod.ts", `file://${ROOT}`).href;
+  await Deno.writeTextFile(
+    file,
+    `import { SystemPrompt } from ${JSON.stringify(mod)};\n` +
+      `const prompt = new SystemPrompt({ includeHarnessIdentity: false });\n` +
+      `const reviewer = { id: "reviewer" };\n` +
+      `prompt.section({ name: "rules", order: 10, text: "Be brief." });\n` +
+      `prompt.scope(reviewer).section({ name: "persona", order: 20, text: ${
+        JSON.stringify(persona)
+      } });\n` +
+      `export default { prompt, scopes: { reviewer } };\n`,
+  );
+}
+
 describe("rxprompt watch", () => {
+  it("keeps --scope across a reload when the scope key is an object", async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      const file = `${dir}/prompt.config.ts`;
+      await writeScopedConfig(file, "You review.");
+      const watcher = watch([file, "--scope", "reviewer", "--json"]);
+      const first = await watcher.next("the first view");
+      assert.equal(first.prompt, "Be brief.\n\nYou review.");
+      await writeScopedConfig(file, "You review closely.");
+      const reloaded = await watcher.next("the reloaded view");
+      assert.equal(reloaded.reason, "reload");
+      assert.equal(
+        reloaded.prompt,
+        "Be brief.\n\nYou review closely.",
+        "the reloaded config's own agent object is the scope",
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+
   it("prints a view with a diff each time the registry changes", async () => {
     const watcher = watch([
       repoPath("tests/cli/fixtures/ticking.ts"),
@@ -192,7 +229,7 @@ describe("rxprompt watch", () => {
         "",
         "Stay.",
         "--- the global view: config reloaded ---",
-        "cache: broken by section:rules (tools stable, 3 of 19 system prompt characters still cached)",
+        "cache: broken by section:rules (tools stable, 3 of 19 system prompt characters unchanged; Anthropic cache markers still hit: 0 of 1)",
         "sections: ~rules",
         "system prompt: first change at offset 3, in section rules",
         '  - "Be brief.\\n\\nStay."',

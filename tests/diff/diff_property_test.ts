@@ -187,6 +187,11 @@ describe(`diffAssemblies: properties (seed ${SEED})`, () => {
             Object.keys(before.variables),
             Object.keys(after.variables),
           ],
+          [
+            "runtimeContext",
+            [...new Set(names(before.runtimeContext ?? []))],
+            [...new Set(names(after.runtimeContext ?? []))],
+          ],
         ];
         for (const [part, old, now] of pairs) {
           const lists = diff[part] as { added: string[]; removed: string[] };

@@ -49,8 +49,10 @@ describe("diffAssemblies: equal assemblies", () => {
       const expected: PromptDiff = {
         identical: true,
         tools: { added: [], removed: [], changed: [], reordered: false },
+        activeTools: { added: [], removed: [] },
         sections: { added: [], removed: [], changed: [] },
         variables: { added: [], removed: [], changed: [] },
+        runtimeContext: { added: [], removed: [], changed: [] },
         prompt: { stablePrefix: length },
         cache: { toolsStable: true, promptStablePrefix: length },
       };
@@ -351,6 +353,67 @@ describe("diffAssemblies: runtime context", () => {
     assert.equal(diff.cache.promptStablePrefix, renderPrompt(base).length);
     assertAbsent(diff.cache, "brokenBy");
     assertAbsent(diff.prompt, "firstChangedOffset");
+  });
+
+  it("lists the runtime context's entries added, removed and changed", () => {
+    const before: Assembly = {
+      ...base,
+      runtimeContext: [
+        section("date", "Monday"),
+        section("branch", "main"),
+        section("model", "{{model}}"),
+        section("same", "x"),
+      ],
+    };
+    const after: Assembly = {
+      ...base,
+      variables: { ...base.variables, model: "m2" },
+      runtimeContext: [
+        section("date", "Tuesday"),
+        section("same", "x"),
+        section("user", "Ada"),
+        section("model", "{{model}}"),
+      ],
+    };
+    const diff = diffAssemblies(before, after);
+    assert.deepEqual(diff.runtimeContext, {
+      added: ["user"],
+      removed: ["branch"],
+      changed: ["date", "model"],
+    });
+    assert.deepEqual(
+      diffAssemblies(base, withContext("Monday")).runtimeContext,
+      { added: ["date"], removed: [], changed: [] },
+    );
+    assert.deepEqual(diffAssemblies(base, base).runtimeContext, {
+      added: [],
+      removed: [],
+      changed: [],
+    });
+    const moved = {
+      ...base,
+      runtimeContext: [{ name: "date", order: 5, text: "Monday" }],
+    };
+    assert.deepEqual(
+      diffAssemblies(withContext("Monday"), moved).runtimeContext.changed,
+      ["date"],
+      "an order change is a change",
+    );
+  });
+
+  it("reads entries that share a name as one", () => {
+    const twice: Assembly = {
+      ...base,
+      runtimeContext: [section("note", "a"), section("note", "b")],
+    };
+    const other: Assembly = {
+      ...base,
+      runtimeContext: [section("note", "a"), section("note", "c")],
+    };
+    const diff = diffAssemblies(twice, other);
+    assert.deepEqual(diff.runtimeContext.changed, ["note"]);
+    assert.equal(diff.identical, false);
+    assert.deepEqual(diffAssemblies(twice, twice).runtimeContext.changed, []);
   });
 
   it("reads an absent runtime context as []", () => {

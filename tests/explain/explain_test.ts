@@ -542,9 +542,10 @@ describe("explain(): token counts", () => {
       countTokens: counter,
     });
     const read = explanation.assembly.tools[0];
+    // SPEC 8.9's one accounting: a section that renders empty is 0 tokens
+    // without a call.
     assert.deepEqual(counter.mock.calls.map((call) => call.arguments[0]), [
       "Persona on m1.",
-      "",
       JSON.stringify(read),
     ]);
     assert.deepEqual(explanation.sections.map((o) => o.tokens), [14, 0]);

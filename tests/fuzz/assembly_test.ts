@@ -66,7 +66,17 @@ const assemblyArb: fc.Arbitrary<Make> = fc.oneof(
             name: fc.oneof(plain(fc.string({ maxLength: 4 })), hostileArb),
             order: fc.oneof(plain(fc.integer()), hostileArb),
             text: fc.oneof(
-              plain(fc.constantFrom("a", "{{v}}", "{{w}}", "{{", "{{x}}}}")),
+              plain(
+                fc.constantFrom(
+                  "a",
+                  "{{v}}",
+                  "{{w}}",
+                  "{{",
+                  "{{x}}}}",
+                  "\\{{v}}",
+                  "\\\\{{v}}",
+                ),
+              ),
               hostileArb,
             ),
           }),

@@ -5,12 +5,13 @@ import { emptyLayer } from "../../src/store/layers.ts";
 import { buildAssembly } from "../../src/assemble/build.ts";
 
 describe("the kinds table", () => {
-  it("lists the kinds in build order: variables, sections, runtime contexts, tools, then listeners and suppressors", () => {
+  it("lists the kinds in build order: variables, sections, runtime contexts, tools, tool gates, then listeners and suppressors", () => {
     assert.deepEqual(KIND_NAMES, [
       "variable",
       "section",
       "runtimeContext",
       "tools",
+      "toolGate",
       "listener",
       "suppressor",
     ]);

@@ -13,8 +13,9 @@ type Variables = PromptAssembly["variables"];
 type Outcome = { text: string } | { code: string; section: string };
 
 /**
- * The reference model: SPEC 4.5 read literally, one position at a time, with
- * no attempt at speed (a fresh `indexOf` per `{{` makes it quadratic).
+ * The reference model: SPEC 4.5 and 8.10 read literally, one position at a
+ * time, with no attempt at speed (a fresh `indexOf` per `{{` makes it
+ * quadratic).
  */
 function referenceRender(assembly: PromptAssembly): Outcome {
   const rendered: string[] = [];
@@ -33,6 +34,24 @@ function referenceInterpolate(
   let out = "";
   let i = 0;
   while (i < text.length) {
+    if (text[i] === "\\") {
+      // A run of n backslashes: before a "{{", half of them stay and an odd
+      // run makes the "{{" literal; anywhere else all of them stay.
+      let n = 0;
+      while (text[i + n] === "\\") n += 1;
+      if (!text.startsWith("{{", i + n)) {
+        out += text.slice(i, i + n);
+        i += n;
+        continue;
+      }
+      out += "\\".repeat(Math.floor(n / 2));
+      i += n;
+      if (n % 2 === 1) {
+        out += "{{";
+        i += 2;
+      }
+      continue;
+    }
     if (!text.startsWith("{{", i)) {
       out += text[i];
       i += 1;
@@ -92,6 +111,10 @@ const tokenArb = fc.oneof(
   { weight: 2, arbitrary: nameArb },
   { weight: 6, arbitrary: fc.constantFrom("x", " ", "\n", "é", "say ", ".") },
   { weight: 1, arbitrary: fc.constantFrom("{", "}", "{{", "}}") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom("\\", "\\\\", "\\{{", "\\\\{{", "\\\\\\{{"),
+  },
 );
 
 /** Texts whose only "}}" close groups exercise the verbatim "{{" rule. */
@@ -105,9 +128,12 @@ const textArb = fc.oneof(
       ),
       { maxLength: 6 },
     ),
-    fc.array(fc.constantFrom("{{", "{", "{{{", "x", "}", "{{a}", " "), {
-      maxLength: 6,
-    }),
+    fc.array(
+      fc.constantFrom("{{", "{", "{{{", "x", "}", "{{a}", " ", "\\", "\\{{"),
+      {
+        maxLength: 6,
+      },
+    ),
   ).map(([head, tail]) =>
     (head.join("") + tail.join("")).replaceAll("}}", "}")
   ),
@@ -118,6 +144,11 @@ function hasLiteralOpen(assembly: PromptAssembly): boolean {
   return assembly.sections.some((section) =>
     section.text.replaceAll(/\{\{[^{}]*\}\}/g, "").includes("{{")
   );
+}
+
+/** Whether some section holds a backslash right before a "{{". */
+function hasEscape(assembly: PromptAssembly): boolean {
+  return assembly.sections.some((section) => section.text.includes("\\{{"));
 }
 
 const valueArb = fc.oneof(
@@ -161,7 +192,11 @@ describe(`renderPrompt: property (seed ${SEED})`, () => {
         const expected = referenceRender(assembly);
         const actual = actualRender(assembly);
         const kind = "text" in expected
-          ? (hasLiteralOpen(assembly) ? "verbatim" : "text")
+          ? (hasEscape(assembly)
+            ? "escape"
+            : hasLiteralOpen(assembly)
+            ? "verbatim"
+            : "text")
           : expected.code;
         seen.set(kind, (seen.get(kind) ?? 0) + 1);
         if ("text" in expected) {
@@ -183,6 +218,7 @@ describe(`renderPrompt: property (seed ${SEED})`, () => {
       const kind of [
         "text",
         "verbatim",
+        "escape",
         "MALFORMED_REFERENCE",
         "UNKNOWN_VARIABLE",
         "VARIABLE_WITHOUT_VALUE",

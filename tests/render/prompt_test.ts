@@ -560,6 +560,25 @@ describe("renderPrompt: linear time on adversarial input", () => {
     });
   });
 
+  it("renders `\\{{` repeated, then `}}`, as literal braces in linear time", () => {
+    assert.equal(render("\\{{".repeat(1000) + "}}"), "{{".repeat(1000) + "}}");
+    assertLinear((n) => "\\{{".repeat(n / 2) + "}}", (t) => {
+      assert.equal(render(t).length, (t.length - 2) * 2 / 3 + 2);
+    });
+  });
+
+  it("halves one long run of backslashes before `{{` in linear time", () => {
+    assertLinear((n) => "\\".repeat(n) + "{{a}}", (t) => {
+      assert.equal(render(t, { a: "x" }).length, (t.length - 5) / 2 + 1);
+    });
+  });
+
+  it("renders `\\\\{{a}}` repeated (a backslash, then a reference) in linear time", () => {
+    assertLinear((n) => "\\\\{{a}}".repeat(n / 4), (t) => {
+      assert.equal(render(t, { a: "x" }).length, t.length * 2 / 7);
+    });
+  });
+
   it("renders many references in linear time", () => {
     const variables = { a: "x" };
     assert.equal(render("{{a}}".repeat(1000), variables), "x".repeat(1000));

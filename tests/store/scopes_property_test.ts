@@ -118,7 +118,7 @@ function reference(
 ): { assembly: PromptAssembly; listeners: string[] } {
   const sections = new Map<
     string,
-    { name: string; order: number; text: string }
+    { name: string; order: number; text: string; stability?: "agent" }
   >();
   const runtime = new Map<
     string,
@@ -126,6 +126,8 @@ function reference(
   >();
   const variables = new Map<string, string>();
   const tools = new Map<string, ToolSchema>();
+  // SPEC 8.1: a scope layer's sections and tools default to "agent".
+  const agentTools = new Set<string>();
   const listeners: string[] = [];
   sections.set("deployment:persona", {
     name: "deployment:persona",
@@ -136,7 +138,12 @@ function reference(
     for (const { entry: item, text } of registered) {
       if (item.layer !== layerIndex) continue;
       if (item.kind === "section") {
-        sections.set(item.name, { name: item.name, order: item.order, text });
+        sections.set(item.name, {
+          name: item.name,
+          order: item.order,
+          text,
+          ...(layerIndex >= 0 ? { stability: "agent" as const } : {}),
+        });
       } else if (item.kind === "runtimeContext") {
         runtime.set(item.name, { name: item.name, order: item.order, text });
       } else if (item.kind === "variable") variables.set(item.name, text);
@@ -146,6 +153,8 @@ function reference(
           description: text,
           parameters: {},
         });
+        if (layerIndex >= 0) agentTools.add(item.name);
+        else agentTools.delete(item.name);
       }
     }
   }
@@ -156,14 +165,24 @@ function reference(
   }
   const byName = <T extends { name: string }>(a: T, b: T) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  // SPEC 8.2: unlisted tools by stability (stable first), then name.
+  const byStabilityThenName = (a: ToolSchema, b: ToolSchema) =>
+    Number(agentTools.has(a.name)) - Number(agentTools.has(b.name)) ||
+    byName(a, b);
+  const agentNames = [...agentTools].filter((name) => tools.has(name)).sort();
   return {
     assembly: {
       sections: [...sections.values()].sort(compareByOrderThenName),
-      tools: [...tools.values()].sort(byName),
+      tools: [...tools.values()].sort(byStabilityThenName),
       variables: Object.fromEntries(
         [...variables].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
       ),
       runtimeContext: [...runtime.values()].sort(compareByOrderThenName),
+      ...(agentNames.length === 0 ? {} : {
+        toolStability: Object.fromEntries(
+          agentNames.map((name) => [name, "agent" as const]),
+        ),
+      }),
     },
     listeners,
   };

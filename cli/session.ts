@@ -1,0 +1,205 @@
+/**
+ * Session modules for `rxprompt simulate` and `deno task bench:cache`: the
+ * loader (a default export `{ prompt, steps, dispose? }` or a possibly
+ * async function returning it) and the runner, which runs every step once,
+ * assembles the step's scope, and builds each way's request bodies from
+ * the same assembly.
+ *
+ * @module
+ */
+
+import type { PromptAssembly } from "../mod.ts";
+import type {
+  CacheRequest,
+  CacheSession,
+  SessionMessage,
+  SessionRequest,
+} from "../src/cache/mod.ts";
+import { CliError, describeError } from "./cli_error.ts";
+import { isSystemPrompt } from "./config.ts";
+import { node } from "./node.ts";
+import type { Way, WayWire } from "./readme_way.ts";
+
+/** The time between two steps that give none, in ms. */
+export const STEP_INTERVAL = 10_000;
+
+/** One step as run: what it sent and each way's bodies. */
+export interface RunStep {
+  readonly index: number;
+  readonly thread: string;
+  readonly time: number;
+  readonly assembly: PromptAssembly;
+  /** The same thread's previous assembly. */
+  readonly previous?: PromptAssembly;
+  /** The session's previous assembly (any thread). */
+  readonly before?: PromptAssembly;
+  readonly messages: readonly SessionMessage[];
+  /** Way name → wire → body. */
+  readonly bodies: ReadonlyMap<string, Record<WayWire, unknown>>;
+}
+
+/**
+ * Imports the session module at `path` and reads its default export.
+ *
+ * @throws {CliError} for a missing file or a module that is not a session
+ */
+export async function loadSession(path: string): Promise<CacheSession> {
+  const file = node.resolve(path);
+  try {
+    await node.stat(file);
+  } catch {
+    throw new CliError(`session ${path} not found`);
+  }
+  let module: unknown;
+  try {
+    module = await import(node.pathToFileURL(file).href);
+  } catch (error) {
+    throw new CliError(
+      `session ${path} failed to load: ${describeError(error)}`,
+    );
+  }
+  return await readSession(module, path);
+}
+
+const EXPECTED = "export default { prompt, steps, dispose? } (a SystemPrompt " +
+  "and an array of step functions) or a (possibly async) function " +
+  "returning it";
+
+/**
+ * Reads a session module's namespace.
+ *
+ * @throws {CliError} naming `source` and what would be valid
+ */
+export async function readSession(
+  module: unknown,
+  source: string,
+): Promise<CacheSession> {
+  let value = (module as { default?: unknown } | null)?.default;
+  try {
+    if (typeof value === "function") value = await value();
+  } catch (error) {
+    throw new CliError(
+      `session ${source}: its default export function failed: ${
+        describeError(error)
+      }`,
+    );
+  }
+  if (typeof value !== "object" || value === null) {
+    throw new CliError(`session ${source}: ${EXPECTED}`);
+  }
+  const { prompt, steps, dispose } = value as Record<string, unknown>;
+  if (!isSystemPrompt(prompt)) {
+    throw new CliError(
+      `session ${source}: prompt is not a SystemPrompt; ${EXPECTED}`,
+    );
+  }
+  if (
+    !Array.isArray(steps) || steps.length === 0 ||
+    !steps.every((step) => typeof step === "function")
+  ) {
+    throw new CliError(
+      `session ${source}: steps must be a non-empty array of functions; ` +
+        EXPECTED,
+    );
+  }
+  if (dispose !== undefined && typeof dispose !== "function") {
+    throw new CliError(`session ${source}: dispose must be a function`);
+  }
+  return value as CacheSession;
+}
+
+/**
+ * Runs `session`'s steps (at most `limit`), building every way's bodies for
+ * both wires; disposes the session at the end.
+ *
+ * @throws {CliError} when a step or an assembly fails, naming the step
+ */
+export async function runSession(
+  session: CacheSession,
+  ways: Readonly<Record<string, Way>>,
+  options: { limit?: number; volatileSections?: readonly string[] } = {},
+): Promise<RunStep[]> {
+  const volatileSections = new Set(options.volatileSections ?? []);
+  const steps: RunStep[] = [];
+  const last = new Map<string, PromptAssembly>();
+  const states = new Map<string, Record<string, unknown>>();
+  let time = -STEP_INTERVAL;
+  try {
+    const count = Math.min(session.steps.length, options.limit ?? Infinity);
+    for (let index = 0; index < count; index++) {
+      let request: SessionRequest;
+      let assembly: PromptAssembly;
+      try {
+        request = await session.steps[index](index);
+        const context = request.scope === undefined
+          ? { ...request.context }
+          : { ...request.context, scope: request.scope };
+        assembly = await session.prompt.assemble(context);
+      } catch (error) {
+        throw new CliError(`step ${index} failed: ${describeError(error)}`);
+      }
+      const thread = request.thread ?? "main";
+      time = request.time ?? time + STEP_INTERVAL;
+      const previous = last.get(thread);
+      const bodies = new Map<string, Record<WayWire, unknown>>();
+      for (const [name, way] of Object.entries(ways)) {
+        const build = (wire: WayWire) =>
+          way({
+            wire,
+            assembly,
+            previous,
+            messages: request.messages,
+            volatileSections,
+            state: stateOf(states, `${name}\u0000${wire}\u0000${thread}`),
+          });
+        try {
+          bodies.set(name, {
+            anthropic: build("anthropic"),
+            openai: build("openai"),
+          });
+        } catch (error) {
+          throw new CliError(
+            `step ${index}: the ${name} way failed: ${describeError(error)}`,
+          );
+        }
+      }
+      steps.push({
+        index,
+        thread,
+        time,
+        assembly,
+        previous,
+        before: steps.at(-1)?.assembly,
+        messages: request.messages,
+        bodies,
+      });
+      last.set(thread, assembly);
+    }
+  } finally {
+    await session.dispose?.();
+    await session.prompt.dispose();
+  }
+  return steps;
+}
+
+function stateOf(
+  states: Map<string, Record<string, unknown>>,
+  key: string,
+): Record<string, unknown> {
+  let state = states.get(key);
+  if (state === undefined) states.set(key, state = {});
+  return state;
+}
+
+/** The requests one way sends on one wire, for `simulateCache`. */
+export function requestsOf(
+  steps: readonly RunStep[],
+  way: string,
+  wire: WayWire,
+): CacheRequest[] {
+  return steps.map((step) => ({
+    body: step.bodies.get(way)![wire],
+    time: step.time,
+    thread: step.thread,
+  }));
+}

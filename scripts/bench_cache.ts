@@ -1,0 +1,226 @@
+/**
+ * `deno task bench:cache`: every example session (examples/sessions/) run
+ * once and written every way, simulated under every provider's rules with
+ * `o200k_base` token counts. Prints, per session and provider, each way's
+ * efficiency (cached ÷ input), the best-layout bound (÷ input), each way ÷
+ * the bound, the same ratio for the tools and system prompt alone, and the
+ * cost (÷ the cost without a cache), then the mean per provider.
+ *
+ * ```sh
+ * deno task bench:cache            # the table
+ * deno task bench:cache --markdown # the README's table
+ * ```
+ *
+ * @module
+ */
+
+import {
+  bestLayoutTokens,
+  type CacheProvider,
+  simulateCache,
+} from "../src/cache/mod.ts";
+import { requestsOf, runSession } from "../cli/session.ts";
+import { tokenCounter } from "../cli/tokens.ts";
+import { WAYS } from "../examples/sessions/ways.ts";
+import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
+import type { WayWire } from "../cli/readme_way.ts";
+
+const PROVIDERS: readonly CacheProvider[] = [
+  "anthropic",
+  "openai",
+  "openai-explicit",
+];
+
+/** One row of the table. */
+export interface BenchRow {
+  session: string;
+  provider: CacheProvider;
+  way: string;
+  efficiency: number;
+  bound: number;
+  ratio: number;
+  promptRatio: number;
+  cost: number;
+}
+
+/** Runs every session every way; the rows of the table. */
+export async function benchRows(
+  sessions: Readonly<Record<string, SessionModule>> = SESSIONS,
+  options: { limit?: number } = {},
+): Promise<BenchRow[]> {
+  const count = memo(await tokenCounter());
+  const rows: BenchRow[] = [];
+  for (const [name, module] of Object.entries(sessions)) {
+    const steps = await runSession(await module.default(), WAYS, {
+      limit: options.limit,
+      volatileSections: module.volatileSections,
+    });
+    for (const provider of PROVIDERS) {
+      const wire: WayWire = provider === "anthropic" ? "anthropic" : "openai";
+      for (const way of Object.keys(WAYS)) {
+        const requests = requestsOf(steps, way, wire);
+        const { totals } = simulateCache(requests, {
+          provider,
+          countTokens: count,
+        });
+        const bound = bestLayoutTokens(requests, count).totals;
+        const promptCached = simulateCache(requests, {
+          provider,
+          countTokens: count,
+        }).requests.reduce(
+          (sum, r) => sum + Math.min(r.cachedTokens, r.promptTokens),
+          0,
+        );
+        rows.push({
+          session: name,
+          provider,
+          way,
+          efficiency: totals.cachedTokens / totals.inputTokens,
+          bound: bound.boundTokens / bound.inputTokens,
+          ratio: totals.cachedTokens / bound.boundTokens,
+          promptRatio: promptCached / bound.promptBoundTokens,
+          cost: totals.cost / totals.inputTokens,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+function memo(count: (text: string) => number): (text: string) => number {
+  const counts = new Map<string, number>();
+  return (text) => {
+    let n = counts.get(text);
+    if (n === undefined) counts.set(text, n = count(text));
+    return n;
+  };
+}
+
+const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+const fixed = (value: number) => value.toFixed(2);
+
+/**
+ * The rows as a table (Markdown with `markdown`): one line per session and
+ * provider, then the mean per provider; per way its efficiency with its
+ * ratio to the bound, the prompt's ratio and the cost.
+ */
+export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
+  const ways = Object.keys(WAYS);
+  const header = [
+    "session",
+    "provider",
+    "bound",
+    ...ways.map((way) => `${way} (÷ bound)`),
+    `prompt ÷ bound (${ways.join(" / ")})`,
+    `cost (${ways.join(" / ")})`,
+  ];
+  const line = (
+    session: string,
+    provider: CacheProvider,
+    mine: readonly BenchRow[],
+  ): string[] => {
+    const of = (way: string) => mine.filter((row) => row.way === way);
+    const mean = (way: string, key: keyof BenchRow) => {
+      const chosen = of(way);
+      return chosen.reduce((sum, row) => sum + (row[key] as number), 0) /
+        chosen.length;
+    };
+    return [
+      session,
+      provider,
+      percent(mean(ways[0], "bound")),
+      ...ways.map((way) =>
+        `${percent(mean(way, "efficiency"))} (${fixed(mean(way, "ratio"))})`
+      ),
+      ways.map((way) => fixed(mean(way, "promptRatio"))).join(" / "),
+      ways.map((way) => fixed(mean(way, "cost"))).join(" / "),
+    ];
+  };
+  const sessions = [...new Set(rows.map((row) => row.session))];
+  const cells: string[][] = [];
+  for (const session of sessions) {
+    for (const provider of PROVIDERS) {
+      cells.push(line(
+        session,
+        provider,
+        rows.filter((row) =>
+          row.session === session && row.provider === provider
+        ),
+      ));
+    }
+  }
+  for (const provider of PROVIDERS) {
+    cells.push(
+      line("mean", provider, rows.filter((row) => row.provider === provider)),
+    );
+  }
+  if (markdown) {
+    return [
+      `| ${header.join(" | ")} |`,
+      `|${header.map((_, i) => i < 2 ? " --- " : " ---: ").join("|")}|`,
+      ...cells.map((row) => `| ${row.join(" | ")} |`),
+    ];
+  }
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...cells.map((row) => row[i].length))
+  );
+  const text = (row: string[]) =>
+    row.map((cell, i) =>
+      i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])
+    ).join("  ");
+  return [text(header), ...cells.map(text)];
+}
+
+/**
+ * SPEC 8.8's goal for the README's way, per provider: the mean ratio to
+ * the bound (≥ 0.95 for anthropic and openai-explicit with no session under
+ * 0.90, ≥ 0.90 for openai), the tools and system prompt's ratio (≥ 0.95),
+ * and the efficiency's lead over static-first (≥ 15 points).
+ */
+export function goal(rows: readonly BenchRow[]): string[] {
+  const lines = ["Goal of 0.3 for the readme way (SPEC 8.8):"];
+  for (const provider of PROVIDERS) {
+    const of = (way: string) =>
+      rows.filter((row) => row.provider === provider && row.way === way);
+    const mean = (chosen: readonly BenchRow[], key: keyof BenchRow) =>
+      chosen.reduce((sum, row) => sum + (row[key] as number), 0) /
+      chosen.length;
+    const readme = of("readme");
+    if (readme.length === 0) continue;
+    const ratio = mean(readme, "ratio");
+    const lowest = Math.min(...readme.map((row) => row.ratio));
+    const prompt = mean(readme, "promptRatio");
+    const lead = (mean(readme, "efficiency") -
+      mean(of("static-first"), "efficiency")) * 100;
+    const strict = provider !== "openai";
+    const checks = [
+      [`mean ÷ bound ${fixed(ratio)}`, ratio >= (strict ? 0.95 : 0.90)],
+      ...(strict ? [[`lowest ${fixed(lowest)}`, lowest >= 0.90] as const] : []),
+      [`prompt ÷ bound ${fixed(prompt)}`, prompt >= 0.95],
+      [`${lead.toFixed(1)} points over static-first`, lead >= 15],
+    ] as const;
+    lines.push(
+      `  ${provider.padEnd(15)} ${
+        checks.map(([text, ok]) => `${text} ${ok ? "(met)" : "(not met)"}`)
+          .join("; ")
+      }`,
+    );
+  }
+  return lines;
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const rows = await benchRows();
+  const markdown = Deno.args.includes("--markdown");
+  console.log(
+    `Cache report, ${new Date().toISOString().slice(0, 10)}: tokens counted ` +
+      `with o200k_base (Anthropic's tokenizer differs: an estimate).`,
+  );
+  console.log(
+    "efficiency = cached ÷ input; bound = best layout ÷ input; cost = price ÷ price without a cache.",
+  );
+  for (const line of table(rows, markdown)) console.log(line);
+  for (const line of goal(rows)) console.log(line);
+  console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}

@@ -1,0 +1,187 @@
+/**
+ * `activeTools` after the waterfall: listeners may set or change it, so the
+ * final value is checked (an array of names a provider knows) and kept to
+ * the names of `tools`, in their order. A name no provider knows rejects
+ * with `UNKNOWN_TOOL_IN_GATE` naming the listener that set it.
+ *
+ * To name that listener, each listener is wrapped so that the value is
+ * sampled when it is called and when its `next()` settles: the first sample
+ * holding the bad value tells which listener was running just before it.
+ * Without listeners nothing is wrapped: the gates' value is already checked.
+ *
+ * @module
+ */
+
+import { quote, SystemPromptError } from "../errors.ts";
+import { knownToolNamesOf } from "../kinds/tools.ts";
+import { unknownToolInGate } from "../kinds/tool_gate.ts";
+import type { AssembleListener, PromptAssembly } from "../types.ts";
+
+/** `activeTools` seen at one moment, and the listener that ran before it. */
+interface Sample {
+  /** 0-based listener index; `-1` is the registry's own build. */
+  readonly by: number;
+  readonly active: unknown;
+}
+
+/** The listeners to run, and the check of the waterfall's result. */
+export interface ActiveToolsWatch {
+  readonly listeners: readonly AssembleListener<unknown>[];
+  /** The result with `activeTools` checked and kept to `tools`. */
+  check(result: PromptAssembly): PromptAssembly;
+}
+
+/**
+ * Watches `listeners` for changes of `activeTools`; `draft` is the
+ * registry's assembly before them.
+ */
+export function watchActiveTools(
+  listeners: readonly AssembleListener<unknown>[],
+  draft: PromptAssembly,
+): ActiveToolsWatch {
+  if (listeners.length === 0) return { listeners, check: same };
+  const samples: Sample[] = [];
+  const last = listeners.length - 1;
+  const wrapped = listeners.map((listener, index) =>
+    sampled(listener, index, last, samples)
+  );
+  return {
+    listeners: wrapped,
+    check: (result) => {
+      record(samples, 0, result);
+      return checkActiveTools(result, draft, samples);
+    },
+  };
+}
+
+function same(result: PromptAssembly): PromptAssembly {
+  return result;
+}
+
+function ignore(): void {}
+
+function sampled(
+  listener: AssembleListener<unknown>,
+  index: number,
+  last: number,
+  samples: Sample[],
+): AssembleListener<unknown> {
+  return (assembly, context, next) => {
+    record(samples, index - 1, assembly);
+    return listener(assembly, context, () => {
+      const rest = next();
+      // The listener gets next()'s own promise: its identity and its
+      // rejection stay as the waterfall made them.
+      rest.then((result) => {
+        record(samples, Math.min(index + 1, last), result);
+      }, ignore);
+      return rest;
+    });
+  };
+}
+
+/**
+ * Samples `assembly.activeTools`; an absent value holds no bad name, so it
+ * is not kept (the common case costs one read).
+ */
+function record(samples: Sample[], by: number, assembly: unknown): void {
+  const active = sample(assembly);
+  if (active !== undefined) samples.push({ by, active });
+}
+
+/** A copy of `assembly.activeTools` as it is now; never throws. */
+function sample(assembly: unknown): unknown {
+  try {
+    const active = (assembly as PromptAssembly).activeTools;
+    return Array.isArray(active) ? [...active] : active;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeListener(
+  samples: readonly Sample[],
+  holds: (active: unknown) => boolean,
+): string {
+  const first = samples.find((entry) => holds(entry.active));
+  return first === undefined || first.by < 0
+    ? "an assembly listener"
+    : `assembly listener #${first.by + 1}`;
+}
+
+/** The names of `tools`; an entry that is not a readable tool has none. */
+function toolNames(result: PromptAssembly): string[] {
+  const names: string[] = [];
+  try {
+    for (const tool of result.tools) {
+      const name = (tool as { name?: unknown } | null)?.name;
+      if (typeof name === "string") names.push(name);
+    }
+  } catch {
+    // A hostile list or entry: the adapters reject it; it names no tool.
+  }
+  return names;
+}
+
+/**
+ * A copy of `active` when it is an array of strings, read once; never
+ * throws (a revoked Proxy or a throwing getter is not a list of names).
+ */
+function nameList(active: unknown): string[] | undefined {
+  try {
+    if (!Array.isArray(active)) return undefined;
+    const names = [...active];
+    return names.every((name) => typeof name === "string") ? names : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkActiveTools(
+  result: PromptAssembly,
+  draft: PromptAssembly,
+  samples: readonly Sample[],
+): PromptAssembly {
+  let active: unknown;
+  try {
+    active = result.activeTools;
+  } catch {
+    active = null;
+  }
+  if (active === undefined) return result;
+  const names = nameList(active);
+  if (names === undefined) {
+    const who = describeListener(
+      samples,
+      (value) => value !== undefined && nameList(value) === undefined,
+    );
+    throw new SystemPromptError(
+      "INVALID_LISTENER_RESULT",
+      `The ${who} set activeTools to ${quote(active)}; activeTools is an ` +
+        `array of tool names (or absent: every tool is active).`,
+    );
+  }
+  const tools = toolNames(result);
+  const present = new Set(tools);
+  const known = knownToolNamesOf(draft);
+  let initial: Set<string> | undefined;
+  for (const name of names) {
+    if (present.has(name) || known?.has(name)) continue;
+    initial ??= new Set(draft.tools.map((tool) => tool.name));
+    if (initial.has(name)) continue;
+    const who = describeListener(
+      samples,
+      (value) => Array.isArray(value) && value.includes(name),
+    );
+    throw unknownToolInGate(name, who, [...present, ...(known ?? [])]);
+  }
+  const allowed = new Set(names);
+  const kept = tools.filter((name) => allowed.has(name));
+  if (
+    kept.length === names.length &&
+    kept.every((name, index) => name === names[index])
+  ) {
+    return result;
+  }
+  return { ...result, activeTools: kept };
+}

@@ -1,0 +1,464 @@
+/**
+ * The one token accounting of SPEC 8.9, shared by the budget, `explain()`
+ * and the command line: the sum of each non-empty rendered section's tokens
+ * plus each tool's `JSON.stringify` tokens; separators are not counted.
+ *
+ * A {@linkcode TokenMemo} remembers the count of each distinct text, so a
+ * counter is called once per text while the text is unchanged: a registry
+ * keeps one memo per counter, and an agent loop whose prompt barely changes
+ * pays for a budget with lookups only. Pure but for the memo, which changes
+ * no result.
+ *
+ * @module
+ */
+
+import { quote, SystemPromptError } from "../errors.ts";
+import { callProvider } from "../shared/provider.ts";
+import { renderSections } from "../render/interpolate.ts";
+import {
+  checkAssembly,
+  describeType,
+  readingAssembly,
+} from "../render/assembly_shape.ts";
+import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
+import { cachedTemplateOf } from "../render/template_cache.ts";
+import { parseTemplate } from "../render/template.ts";
+
+/**
+ * Counts the tokens of one text: a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * import type { CountTokens } from "@rxprompt/system-prompt";
+ *
+ * // A rough estimate; a real tokenizer (o200k_base, cl100k) is exact.
+ * const quarter: CountTokens = (text) => Math.ceil(text.length / 4);
+ * ```
+ */
+export type CountTokens = (text: string) => number;
+
+/**
+ * The tokens of one assembly, entry by entry, under the one accounting.
+ *
+ * @example
+ * ```ts
+ * import { countAssemblyTokens } from "@rxprompt/system-prompt";
+ *
+ * const tokens = countAssemblyTokens({
+ *   sections: [{ name: "a", order: 0, text: "Be brief." }],
+ *   tools: [],
+ *   variables: {},
+ * }, (text) => text.split(" ").length);
+ * console.log(tokens.total); // 2
+ * ```
+ */
+export interface AssemblyTokens {
+  /** Per section, in the assembly's order: 0 for one that renders empty. */
+  sections: number[];
+  /** Per tool, in the assembly's order: the tokens of its JSON. */
+  tools: number[];
+  /** The sum of `sections` and `tools`. */
+  total: number;
+}
+
+/** {@linkcode AssemblyTokens} with the rendered section texts counted. */
+export interface CountedAssembly extends AssemblyTokens {
+  /** Per section: whether it renders empty (never pruned). */
+  readonly empty: readonly boolean[];
+}
+
+/** The bounds of a {@linkcode TokenMemo}. */
+export interface TokenMemoOptions {
+  /**
+   * The code units of text one generation holds (default 4 Mi): the memo
+   * holds at most two generations.
+   */
+  maxChars?: number;
+  /** The texts one generation holds (default 16,384). */
+  maxEntries?: number;
+}
+
+const MAX_CHARS = 4 * 1024 * 1024;
+const MAX_ENTRIES = 16_384;
+
+/**
+ * A map in two generations: entries set or used since the last turnover,
+ * and the ones before; an entry found only in the older one moves to the
+ * newer. When the newer one is full, the older one is dropped: entries a
+ * prompt uses at every step are kept, one unused for a whole generation is
+ * forgotten. Bounded at twice a generation's size, O(1) per operation.
+ */
+class Generations<V> {
+  readonly #maxChars: number;
+  readonly #maxEntries: number;
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+  #youngChars = 0;
+
+  constructor(maxChars: number, maxEntries: number) {
+    this.#maxChars = maxChars;
+    this.#maxEntries = maxEntries;
+  }
+
+  get(key: string): V | undefined {
+    const known = this.#young.get(key);
+    if (known !== undefined) return known;
+    const old = this.#old.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    if (
+      this.#young.size >= this.#maxEntries ||
+      this.#youngChars + key.length > this.#maxChars
+    ) {
+      this.#old = this.#young;
+      this.#young = new Map();
+      this.#youngChars = 0;
+    }
+    // A key larger than a generation is not kept.
+    if (key.length > this.#maxChars) return;
+    this.#young.set(key, value);
+    this.#youngChars += key.length;
+  }
+
+  stats(): { entries: number; chars: number } {
+    let chars = this.#youngChars;
+    for (const key of this.#old.keys()) chars += key.length;
+    return { entries: this.#young.size + this.#old.size, chars };
+  }
+}
+
+/**
+ * What a section text rendered to, last time, with the values it read: the
+ * same values give the same rendered text, so its tokens are known without
+ * rendering it again.
+ */
+interface SectionEntry {
+  readonly names: readonly string[];
+  readonly values: readonly string[];
+  readonly tokens: number;
+  readonly empty: boolean;
+}
+
+/**
+ * Remembers what a counter answered per distinct text, and per section
+ * text the values it was last rendered with (so an unchanged section costs
+ * a lookup, not a render). Both are {@linkcode Generations}.
+ */
+export class TokenMemo {
+  readonly countTokens: CountTokens;
+  readonly #texts: Generations<number>;
+  readonly #sections: Generations<SectionEntry>;
+  readonly #toolLists: Generations<number[]>;
+  #lastTools: { json: string; tokens: number[] } | undefined;
+
+  constructor(countTokens: CountTokens, options: TokenMemoOptions = {}) {
+    this.countTokens = countTokens;
+    const maxChars = options.maxChars ?? MAX_CHARS;
+    const maxEntries = options.maxEntries ?? MAX_ENTRIES;
+    this.#texts = new Generations(maxChars, maxEntries);
+    this.#sections = new Generations(maxChars, maxEntries);
+    this.#toolLists = new Generations(maxChars, maxEntries);
+  }
+
+  /**
+   * The tokens of `text`, from the memo or the counter; `what` names the
+   * text for the counter's errors (`section "name"`, `tool "name"`).
+   *
+   * @throws {SystemPromptError} `PROVIDER_FAILED` when the counter throws
+   * or answers anything but a non-negative integer.
+   */
+  count(text: string, what: () => string): number {
+    const known = this.#texts.get(text);
+    if (known !== undefined) return known;
+    const tokens = countText(this.countTokens, text, what);
+    this.#texts.set(text, tokens);
+    return tokens;
+  }
+
+  /** The last rendering of section text `text`, if remembered. */
+  sectionOf(text: string): SectionEntry | undefined {
+    return this.#sections.get(text);
+  }
+
+  /** Remembers how section text `text` rendered. */
+  rememberSection(text: string, entry: SectionEntry): void {
+    this.#sections.set(text, entry);
+  }
+
+  /**
+   * The tokens of each tool of a list whose JSON is `json`, if known. The
+   * last list is compared first: equal strings compare in one pass, where a
+   * lookup would hash the whole JSON first.
+   */
+  toolsOf(json: string): number[] | undefined {
+    const last = this.#lastTools;
+    if (last !== undefined && last.json === json) return last.tokens.slice();
+    const tokens = this.#toolLists.get(json);
+    if (tokens !== undefined) this.#lastTools = { json, tokens };
+    return tokens?.slice();
+  }
+
+  /** Remembers the tokens of each tool of a list whose JSON is `json`. */
+  rememberTools(json: string, tokens: number[]): void {
+    const kept = tokens.slice();
+    this.#toolLists.set(json, kept);
+    this.#lastTools = { json, tokens: kept };
+  }
+
+  /** How many texts and code units the memo holds (tests, diagnostics). */
+  stats(): { entries: number; chars: number } {
+    let entries = 0;
+    let chars = 0;
+    for (const memo of [this.#texts, this.#sections, this.#toolLists]) {
+      const stats = memo.stats();
+      entries += stats.entries;
+      chars += stats.chars;
+    }
+    return { entries, chars };
+  }
+}
+
+/**
+ * Calls the counter once on `text` and checks its answer (`explain()`
+ * counts through it too).
+ *
+ * @throws {SystemPromptError} `PROVIDER_FAILED` when the counter throws or
+ * answers anything but a non-negative integer.
+ */
+export function countText(
+  countTokens: CountTokens,
+  text: string,
+  what: () => string,
+): number {
+  const tokens: unknown = callProvider(
+    countTokens,
+    text,
+    () => `token counter (countTokens) on ${what()}`,
+  );
+  if (Number.isSafeInteger(tokens) && (tokens as number) >= 0) {
+    return tokens as number;
+  }
+  throw new SystemPromptError(
+    "PROVIDER_FAILED",
+    `The token counter (countTokens) returned ${quote(tokens)} for ` +
+      `${what()}; it must return a whole number of tokens, 0 or more.`,
+  );
+}
+
+/**
+ * The JSON a tool is counted by: `JSON.stringify(tool)`.
+ *
+ * @throws {SystemPromptError} `INVALID_ASSEMBLY` for a tool that cannot be
+ * written as JSON.
+ */
+export function toolJson(tool: ToolSchema, index: number): string {
+  if (typeof tool !== "object" || tool === null || Array.isArray(tool)) {
+    throw notJson(tool, index, undefined);
+  }
+  let json: unknown;
+  try {
+    json = JSON.stringify(tool);
+  } catch (error) {
+    throw notJson(tool, index, error);
+  }
+  if (typeof json !== "string") throw notJson(tool, index, undefined);
+  return json;
+}
+
+function notJson(tool: unknown, index: number, cause: unknown) {
+  const name = (tool as { name?: unknown } | null)?.name;
+  const label = typeof name === "string"
+    ? `Tool ${quote(name)}`
+    : `The assembly's tools[${index}]`;
+  return new SystemPromptError(
+    "INVALID_ASSEMBLY",
+    `${label} cannot be written as JSON, so its tokens cannot be counted; ` +
+      `a tool holds JSON data only.`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** `tool "name"` or `tools[i]`, for the counter's messages. */
+function toolLabel(tool: ToolSchema, index: number): string {
+  const name = (tool as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? `tool ${quote(name)}` : `tools[${index}]`;
+}
+
+/**
+ * The tokens of each entry of `assembly` through `memo`: the sections
+ * rendered (errors as `renderPrompt`'s), the empty ones 0 without a call.
+ * A section whose text and referenced values are those of its last
+ * rendering is not rendered again.
+ */
+export function tokensOf(
+  assembly: PromptAssembly,
+  memo: TokenMemo,
+): CountedAssembly {
+  const { sections: entries, tools: list, variables } = assembly;
+  if (!Array.isArray(list)) {
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `The assembly's tools is ${describeType(list)}; it must be an array ` +
+        `of tools { name, description, parameters }.`,
+    );
+  }
+  if (
+    !Array.isArray(entries) || typeof variables !== "object" ||
+    variables === null
+  ) {
+    // The renderer says what is wrong.
+    renderSections(entries, variables);
+  }
+  const count = entries.length;
+  const sections: number[] = new Array(count);
+  const empty: boolean[] = new Array(count);
+  let total = 0;
+  for (let index = 0; index < count; index++) {
+    const entry = memoised(entries[index], variables, memo) ??
+      rendering(entries, index, variables, memo);
+    sections[index] = entry.tokens;
+    empty[index] = entry.empty;
+    total += entry.tokens;
+  }
+  const tools = toolTokens(list, memo);
+  for (const tokens of tools) total += tokens;
+  return { sections, tools, total, empty };
+}
+
+/**
+ * Each tool's tokens. The whole list's JSON is looked up first: an
+ * unchanged tool list costs one `JSON.stringify` and one lookup, not one per
+ * tool. The list's JSON is each tool's JSON joined by commas in brackets,
+ * so it stands for exactly those tools.
+ */
+function toolTokens(list: readonly ToolSchema[], memo: TokenMemo): number[] {
+  if (list.length === 0) return [];
+  let whole: string | undefined;
+  try {
+    whole = JSON.stringify(list);
+  } catch {
+    // Each tool's own stringify says which one fails.
+  }
+  const known = whole === undefined ? undefined : memo.toolsOf(whole);
+  if (known !== undefined) return known;
+  const tools: number[] = new Array(list.length);
+  for (let index = 0; index < list.length; index++) {
+    const tool = list[index];
+    tools[index] = memo.count(
+      toolJson(tool, index),
+      () => toolLabel(tool, index),
+    );
+  }
+  if (whole !== undefined) memo.rememberTools(whole, tools);
+  return tools;
+}
+
+/** The memo's entry of `section` when its values are unchanged. */
+function memoised(
+  section: unknown,
+  variables: PromptAssembly["variables"],
+  memo: TokenMemo,
+): SectionEntry | undefined {
+  if (typeof section !== "object" || section === null) return undefined;
+  const text = (section as { text?: unknown }).text;
+  if (typeof text !== "string") return undefined;
+  const entry = memo.sectionOf(text);
+  if (entry === undefined) return undefined;
+  const { names, values } = entry;
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index];
+    if (variables[name] !== values[index] || !Object.hasOwn(variables, name)) {
+      return undefined;
+    }
+  }
+  return entry;
+}
+
+/**
+ * Renders the section at `index` (throwing as `renderPrompt` would), counts
+ * it and remembers the values it read.
+ */
+function rendering(
+  entries: readonly AssembledSection[],
+  index: number,
+  variables: PromptAssembly["variables"],
+  memo: TokenMemo,
+): SectionEntry {
+  const section = entries[index];
+  if (typeof section !== "object" || section === null) {
+    // Rendered up to this entry, so that the error names its index.
+    renderSections(entries.slice(0, index + 1), variables);
+  }
+  const rendered = renderSections([section], variables)[0];
+  const empty = rendered === "";
+  const tokens = empty
+    ? 0
+    : memo.count(rendered, () => `section ${quote(section.name)}`);
+  const text = section.text;
+  const names = (cachedTemplateOf(text) ?? parseTemplate(text)).names;
+  const values = names.map((name) => variables[name] as string);
+  const entry = { names, values, tokens, empty };
+  memo.rememberSection(text, entry);
+  return entry;
+}
+
+/**
+ * Counts an assembly's tokens the one way the budget, `explain()` and
+ * `rxprompt check --max-tokens` and `inspect` do (SPEC 8.9): each non-empty
+ * rendered section's tokens, plus each tool's `JSON.stringify` tokens;
+ * separators are not counted. The counter is called once per distinct text.
+ *
+ * @param assembly the assembly to count (its sections are rendered)
+ * @param countTokens the counter: a non-negative integer per text
+ * @returns the tokens per section, per tool, and in all
+ * @throws {SystemPromptError} the render errors of `renderPrompt`;
+ * `PROVIDER_FAILED` when the counter throws or answers anything but a
+ * non-negative integer; `INVALID_PROVIDER` when it is not a function;
+ * `INVALID_ASSEMBLY` for a tool that cannot be written as JSON.
+ *
+ * @example
+ * ```ts
+ * import { countAssemblyTokens } from "@rxprompt/system-prompt";
+ *
+ * const words = (text: string) => text.split(/\s+/).length;
+ * const tokens = countAssemblyTokens({
+ *   sections: [
+ *     { name: "rules", order: 0, text: "Be brief and exact." },
+ *     { name: "empty", order: 1, text: "" },
+ *   ],
+ *   tools: [{ name: "ls", description: "List files.", parameters: {} }],
+ *   variables: {},
+ * }, words);
+ * console.log(tokens.sections); // [4, 0]
+ * console.log(tokens.tools); // [2]
+ * console.log(tokens.total); // 6
+ * ```
+ */
+export function countAssemblyTokens(
+  assembly: PromptAssembly,
+  countTokens: CountTokens,
+): AssemblyTokens {
+  const memo = new TokenMemo(checkCounter(countTokens, ""));
+  return readingAssembly(() => {
+    checkAssembly(assembly, "countAssemblyTokens");
+    const { sections, tools, total } = tokensOf(assembly, memo);
+    return { sections, tools, total };
+  }, "countAssemblyTokens");
+}
+
+/**
+ * `countTokens`, checked to be a function.
+ *
+ * @throws {SystemPromptError} `INVALID_PROVIDER` naming `where`.
+ */
+export function checkCounter(countTokens: unknown, where: string): CountTokens {
+  if (typeof countTokens === "function") return countTokens as CountTokens;
+  throw new SystemPromptError(
+    "INVALID_PROVIDER",
+    `The token counter${where} must be a function (text: string) => number; ` +
+      `got ${quote(countTokens)}.`,
+  );
+}

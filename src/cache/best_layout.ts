@@ -1,0 +1,136 @@
+/**
+ * `bestLayoutTokens`: the upper bound of what any layout could have cached
+ * (SPEC 8.8, 8.13 point 7): per request, the tokens of the content units
+ * unchanged since the previous request of the same thread, as if they came
+ * first. Units are each tool, each system block split at blank lines (the
+ * section separator, so a section or runtime-context entry is one unit),
+ * and each message content block. A thread's first request is compared
+ * with the session's previous request.
+ *
+ * @module
+ */
+
+import { parseAnyBody } from "./blocks.ts";
+import { memoised } from "./prefixes.ts";
+import { guarded, readList, readRequest } from "./simulate.ts";
+import type {
+  BestLayout,
+  BestLayoutRequest,
+  CacheRequest,
+  CountTokens,
+} from "./types.ts";
+import { SystemPromptError } from "../errors.ts";
+
+interface Unit {
+  readonly key: string;
+  readonly tokens: number;
+  readonly prompt: boolean;
+}
+
+/**
+ * The best-layout bound of each request and in total: the tokens a cache
+ * could serve if everything unchanged since the thread's previous request
+ * came first. Compare `simulateCache`'s cached tokens with it.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` naming the request's index
+ * for a body that is not an accepted shape, a `countTokens` that throws or
+ * returns anything but a non-negative integer, or unordered times
+ *
+ * @example
+ * ```ts
+ * import { bestLayoutTokens } from "@rxprompt/system-prompt/cache";
+ *
+ * const system = "Rules.\n\nToday is Monday.";
+ * const bound = bestLayoutTokens([
+ *   { body: { system, messages: [{ role: "user", content: "Hi." }] } },
+ *   {
+ *     body: {
+ *       system: "Rules.\n\nToday is Tuesday.",
+ *       messages: [{ role: "user", content: "Hi." }, { role: "user", content: "More." }],
+ *     },
+ *   },
+ * ], (text) => text.length);
+ * console.log(bound.requests[1].boundTokens); // 11: "Rules.\n\n" and "Hi."
+ * ```
+ */
+export function bestLayoutTokens(
+  requests: readonly CacheRequest[],
+  countTokens: CountTokens,
+): BestLayout {
+  if (typeof countTokens !== "function") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `countTokens is not a function; expected (text) => a non-negative integer`,
+    );
+  }
+  const list = readList(requests, "bestLayoutTokens");
+  const count = memoised(countTokens);
+  const lastOfThread = new Map<string, Map<string, number>>();
+  let previousUnits: Map<string, number> | undefined;
+  let previousTime: number | undefined;
+  const results: BestLayoutRequest[] = [];
+  list.forEach((request, at) => {
+    const { units, thread, time } = guarded(at, () => {
+      const { body, thread, time } = readRequest(request, previousTime);
+      return { units: unitsOf(body, count), thread: thread ?? "", time };
+    });
+    previousTime = time;
+    const before = new Map(lastOfThread.get(thread) ?? previousUnits ?? []);
+    const result: BestLayoutRequest = {
+      inputTokens: 0,
+      boundTokens: 0,
+      promptTokens: 0,
+      promptBoundTokens: 0,
+    };
+    const now = new Map<string, number>();
+    for (const unit of units) {
+      now.set(unit.key, (now.get(unit.key) ?? 0) + 1);
+      result.inputTokens += unit.tokens;
+      if (unit.prompt) result.promptTokens += unit.tokens;
+      const left = before.get(unit.key) ?? 0;
+      if (left === 0) continue;
+      before.set(unit.key, left - 1);
+      result.boundTokens += unit.tokens;
+      if (unit.prompt) result.promptBoundTokens += unit.tokens;
+    }
+    lastOfThread.set(thread, now);
+    previousUnits = now;
+    results.push(result);
+  });
+  const totals: BestLayoutRequest = {
+    inputTokens: 0,
+    boundTokens: 0,
+    promptTokens: 0,
+    promptBoundTokens: 0,
+  };
+  for (const result of results) {
+    totals.inputTokens += result.inputTokens;
+    totals.boundTokens += result.boundTokens;
+    totals.promptTokens += result.promptTokens;
+    totals.promptBoundTokens += result.promptBoundTokens;
+  }
+  return { requests: results, totals };
+}
+
+function unitsOf(body: unknown, count: CountTokens): Unit[] {
+  const units: Unit[] = [];
+  for (const block of parseAnyBody(body).blocks) {
+    if (block.part !== "system") {
+      units.push({
+        key: `${block.part}\u0000${block.key}`,
+        tokens: count(block.text),
+        prompt: block.part === "tools",
+      });
+      continue;
+    }
+    // Each piece keeps its trailing blank line: the pieces add up to the text.
+    for (const piece of block.text.split(/(?<=\n\n)/)) {
+      units.push({
+        key: `system\u0000${piece}`,
+        tokens: count(piece),
+        prompt: true,
+      });
+    }
+  }
+  return units;
+}

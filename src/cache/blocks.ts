@@ -1,0 +1,425 @@
+/**
+ * Request bodies as blocks (SPEC 8.8): each tool, each system block and
+ * each message content block, in prefix order (tools, system, messages),
+ * with the cache marker each carries. A block's `key` is what a cache
+ * matches (its content without markers; a message block also its role);
+ * its `text` is what is counted.
+ *
+ * Reading a body may throw anything (a getter, a Proxy, a cyclic value for
+ * `JSON.stringify`): callers run it under a guard that turns the throw into
+ * a `SystemPromptError` naming the request.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+
+/** The wire a body belongs to. */
+export type Wire = "anthropic" | "openai";
+
+/** A cache marker: where a prefix may be written, and for how long. */
+export interface Marker {
+  /** Lifetime in ms. */
+  readonly ttl: number;
+  /** The price of a written token (1.25 or 2 uncached tokens). */
+  readonly writePrice: number;
+  /** How the body spelled it, for messages. */
+  readonly label: string;
+}
+
+/** One block of a request. */
+export interface Block {
+  /** `tool:NAME`, `system:I` or `message:I.J`. */
+  readonly id: string;
+  readonly part: "tools" | "system" | "messages";
+  /** The matched content. */
+  readonly key: string;
+  /** The counted content. */
+  readonly text: string;
+  readonly marker?: Marker;
+}
+
+/** A request body as blocks. */
+export interface ParsedBody {
+  readonly blocks: Block[];
+  /** OpenAI `prompt_cache_options.mode` is `"explicit"`. */
+  readonly explicitMode: boolean;
+}
+
+const MINUTE = 60_000;
+const ANTHROPIC_TTL: Record<string, Marker> = {
+  "5m": { ttl: 5 * MINUTE, writePrice: 1.25, label: "5m" },
+  "1h": { ttl: 60 * MINUTE, writePrice: 2, label: "1h" },
+};
+const OPENAI_TTL: Record<string, Marker> = {
+  "30m": { ttl: 30 * MINUTE, writePrice: 1.25, label: "30m" },
+  "12h": { ttl: 12 * 60 * MINUTE, writePrice: 1.25, label: "12h" },
+};
+
+/** A mistake in a body: the simulator prefixes the request's index. */
+export function bodyError(message: string): SystemPromptError {
+  return new SystemPromptError("INVALID_CONFIG", message);
+}
+
+/**
+ * Reads `body` for `wire`.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
+ */
+export function parseBody(body: unknown, wire: Wire): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(`the body is ${kind(body)}; ${expected(wire)}`);
+  }
+  return wire === "anthropic" ? anthropicBody(body) : openAIBody(body);
+}
+
+/**
+ * Reads a body of any accepted shape (for the bound, which has no
+ * provider): an Anthropic body has `system` or content blocks with
+ * `cache_control`; otherwise the OpenAI shapes are tried.
+ */
+export function parseAnyBody(body: unknown): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(
+      `the body is ${kind(body)}; expected a Messages, Chat Completions ` +
+        `or Responses request body (an object)`,
+    );
+  }
+  if (body.input !== undefined || body.instructions !== undefined) {
+    return openAIBody(body);
+  }
+  if (body.system !== undefined) return anthropicBody(body);
+  return openAIBody(body, true);
+}
+
+function expected(wire: Wire): string {
+  return wire === "anthropic"
+    ? "expected an Anthropic Messages body { tools?, system?, messages }"
+    : "expected a Chat Completions body { tools?, messages, " +
+      "prompt_cache_options? } or a Responses body { tools?, instructions?, " +
+      "input, prompt_cache_options? }";
+}
+
+function anthropicBody(body: Record<string, unknown>): ParsedBody {
+  if (body.input !== undefined || body.instructions !== undefined) {
+    throw bodyError(
+      `the body has ${
+        body.input !== undefined ? "input" : "instructions"
+      } (a Responses body); ${expected("anthropic")}`,
+    );
+  }
+  const blocks: Block[] = [...toolBlocks(body.tools, "anthropic")];
+  const { system, messages } = body;
+  if (typeof system === "string") {
+    if (system !== "") blocks.push(textBlock("system:0", "system", system));
+  } else if (Array.isArray(system)) {
+    system.forEach((item, index) => {
+      const where = `system[${index}]`;
+      if (!isRecord(item) || item.type !== "text") {
+        throw bodyError(`${where} is not a text block { type: "text", text }`);
+      }
+      const { cache_control: control, ...rest } = item;
+      if (typeof rest.text !== "string") {
+        throw bodyError(
+          `${where}.text is ${kind(rest.text)}; expected a string`,
+        );
+      }
+      blocks.push({
+        id: `system:${index}`,
+        part: "system",
+        key: JSON.stringify(rest),
+        text: rest.text,
+        marker: anthropicMarker(control, where),
+      });
+    });
+  } else if (system !== undefined) {
+    throw bodyError(
+      `system is ${kind(system)}; expected a string or an array of text blocks`,
+    );
+  }
+  if (!Array.isArray(messages)) {
+    throw bodyError(`messages is ${kind(messages)}; ${expected("anthropic")}`);
+  }
+  messages.forEach((message, index) => {
+    const { role, content } = messageParts(message, `messages[${index}]`);
+    if (typeof content === "string") {
+      blocks.push(messageBlock(`message:${index}.0`, role, content));
+      return;
+    }
+    content.forEach((item, part) => {
+      const where = `messages[${index}].content[${part}]`;
+      if (!isRecord(item) || typeof item.type !== "string") {
+        throw bodyError(`${where} is not a content block { type, … }`);
+      }
+      const { cache_control: control, ...rest } = item;
+      blocks.push(
+        contentBlock(
+          `message:${index}.${part}`,
+          role,
+          rest,
+          anthropicMarker(control, where),
+        ),
+      );
+    });
+  });
+  return { blocks, explicitMode: false };
+}
+
+function openAIBody(
+  body: Record<string, unknown>,
+  loose = false,
+): ParsedBody {
+  if (!loose && body.system !== undefined) {
+    throw bodyError(
+      `the body has system (an Anthropic body); ${expected("openai")}`,
+    );
+  }
+  const chat = body.messages !== undefined;
+  if (chat && body.input !== undefined) {
+    throw bodyError(
+      `the body has both messages and input; ${expected("openai")}`,
+    );
+  }
+  const blocks: Block[] = [...toolBlocks(body.tools, "openai")];
+  const options = cacheOptionsOf(body);
+  let systemIndex = 0;
+  if (!chat && body.instructions !== undefined) {
+    if (typeof body.instructions !== "string") {
+      throw bodyError(
+        `instructions is ${kind(body.instructions)}; expected a string`,
+      );
+    }
+    if (body.instructions !== "") {
+      blocks.push(textBlock("system:0", "system", body.instructions));
+      systemIndex = 1;
+    }
+  }
+  const items = chat ? body.messages : body.input;
+  const name = chat ? "messages" : "input";
+  if (typeof items === "string" && !chat) {
+    blocks.push(messageBlock("message:0.0", "user", items));
+    return { blocks, explicitMode: options.explicit };
+  }
+  if (!Array.isArray(items)) {
+    throw bodyError(`${name} is ${kind(items)}; ${expected("openai")}`);
+  }
+  let leading = true;
+  items.forEach((item, index) => {
+    const where = `${name}[${index}]`;
+    if (!isRecord(item)) {
+      throw bodyError(`${where} is ${kind(item)}; expected a message object`);
+    }
+    if (!chat && item.role === undefined) {
+      // A Responses item that is not a message: a function call or output.
+      leading = false;
+      blocks.push(contentBlock(`message:${index}.0`, "item", item, undefined));
+      return;
+    }
+    const { role, content } = messageParts(item, where);
+    const system = leading && (role === "system" || role === "developer");
+    leading = system;
+    if (typeof content === "string") {
+      blocks.push(
+        system
+          ? textBlock(`system:${systemIndex++}`, "system", content)
+          : messageBlock(`message:${index}.0`, role, content),
+      );
+      return;
+    }
+    content.forEach((part, j) => {
+      const at = `${where}.content[${j}]`;
+      if (!isRecord(part) || typeof part.type !== "string") {
+        throw bodyError(`${at} is not a content part { type, … }`);
+      }
+      const { prompt_cache_breakpoint: mark, ...rest } = part;
+      const marker = openAIMarker(mark, at, options.ttl);
+      if (system) {
+        const text = typeof rest.text === "string"
+          ? rest.text
+          : JSON.stringify(rest);
+        blocks.push({
+          id: `system:${systemIndex++}`,
+          part: "system",
+          key: JSON.stringify(rest),
+          text,
+          marker,
+        });
+      } else {
+        blocks.push(contentBlock(`message:${index}.${j}`, role, rest, marker));
+      }
+    });
+  });
+  return { blocks, explicitMode: options.explicit };
+}
+
+/** `prompt_cache_options`: the mode, and the marks' default lifetime. */
+function cacheOptionsOf(
+  body: Record<string, unknown>,
+): { explicit: boolean; ttl: string } {
+  const options = body.prompt_cache_options;
+  if (options === undefined || options === null) {
+    return { explicit: false, ttl: "30m" };
+  }
+  if (!isRecord(options)) {
+    throw bodyError(
+      `prompt_cache_options is ${kind(options)}; expected { mode?, ttl? }`,
+    );
+  }
+  const ttl = options.ttl ?? "30m";
+  if (typeof ttl !== "string" || !Object.hasOwn(OPENAI_TTL, ttl)) {
+    throw bodyError(
+      `prompt_cache_options.ttl is ${
+        kind(options.ttl)
+      }; expected "30m" or "12h"`,
+    );
+  }
+  return { explicit: options.mode === "explicit", ttl };
+}
+
+function toolBlocks(tools: unknown, wire: Wire): Block[] {
+  if (tools === undefined) return [];
+  if (!Array.isArray(tools)) {
+    throw bodyError(`tools is ${kind(tools)}; expected an array of tools`);
+  }
+  return tools.map((tool, index) => {
+    if (!isRecord(tool)) {
+      throw bodyError(`tools[${index}] is ${kind(tool)}; expected a tool`);
+    }
+    const { cache_control: control, ...rest } = tool;
+    const fn = rest.function;
+    const name = typeof rest.name === "string"
+      ? rest.name
+      : isRecord(fn) && typeof fn.name === "string"
+      ? fn.name
+      : undefined;
+    if (name === undefined) {
+      throw bodyError(`tools[${index}] has no name`);
+    }
+    const json = JSON.stringify(wire === "anthropic" ? rest : tool);
+    return {
+      id: `tool:${name}`,
+      part: "tools",
+      key: json,
+      text: json,
+      marker: wire === "anthropic"
+        ? anthropicMarker(control, `tools[${index}]`)
+        : undefined,
+    };
+  });
+}
+
+function messageParts(
+  message: unknown,
+  where: string,
+): { role: string; content: string | unknown[] } {
+  if (!isRecord(message)) {
+    throw bodyError(`${where} is ${kind(message)}; expected { role, content }`);
+  }
+  const { role, content } = message;
+  if (typeof role !== "string") {
+    throw bodyError(`${where}.role is ${kind(role)}; expected a string`);
+  }
+  if (typeof content === "string" || Array.isArray(content)) {
+    return { role, content };
+  }
+  if (content === null || content === undefined) return { role, content: "" };
+  throw bodyError(
+    `${where}.content is ${kind(content)}; expected a string or an array`,
+  );
+}
+
+function textBlock(id: string, part: Block["part"], text: string): Block {
+  return { id, part, key: `${part}\u0000${text}`, text };
+}
+
+function messageBlock(id: string, role: string, text: string): Block {
+  return { id, part: "messages", key: `${role}\u0000${text}`, text };
+}
+
+function contentBlock(
+  id: string,
+  role: string,
+  rest: Record<string, unknown>,
+  marker: Marker | undefined,
+): Block {
+  const json = JSON.stringify(rest);
+  const text = typeof rest.text === "string" ? rest.text : json;
+  return {
+    id,
+    part: "messages",
+    // A bare text block is the same prompt as a string content.
+    key: plainText(rest) ? `${role}\u0000${text}` : `${role}\u0000${json}`,
+    text,
+    marker,
+  };
+}
+
+function plainText(block: Record<string, unknown>): boolean {
+  const keys = Object.keys(block);
+  return keys.length === 2 && typeof block.text === "string" &&
+    (block.type === "text" || block.type === "input_text");
+}
+
+function anthropicMarker(control: unknown, where: string): Marker | undefined {
+  if (control === undefined || control === null) return undefined;
+  if (!isRecord(control) || control.type !== "ephemeral") {
+    throw bodyError(
+      `${where}.cache_control is not { type: "ephemeral", ttl? }`,
+    );
+  }
+  const ttl = control.ttl ?? "5m";
+  if (typeof ttl !== "string" || !Object.hasOwn(ANTHROPIC_TTL, ttl)) {
+    throw bodyError(
+      `${where}.cache_control.ttl is ${
+        kind(control.ttl)
+      }; expected "5m" or "1h"`,
+    );
+  }
+  return ANTHROPIC_TTL[ttl];
+}
+
+function openAIMarker(
+  mark: unknown,
+  where: string,
+  fallback: string,
+): Marker | undefined {
+  if (mark === undefined || mark === null) return undefined;
+  if (!isRecord(mark) || mark.mode !== "explicit") {
+    throw bodyError(
+      `${where}.prompt_cache_breakpoint is not { mode: "explicit", ttl? }`,
+    );
+  }
+  const ttl = mark.ttl ?? fallback;
+  if (typeof ttl !== "string" || !Object.hasOwn(OPENAI_TTL, ttl)) {
+    throw bodyError(
+      `${where}.prompt_cache_breakpoint.ttl is ${
+        kind(mark.ttl)
+      }; expected "30m" or "12h"`,
+    );
+  }
+  return OPENAI_TTL[ttl];
+}
+
+/** `Array.isArray`, false for a revoked Proxy (which it throws on). */
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A value's kind for a message; reads nothing of an object. */
+export function kind(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  if (typeof value === "object") return "an object";
+  if (typeof value === "function") return "a function";
+  return `${typeof value} ${String(value)}`;
+}

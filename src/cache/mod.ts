@@ -1,0 +1,47 @@
+/**
+ * The cache report (`@rxprompt/system-prompt/cache`): how much of a
+ * session's input a provider's prompt cache would serve, under Anthropic's
+ * `cache_control` rules, OpenAI's automatic prefix cache or OpenAI's
+ * explicit `prompt_cache_breakpoint` marks, and the best-layout bound to
+ * compare it with. Pure functions over the request bodies a harness sends;
+ * the figures are an estimate (the tokenizer is the caller's, framing
+ * tokens are not counted).
+ *
+ * @example Efficiency and the bound of a two-request session
+ * ```ts
+ * import { bestLayoutTokens, simulateCache } from "@rxprompt/system-prompt/cache";
+ *
+ * const countTokens = (text: string) => Math.ceil(text.length / 4);
+ * const tools = [{ type: "function", function: { name: "shell", parameters: {} } }];
+ * const system = { role: "system", content: "Follow the house rules. ".repeat(250) };
+ * const requests = [
+ *   { body: { tools, messages: [system, { role: "user", content: "Build it." }] } },
+ *   { body: { tools, messages: [system, { role: "user", content: "Test it." }] } },
+ * ];
+ * const { totals } = simulateCache(requests, { provider: "openai", countTokens });
+ * const bound = bestLayoutTokens(requests, countTokens);
+ * console.log(totals.cachedTokens, bound.totals.boundTokens); // 1408 1516
+ * ```
+ *
+ * @module
+ */
+
+export { simulateCache } from "./simulate.ts";
+export { bestLayoutTokens } from "./best_layout.ts";
+export type {
+  BestLayout,
+  BestLayoutRequest,
+  CacheMiss,
+  CacheProvider,
+  CacheRequest,
+  CacheRequestResult,
+  CacheSession,
+  CacheSimulation,
+  CacheTotals,
+  CountTokens,
+  SessionMessage,
+  SessionRequest,
+  SessionStep,
+  SessionStepState,
+  SimulateCacheOptions,
+} from "./types.ts";

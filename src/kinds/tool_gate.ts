@@ -1,0 +1,197 @@
+/**
+ * The tool gate kind: anonymous functions (or live sources) of the context
+ * that say which tools are active for one assembly. The assembly's
+ * `activeTools` holds the tools every answering gate of the layers read
+ * allows, in canonical order; `tools` still lists every tool, so the tools
+ * block a provider caches stays byte-identical while gates change.
+ *
+ * Built after the tools kind: a gate's names are checked against the tools
+ * and the providers' `knownNames` of the same assembly.
+ *
+ * @module
+ */
+
+import { providerFailed } from "../shared/provider.ts";
+import {
+  describeScope,
+  isSystemPromptError,
+  quote,
+  SystemPromptError,
+} from "../errors.ts";
+import { assertSource, callSource, isLive, liveOr } from "./live.ts";
+import type { PromptAssembly, ScopeKey } from "../types.ts";
+import type {
+  BuildOptions,
+  Kind,
+  KindLayer,
+  Provenance,
+  RecordBase,
+} from "./kind.ts";
+import { knownToolNamesOf } from "./tools.ts";
+
+/** A registered tool gate, as stored in a layer. */
+export interface ToolGateRecord extends RecordBase {
+  /** A function of the context, or a `LiveValue` (undefined before a value). */
+  readonly gate: unknown;
+}
+
+/** What one answering gate allowed, for `explain`. */
+export interface GateAnswer {
+  readonly record: ToolGateRecord;
+  /** The layer's scope key; `undefined` is the global layer. */
+  readonly scope: ScopeKey | undefined;
+  /** 1-based position among the gates of this assembly. */
+  readonly index: number;
+  readonly allowed: ReadonlySet<string>;
+}
+
+/** The tool gate kind; a layer keeps its gates in registration order. */
+export const toolGateKind: Kind<ToolGateRecord> = {
+  change: "toolGate",
+  record: toToolGateRecord,
+  build: buildToolGates,
+};
+
+function toToolGateRecord(
+  gate: unknown,
+  { label, sequence }: Provenance,
+): ToolGateRecord {
+  // Before its first value, a live gate does not answer.
+  const live = liveOr(gate, undefined);
+  assertSource(live, "A tool gate");
+  return { gate: live, label, sequence };
+}
+
+/** Names a gate in a message: its function name, position and registrar. */
+export function describeGate(
+  record: ToolGateRecord,
+  index: number,
+  scope: ScopeKey | undefined,
+): string {
+  const noun = isLive(record.gate) ? "tool gate source" : "tool gate";
+  const name = isLive(record.gate)
+    ? undefined
+    : (record.gate as { name?: unknown }).name;
+  const which = typeof name === "string" && name !== ""
+    ? `${name} (#${index})`
+    : `#${index}`;
+  return `${noun} ${which} of registrar ${quote(record.label)} (${
+    describeScope(scope)
+  })`;
+}
+
+/** The answers of the last build, by draft, for `explain`. */
+const answers = new WeakMap<PromptAssembly, readonly GateAnswer[]>();
+
+/** What the gates of the assembly `build` wrote answered (empty: none did). */
+export function gateAnswersOf(draft: PromptAssembly): readonly GateAnswer[] {
+  return answers.get(draft) ?? [];
+}
+
+function buildToolGates(
+  layers: readonly KindLayer<ToolGateRecord>[],
+  context: unknown,
+  draft: PromptAssembly,
+  _options: BuildOptions,
+): void {
+  let index = 0;
+  let answered: GateAnswer[] | undefined;
+  for (const { records, scope } of layers) {
+    for (const record of records) {
+      const position = ++index;
+      const describe = () => describeGate(record, position, scope);
+      const result = callSource(record.gate, context, describe);
+      if (result === undefined) continue;
+      const allowed = readNames(result, describe);
+      checkKnown(allowed, draft, describe);
+      (answered ??= []).push({ record, scope, index: position, allowed });
+    }
+  }
+  if (answered === undefined) return;
+  answers.set(draft, answered);
+  const active: string[] = [];
+  for (const tool of draft.tools) {
+    if (answered.every(({ allowed }) => allowed.has(tool.name))) {
+      active.push(tool.name);
+    }
+  }
+  draft.activeTools = active;
+}
+
+/** A gate's answer as a set of names; a hostile iterable fails typed. */
+function readNames(result: unknown, describe: () => string): Set<string> {
+  if (typeof result === "string" || !isIterable(result)) {
+    throw new SystemPromptError(
+      "INVALID_PROVIDER",
+      `The ${describe()} returned ${quote(result)}; a tool gate returns an ` +
+        `iterable of tool names (for example ["read_file"]) or undefined ` +
+        `to leave the choice to the other gates.`,
+    );
+  }
+  const names = new Set<string>();
+  try {
+    for (const name of result) {
+      if (typeof name !== "string") {
+        throw new SystemPromptError(
+          "INVALID_PROVIDER",
+          `The ${describe()} returned a name that is ${quote(name)}; every ` +
+            `name a tool gate returns is a tool name (a string).`,
+        );
+      }
+      names.add(name);
+    }
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw providerFailed(
+      `Reading the result of the ${describe()} threw`,
+      error,
+    );
+  }
+  return names;
+}
+
+/** Never throws: a revoked Proxy is not iterable. */
+function isIterable(value: unknown): value is Iterable<unknown> {
+  try {
+    return typeof value === "object" && value !== null &&
+      typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] ===
+        "function";
+  } catch {
+    return false;
+  }
+}
+
+/** Throws `UNKNOWN_TOOL_IN_GATE` for a name no tool or `knownNames` has. */
+function checkKnown(
+  allowed: ReadonlySet<string>,
+  draft: PromptAssembly,
+  describe: () => string,
+): void {
+  let present: Set<string> | undefined;
+  const known = knownToolNamesOf(draft);
+  for (const name of allowed) {
+    if (known?.has(name)) continue;
+    present ??= new Set(draft.tools.map((tool) => tool.name));
+    if (present.has(name)) continue;
+    throw unknownToolInGate(name, describe(), [...present, ...(known ?? [])]);
+  }
+}
+
+/** `UNKNOWN_TOOL_IN_GATE` for `name`, set by `who`. */
+export function unknownToolInGate(
+  name: string,
+  who: string,
+  known: Iterable<string>,
+): SystemPromptError {
+  const names = [...new Set(known)].sort();
+  const shown = names.length > 20
+    ? `${names.slice(0, 20).map(quote).join(", ")}, …`
+    : names.map(quote).join(", ");
+  return new SystemPromptError(
+    "UNKNOWN_TOOL_IN_GATE",
+    `The ${who} allows tool ${quote(name)}, which no tool provider of this ` +
+      `assembly offers or lists in knownNames; known tools: ${
+        shown === "" ? "none" : shown
+      }. Fix the name, or list it in a provider's knownNames.`,
+  );
+}

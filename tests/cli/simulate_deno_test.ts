@@ -1,0 +1,108 @@
+/**
+ * `rxprompt simulate` run as a subprocess on the example sessions: the
+ * figures equal an in-process simulation of the same requests, the text
+ * says the tokenizer differs, and mistakes are one stderr line (exit 2).
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { simulateCache } from "../../src/cache/mod.ts";
+import { requestsOf, runSession } from "../../cli/session.ts";
+import { readmeWay } from "../../cli/readme_way.ts";
+import pauses from "../../examples/sessions/pauses.ts";
+import { rxprompt } from "./cli_process.ts";
+
+const PAUSES = "examples/sessions/pauses.ts";
+
+interface Report {
+  note: string;
+  providers: Record<string, {
+    steps: {
+      step: number;
+      cachedTokens: number;
+      boundTokens: number;
+      firstMiss?: { block: string; reason: string };
+      changed?: string;
+    }[];
+    totals: { inputTokens: number; cachedTokens: number; boundTokens: number };
+  }>;
+}
+
+describe("rxprompt simulate", () => {
+  it("--json reports the same figures as simulateCache on the README's requests", async () => {
+    const run = await rxprompt([
+      "simulate",
+      PAUSES,
+      "--provider",
+      "anthropic",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(run.stdout) as Report;
+    assert.deepEqual(Object.keys(report.providers), ["anthropic"]);
+    assert.match(report.note, /Anthropic's tokenizer differs/);
+    const { steps, totals } = report.providers.anthropic;
+    assert.equal(steps.length, 48);
+
+    const expected = simulateCache(
+      requestsOf(
+        await runSession(await pauses(), { readme: readmeWay }),
+        "readme",
+        "anthropic",
+      ),
+      { provider: "anthropic", countTokens },
+    );
+    assert.equal(totals.cachedTokens, expected.totals.cachedTokens);
+    assert.equal(totals.inputTokens, expected.totals.inputTokens);
+    // The 7-minute pause before step 8 lets the 5-minute entries lapse.
+    const lapsed = steps[8];
+    assert.ok(lapsed.cachedTokens < lapsed.boundTokens);
+    assert.match(lapsed.firstMiss!.reason, /lapsed: lifetime 5 min/);
+    assert.equal(lapsed.changed, "nothing in the prompt");
+    // Steps at the bound carry neither.
+    assert.equal(steps[3].firstMiss, undefined);
+    assert.equal(steps[3].changed, undefined);
+  });
+
+  it("prints every provider's table with totals and the tokenizer note", async () => {
+    const run = await rxprompt([
+      "simulate",
+      "examples/sessions/support_bot.ts",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /o200k_base; Anthropic's tokenizer differs/);
+    for (const provider of ["anthropic", "openai", "openai-explicit"]) {
+      assert.match(run.stdout, new RegExp(`^${provider}$`, "m"));
+    }
+    assert.equal(run.stdout.match(/^total /gm)?.length, 3);
+    assert.match(run.stdout, /changed: .*sections changed memory/);
+    assert.match(run.stdout, /first miss tool:/);
+  });
+
+  it("answers a bad provider, a missing file and a module that is not a session with one line", async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["simulate", PAUSES, "--provider", "gemini"],
+        /unknown --provider "gemini"; expected one of anthropic, openai, openai-explicit/,
+      ],
+      [["simulate", "nope.ts"], /session nope.ts not found/],
+      [
+        ["simulate", "examples/coding_agent.ts"],
+        /steps must be a non-empty array of functions/,
+      ],
+      [["simulate"], /simulate takes SESSION, got none/],
+      [
+        ["simulate", "tests/cli/fixtures/failing_session.ts"],
+        /^rxprompt: step 1 failed: the step's tool crashed$/,
+      ],
+    ];
+    for (const [args, pattern] of cases) {
+      const run = await rxprompt(args);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.equal(run.stdout, "");
+      const lines = run.stderr.split("\n").filter((line) => line !== "");
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0], pattern);
+    }
+  });
+});
