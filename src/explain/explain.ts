@@ -172,19 +172,11 @@ function renderedSections(
 }
 
 /**
- * The registry origin of a final entry named `name`, claimed once: it
+ * The registry origin of a final entry named `name`, claimed once (it
  * matches when the registry contributed that name and the entry still
- * equals what it contributed. Anything else came from a listener.
+ * equals what it contributed; anything else came from a listener), with
+ * the registration's own stability.
  */
-function claim(
-  registered: Map<string, Registered>,
-  name: string,
-  entry: unknown,
-): RegistryOrigin | { readonly layer: "listener" } {
-  return claimed(registered, name, entry).origin;
-}
-
-/** {@linkcode claim}, with the registration's own stability. */
 function claimed(
   registered: Map<string, Registered>,
   name: string,
