@@ -78,6 +78,7 @@ export type {
   PrunedOrigin,
   SectionOrigin,
   ShadowedOrigin,
+  StabilityReason,
   ToolOrigin,
   VariableOrigin,
 } from "./src/explain/explanation.ts";

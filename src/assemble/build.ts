@@ -30,7 +30,7 @@ import {
 import {
   settleStability,
   type SettleStabilityOptions,
-  variableStabilitiesOf,
+  takeVariableStabilities,
 } from "../kinds/stability.ts";
 import {
   KIND_NAMES,
@@ -128,7 +128,7 @@ function initialOf(
     listeners: gated.listeners,
     complete: completeSectionOf(assembly),
     suppress,
-    stability: { variables: variableStabilitiesOf(assembly) },
+    stability: takeVariableStabilities(assembly),
     gated,
     terms: sectionTermsOf(assembly),
     budget: options.budget,

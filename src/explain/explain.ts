@@ -29,6 +29,7 @@ import type {
   AssembleContext,
   AssembledSection,
   PromptAssembly,
+  Stability,
 } from "../types.ts";
 import { countText } from "../budget/count.ts";
 import { pruningOf } from "../budget/prune.ts";
@@ -37,11 +38,19 @@ import type {
   PromptExplanation,
   PrunedOrigin,
   SectionOrigin,
+  StabilityReason,
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
 import { gatesOf, markInactive } from "./gates.ts";
 import type { GateAnswer } from "../kinds/tool_gate.ts";
+import {
+  mostVolatileReference,
+  type OwnStability,
+  rankOf,
+  STABILITIES,
+  type StabilityRank,
+} from "../kinds/stability.ts";
 
 /** What `explain` builds with: the registry's options and the caller's. */
 export interface ExplanationOptions extends BuildOptions {
@@ -123,9 +132,13 @@ function explain(
     sections: sectionOrigins(assembly.sections, contribution.sections, {
       rendered,
       countTokens,
+      variables: variableRanksOf(contribution),
     }),
     tools: markInactive(
-      toolOrigins(assembly.tools, contribution.tools, countTokens),
+      toolOrigins(assembly.tools, contribution.tools, {
+        countTokens,
+        toolStability: assembly.toolStability,
+      }),
       assembly.activeTools,
       gates,
     ),
@@ -159,27 +172,67 @@ function renderedSections(
 }
 
 /**
- * The registry origin of a final entry named `name`, claimed once: it
+ * The registry origin of a final entry named `name`, claimed once (it
  * matches when the registry contributed that name and the entry still
- * equals what it contributed. Anything else came from a listener.
+ * equals what it contributed; anything else came from a listener), with
+ * the registration's own stability.
  */
-function claim(
+function claimed(
   registered: Map<string, Registered>,
   name: string,
   entry: unknown,
-): RegistryOrigin | { readonly layer: "listener" } {
+): {
+  origin: RegistryOrigin | { readonly layer: "listener" };
+  own?: OwnStability;
+} {
   const found = registered.get(name);
   if (found === undefined || !Object.is(found.fingerprint, entry)) {
-    return { layer: "listener" };
+    return { origin: { layer: "listener" } };
   }
   registered.delete(name);
-  return found.origin;
+  return { origin: found.origin, own: found.own };
+}
+
+/**
+ * An entry's stability and why: a listener's entry is `"listener"`; a
+ * registered one has its own reason, unless it ended more volatile than
+ * its own stability: then a variable it references made it so (or a
+ * listener changed it).
+ */
+function stabilityOf(
+  stability: unknown,
+  { own, text, variables }: {
+    own: OwnStability | undefined;
+    text?: unknown;
+    variables?: ReadonlyMap<string, StabilityRank>;
+  },
+): { stability: Stability; stabilityReason: StabilityReason } {
+  const rank = rankOf(stability ?? "stable");
+  const final = rank === -1 ? "stable" : STABILITIES[rank];
+  if (own === undefined) {
+    return { stability: final, stabilityReason: "listener" };
+  }
+  if (final === own.stability) {
+    return { stability: final, stabilityReason: own.reason };
+  }
+  const variable = variables === undefined
+    ? undefined
+    : mostVolatileReference(text, variables, rankOf(own.stability));
+  return {
+    stability: final,
+    stabilityReason: variable !== undefined &&
+        variables!.get(variable) === rank
+      ? `variable ${variable}`
+      : "listener",
+  };
 }
 
 interface SectionOriginsOptions extends RenderSectionsOptions {
   /** Each entry's rendered text. */
   readonly rendered: readonly string[];
   readonly countTokens: CountTokens | undefined;
+  /** For sections (not runtime context): the variables' stability ranks. */
+  readonly variables?: ReadonlyMap<string, StabilityRank>;
 }
 
 /**
@@ -190,7 +243,7 @@ interface SectionOriginsOptions extends RenderSectionsOptions {
 function sectionOrigins(
   sections: readonly AssembledSection[],
   registered: Map<string, Registered>,
-  { rendered, countTokens, list }: SectionOriginsOptions,
+  { rendered, countTokens, list, variables }: SectionOriginsOptions,
 ): SectionOrigin[] {
   const noun = list === "runtimeContext" ? "runtime context entry" : "section";
   let at = 0;
@@ -200,12 +253,18 @@ function sectionOrigins(
     const start = at;
     at += text.length;
     const { name } = section;
-    const origin: SectionOrigin = {
+    const { origin: from, own } = claimed(
+      registered,
       name,
-      ...claim(registered, name, fingerprintOf(section)),
-      start,
-      end: at,
-    };
+      fingerprintOf(section),
+    );
+    const origin: SectionOrigin = { name, ...from, start, end: at };
+    if (variables !== undefined) {
+      Object.assign(
+        origin,
+        stabilityOf(section.stability, { own, text: section.text, variables }),
+      );
+    }
     if (countTokens !== undefined) {
       origin.tokens = count(countTokens, text, `${noun} ${quote(name)}`);
     }
@@ -213,10 +272,25 @@ function sectionOrigins(
   });
 }
 
+/** The registered variables' stability ranks, for the sections' reasons. */
+function variableRanksOf(
+  contribution: Contribution,
+): Map<string, StabilityRank> {
+  const ranks = new Map<string, StabilityRank>();
+  for (const [name, { own }] of contribution.variables) {
+    const rank = rankOf(own?.stability);
+    if (rank > 0) ranks.set(name, rank as StabilityRank);
+  }
+  return ranks;
+}
+
 function toolOrigins(
   tools: readonly unknown[],
   registered: Map<string, Registered>,
-  countTokens: CountTokens | undefined,
+  { countTokens, toolStability }: {
+    countTokens: CountTokens | undefined;
+    toolStability: PromptAssembly["toolStability"];
+  },
 ): ToolOrigin[] {
   return tools.map((tool, index) => {
     const name = (tool as { name?: unknown } | null)?.name;
@@ -228,7 +302,16 @@ function toolOrigins(
       );
     }
     const json = fingerprintOf(tool);
-    const origin: ToolOrigin = { name, ...claim(registered, name, json) };
+    const { origin: from, own } = claimed(registered, name, json);
+    const stability = toolStability !== undefined &&
+        Object.hasOwn(toolStability, name)
+      ? toolStability[name]
+      : undefined;
+    const origin: ToolOrigin = {
+      name,
+      ...from,
+      ...stabilityOf(stability, { own }),
+    };
     if (countTokens !== undefined) {
       if (typeof json !== "string") {
         throw new SystemPromptError(
@@ -249,10 +332,12 @@ function variableOrigins(
 ): VariableOrigin[] {
   return Object.keys(variables).map((name) => {
     const value = variables[name];
+    const { origin, own } = claimed(registered, name, value);
     return {
       name,
-      ...claim(registered, name, value),
+      ...origin,
       defined: value !== undefined,
+      ...stabilityOf(own?.stability, { own }),
     };
   });
 }

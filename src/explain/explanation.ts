@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { PromptAssembly, ScopeKey } from "../types.ts";
+import type { PromptAssembly, ScopeKey, Stability } from "../types.ts";
 
 /**
  * Options of `explain()`.
@@ -55,6 +55,27 @@ export interface Origin {
 }
 
 /**
+ * Why an entry of an explanation has its stability (SPEC 8.1): its own
+ * (`stability` given at registration), its layer's default (`"stable"`
+ * global, `"agent"` scope), its Observable source's (`"volatile"`), a more
+ * volatile variable its text references (`"variable NAME"`), or a listener
+ * made or changed it.
+ *
+ * @example
+ * ```ts
+ * import type { StabilityReason } from "@rxprompt/system-prompt";
+ *
+ * const reason: StabilityReason = "variable branch";
+ * ```
+ */
+export type StabilityReason =
+  | "own"
+  | "layer default"
+  | "Observable source"
+  | "listener"
+  | `variable ${string}`;
+
+/**
  * The origin of one section (or runtime context entry) and where its
  * rendered text sits in the rendered prompt.
  *
@@ -85,6 +106,10 @@ export interface SectionOrigin extends Origin {
   end: number;
   /** `countTokens` of its rendered text, when a counter was given. */
   tokens?: number;
+  /** A section's effective stability (absent for runtime context). */
+  stability?: Stability;
+  /** Why it has that stability (absent for runtime context). */
+  stabilityReason?: StabilityReason;
 }
 
 /**
@@ -108,6 +133,10 @@ export interface ToolOrigin extends Origin {
    * "registry/review" (scope "agent")`), or `"an assembly listener"`.
    */
   inactiveBy?: string;
+  /** The tool's stability (the assembly's `toolStability`, else stable). */
+  stability?: Stability;
+  /** Why it has that stability. */
+  stabilityReason?: StabilityReason;
 }
 
 /**
@@ -125,6 +154,10 @@ export interface VariableOrigin extends Origin {
   name: string;
   /** False when its value is `undefined` (registered, no value here). */
   defined: boolean;
+  /** Its stability (what a section referencing it takes on). */
+  stability?: Stability;
+  /** Why it has that stability. */
+  stabilityReason?: StabilityReason;
 }
 
 /**

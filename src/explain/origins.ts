@@ -13,6 +13,7 @@
 
 import type { BuildTrace, RecordBase, TracedTool } from "../kinds/kind.ts";
 import type { Snapshot, SnapshotLayer } from "../store/layers.ts";
+import type { OwnStability } from "../kinds/stability.ts";
 import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
 
 /** A registration's origin: its registrar's label and its layer. */
@@ -31,6 +32,8 @@ export interface Registered {
    * JSON (see {@linkcode fingerprintOf}), or a variable's value itself.
    */
   readonly fingerprint: unknown;
+  /** The record's own stability and why (sections, variables, tools). */
+  readonly own?: OwnStability;
 }
 
 /** The kinds that shadow by name, as `explain` reports them. */
@@ -144,6 +147,7 @@ function registeredEntries<E extends { readonly name: string }>(
     registered.set(entry.name, {
       origin: winner.origin,
       fingerprint: fingerprint(entry),
+      own: (winner.record as { stability?: OwnStability }).stability,
     });
   }
   return registered;
@@ -168,6 +172,7 @@ function registeredTools(
     registered.set(name, {
       origin: originOf(record, { scope }),
       fingerprint: fingerprintOf(tool),
+      own: (record as { stability?: OwnStability }).stability,
     });
   }
   for (const { tool, record, scope } of traced) {

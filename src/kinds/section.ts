@@ -18,12 +18,14 @@ import {
 } from "./kind.ts";
 import { isLive } from "./live.ts";
 import {
-  maxRank,
-  mostVolatileReference,
   type OwnStability,
   ownStability,
   rankOf,
+  recordBuiltTexts,
+  referenceRank,
   STABILITIES,
+  type StabilityRank,
+  type VariableStabilities,
   variableStabilitiesOf,
 } from "./stability.ts";
 import {
@@ -118,27 +120,56 @@ function toSectionRecord(
   return record as unknown as SectionRecord;
 }
 
-/**
- * Each section as volatile as the most volatile variable it references, so
- * the listeners see the effective stability (it is settled again after
- * them).
- */
-function raiseByVariables(
-  sections: AssembledSection[],
-  variables: ReturnType<typeof variableStabilitiesOf>,
-): void {
-  if (variables === undefined) return;
-  const max = maxRank(variables);
-  for (const section of sections) {
-    const own = section.stability === undefined ? 0 : rankOf(section.stability);
-    if (own >= max) continue;
-    const reference = mostVolatileReference(section.text, variables, own);
-    if (reference !== undefined) {
-      section.stability = STABILITIES[variables.get(reference)!] as
-        | "agent"
-        | "volatile";
-    }
+function raise(section: AssembledSection, rank: StabilityRank): void {
+  const own = section.stability === undefined ? 0 : rankOf(section.stability);
+  if (rank > own) {
+    section.stability = STABILITIES[rank] as "agent" | "volatile";
   }
+}
+
+/** Per plan: the variables last asked about and the static texts' ranks. */
+const raisesByPlan = new WeakMap<
+  SectionPlan,
+  { variables: VariableStabilities } & StaticRaises
+>();
+
+/**
+ * The static texts' ranks by index (0: none), and each section's stability
+ * (its own, raised by its static text's variables; `undefined` when stable),
+ * or `undefined` when every section is stable.
+ */
+interface StaticRaises {
+  readonly ranks: Uint8Array;
+  readonly stabilities:
+    | readonly ("agent" | "volatile" | undefined)[]
+    | undefined;
+}
+
+/** The static texts' ranks and the sections' stabilities, per plan. */
+function staticRaises(
+  plan: SectionPlan,
+  records: readonly SectionRecord[],
+  variables: VariableStabilities,
+): StaticRaises {
+  const memo = raisesByPlan.get(plan);
+  if (memo !== undefined && memo.variables === variables) return memo;
+  const ranks = new Uint8Array(plan.texts.length);
+  let stabilities: ("agent" | "volatile" | undefined)[] | undefined;
+  plan.texts.forEach((text, index) => {
+    const own = rankOf(records[index].stability.stability) as StabilityRank;
+    const referenced = typeof text === "string"
+      ? referenceRank(text, variables)
+      : 0;
+    ranks[index] = referenced;
+    const rank = Math.max(own, referenced);
+    if (rank > 0) {
+      stabilities ??= new Array(plan.texts.length).fill(undefined);
+      stabilities[index] = STABILITIES[rank] as "agent" | "volatile";
+    }
+  });
+  const computed = { variables, ranks, stabilities };
+  raisesByPlan.set(plan, computed);
+  return computed;
 }
 
 /** A section's `priority`: a finite number, else `INVALID_SECTION`. */
@@ -177,25 +208,44 @@ function buildSections(
   }
   const plan = planOf(records);
   const { names, orders, texts } = plan;
+  const variables = variableStabilitiesOf(draft);
+  const raised = variables === undefined
+    ? undefined
+    : staticRaises(plan, records, variables);
+  // Built with their stability key: adding it later costs a store each.
+  const stabilities = raised === undefined
+    ? plan.ownStabilities
+    : raised.stabilities;
   const sections: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < sections.length; index++) {
     // A dynamic text is resolved below, in order.
-    sections[index] = {
-      name: names[index],
-      order: orders[index],
-      text: texts[index] as string,
-    };
+    const stability = stabilities?.[index];
+    sections[index] = stability === undefined
+      ? {
+        name: names[index],
+        order: orders[index],
+        text: texts[index] as string,
+      }
+      : {
+        name: names[index],
+        order: orders[index],
+        text: texts[index] as string,
+        stability,
+      };
   }
   for (const index of plan.dynamic) {
-    sections[index] = resolveTextEntry(records[index], context, SECTION_WORDS);
+    const section = resolveTextEntry(records[index], context, SECTION_WORDS);
+    const own = records[index].stability.stability;
+    if (own !== "stable") section.stability = own;
+    if (variables !== undefined) {
+      raise(section, referenceRank(section.text, variables));
+    }
+    sections[index] = section;
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
-  for (const index of plan.unstable) {
-    sections[index].stability = records[index].stability.stability as
-      | "agent"
-      | "volatile";
+  if (raised !== undefined) {
+    recordBuiltTexts(sections, { texts: plan.texts, ranks: raised.ranks });
   }
-  raiseByVariables(sections, variableStabilitiesOf(draft));
   draft.sections = sections;
   if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
   const complete = plan.complete;
@@ -233,6 +283,10 @@ interface SectionPlan {
   readonly complete: readonly number[];
   /** Indexes of sections whose own stability is not stable. */
   readonly unstable: readonly number[];
+  /** Each section's own stability (`undefined`: stable), or none unstable. */
+  readonly ownStabilities:
+    | readonly ("agent" | "volatile" | undefined)[]
+    | undefined;
   /** The budget terms of the sections that set any, by name. */
   readonly terms: ReadonlyMap<string, SectionTerms>;
 }
@@ -275,10 +329,28 @@ function planOf(records: readonly SectionRecord[]): SectionPlan {
     breakpoints,
     complete,
     unstable,
+    ownStabilities: ownStabilitiesOf(records, unstable),
     terms,
   };
   plans.set(records, plan);
   return plan;
+}
+
+/** Each record's own stability by index, from the unstable indexes. */
+function ownStabilitiesOf(
+  records: readonly SectionRecord[],
+  unstable: readonly number[],
+): ("agent" | "volatile" | undefined)[] | undefined {
+  if (unstable.length === 0) return undefined;
+  const stabilities = new Array<"agent" | "volatile" | undefined>(
+    records.length,
+  ).fill(undefined);
+  for (const index of unstable) {
+    stabilities[index] = records[index].stability.stability as
+      | "agent"
+      | "volatile";
+  }
+  return stabilities;
 }
 
 const completeSections = new WeakMap<PromptAssembly, AssembledSection>();

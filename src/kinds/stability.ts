@@ -114,33 +114,98 @@ export function readStabilityOption(
 }
 
 /**
- * The stability of each visible variable that is not stable, by name, for
- * the assembly a build wrote; absent when every variable is stable.
+ * The visible variables that are not stable, as a build of one list of
+ * variable records sees them: shared by every assembly of that list.
  */
-const variableStabilities = new WeakMap<
-  PromptAssembly,
-  ReadonlyMap<string, StabilityRank>
->();
+export interface VariableStabilities {
+  /** Each non-stable variable's rank, by name. */
+  readonly ranks: ReadonlyMap<string, StabilityRank>;
+  /** The most volatile of `ranks`. */
+  readonly max: StabilityRank;
+  /** Each text's {@linkcode referenceRank}, remembered. */
+  readonly memo: Map<string, StabilityRank>;
+}
 
-/** Records the build's non-stable variables (none: nothing recorded). */
+/** `ranks` as {@linkcode VariableStabilities}, or `undefined` when empty. */
+export function variableStabilities(
+  ranks: ReadonlyMap<string, StabilityRank>,
+): VariableStabilities | undefined {
+  if (ranks.size === 0) return undefined;
+  let max: StabilityRank = 0;
+  for (const rank of ranks.values()) if (rank > max) max = rank;
+  return { ranks, max, memo: new Map() };
+}
+
+// The build is synchronous and the assembly reads what its build recorded
+// right after it: one slot carries it, not a WeakMap entry per assembly.
+let recordedDraft: PromptAssembly | undefined;
+let recorded: VariableStabilities | undefined;
+let recordedSections: AssembledSection[] | undefined;
+let recordedTexts: BuiltTexts | undefined;
+
+/**
+ * The static texts a build rendered and the ranks of the variables they
+ * reference, by index: after the waterfall, a section still holding its
+ * text at its index needs no lookup.
+ */
+export interface BuiltTexts {
+  /** The texts by index (a function or source: resolved per assembly). */
+  readonly texts: readonly unknown[];
+  /** The most volatile rank each static text references, by index. */
+  readonly ranks: Uint8Array;
+}
+
+/** Records the build's static section texts, for the current draft. */
+export function recordBuiltTexts(
+  sections: AssembledSection[],
+  texts: BuiltTexts,
+): void {
+  recordedSections = sections;
+  recordedTexts = texts;
+}
+
+/** Records the build's non-stable variables (`undefined`: none). */
 export function setVariableStabilities(
   draft: PromptAssembly,
-  stabilities: ReadonlyMap<string, StabilityRank>,
+  stabilities: VariableStabilities | undefined,
 ): void {
-  if (stabilities.size !== 0) variableStabilities.set(draft, stabilities);
+  recordedDraft = draft;
+  recorded = stabilities;
+  recordedSections = undefined;
+  recordedTexts = undefined;
 }
 
 /** What {@linkcode setVariableStabilities} recorded for `draft`. */
 export function variableStabilitiesOf(
   draft: PromptAssembly,
-): ReadonlyMap<string, StabilityRank> | undefined {
-  return variableStabilities.get(draft);
+): VariableStabilities | undefined {
+  return recordedDraft === draft ? recorded : undefined;
+}
+
+/**
+ * {@linkcode variableStabilitiesOf}, then forgets the draft, so the slot
+ * keeps no assembly alive.
+ */
+export function takeVariableStabilities(
+  draft: PromptAssembly,
+): SettleStabilityOptions {
+  const variables = variableStabilitiesOf(draft);
+  const built = variables !== undefined && recordedSections === draft.sections
+    ? recordedTexts
+    : undefined;
+  recordedDraft = undefined;
+  recorded = undefined;
+  recordedSections = undefined;
+  recordedTexts = undefined;
+  return { variables, built };
 }
 
 /** Options of {@linkcode settleStability}. */
 export interface SettleStabilityOptions {
-  /** The non-stable variables of the build, by name. */
-  readonly variables?: ReadonlyMap<string, StabilityRank>;
+  /** The non-stable variables of the build. */
+  readonly variables?: VariableStabilities;
+  /** The build's static texts and their ranks. */
+  readonly built?: BuiltTexts;
 }
 
 /**
@@ -158,29 +223,35 @@ export function settleStability(
   assembly: PromptAssembly,
   options: SettleStabilityOptions = {},
 ): PromptAssembly {
-  const { variables } = options;
-  const maxVariable = variables === undefined ? 0 : maxRank(variables);
+  const { variables, built } = options;
+  const maxVariable = variables === undefined ? 0 : variables.max;
+  const builtTexts = built?.texts;
   const sections = assembly.sections;
+  const length = sections.length;
   let settled: AssembledSection[] | undefined;
-  for (let index = 0; index < sections.length; index++) {
+  for (let index = 0; index < length; index++) {
     const section = sections[index];
     // What is not a section fails at render, naming it.
     if (typeof section !== "object" || section === null) continue;
     const own = section.stability;
-    let rank: number = own === undefined ? 0 : rankOf(own);
-    if (rank === -1) throw invalidSection(section, own);
+    let rank: number = 0;
+    if (own !== undefined) {
+      rank = rankOf(own);
+      if (rank === -1) throw invalidSection(section, own);
+    } else if (maxVariable === 0) continue;
     if (rank < maxVariable) {
-      const reference = mostVolatileReference(section.text, variables!, rank);
-      if (reference !== undefined) rank = variables!.get(reference)!;
+      const text = section.text;
+      const referenced = builtTexts !== undefined && text === builtTexts[index]
+        ? built!.ranks[index]
+        : referenceRank(text, variables!);
+      if (referenced > rank) rank = referenced;
     }
-    const stability = rank === 0 ? undefined : STABILITIES[rank];
-    if (stability !== own) {
-      settled ??= sections.slice();
-      const copy = { ...section } as AssembledSection;
-      if (stability === undefined) delete copy.stability;
-      else copy.stability = stability as "agent" | "volatile";
-      settled[index] = copy;
-    }
+    if (rank === 0 ? own === undefined : own === STABILITIES[rank]) continue;
+    settled ??= sections.slice();
+    const copy = { ...section } as AssembledSection;
+    if (rank === 0) delete copy.stability;
+    else copy.stability = STABILITIES[rank] as "agent" | "volatile";
+    settled[index] = copy;
   }
   const tools = settleToolStability(assembly);
   if (settled === undefined && tools === assembly.toolStability) {
@@ -193,14 +264,30 @@ export function settleStability(
   return result;
 }
 
-/** The most volatile rank of `variables`. */
-export function maxRank(
-  variables: ReadonlyMap<string, StabilityRank>,
+/**
+ * The most volatile rank among the variables `text` references (0 when
+ * none, or for a text that is not a string), remembered per text: an
+ * unchanged registry asks about the same texts step after step, and a
+ * lookup is cheaper than reading the template.
+ */
+export function referenceRank(
+  text: unknown,
+  variables: VariableStabilities,
 ): StabilityRank {
-  let max: StabilityRank = 0;
-  for (const rank of variables.values()) if (rank > max) max = rank;
-  return max;
+  if (typeof text !== "string") return 0;
+  const memo = variables.memo;
+  let rank = memo.get(text);
+  if (rank !== undefined) return rank;
+  const reference = mostVolatileReference(text, variables.ranks, 0);
+  rank = reference === undefined ? 0 : variables.ranks.get(reference)!;
+  // Function texts that change every step must not grow the memo while
+  // the variables stay the same.
+  if (memo.size >= REFERENCE_MEMO_SIZE) memo.clear();
+  memo.set(text, rank);
+  return rank;
 }
+
+const REFERENCE_MEMO_SIZE = 4096;
 
 /**
  * The first variable of the most volatile rank above `floor` that `text`

@@ -33,6 +33,8 @@ import {
   readStabilityOption,
   setVariableStabilities,
   type StabilityRank,
+  type VariableStabilities,
+  variableStabilities,
 } from "./stability.ts";
 
 /** A registered variable, as stored in a layer. */
@@ -113,26 +115,26 @@ function buildVariables(
 
 const unstable = new WeakMap<
   readonly VariableRecord[],
-  ReadonlyMap<string, StabilityRank>
+  VariableStabilities | null
 >();
 
 /**
- * The variables of `records` that are not stable, by name: computed once
- * per list, which is shared while its layers do not change.
+ * The variables of `records` that are not stable: computed once per list,
+ * which is shared while its layers do not change.
  */
 function unstableOf(
   records: readonly VariableRecord[],
-): ReadonlyMap<string, StabilityRank> {
-  let found = unstable.get(records);
-  if (found !== undefined) return found;
+): VariableStabilities | undefined {
+  const found = unstable.get(records);
+  if (found !== undefined) return found ?? undefined;
   const ranks = new Map<string, StabilityRank>();
   for (const { name, stability } of records) {
     const rank = rankOf(stability.stability) as StabilityRank;
     if (rank !== 0) ranks.set(name, rank);
   }
-  found = ranks;
-  unstable.set(records, found);
-  return found;
+  const stabilities = variableStabilities(ranks);
+  unstable.set(records, stabilities ?? null);
+  return stabilities;
 }
 
 function resolveVariable(

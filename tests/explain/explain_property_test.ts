@@ -159,6 +159,8 @@ function checkOrigins(input: Case, explanation: PromptExplanation): void {
     layer: modelScoped ? "scope" : "global",
     ...(modelScoped ? { scope: "agent" } : {}),
     defined: true,
+    stability: modelScoped ? "agent" : "stable",
+    stabilityReason: "layer default",
   }]);
 
   const shadowed = explanation.shadowed.map((o) => `${o.kind}:${o.name}`);

@@ -32,6 +32,14 @@ function words(text: string): number {
   return text === "" ? 0 : text.split(/\s+/).length;
 }
 
+/** A scope registration's stability in explain() (SPEC 8.1). */
+const AGENT = { stability: "agent", stabilityReason: "layer default" } as const;
+/** A global registration's stability in explain(). */
+const STABLE = {
+  stability: "stable",
+  stabilityReason: "layer default",
+} as const;
+
 describe("explain(): sections", () => {
   it("names each section's registrar label and layer, in the assembly's order", async () => {
     const prompt = new SystemPrompt({ persona: "You help." });
@@ -155,6 +163,7 @@ describe("explain(): shadowing by scope", () => {
       registrar: "registry/reviewer",
       layer: "scope",
       scope: agent,
+      ...AGENT,
     };
     assert.deepEqual(
       explanation.sections.map(({ start: _s, end: _e, ...o }) => o),
@@ -165,7 +174,12 @@ describe("explain(): shadowing by scope", () => {
     );
     assert.equal(explanation.sections[0].scope, agent); // identity
     assert.deepEqual(explanation.tools, [
-      { name: "read", registrar: "registry/plugin", layer: "global" },
+      {
+        name: "read",
+        registrar: "registry/plugin",
+        layer: "global",
+        ...STABLE,
+      },
       { name: "shell", ...scoped },
     ]);
     assert.deepEqual(explanation.variables, [
@@ -263,6 +277,7 @@ describe("explain(): shadowing by scope", () => {
         layer: "scope",
         scope: preset,
         defined: true,
+        ...AGENT,
       },
     ]);
     assert.deepEqual(
@@ -395,6 +410,7 @@ describe("explain(): runtime context and complete sections", () => {
       scope: "compat",
       start: 0,
       end: 17,
+      ...AGENT,
     }]);
     await prompt.dispose();
   });
@@ -688,7 +704,12 @@ describe("explain(): token counts", () => {
       return assembly;
     });
     const { tools } = await prompt.explain();
-    assert.deepEqual(tools, [{ name: "big", layer: "listener" }]);
+    assert.deepEqual(tools, [{
+      name: "big",
+      layer: "listener",
+      stability: "stable",
+      stabilityReason: "listener",
+    }]);
     await assert.rejects(
       prompt.explain(undefined, { countTokens: words }),
       rejects("INVALID_ASSEMBLY", '"big"', "JSON"),
@@ -710,15 +731,28 @@ describe("explain(): variables", () => {
       Object.keys(explanation.assembly.variables),
     );
     assert.deepEqual(explanation.variables, [
-      { name: "alpha", registrar: "registry", layer: "global", defined: false },
+      {
+        name: "alpha",
+        registrar: "registry",
+        layer: "global",
+        defined: false,
+        ...STABLE,
+      },
       {
         name: "mid",
         registrar: "registry/agent",
         layer: "scope",
         scope: agent,
         defined: true,
+        ...AGENT,
       },
-      { name: "zeta", registrar: "registry", layer: "global", defined: true },
+      {
+        name: "zeta",
+        registrar: "registry",
+        layer: "global",
+        defined: true,
+        ...STABLE,
+      },
     ]);
     await prompt.dispose();
   });

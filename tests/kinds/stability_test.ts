@@ -421,3 +421,47 @@ describe("stability: bad input", () => {
     );
   });
 });
+
+describe("stability: explain() says each entry's stability and why (SPEC 8.1)", () => {
+  it("own, layer default, Observable source, variable NAME, listener", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.variable("branch", of("main"));
+    prompt.variable("os", () => "linux", { stability: "agent" });
+    prompt.section({ name: "a", order: 1, text: "Rules." });
+    prompt.section({ name: "b", order: 2, text: "On {{branch}}." });
+    prompt.section({ name: "c", order: 3, text: "x", stability: "agent" });
+    prompt.section({ name: "d", order: 4, text: of("live") });
+    prompt.section({ name: "e", order: 5, text: "{{os}}" });
+    prompt.tools(of({ schemas: tools("mcp") }));
+    prompt.tools(() => ({ schemas: tools("own") }), { stability: "agent" });
+    prompt.onAssemble((assembly) => {
+      assembly.sections.push({ name: "z", order: 9, text: "z" });
+      return assembly;
+    });
+    const explanation = await prompt.explain();
+    assert.deepEqual(
+      explanation.sections.map((o) => [o.name, o.stability, o.stabilityReason]),
+      [
+        [PERSONA_SECTION, "stable", "layer default"],
+        ["a", "stable", "layer default"],
+        ["b", "volatile", "variable branch"],
+        ["c", "agent", "own"],
+        ["d", "volatile", "Observable source"],
+        ["e", "agent", "variable os"],
+        ["z", "stable", "listener"],
+      ],
+    );
+    assert.deepEqual(
+      explanation.tools.map((o) => [o.name, o.stability, o.stabilityReason]),
+      [["own", "agent", "own"], ["mcp", "volatile", "Observable source"]],
+    );
+    assert.deepEqual(
+      explanation.variables.map((
+        o,
+      ) => [o.name, o.stability, o.stabilityReason]),
+      [["branch", "volatile", "Observable source"], ["os", "agent", "own"]],
+    );
+    assert.equal(explanation.runtimeContext.length, 0);
+    await prompt.dispose();
+  });
+});
