@@ -18,6 +18,7 @@
 
 import { quote, SystemPromptError } from "../errors.ts";
 import { compareCodeUnits } from "../shared/util.ts";
+import { readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import { type CountedAssembly, type TokenMemo, tokensOf } from "./count.ts";
 
@@ -58,7 +59,11 @@ export function pruneToBudget(
   plan: BudgetPlan,
   termsOf: TermsOf = NO_TERMS,
 ): PromptAssembly {
-  const counted = tokensOf(assembly, plan.memo);
+  // What a listener's getter or Proxy throws is typed, as in the renderers.
+  const counted = readingAssembly(
+    () => tokensOf(assembly, plan.memo),
+    "The token budget",
+  );
   const { maxTokens } = plan;
   if (counted.total <= maxTokens) return assembly;
   const sections = assembly.sections;

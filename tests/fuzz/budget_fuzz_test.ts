@@ -12,6 +12,7 @@ import {
   type PromptAssembly,
   SystemPrompt,
   type SystemPromptConfig,
+  SystemPromptError,
 } from "../../mod.ts";
 import {
   anyInputArb,
@@ -158,6 +159,53 @@ describe(`fuzz: token budgets (seed ${FUZZ_SEED})`, () => {
             assertTyped(error);
           }
           await prompt.dispose();
+        },
+      ),
+      FUZZ_OPTIONS,
+    );
+  });
+
+  it("an assembly a listener made hostile fails typed under a budget (when it does without one)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("sections", "variables", "tools", "entry", "text"),
+        hostileArb,
+        async (key, make) => {
+          const outcome = async (config: SystemPromptConfig) => {
+            const prompt = registry(config, []);
+            prompt.variable("v", () => "value");
+            prompt.section({ name: "ref", order: 9, text: "{{v}} {{v}}" });
+            prompt.onAssemble(async (_assembly, _context, next) => {
+              const assembly = await next();
+              const value = make();
+              if (key === "entry") {
+                (assembly.sections as unknown[])[0] = value;
+              } else if (key === "text") {
+                (assembly.sections[0] as { text: unknown }).text = value;
+              } else {(assembly as unknown as Record<string, unknown>)[key] =
+                  value;}
+              return assembly;
+            });
+            try {
+              await prompt.assemble();
+              return undefined;
+            } catch (error) {
+              return error;
+            } finally {
+              await prompt.dispose();
+            }
+          };
+          const without = await outcome({});
+          // Another room's raw error (not the budget's) is not judged here.
+          if (
+            without !== undefined && !(without instanceof SystemPromptError)
+          ) {
+            return;
+          }
+          const error = await outcome({
+            budget: { maxTokens: 50, countTokens: chars },
+          });
+          if (error !== undefined) assertTyped(error);
         },
       ),
       FUZZ_OPTIONS,

@@ -45,6 +45,11 @@ const FIELDS = [
   "valueOf",
   "constructor",
   "message",
+  "budget",
+  "maxTokens",
+  "countTokens",
+  "priority",
+  "required",
 ];
 
 function fail(what: string): never {
