@@ -34,12 +34,19 @@ export interface PeerDependency {
   optional: boolean;
   /** The subpaths the module imports it by (default: only the package root). */
   subpaths?: readonly string[];
+  /**
+   * The version the build type-checks against, where the import map's needs
+   * a newer Node than the build's (Node 20, the floor): npm would install it
+   * with `EBADENGINE` warnings. Default: the import map's range.
+   */
+  build?: string;
 }
 
 /** The consumer's packages: name → range and whether it is optional. */
 export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
-  // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README).
-  ai: { range: "^6 || ^7", optional: true },
+  // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README): the
+  // build checks against `ai` 6, `deno check` and check:npm against both.
+  ai: { range: "^6 || ^7", optional: true, build: "6.0.325" },
   // `./mcp` only: a connected Client of the MCP SDK.
   "@modelcontextprotocol/sdk": {
     range: "^1.10.0",
@@ -150,13 +157,13 @@ function peerMappings(): BuildOptions["mappings"] {
   );
 }
 
-/** Each peer at the import map's range, to build against. */
+/** Each peer at its build version or the import map's range, to build against. */
 function peerDevDependencies(): Record<string, string> {
   const imports: Record<string, string> = denoJson.imports;
   return Object.fromEntries(
-    Object.keys(PEER_DEPENDENCIES).map((name) => [
+    Object.entries(PEER_DEPENDENCIES).map(([name, peer]) => [
       name,
-      imports[name].slice(`npm:${name}@`.length),
+      peer.build ?? imports[name].slice(`npm:${name}@`.length),
     ]),
   );
 }

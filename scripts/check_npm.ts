@@ -28,7 +28,12 @@
 
 import path from "node:path";
 import ts from "typescript";
-import { buildPackage, entryPoints, OUT_DIR } from "./build_npm.ts";
+import {
+  buildPackage,
+  entryPoints,
+  OUT_DIR,
+  PEER_DEPENDENCIES,
+} from "./build_npm.ts";
 
 /** Tools from npm, pinned. TypeScript comes from the import map. */
 const TOOLS = {
@@ -41,10 +46,11 @@ const TOOLS = {
 const CONSUMER_NODE_TYPES = "^20.19.0";
 
 /**
- * The `ai` major that runs on Node 20 (`ai` 7 needs Node 22): `./ai-sdk`
- * is checked at run time with it. `ai` 7 comes from `deno.lock`.
+ * The `ai` major that runs on Node 20 (`ai` 7 needs Node 22), the one the
+ * build checks against: `./ai-sdk` is checked at run time with it. `ai` 7
+ * comes from `deno.lock`.
  */
-const AI_6 = "6.0.325";
+const AI_6 = PEER_DEPENDENCIES.ai.build!;
 
 /** No single command may run longer than this. */
 const COMMAND_TIMEOUT_MS = 10 * 60 * 1000;
@@ -377,6 +383,12 @@ function nodeCounts(tap: string): Counts | undefined {
   };
 }
 
+/** The names of the skipped and todo tests in `node --test`'s TAP. */
+function nodeSkipped(tap: string): string[] {
+  return [...tap.matchAll(/^\s*ok \d+ - (.*?) # (SKIP|TODO)\b/gm)]
+    .map(([, name]) => name.replace(/\\(.)/g, "$1"));
+}
+
 /** ` N pass` … from `bun test`'s summary. */
 function bunCounts(text: string): Counts | undefined {
   const count = (label: string) => {
@@ -422,7 +434,9 @@ async function runNode(files: string[], cwd: string): Promise<void> {
   if (report !== "") console.log(report);
   let counts: Counts | undefined;
   try {
-    counts = nodeCounts(Deno.readTextFileSync(tap));
+    const text = Deno.readTextFileSync(tap);
+    counts = nodeCounts(text);
+    for (const name of nodeSkipped(text)) console.log(`skipped: ${name}`);
   } catch {
     counts = undefined;
   }

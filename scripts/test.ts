@@ -1,22 +1,57 @@
 /**
- * `deno task test`: the test suite and every example in the docs, printed
- * short. Deno's dot reporter runs it; its progress marks are dropped (shown
- * as dots on a terminal), failures are printed in full, then Deno's summary
- * and one line in the unit CI totals:
+ * `deno task test` and `deno task test:slow`: the test suite in two parts,
+ * printed short. Together they run every test file under `tests/` (and every
+ * example in the docs); `.ci/run` runs both.
+ *
+ * Which part a test file belongs to follows from its name, so a new file
+ * lands in the right one without a list to keep:
+ *
+ * - **slow** (`deno task test:slow`), slow by nature, one file at a time:
+ *   - `*_sdk_test.ts`: the real SDK clients (`openai`, `@anthropic-ai/sdk`,
+ *     `ai`), loaded and sent to servers on 127.0.0.1;
+ *   - `*_deno_test.ts`: runs Deno as a subprocess (the `rxprompt` command
+ *     line, a host with restricted V8 flags);
+ *   - `*_scale_test.ts`: costs and limits measured at scale;
+ *   - everything in `tests/memory/`: heap slopes, with `gc()` exposed.
+ *
+ *   (`scripts/check_npm.ts` leaves out the same `*_sdk_test.ts` and
+ *   `*_deno_test.ts` on Node and Bun: they need Deno.)
+ * - **unit** (`deno task test`): every other test file, files run in
+ *   parallel, and every example in the docs (`mod.ts`, `src/`, `adapters/`,
+ *   `README.md`).
+ *
+ * Deno's dot reporter runs each part; its progress marks are dropped (shown
+ * as dots on a terminal), failures are printed in full, each ignored test
+ * is named, and the last line is the part's one total, in test cases:
  *
  * ```text
- * deno: test cases (it() blocks and doc examples): 390 passed, 0 failed, 0 ignored
+ * deno: test cases (it() blocks and doc examples): 983 passed, 0 failed, 0 ignored (21s)
+ * deno (slow): test cases (it() blocks): 60 passed, 0 failed, 0 ignored (40s)
  * ```
  *
  * A test case is a test or step without steps of its own: each `it()`, each
- * doc example. Extra arguments go to `deno test` (CI adds `--coverage`,
- * whose table Deno prints once). No colour unless stdout is a terminal and
- * `NO_COLOR` is unset.
+ * doc example. Extra arguments go to `deno test` (CI adds `--coverage`).
+ * No colour unless stdout is a terminal and `NO_COLOR` is unset.
+ *
+ * ```sh
+ * deno task test          # the unit suite and the doc examples
+ * deno task test:slow     # SDK round trips, subprocesses, scale, memory
+ * ```
  *
  * @module
  */
 
-const TARGETS = ["tests/", "mod.ts", "src/", "adapters/", "README.md"];
+const DOC_TARGETS = ["mod.ts", "src/", "adapters/", "README.md"];
+/** Where the test files are; `tests/bench/` holds benchmarks, no tests. */
+const TEST_ROOT = "tests";
+const NOT_TESTS = ["tests/bench"];
+/** The file names `deno test` takes as tests in a folder. */
+const TEST_FILE = /(^|[._])test\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+
+/** The naming rule of the slow part (see the module documentation). */
+const SLOW_FILE = /_(sdk|deno|scale)_test\.[cm]?[jt]sx?$/;
+const SLOW_FOLDERS = ["tests/memory"];
+
 /**
  * The SDK round trips talk to a loopback server; `ai` reads the host name.
  * The command-line tests run `deno` (and `script`, for a terminal) on
@@ -31,37 +66,102 @@ const PERMISSIONS = [
   "--allow-write",
 ];
 
+/** Which part of the suite runs a test file. */
+export type TestPart = "unit" | "slow";
+
+/**
+ * The part of the suite a test file (a path relative to the checkout, `/`
+ * or the platform's separator) belongs to, by the rule in the module
+ * documentation.
+ */
+export function testPart(file: string): TestPart {
+  const path = file.replaceAll("\\", "/");
+  if (SLOW_FILE.test(path)) return "slow";
+  return SLOW_FOLDERS.some((folder) => path.startsWith(folder + "/"))
+    ? "slow"
+    : "unit";
+}
+
+/** The test files under `root` (relative paths, sorted), benchmarks aside. */
+export function testFiles(root = TEST_ROOT): string[] {
+  const files: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory && !NOT_TESTS.includes(path)) visit(path);
+      else if (entry.isFile && TEST_FILE.test(entry.name)) files.push(path);
+    }
+  };
+  visit(root);
+  return files.sort();
+}
+
 /** Test cases in a JUnit report, the way {@linkcode countTestCases} counts. */
 export interface TestCaseCounts {
   passed: number;
   failed: number;
   ignored: number;
+  /** Each ignored test case: `file: name > step`. */
+  ignoredNames: string[];
+}
+
+/** `&amp;` and the like, as text. */
+function unescapeXml(text: string): string {
+  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, name: string) =>
+    ({
+      lt: "<",
+      gt: ">",
+      quot: '"',
+      apos: "'",
+      amp: "&",
+    })[name]!);
 }
 
 /**
  * Counts the leaves of a Deno JUnit report: a step is named
  * `parent > step`, so a test case whose name prefixes another's is a parent
- * and is not counted (its result is its steps').
+ * and is not counted (its result is its steps'). An ignored test case is
+ * named with the file of its top-level test.
  */
 export function countTestCases(junit: string): TestCaseCounts {
   const cases = [...junit.matchAll(
-    /<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g,
-  )].map(([, name, body]) => ({ name, body }));
+    /<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g,
+  )].map(([, name, file, body]) => ({ name, file, body }));
   const parents = new Set<string>();
-  for (const { name } of cases) {
+  const files = new Map<string, string>();
+  for (const { name, file } of cases) {
     const parts = name.split(" &gt; ");
+    if (parts.length === 1) files.set(name, file);
     for (let i = 1; i < parts.length; i++) {
       parents.add(parts.slice(0, i).join(" &gt; "));
     }
   }
-  const counts = { passed: 0, failed: 0, ignored: 0 };
-  for (const { name, body } of cases) {
+  const counts: TestCaseCounts = {
+    passed: 0,
+    failed: 0,
+    ignored: 0,
+    ignoredNames: [],
+  };
+  for (const { name, file, body } of cases) {
     if (parents.has(name)) continue;
     if (body.includes("<failure")) counts.failed += 1;
-    else if (body.includes("<skipped")) counts.ignored += 1;
-    else counts.passed += 1;
+    else if (body.includes("<skipped")) {
+      counts.ignored += 1;
+      const top = files.get(name.split(" &gt; ")[0]) ?? file;
+      counts.ignoredNames.push(
+        unescapeXml(`${top.replace(/^\.\//, "")}: ${name}`),
+      );
+    } else counts.passed += 1;
   }
   return counts;
+}
+
+/**
+ * Deno's own summary line (`ok | 256 passed (898 steps) | …`): it counts
+ * tests and steps, not test cases, and the part prints its one total.
+ */
+export function isDenoSummary(line: string): boolean {
+  return /^(ok|FAILED) \| \d+ passed/.test(line);
 }
 
 /** The lines of a byte stream. */
@@ -77,22 +177,39 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<
   if (rest !== "") yield rest;
 }
 
+/** `deno test` arguments for one part, before the caller's extra ones. */
+function partArgs(part: TestPart, files: string[]): string[] {
+  return part === "unit"
+    // Files in parallel: one file is one isolate, and most of a unit file's
+    // time is loading its modules.
+    ? ["--doc", "--parallel", ...files, ...DOC_TARGETS]
+    // One file at a time: timings and heap slopes are measured.
+    : ["--v8-flags=--expose-gc", ...files];
+}
+
 async function main(): Promise<number> {
+  const part: TestPart = Deno.args.includes("--slow") ? "slow" : "unit";
+  const extra = Deno.args.filter((arg) => arg !== "--slow");
+  const root = new URL("..", import.meta.url).pathname;
+  Deno.chdir(root);
+  const files = testFiles().filter((file) => testPart(file) === part);
   const terminal = Deno.stdout.isTerminal();
   const colour = terminal && Deno.env.get("NO_COLOR") === undefined;
+  // deno-lint-ignore no-control-regex
+  const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "");
   const encoder = new TextEncoder();
   const junit = await Deno.makeTempFile({ suffix: ".xml" });
+  const started = performance.now();
   try {
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "test",
         "--quiet",
-        "--doc",
         "--reporter=dot",
         `--junit-path=${junit}`,
         ...PERMISSIONS,
-        ...Deno.args,
-        ...TARGETS,
+        ...extra,
+        ...partArgs(part, files),
       ],
       env: colour ? {} : { NO_COLOR: "1" },
       stdin: "null",
@@ -100,24 +217,39 @@ async function main(): Promise<number> {
       stderr: "inherit",
     }).spawn();
     let progress = false;
+    let blanks = 0;
     for await (const line of lines(child.stdout)) {
-      // deno-lint-ignore no-control-regex
-      if (/^[.,!]+$/.test(line.replace(/\x1b\[[0-9;]*m/g, ""))) {
+      const text = plain(line);
+      if (/^[.,!]+$/.test(text)) {
         if (terminal) Deno.stdout.writeSync(encoder.encode(line));
         progress = terminal;
         continue;
       }
       if (progress) console.log();
       progress = false;
+      // Blank lines are held back, so that none is left where the summary
+      // was dropped.
+      if (text.trim() === "") {
+        blanks += 1;
+        continue;
+      }
+      if (isDenoSummary(text)) continue;
+      for (; blanks > 0; blanks--) console.log();
       console.log(line);
     }
+    if (progress) console.log();
     const { code } = await child.status;
     const report = await Deno.readTextFile(junit);
+    const seconds = Math.round((performance.now() - started) / 1000);
     if (report.includes("<testsuites")) {
-      const { passed, failed, ignored } = countTestCases(report);
+      const counts = countTestCases(report);
+      for (const name of counts.ignoredNames) console.log(`ignored: ${name}`);
+      const label = part === "unit"
+        ? "deno: test cases (it() blocks and doc examples)"
+        : "deno (slow): test cases (it() blocks)";
       console.log(
-        `deno: test cases (it() blocks and doc examples): ${passed} passed, ` +
-          `${failed} failed, ${ignored} ignored`,
+        `${label}: ${counts.passed} passed, ${counts.failed} failed, ` +
+          `${counts.ignored} ignored (${seconds}s)`,
       );
     }
     return code;

@@ -123,6 +123,11 @@ describe("change$", () => {
     const reported: unknown[] = [];
     const previous = config.onUnhandledError;
     config.onUnhandledError = (error) => reported.push(error);
+    // The registry reports each throw with console.error by default
+    // (change_stream_test.ts checks what it prints): kept out of the output.
+    const logged: unknown[][] = [];
+    const originalError = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
     try {
       const prompt = new SystemPrompt();
       const boom = new Error("subscriber failed");
@@ -150,8 +155,12 @@ describe("change$", () => {
       // Whether the registry isolates subscribers itself or RxJS reports
       // the error, it never reaches the registration call.
       for (const error of reported) assert.equal(error, boom);
+      // Register a, register b, unregister a: each throw reported once.
+      assert.equal(logged.length, 3);
+      for (const args of logged) assert.ok(args.includes(boom));
     } finally {
       config.onUnhandledError = previous;
+      console.error = originalError;
     }
   });
 });
