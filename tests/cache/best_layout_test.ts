@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bestLayoutTokens } from "../../src/cache/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
+import fc from "fast-check";
 
 const count = (text: string): number => text.length;
 
@@ -96,6 +97,43 @@ describe("bestLayoutTokens", () => {
       (error) =>
         error instanceof SystemPromptError &&
         /^request 0: countTokens returned 0.5/.test(error.message),
+    );
+  });
+
+  it("bounds a repeated request by its whole input, and any request by its input (seeded)", () => {
+    const textArb = fc.constantFrom("a", "bb\n\ncc", "ddd", "");
+    const bodyArb = fc.record({
+      system: textArb,
+      messages: fc.array(
+        fc.record({
+          role: fc.constantFrom("user", "assistant"),
+          content: textArb,
+        }),
+        { maxLength: 4 },
+      ),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ body: bodyArb, thread: fc.constantFrom("a", "b") }),
+          {
+            minLength: 1,
+            maxLength: 6,
+          },
+        ),
+        (requests) => {
+          const last = requests[requests.length - 1];
+          const all = [...requests, { ...last }];
+          const { requests: bounds } = bestLayoutTokens(all, count);
+          for (const bound of bounds) {
+            assert.ok(bound.boundTokens <= bound.inputTokens);
+            assert.ok(bound.promptBoundTokens <= bound.promptTokens);
+          }
+          const repeated = bounds[bounds.length - 1];
+          assert.equal(repeated.boundTokens, repeated.inputTokens);
+        },
+      ),
+      { seed: 8_082_026, numRuns: 300 },
     );
   });
 });

@@ -470,6 +470,30 @@ describe("simulateCache, accepted bodies", () => {
     assert.equal(requests[1].cachedTokens, 1408);
   });
 
+  it("reads a leading system item of a Responses input as the system prompt, with its marks", () => {
+    const body = (question: string) => ({
+      input: [
+        {
+          role: "system",
+          content: [{
+            type: "input_text",
+            text: text(1100),
+            prompt_cache_breakpoint: { mode: "explicit" },
+          }],
+        },
+        { role: "user", content: question },
+      ],
+      prompt_cache_options: { mode: "explicit" },
+    });
+    const { requests } = openai(
+      [{ body: body("a") }, { body: body("b") }],
+      "openai-explicit",
+    );
+    assert.equal(requests[1].promptTokens, 1100);
+    assert.equal(requests[1].cachedTokens, 1100);
+    assert.equal(requests[1].firstMiss?.block, "message:1.0");
+  });
+
   it("names blocks tool:NAME, system:I and message:I.J", () => {
     const body = (last: string) => ({
       tools: [tool("read")],
@@ -536,6 +560,122 @@ describe("simulateCache, bad input", () => {
             countTokens: () => answer as number,
           }),
         typed(/^request 0: countTokens returned/),
+      );
+    }
+  });
+
+  it("says what is wrong in a body, and what would be valid", () => {
+    const anthropicCases: [unknown, RegExp][] = [
+      [
+        { system: [{ type: "image" }], messages: [] },
+        /system\[0\] is not a text block/,
+      ],
+      [
+        { system: [{ type: "text", text: 3 }], messages: [] },
+        /system\[0\]\.text is number 3/,
+      ],
+      [
+        { system: 5, messages: [] },
+        /system is number 5; expected a string or an array/,
+      ],
+      [
+        { system: "s" },
+        /messages is undefined; expected an Anthropic Messages body/,
+      ],
+      [
+        { messages: [7] },
+        /messages\[0\] is number 7; expected \{ role, content \}/,
+      ],
+      [
+        { messages: [{ role: 1, content: "" }] },
+        /messages\[0\]\.role is number 1/,
+      ],
+      [
+        { messages: [{ role: "user", content: 2 }] },
+        /messages\[0\]\.content is number 2/,
+      ],
+      [
+        { messages: [{ role: "user", content: [3] }] },
+        /messages\[0\]\.content\[0\] is not a content block/,
+      ],
+      [{ tools: {}, messages: [] }, /tools is an object; expected an array/],
+      [{ tools: [null], messages: [] }, /tools\[0\] is null; expected a tool/],
+      [
+        { tools: [{ description: "x" }], messages: [] },
+        /tools\[0\] has no name/,
+      ],
+      [
+        {
+          tools: [{ name: "a", cache_control: { type: "persistent" } }],
+          messages: [],
+        },
+        /tools\[0\]\.cache_control is not \{ type: "ephemeral", ttl\? \}/,
+      ],
+      [
+        {
+          tools: [{
+            name: "a",
+            cache_control: { type: "ephemeral", ttl: "2h" },
+          }],
+          messages: [],
+        },
+        /tools\[0\]\.cache_control\.ttl is "2h"; expected "5m" or "1h"/,
+      ],
+    ];
+    for (const [body, pattern] of anthropicCases) {
+      assert.throws(
+        () => anthropic([{ body: body as object }]),
+        typed(pattern),
+        String(pattern),
+      );
+    }
+    const openAICases: [unknown, RegExp][] = [
+      [
+        { instructions: 4, input: "x" },
+        /instructions is number 4; expected a string/,
+      ],
+      [{ input: [5] }, /input\[0\] is number 5; expected a message object/],
+      [{ messages: [], input: [] }, /the body has both messages and input/],
+      [
+        { messages: [], prompt_cache_options: 1 },
+        /prompt_cache_options is number 1/,
+      ],
+      [
+        { messages: [], prompt_cache_options: { ttl: "1d" } },
+        /prompt_cache_options\.ttl is "1d"; expected "30m" or "12h"/,
+      ],
+      [
+        {
+          messages: [{
+            role: "user",
+            content: [{
+              type: "text",
+              text: "x",
+              prompt_cache_breakpoint: { mode: "auto" },
+            }],
+          }],
+        },
+        /messages\[0\]\.content\[0\]\.prompt_cache_breakpoint is not \{ mode: "explicit", ttl\? \}/,
+      ],
+      [
+        {
+          messages: [{
+            role: "user",
+            content: [{
+              type: "text",
+              text: "x",
+              prompt_cache_breakpoint: { mode: "explicit", ttl: "1h" },
+            }],
+          }],
+        },
+        /prompt_cache_breakpoint\.ttl is "1h"; expected "30m" or "12h"/,
+      ],
+    ];
+    for (const [body, pattern] of openAICases) {
+      assert.throws(
+        () => openai([{ body: body as object }]),
+        typed(pattern),
+        String(pattern),
       );
     }
   });

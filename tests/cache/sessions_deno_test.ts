@@ -1,6 +1,7 @@
 /**
  * The example sessions stay working: every session, every way, a few steps,
- * simulated under every provider's rules.
+ * simulated under every provider's rules. Deno-only: the examples are not
+ * in the npm package.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
