@@ -10,24 +10,13 @@
  * this checkout's import map). Each run times the two sides interleaved,
  * in many short rounds, and keeps each side's fastest round (the one least
  * disturbed by other work on a shared machine); the figure printed is the
- * median of three such runs.
+ * median of three such runs. With `--all`, the workloads around it too
+ * (W1 `assemble` alone and without listeners, `explain`, a `watch()` view).
  *
  * @module
  */
 
-interface Side {
-  readonly name: string;
-  readonly step: () => Promise<unknown>;
-}
-
-interface W1Module {
-  buildW1(): { assemble(context: unknown): Promise<unknown> };
-  W1_CONTEXT: unknown;
-}
-
-interface ModModule {
-  renderPrompt(assembly: unknown): string;
-}
+import { BehaviorSubject } from "rxjs";
 
 /**
  * Many short rounds: a round of about half a millisecond often runs
@@ -37,6 +26,40 @@ const ROUNDS = 300;
 /** Milliseconds of one timed batch. */
 const BATCH = 0.5;
 const RUNS = 3;
+const ALL = Deno.args.includes("--all");
+
+interface Side {
+  readonly name: string;
+  /** Each workload's step, by workload name. */
+  readonly steps: ReadonlyMap<string, () => Promise<unknown>>;
+}
+
+interface W1Registry {
+  assemble(context: unknown): Promise<unknown>;
+  explain(
+    context: unknown,
+    options?: { countTokens: (text: string) => number },
+  ): Promise<unknown>;
+}
+
+interface W1Module {
+  buildW1(options?: { listeners?: boolean }): W1Registry;
+  W1_CONTEXT: unknown;
+}
+
+interface ModModule {
+  renderPrompt(assembly: unknown): string;
+  SystemPrompt: new () => {
+    variable(name: string, provider: unknown): void;
+    section(section: unknown): void;
+    watch(): {
+      subscribe(next: (view: unknown) => void): { unsubscribe(): void };
+    };
+  };
+}
+
+/** The W1 step, the budgeted row; `--all` adds the related workloads. */
+const W1_STEP = "W1 assemble + renderPrompt";
 
 async function sideOf(name: string, root: string): Promise<Side> {
   const base = new URL(`file://${Deno.cwd()}/`);
@@ -47,11 +70,39 @@ async function sideOf(name: string, root: string): Promise<Side> {
     url("tests/bench/w1.ts")
   );
   const w1 = buildW1();
+  const bare = buildW1({ listeners: false });
   const { renderPrompt } = mod;
-  return {
-    name,
-    step: async () => renderPrompt(await w1.assemble(W1_CONTEXT)),
-  };
+  const countTokens = (text: string) => text.length >> 2;
+  const steps = new Map<string, () => Promise<unknown>>([
+    [W1_STEP, async () => renderPrompt(await w1.assemble(W1_CONTEXT))],
+  ]);
+  if (ALL) {
+    steps.set("W1 assemble", () => w1.assemble(W1_CONTEXT));
+    steps.set("W1 assemble, no listeners", () => bare.assemble(W1_CONTEXT));
+    steps.set("W1 explain", () => w1.explain(W1_CONTEXT));
+    steps.set(
+      "W1 explain, countTokens",
+      () => w1.explain(W1_CONTEXT, { countTokens }),
+    );
+    steps.set("watch: a live value to its view", watchStep(mod));
+  }
+  return { name, steps };
+}
+
+/** A watched registry: one value pushed into a live variable, to its view. */
+function watchStep(mod: ModModule): () => Promise<unknown> {
+  const prompt = new mod.SystemPrompt();
+  const cwd = new BehaviorSubject("/0");
+  prompt.variable("cwd", cwd);
+  prompt.section({ name: "where", order: 1, text: "In {{cwd}}." });
+  let arrived: (() => void) | undefined;
+  prompt.watch().subscribe(() => arrived?.());
+  let value = 0;
+  return () =>
+    new Promise<void>((resolve) => {
+      arrived = resolve;
+      cwd.next(`/${++value}`);
+    });
 }
 
 /** Microseconds per call of `run`, over `calls` calls. */
@@ -70,14 +121,16 @@ async function calibrate(run: () => Promise<unknown>): Promise<number> {
   return calls;
 }
 
-/** The fastest round's µs per call of each side, timed interleaved. */
-async function interleaved(sides: readonly Side[]): Promise<number[]> {
+/** The fastest round's µs per call of each step, timed interleaved. */
+async function interleaved(
+  steps: readonly (() => Promise<unknown>)[],
+): Promise<number[]> {
   const calls: number[] = [];
-  for (const side of sides) calls.push(await calibrate(side.step));
-  const samples: number[][] = sides.map(() => []);
+  for (const step of steps) calls.push(await calibrate(step));
+  const samples: number[][] = steps.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [index, side] of sides.entries()) {
-      samples[index].push(await timeBatch(side.step, calls[index]));
+    for (const [index, step] of steps.entries()) {
+      samples[index].push(await timeBatch(step, calls[index]));
     }
   }
   return samples.map((rounds) => Math.min(...rounds));
@@ -88,34 +141,37 @@ function median(values: readonly number[]): number {
   return sorted[sorted.length >> 1];
 }
 
-if (Deno.args.length === 0) {
-  console.error("usage: bench_versus.ts <other checkout>...");
+const others = Deno.args.filter((arg) => arg !== "--all");
+if (others.length === 0) {
+  console.error("usage: bench_versus.ts [--all] <other checkout>...");
   Deno.exit(2);
 }
 const sides = [await sideOf("this checkout", ".")];
-for (const other of Deno.args) sides.push(await sideOf(other, other));
-// Warm-up: both sides optimized before anything counts.
-for (let turn = 0; turn < 20; turn++) {
-  for (const side of sides) await timeBatch(side.step, 200);
-}
-const runs: number[][] = [];
-for (let run = 0; run < RUNS; run++) {
-  // Alternate the order, so no side always has the same turn.
-  const order = run % 2 === 0 ? sides : [...sides].reverse();
-  const times = await interleaved(order);
-  runs.push(run % 2 === 0 ? times : [...times].reverse());
+for (const other of others) sides.push(await sideOf(other, other));
+for (const workload of sides[0].steps.keys()) {
+  const steps = sides.map((side) => side.steps.get(workload)!);
+  // Warm-up: every side optimized before anything counts.
+  for (let turn = 0; turn < 20; turn++) {
+    for (const step of steps) await timeBatch(step, 50);
+  }
+  const runs: number[][] = [];
+  for (let run = 0; run < RUNS; run++) {
+    // Alternate the order, so no side always has the same turn.
+    const forward = run % 2 === 0;
+    const times = await interleaved(forward ? steps : [...steps].reverse());
+    runs.push(forward ? times : times.reverse());
+  }
+  const medians = sides.map((_, index) =>
+    median(runs.map((run) => run[index]))
+  );
   console.log(
-    `run ${run + 1}: ` +
-      sides.map((side, index) =>
-        `${side.name} ${runs[run][index].toFixed(1)} µs`
-      )
-        .join(", "),
+    `${workload}, median of ${RUNS} interleaved runs: ` +
+      sides.map((side, index) => `${side.name} ${medians[index].toFixed(1)} µs`)
+        .join(", ") +
+      `; this ÷ ${sides[1].name}: ${(medians[0] / medians[1]).toFixed(3)}×` +
+      ` (runs: ${
+        runs.map((run) => run.map((time) => time.toFixed(1)).join("/"))
+          .join(", ")
+      })`,
   );
 }
-const medians = sides.map((_, index) => median(runs.map((run) => run[index])));
-console.log(
-  `W1 assemble + renderPrompt, median of ${RUNS} interleaved runs: ` +
-    sides.map((side, index) => `${side.name} ${medians[index].toFixed(1)} µs`)
-      .join(", ") +
-    `; this ÷ ${sides[1].name}: ${(medians[0] / medians[1]).toFixed(3)}×`,
-);

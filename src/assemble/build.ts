@@ -38,6 +38,7 @@ import {
   KINDS,
   type RecordOf,
 } from "../kinds/table.ts";
+import { holds } from "../store/layer_state.ts";
 import type { Snapshot } from "../store/layers.ts";
 import type {
   AssembleContext,
@@ -276,12 +277,25 @@ export function buildAssembly(
   return draft;
 }
 
+/**
+ * The snapshot's layers as `name` sees them, or none at all when no layer
+ * holds a record of it: most kinds are empty in most layers of a long scope
+ * chain, and a list of empty layers would cost one object per layer per
+ * kind per assembly.
+ */
 function layersOf<K extends KindName>(
   snapshot: Snapshot,
   name: K,
-): KindLayer<RecordOf<K>>[] {
+): readonly KindLayer<RecordOf<K>>[] {
+  let index = 0;
+  while (index < snapshot.length && !holds(snapshot[index].state, name)) {
+    index++;
+  }
+  if (index === snapshot.length) return NO_LAYERS;
   return snapshot.map(({ state, scope }) => ({
     records: state[name] as readonly RecordOf<K>[],
     scope,
   }));
 }
+
+const NO_LAYERS: readonly never[] = Object.freeze([]);

@@ -8,15 +8,17 @@
 
 import {
   asapScheduler,
+  asyncScheduler,
   combineLatest,
-  debounce,
+  debounceTime,
   defer,
   EMPTY,
   finalize,
   Observable,
   startWith,
+  subscribeOn,
   switchMap,
-  timer,
+  tap,
 } from "rxjs";
 import { SystemPromptError } from "../errors.ts";
 import type { BuildOptions } from "../kinds/kind.ts";
@@ -117,23 +119,29 @@ export function watchViews$<C extends AssembleContext>(
   // into one view.
   return defer(() => {
     // A change that arrives while this watcher's assembly runs (a provider
-    // that invalidates or registers during its own assembly) waits for a
-    // macrotask: re-assembling in microtasks would starve the event loop
-    // for as long as the provider keeps doing it.
+    // that invalidates or registers during its own assembly) re-assembles
+    // after a macrotask: in microtasks it would starve the event loop for
+    // as long as the provider keeps doing it.
     let assembling = false;
+    let late = false;
     return combineLatest([
       chainSnapshot$(layers, scopes, scope),
       layers.invalidation$.pipe(startWith(undefined)),
     ]).pipe(
-      debounce(() => assembling ? timer(0) : timer(0, asapScheduler)),
-      switchMap(([snapshot]) =>
-        source.disposed() ? EMPTY : view$(context, (derived) => {
+      tap(() => late ||= assembling),
+      debounceTime(0, asapScheduler),
+      switchMap(([snapshot]) => {
+        if (source.disposed()) return EMPTY;
+        const view = view$(context, (derived) => {
           assembling = true;
           return assembly$(derived, snapshot).pipe(
             finalize(() => assembling = false),
           );
-        })
-      ),
+        });
+        if (!late) return view;
+        late = false;
+        return view.pipe(subscribeOn(asyncScheduler));
+      }),
       withDiffs,
     );
   });

@@ -3,9 +3,10 @@
  * `onAssemble` listeners as a chain of RxJS stages, in registration order.
  *
  * Stage `i` is a cold one-value Observable that calls listener `i`; the
- * listener's `next()` subscribes stage `i + 1`, owned by stage `i`, and
- * hands its value over as a memoized promise. So unsubscribing the first
- * stage tears the whole chain down: no later stage starts. A listener that
+ * listener's `next()` subscribes stage `i + 1` and hands its value over as
+ * a memoized promise. Every stage's subscription is owned by the run, so
+ * unsubscribing the waterfall before it answered tears the whole chain
+ * down: no later stage starts. A listener that
  * answers synchronously is answered synchronously (no promise, no
  * scheduler); a promise or an Observable answer is awaited inside its
  * stage. The caller's signal is checked as each stage starts, so an abort
@@ -19,6 +20,7 @@ import {
   map,
   Observable,
   type Subscriber,
+  Subscription,
   take,
   type TeardownLogic,
   throwIfEmpty,
@@ -32,6 +34,11 @@ interface Run<C> {
   readonly assembly: PromptAssembly;
   readonly context: C;
   readonly signal: AbortSignal | undefined;
+  /**
+   * The stages `next()` started: torn down when the waterfall is
+   * unsubscribed before it answered, left to finish after it answered.
+   */
+  readonly rests: Subscription;
 }
 
 /**
@@ -46,7 +53,27 @@ export function waterfall$<C>(
   assembly: PromptAssembly,
   { context, signal }: { context: C; signal: AbortSignal | undefined },
 ): Observable<PromptAssembly> {
-  return stage$({ listeners, assembly, context, signal }, 0);
+  return new Observable<PromptAssembly>((subscriber) => {
+    const rests = new Subscription();
+    let answered = false;
+    const first = stage$({ listeners, assembly, context, signal, rests }, 0)
+      .subscribe({
+        next: (value) => {
+          answered = true;
+          subscriber.next(value);
+          subscriber.complete();
+        },
+        error: (error) => {
+          answered = true;
+          subscriber.error(error);
+        },
+      });
+    return () => {
+      first.unsubscribe();
+      // A rest its listener did not wait for runs on, as a promise would.
+      if (!answered) rests.unsubscribe();
+    };
+  });
 }
 
 function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
@@ -60,7 +87,7 @@ function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
     }
     let rest: Promise<PromptAssembly> | undefined;
     function next(): Promise<PromptAssembly> {
-      return rest ??= restOf(run, index + 1, subscriber);
+      return rest ??= restOf(run, index + 1);
     }
     const result = run.listeners[index](run.assembly, run.context, next);
     return answer(result, index, subscriber);
@@ -69,18 +96,14 @@ function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
 
 /**
  * Stage `index` as the promise `next()` returns, its subscription owned by
- * the stage that called `next()`. Once that stage is torn down (the
- * assembly was aborted or unsubscribed), the rest never starts: the promise
+ * the run. Once the run is torn down (the assembly was aborted or
+ * unsubscribed before it answered), the rest never starts: the promise
  * rejects with the signal's reason, or an `AbortError` without one.
  */
-function restOf<C>(
-  run: Run<C>,
-  index: number,
-  owner: Subscriber<PromptAssembly>,
-): Promise<PromptAssembly> {
-  const { signal } = run;
+function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
+  const { signal, rests } = run;
   let rest: Promise<PromptAssembly>;
-  if (owner.closed) rest = Promise.reject(stopped(signal));
+  if (rests.closed) rest = Promise.reject(stopped(signal));
   else if (index === run.listeners.length) {
     // The last stage answers synchronously with the assembly itself: its
     // value is taken here, without a subscription.
@@ -89,12 +112,12 @@ function restOf<C>(
       : Promise.resolve(run.assembly);
   } else {
     rest = new Promise<PromptAssembly>((resolve, reject) => {
-      owner.add(stage$(run, index).subscribe({ next: resolve, error: reject }));
+      rests.add(stage$(run, index).subscribe({ next: resolve, error: reject }));
     });
   }
   // After an abort the assembly itself rejects with the reason: a listener
   // that drops next()'s rejection loses nothing.
-  if (owner.closed || signal?.aborted) rest.catch(ignore);
+  if (rests.closed || signal?.aborted) rest.catch(ignore);
   return rest;
 }
 

@@ -152,6 +152,7 @@ export class TokenMemo {
   readonly #texts: Generations<number>;
   readonly #sections: Generations<SectionEntry>;
   readonly #toolLists: Generations<number[]>;
+  #lastTools: { json: string; tokens: number[] } | undefined;
 
   constructor(countTokens: CountTokens, options: TokenMemoOptions = {}) {
     this.countTokens = countTokens;
@@ -187,14 +188,24 @@ export class TokenMemo {
     this.#sections.set(text, entry);
   }
 
-  /** The tokens of each tool of a list whose JSON is `json`, if known. */
+  /**
+   * The tokens of each tool of a list whose JSON is `json`, if known. The
+   * last list is compared first: equal strings compare in one pass, where a
+   * lookup would hash the whole JSON first.
+   */
   toolsOf(json: string): number[] | undefined {
-    return this.#toolLists.get(json)?.slice();
+    const last = this.#lastTools;
+    if (last !== undefined && last.json === json) return last.tokens.slice();
+    const tokens = this.#toolLists.get(json);
+    if (tokens !== undefined) this.#lastTools = { json, tokens };
+    return tokens?.slice();
   }
 
   /** Remembers the tokens of each tool of a list whose JSON is `json`. */
   rememberTools(json: string, tokens: number[]): void {
-    this.#toolLists.set(json, tokens.slice());
+    const kept = tokens.slice();
+    this.#toolLists.set(json, kept);
+    this.#lastTools = { json, tokens: kept };
   }
 
   /** How many texts and code units the memo holds (tests, diagnostics). */

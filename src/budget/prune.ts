@@ -66,21 +66,12 @@ export function pruneToBudget(
   const ranked = rankingOf(candidates, plan.memo);
   const dropped = new Uint8Array(sections.length);
   const pruned: { name: string; tokens: number }[] = [];
-  const why: Pruning["sections"][number][] = [];
   let total = counted.total;
   for (let at = 0; at < ranked.length && total > maxTokens; at++) {
-    const position = ranked[at];
-    const index = candidates.indexes[position];
+    const index = candidates.indexes[ranked[at]];
     const tokens = counted.sections[index];
-    const name = sections[index].name;
     dropped[index] = 1;
-    pruned.push({ name, tokens });
-    why.push({
-      name,
-      tokens,
-      stability: TIERS[candidates.tiers[position]],
-      priority: candidates.priorities[position],
-    });
+    pruned.push({ name: sections[index].name, tokens });
     total -= tokens;
   }
   const kept: AssembledSection[] = [];
@@ -88,7 +79,8 @@ export function pruneToBudget(
     if (dropped[index] === 0) kept.push(sections[index]);
   }
   const result = { ...assembly, sections: kept, pruned };
-  prunings.set(result, { maxTokens, total: counted.total, sections: why });
+  // Why each went is worked out only if explain() asks.
+  prunings.set(result, { maxTokens, total: counted.total, candidates, ranked });
   return result;
 }
 
@@ -108,11 +100,29 @@ export interface Pruning {
 }
 
 const TIERS = ["volatile", "agent", "stable"] as const;
-const prunings = new WeakMap<PromptAssembly, Pruning>();
+const prunings = new WeakMap<PromptAssembly, {
+  readonly maxTokens: number;
+  readonly total: number;
+  readonly candidates: Candidates;
+  readonly ranked: readonly number[];
+}>();
 
 /** How {@linkcode pruneToBudget} pruned `assembly`, if it made it. */
 export function pruningOf(assembly: PromptAssembly): Pruning | undefined {
-  return prunings.get(assembly);
+  const pruning = prunings.get(assembly);
+  if (pruning === undefined) return undefined;
+  const { maxTokens, total, candidates, ranked } = pruning;
+  const pruned = assembly.pruned ?? [];
+  return {
+    maxTokens,
+    total,
+    sections: pruned.map(({ name, tokens }, at) => ({
+      name,
+      tokens,
+      stability: TIERS[candidates.tiers[ranked[at]]],
+      priority: candidates.priorities[ranked[at]],
+    })),
+  };
 }
 
 /** The sections that may be pruned, as parallel lists. */

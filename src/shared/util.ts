@@ -53,15 +53,59 @@ export function mergeSorted<T extends object>(
   ) {
     return cached.merged as readonly T[];
   }
-  let merged = inputs[0];
-  for (let index = 1; index < inputs.length; index++) {
-    const list = inputs[index];
-    const dropped = shadow ? shadowedIndexes(merged, list) : undefined;
-    merged = mergeTwo(merged, list, compare, dropped);
-  }
+  const visible = shadow ? unshadowed(inputs) : inputs;
+  const merged = mergeAll(visible, compare);
   merges.set(nearest, { inputs, compare, shadow, merged });
   return merged;
 }
+
+/**
+ * Each list without the items a later list shadows (one of the same name),
+ * computed nearest first with one set of the names seen so far: linear in
+ * the items, whatever the number of lists. A list that loses nothing is
+ * kept as it is.
+ */
+function unshadowed<T extends object>(
+  lists: readonly (readonly T[])[],
+): (readonly T[])[] {
+  const kept: (readonly T[])[] = new Array(lists.length);
+  const nearer = new Set<string | undefined>();
+  const shadowed = (item: T) => nearer.has(nameOf(item));
+  for (let index = lists.length - 1; index >= 0; index--) {
+    const list = lists[index];
+    kept[index] = nearer.size > 0 && list.some(shadowed)
+      ? list.filter((item) => !shadowed(item))
+      : list;
+    // The farthest list shadows nothing: its names need no entry.
+    if (index > 0) { for (const item of list) nearer.add(nameOf(item)); }
+  }
+  return kept;
+}
+
+/**
+ * Merges the lists into one. A few lists (the usual global layer and a
+ * scope or two) merge one after the other, each a two-way merge; many
+ * lists (a chain of thousands of layers) are concatenated and sorted once,
+ * stably, so equal items keep their lists' order: merging thousands of
+ * lists one after the other would copy the growing result once per list,
+ * quadratic in the layers, and a tree of merges allocates a copy per level.
+ */
+function mergeAll<T>(
+  lists: readonly (readonly T[])[],
+  compare: (a: T, b: T) => number,
+): readonly T[] {
+  const inputs = lists.filter((list) => list.length > 0);
+  if (inputs.length <= 1) return inputs[0] ?? [];
+  if (inputs.length > FOLDED_LISTS) return inputs.flat().sort(compare);
+  let merged = inputs[0];
+  for (let index = 1; index < inputs.length; index++) {
+    merged = mergeTwo(merged, inputs[index], compare);
+  }
+  return merged;
+}
+
+/** Up to this many lists merge one after the other. */
+const FOLDED_LISTS = 8;
 
 /** A computed merge, keyed by its nearest input list. */
 interface CachedMerge {
@@ -84,57 +128,50 @@ function sameItems(
   return true;
 }
 
-/** The ascending positions in `farther` of the names `nearer` holds. */
-function shadowedIndexes<T extends object>(
-  farther: readonly T[],
-  nearer: readonly T[],
-): number[] | undefined {
-  const names = new Set<string | undefined>();
-  for (const item of nearer) names.add(nameOf(item));
-  let dropped: number[] | undefined;
-  for (let index = 0; index < farther.length; index++) {
-    if (names.has(nameOf(farther[index]))) (dropped ??= []).push(index);
-  }
-  return dropped;
-}
-
 /**
- * Merges sorted `a` and `b` (`a` first on ties), leaving out the items of
- * `a` at the ascending positions `dropped`. Each item of `b` finds its place
- * by binary search, so a short nearer layer merges into a long farther one
- * in few comparisons; the rest is copying.
+ * Merges sorted `a` and `b` (`a` first on ties). When `b` is much shorter,
+ * each of its items finds its place by binary search, so a short nearer
+ * layer merges into a long farther one in few comparisons; otherwise one
+ * linear pass compares neighbours. The rest is copying.
  */
 function mergeTwo<T>(
   a: readonly T[],
   b: readonly T[],
   compare: (a: T, b: T) => number,
-  dropped: readonly number[] = [],
 ): T[] {
   // Sized once: no garbage from growing the array.
-  const merged: T[] = new Array(a.length + b.length - dropped.length);
+  const merged: T[] = new Array(a.length + b.length);
   let at = 0;
   let i = 0;
-  let skip = 0;
-  for (const next of b) {
-    let low = i;
-    let high = a.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compare(next, a[middle]) < 0) high = middle;
-      else low = middle + 1;
+  if (b.length * SEARCH_RATIO <= a.length) {
+    for (const next of b) {
+      let low = i;
+      let high = a.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (compare(next, a[middle]) < 0) high = middle;
+        else low = middle + 1;
+      }
+      while (i < low) merged[at++] = a[i++];
+      merged[at++] = next;
     }
-    for (; i < low; i++) {
-      if (dropped[skip] === i) skip++;
-      else merged[at++] = a[i];
+  } else {
+    let j = 0;
+    while (i < a.length && j < b.length) {
+      merged[at++] = compare(b[j], a[i]) < 0 ? b[j++] : a[i++];
     }
-    merged[at++] = next;
+    while (j < b.length) merged[at++] = b[j++];
   }
-  for (; i < a.length; i++) {
-    if (dropped[skip] === i) skip++;
-    else merged[at++] = a[i];
-  }
+  while (i < a.length) merged[at++] = a[i++];
   return merged;
 }
+
+/**
+ * How much longer `a` must be for binary search to pay: a search costs
+ * about log2(a.length) comparisons per item of `b`, a linear pass about one
+ * per item of both.
+ */
+const SEARCH_RATIO = 16;
 
 function nameOf(item: object): string | undefined {
   return (item as { readonly name?: string }).name;

@@ -34,9 +34,18 @@ type Lists = { readonly [K in KindName]: SortedChunks<RecordBase> };
 
 const LISTS = Symbol("lists");
 
+/**
+ * The kinds a stored state holds no record of, one bit per kind of
+ * `KIND_NAMES`: an assembly of a long scope chain asks every layer about
+ * every kind, and most kinds are empty in most layers; the answer is then
+ * in the state object itself, without reading the kind's list.
+ */
+const EMPTY_KINDS = Symbol("emptyKinds");
+
 /** A state made here: its lists, read as arrays through the prototype. */
 interface StoredState {
   readonly [LISTS]: Lists;
+  readonly [EMPTY_KINDS]: number;
 }
 
 const STORED_STATE: object = Object.create(null);
@@ -59,6 +68,17 @@ const EMPTY_LAYER: LayerState = Object.freeze(
 export function emptyLayer(): LayerState {
   return EMPTY_LAYER;
 }
+
+/** Whether `state` holds a record of kind `name`. */
+export function holds(state: LayerState, name: KindName): boolean {
+  const empty = (state as Partial<StoredState>)[EMPTY_KINDS];
+  if (empty === undefined) return state[name].length > 0;
+  return (empty & KIND_BITS[name]) === 0;
+}
+
+const KIND_BITS = Object.fromEntries(
+  KIND_NAMES.map((name, index) => [name, 1 << index]),
+) as Record<KindName, number>;
 
 /** Whether `state` holds no registration. */
 export function isEmpty(state: LayerState): boolean {
@@ -125,5 +145,10 @@ function stateOf(lists: Lists): LayerState {
   if (KIND_NAMES.every((name) => lists[name].size === 0)) return EMPTY_LAYER;
   const state = Object.create(STORED_STATE);
   state[LISTS] = lists;
+  let empty = 0;
+  for (const name of KIND_NAMES) {
+    if (lists[name].size === 0) empty |= KIND_BITS[name];
+  }
+  state[EMPTY_KINDS] = empty;
   return Object.freeze(state);
 }

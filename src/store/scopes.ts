@@ -34,6 +34,13 @@ export class ScopeBindings {
   // bound; the subject carries the map itself after each change.
   readonly #map = new Map<ScopeKey, Binding>();
   readonly #bindings = new BehaviorSubject<Bindings>(this.#map);
+  /**
+   * How many scopes are bound to each parent. A bind can close a cycle only
+   * through a child that is itself a parent: binding a scope without
+   * children (as when a chain is built from its root down) skips the walk,
+   * so building a chain of n scopes costs O(n), not O(n²).
+   */
+  readonly #children = new Map<ScopeKey, number>();
 
   /**
    * The chain of `scope`, farthest first and ending with `scope` itself:
@@ -69,9 +76,14 @@ export class ScopeBindings {
           `parent. Dispose that binding first.`,
       );
     }
-    assertNoCycle(bindings, child, parent);
+    if (
+      this.#children.has(child) || Object.is(child, parent) || child === parent
+    ) {
+      assertNoCycle(bindings, child, parent);
+    }
     const binding: Binding = { parent };
     this.#map.set(child, binding);
+    this.#children.set(parent, (this.#children.get(parent) ?? 0) + 1);
     this.#bindings.next(this.#map);
     return () => this.#unbind(child, binding);
   }
@@ -79,6 +91,9 @@ export class ScopeBindings {
   #unbind(child: ScopeKey, binding: Binding): boolean {
     if (this.#map.get(child) !== binding) return false;
     this.#map.delete(child);
+    const siblings = this.#children.get(binding.parent)! - 1;
+    if (siblings === 0) this.#children.delete(binding.parent);
+    else this.#children.set(binding.parent, siblings);
     this.#bindings.next(this.#map);
     return true;
   }

@@ -384,6 +384,27 @@ describe("waterfall", () => {
     await prompt.dispose();
   });
 
+  it("a rest the listener did not wait for still runs to its end after the assembly resolved", async () => {
+    const prompt = new SystemPrompt();
+    let rest: PromptAssembly | undefined;
+    prompt.onAssemble((assembly, _context, next) => {
+      next().then((result) => rest = result);
+      return { ...assembly, variables: { first: "answered" } };
+    });
+    prompt.onAssemble(async (assembly, _context, next) => {
+      await macrotask();
+      assembly.variables.later = "ran";
+      return next();
+    });
+    const assembly = await prompt.assemble();
+    assert.deepEqual(assembly.variables, { first: "answered" });
+    for (let turn = 0; turn < 3 && rest === undefined; turn++) {
+      await macrotask();
+    }
+    assert.equal(rest?.variables.later, "ran");
+    await prompt.dispose();
+  });
+
   it("leaves no abort listener on the caller's signal once an assembly settles", async () => {
     const prompt = new SystemPrompt();
     prompt.onAssemble(async (_assembly, _context, next) => {

@@ -84,3 +84,67 @@ Deno.bench(
 Deno.bench("assemble, 3-deep chain", { group: "chain" }, async () => {
   await chained.assemble(context);
 });
+
+/**
+ * Issue 21, defect 4: a chain thousands of layers deep, one section per
+ * layer, assembled after a change to its nearest layer (so no merge is
+ * reused), against the same sections in one layer. Linear: the chain's time
+ * grows with its depth, about 4× from 2,000 to 8,000 layers (it was 12×).
+ */
+const DEEP = [2_000, 8_000];
+
+function deepChain(depth: number): SystemPrompt<Context> {
+  const prompt = new SystemPrompt<Context>();
+  for (let index = 1; index < depth; index++) {
+    prompt.bindScope(`layer${index}`, `layer${index - 1}`);
+  }
+  for (let index = 0; index < depth; index++) {
+    prompt.scope(`layer${index}`).section({
+      name: `section:${index}`,
+      order: index % 50,
+      text: `Section ${index}.`,
+    });
+  }
+  return prompt;
+}
+
+function oneLayer(depth: number): SystemPrompt<Context> {
+  const prompt = new SystemPrompt<Context>();
+  const layer = prompt.scope(`layer${depth - 1}`);
+  for (let index = 0; index < depth; index++) {
+    layer.section({
+      name: `section:${index}`,
+      order: index % 50,
+      text: `Section ${index}.`,
+    });
+  }
+  return prompt;
+}
+
+for (const depth of DEEP) {
+  for (
+    const [shape, build] of [["chain", deepChain], [
+      "one layer",
+      oneLayer,
+    ]] as const
+  ) {
+    const prompt = build(depth);
+    const scope = `layer${depth - 1}`;
+    let round = 0;
+    Deno.bench(
+      `assemble after a change, ${depth} sections, ${shape}${
+        shape === "chain" ? ` (${depth} layers)` : ""
+      }`,
+      { group: `deep chain ${depth}`, baseline: shape === "one layer" },
+      async () => {
+        const dispose = prompt.scope(scope).section({
+          name: `extra:${round++}`,
+          order: 25,
+          text: "",
+        });
+        await prompt.assemble({ scope });
+        await dispose();
+      },
+    );
+  }
+}

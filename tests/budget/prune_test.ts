@@ -5,6 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { firstValueFrom } from "rxjs";
 import {
   type AssembledSection,
   diffAssemblies,
@@ -250,6 +251,28 @@ describe("budget: where it runs", () => {
     roomy.section({ name: "a", order: 1, text: "a" });
     assert.equal("pruned" in await roomy.explain(), false);
     await roomy.dispose();
+    await prompt.dispose();
+  });
+
+  it("assemble$(context, { budget }) prunes as assemble() does, and fails typed", async () => {
+    const prompt = bare();
+    prompt.section({ name: "a", order: 1, text: "aaaa", priority: 1 });
+    prompt.section({ name: "b", order: 2, text: "bbbb" });
+    const assembly = await firstValueFrom(
+      prompt.assemble$({}, { budget: budget(4) }),
+    );
+    assert.deepEqual(names(assembly), ["a"]);
+    assert.deepEqual(assembly.pruned, [{ name: "b", tokens: 4 }]);
+    await assert.rejects(
+      firstValueFrom(prompt.assemble$({}, { budget: budget(0) })),
+      rejects("INVALID_CONFIG", "maxTokens"),
+    );
+    prompt.section({ name: "c", order: 3, text: "cccc", required: true });
+    prompt.section({ name: "d", order: 4, text: "dddd", required: true });
+    await assert.rejects(
+      firstValueFrom(prompt.assemble$({}, { budget: budget(4) })),
+      rejects("BUDGET_EXCEEDED", '"c" (4), "d" (4)'),
+    );
     await prompt.dispose();
   });
 

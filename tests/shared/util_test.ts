@@ -100,6 +100,94 @@ describe("mergeSorted", () => {
     );
   });
 
+  it("many lists of skewed lengths, shadowing by name: equals filtering then sorting the concatenation stably", () => {
+    const listArb = fc.oneof(
+      {
+        weight: 1,
+        arbitrary: fc.uniqueArray(fc.nat({ max: 400 }), { maxLength: 120 }),
+      },
+      {
+        weight: 4,
+        arbitrary: fc.uniqueArray(fc.nat({ max: 400 }), { maxLength: 3 }),
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(listArb, { maxLength: 40 }),
+        fc.boolean(),
+        (names, shadow) => {
+          // Names unique per list; values collide often across lists.
+          const lists = names.map((list, index) =>
+            list.map((name) => ({
+              name: `n${name}`,
+              value: name % 7,
+              list: index,
+            }))
+              .sort((a, b) => a.value - b.value)
+          );
+          const merged = mergeSorted(lists, (a, b) => a.value - b.value, {
+            shadowByName: shadow,
+          });
+          const visible = lists.flatMap((list, index) =>
+            list.filter((item) =>
+              !shadow ||
+              !lists.slice(index + 1).some((later) =>
+                later.some((other) => other.name === item.name)
+              )
+            )
+          );
+          const expected = visible.toSorted((a, b) =>
+            a.value - b.value || a.list - b.list
+          );
+          assert.deepEqual(merged, expected);
+        },
+      ),
+      { seed: 13, numRuns: 300 },
+    );
+  });
+
+  it("merges a long list with a short one and two lists of equal length alike", () => {
+    const compare = (a: number[], b: number[]) => a[0] - b[0];
+    const long = Array.from({ length: 64 }, (_, index) => [index * 2, 0]);
+    const short = [[-1, 1], [10, 1], [200, 1]];
+    const expected = [...long, ...short].toSorted((a, b) =>
+      a[0] - b[0] || a[1] - b[1]
+    );
+    assert.deepEqual(mergeSorted([long, short], compare), expected);
+    assert.deepEqual(
+      mergeSorted([short, long], compare),
+      [...short, ...long].toSorted((a, b) => a[0] - b[0] || b[1] - a[1]),
+    );
+    const odd = Array.from({ length: 64 }, (_, index) => [index * 2 + 1, 1]);
+    const evens = long.map(([value]) => [value, 0]);
+    assert.deepEqual(
+      mergeSorted([evens, odd], compare).map(([value]) => value),
+      Array.from({ length: 128 }, (_, index) => index),
+    );
+  });
+
+  it("reads each item's name a bounded number of times, however many lists shadow (issue 21, defect 4)", () => {
+    const reads = (count: number) => {
+      let total = 0;
+      const lists = Array.from({ length: count }, (_, index) => [{
+        get name() {
+          total++;
+          return `n${index % (count / 2)}`;
+        },
+        order: index % 50,
+      }]);
+      const merged = mergeSorted(lists, (a, b) => a.order - b.order, {
+        shadowByName: true,
+      });
+      assert.equal(merged.length, count / 2);
+      return total / count;
+    };
+    // Linear: the same reads per item at any size. Merging one list after
+    // the other read every farther name once per nearer list (n / 2 each).
+    assert.ok(reads(400) <= 3, `${reads(400)} reads per item at 400 lists`);
+    assert.ok(reads(4_000) <= 3, `${reads(4_000)} reads per item at 4,000`);
+  });
+
   it("computes the merge of the same immutable lists once, and again when one changes", () => {
     const compare = (a: { name: string }, b: { name: string }) =>
       compareCodeUnits(a.name, b.name);
