@@ -1,11 +1,26 @@
 /**
- * The request layout the README advises ("readme"), as `rxprompt simulate`
- * builds each step's request. Today it is 0.2's advice: the system prompt
- * and tools from the adapters (`cache: true` for Anthropic, markers on the
- * last tool and the prompt blocks), the runtime context as a user message
- * right after the system prompt, then the conversation, its last message
- * marked for Anthropic. When the README's advice changes, this file
- * changes with it (and `examples/sessions/ways.ts` keeps 0.2's copy).
+ * The request layout the README advises ("readme", its section "The request
+ * loop (cache-optimal)"), as `rxprompt simulate` and `deno task
+ * bench:cache` build each step's request. Per step:
+ *
+ * - the tools and the system prompt from the adapters with `cache`
+ *   (automatic breakpoints from stability): Anthropic `toMessages` with
+ *   `gating: "keep"` (gated tools stay listed; the harness refuses calls
+ *   outside `allowedTools`) and `ttl: "1h"` (the next request waits for a
+ *   person, who may take longer than five minutes); OpenAI
+ *   `toChatCompletions` with `cache: true` (explicit marks, the
+ *   `allowed_tools` tool choice from `activeTools`) and `prompt_cache_key`
+ *   from `promptCacheKey(assembly, { session: thread })`;
+ * - the conversation unchanged, and `runtimeContextUpdate(previous,
+ *   current)`, when the runtime context changed, after its last item:
+ *   Anthropic, a text block appended to the last user message; OpenAI, a
+ *   user message of its own. Kept in the history: later requests repeat it
+ *   unchanged, and no earlier message is modified;
+ * - a cache marker on the conversation's last block (Anthropic's fourth
+ *   marker; OpenAI marks the previous request's end too, since it reads
+ *   only at the request's own marks).
+ *
+ * `examples/sessions/ways.ts` keeps 0.2's advice frozen ("readme-0.2").
  *
  * @module
  */
@@ -45,6 +60,8 @@ export type Way = (input: WayInput) => Record<string, unknown>;
 interface LoopState {
   /** Message index → the runtime-context update sent with it. */
   updates?: Map<number, string>;
+  /** OpenAI: the index of the message that ended the previous request. */
+  lastEnd?: number;
 }
 
 /** The README's way (see the module documentation). */
@@ -61,7 +78,7 @@ export const readmeWay: Way = (
   }
   if (wire === "anthropic") {
     const { system, tools } = toMessages(assembly, {
-      cache: true,
+      cache: { ttl: "1h" },
       gating: "keep",
     });
     return {
@@ -70,18 +87,24 @@ export const readmeWay: Way = (
       messages: anthropicMessages(messages, updates),
     };
   }
-  const { system, tools, tool_choice } = toChatCompletions(assembly, {
-    cache: true,
-    promptCacheKey: promptCacheKey(assembly, { session: thread }),
-  });
+  const { system, tools, tool_choice, prompt_cache_key } = toChatCompletions(
+    assembly,
+    {
+      cache: true,
+      promptCacheKey: promptCacheKey(assembly, { session: thread }),
+    },
+  );
   return {
     ...(tools === undefined ? {} : { tools }),
     ...(tool_choice === undefined ? {} : { tool_choice }),
-    messages: [system, ...openAIMessages(messages, updates)],
+    prompt_cache_key,
+    messages: [system, ...openAIMessages(messages, updates, memory)],
   };
 };
 
-const MARK = { prompt_cache_breakpoint: { mode: "explicit" } } as const;
+const MARK = {
+  prompt_cache_breakpoint: { mode: "explicit" },
+} as const;
 
 /**
  * The conversation as Anthropic messages: each runtime-context update a
@@ -92,38 +115,43 @@ function anthropicMessages(
   messages: readonly SessionMessage[],
   updates: ReadonlyMap<number, string>,
 ): Record<string, unknown>[] {
-  return messages.map((message, index) => {
+  // Always content blocks: a message reads the same in every request but
+  // for the marker, which moves to the latest last block.
+  const out: { role: string; content: Record<string, unknown>[] }[] = [];
+  messages.forEach((message, index) => {
+    out.push({
+      role: message.role,
+      content: [{ type: "text", text: message.content }],
+    });
     const update = updates.get(index);
-    const last = index === messages.length - 1;
-    if (update === undefined && !last) {
-      return { role: message.role, content: message.content };
-    }
-    const blocks: Record<string, unknown>[] = [
-      { type: "text", text: message.content },
-    ];
-    if (update !== undefined) {
-      // An update after an assistant message would be a new user message;
-      // the sessions' requests end with the user's turn.
-      blocks.push({ type: "text", text: update });
-    }
-    if (last) {
-      blocks[blocks.length - 1] = {
-        ...blocks[blocks.length - 1],
-        cache_control: { type: "ephemeral" },
-      };
-    }
-    return { role: message.role, content: blocks };
+    if (update === undefined) return;
+    const block = { type: "text", text: update };
+    // After the user's blocks (tool results first); after the assistant's
+    // message, a user message of its own.
+    if (message.role === "user") out[out.length - 1].content.push(block);
+    else out.push({ role: "user", content: [block] });
   });
+  const last = out.at(-1)?.content;
+  if (last !== undefined) {
+    last[last.length - 1] = {
+      ...last[last.length - 1],
+      cache_control: { type: "ephemeral", ttl: "1h" },
+    };
+  }
+  return out;
 }
 
 /**
  * The conversation as Chat Completions messages: each runtime-context
- * update a user message of its own after the message it followed, the
- * last message's text marked for explicit caching.
+ * update a user message of its own after the message it followed. The
+ * last message is marked for explicit caching, and so is the one that
+ * ended the thread's previous request: OpenAI reads only at the request's
+ * own marks, so that mark finds what the previous request wrote.
  */
 function openAIMessages(
   messages: readonly SessionMessage[],
   updates: ReadonlyMap<number, string>,
+  memory: LoopState,
 ): Record<string, unknown>[] {
   const out: { role: string; content: string }[] = [];
   messages.forEach((message, index) => {
@@ -131,14 +159,17 @@ function openAIMessages(
     const update = updates.get(index);
     if (update !== undefined) out.push({ role: "user", content: update });
   });
-  return out.map((message, index) =>
-    index === out.length - 1
-      ? {
-        role: message.role,
-        content: [{ type: "text", text: message.content, ...MARK }],
-      }
-      : message
-  );
+  const marked = new Set([out.length - 1]);
+  if (memory.lastEnd !== undefined) marked.add(memory.lastEnd);
+  memory.lastEnd = out.length - 1;
+  return out.map((message, index) => ({
+    role: message.role,
+    content: [
+      marked.has(index)
+        ? { type: "text", text: message.content, ...MARK }
+        : { type: "text", text: message.content },
+    ],
+  }));
 }
 
 /**
