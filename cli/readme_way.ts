@@ -58,23 +58,46 @@ export type Way = (input: WayInput) => Record<string, unknown>;
 
 /** What the README's way remembers per thread and wire. */
 interface LoopState {
-  /** Message index → the runtime-context update sent with it. */
-  updates?: Map<number, string>;
+  /** Message index → the runtime-context updates sent after it. */
+  updates?: Map<number, string[]>;
+  /** The assembly whose runtime context the conversation last received. */
+  sent?: PromptAssembly;
+  /** The conversation of the previous request. */
+  seen?: readonly SessionMessage[];
   /** OpenAI: the index of the message that ended the previous request. */
   lastEnd?: number;
 }
 
 /** The README's way (see the module documentation). */
 export const readmeWay: Way = (
-  { wire, assembly, previous, messages, state, thread },
+  { wire, assembly, messages, state, thread },
 ) => {
   const memory = state as LoopState;
+  const before = memory.seen ?? [];
+  const grew = before.length <= messages.length &&
+    before.every((message, index) =>
+      message.role === messages[index].role &&
+      message.content === messages[index].content
+    );
+  if (!grew) {
+    // The harness rewrote the conversation (compacted it): what was
+    // inserted into it is gone, so the whole runtime context goes again.
+    memory.updates = undefined;
+    memory.sent = undefined;
+    memory.lastEnd = undefined;
+  }
+  memory.seen = [...messages];
   const updates = memory.updates ??= new Map();
   // The runtime context goes after the last conversation item, only when
-  // it changed, and stays there: later requests repeat it unchanged.
-  const update = runtimeContextUpdate(previous, assembly);
-  if (update !== undefined && messages.length > 0) {
-    updates.set(messages.length - 1, update);
+  // it changed since it was last sent, and stays there: later requests
+  // repeat it unchanged.
+  if (messages.length > 0) {
+    const update = runtimeContextUpdate(memory.sent, assembly);
+    memory.sent = assembly;
+    if (update !== undefined) {
+      const at = messages.length - 1;
+      updates.set(at, [...updates.get(at) ?? [], update]);
+    }
   }
   if (wire === "anthropic") {
     const { system, tools } = toMessages(assembly, {
@@ -113,7 +136,7 @@ const MARK = {
  */
 function anthropicMessages(
   messages: readonly SessionMessage[],
-  updates: ReadonlyMap<number, string>,
+  updates: ReadonlyMap<number, readonly string[]>,
 ): Record<string, unknown>[] {
   // Always content blocks: a message reads the same in every request but
   // for the marker, which moves to the latest last block.
@@ -123,13 +146,13 @@ function anthropicMessages(
       role: message.role,
       content: [{ type: "text", text: message.content }],
     });
-    const update = updates.get(index);
-    if (update === undefined) return;
-    const block = { type: "text", text: update };
+    const sent = updates.get(index) ?? [];
+    if (sent.length === 0) return;
+    const blocks = sent.map((text) => ({ type: "text", text }));
     // After the user's blocks (tool results first); after the assistant's
     // message, a user message of its own.
-    if (message.role === "user") out[out.length - 1].content.push(block);
-    else out.push({ role: "user", content: [block] });
+    if (message.role === "user") out[out.length - 1].content.push(...blocks);
+    else out.push({ role: "user", content: blocks });
   });
   const last = out.at(-1)?.content;
   if (last !== undefined) {
@@ -150,14 +173,15 @@ function anthropicMessages(
  */
 function openAIMessages(
   messages: readonly SessionMessage[],
-  updates: ReadonlyMap<number, string>,
+  updates: ReadonlyMap<number, readonly string[]>,
   memory: LoopState,
 ): Record<string, unknown>[] {
   const out: { role: string; content: string }[] = [];
   messages.forEach((message, index) => {
     out.push({ role: message.role, content: message.content });
-    const update = updates.get(index);
-    if (update !== undefined) out.push({ role: "user", content: update });
+    for (const update of updates.get(index) ?? []) {
+      out.push({ role: "user", content: update });
+    }
   });
   const marked = new Set([out.length - 1]);
   if (memory.lastEnd !== undefined) marked.add(memory.lastEnd);

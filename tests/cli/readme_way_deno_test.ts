@@ -154,6 +154,40 @@ describe("the README's request loop", () => {
     }
   });
 
+  it("adds a second update to a resent message, and sends the whole context again after a compaction", async () => {
+    const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+    let branch = "main";
+    prompt.runtimeContext({
+      name: "git",
+      order: 0,
+      text: () => `On ${branch}.`,
+    });
+    const turns: SessionMessage[][] = [
+      [{ role: "user", content: "U0" }],
+      [{ role: "user", content: "U0" }], // a retry: the same conversation
+      [{ role: "user", content: "Summary." }], // compacted
+    ];
+    const steps = await runSession({
+      prompt,
+      steps: turns.map((messages, index) => () => {
+        if (index === 1) branch = "fix";
+        return { messages };
+      }),
+    }, { readme: readmeWay });
+    const texts = (index: number) =>
+      ((steps[index].bodies.get("readme")!.anthropic as Body)
+        .messages[0].content as Block[]).map((block) => block.text);
+    assert.deepEqual(texts(1).map((text) => text.split("\n")[1] ?? text), [
+      "U0",
+      "On main.",
+      "On fix.",
+    ]);
+    assert.deepEqual(texts(2).map((text) => text.split("\n")[1] ?? text), [
+      "Summary.",
+      "On fix.",
+    ]);
+  });
+
   it("meets SPEC 8.8's goal on the example sessions", async () => {
     const rows = await benchRows();
     for (const provider of ["anthropic", "openai", "openai-explicit"]) {
