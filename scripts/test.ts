@@ -16,7 +16,7 @@
  * @module
  */
 
-const TARGETS = ["tests/", "mod.ts", "src/", "adapters/", "README.md"];
+const TARGETS = ["tests/", "mod.ts", "src/", "adapters/", "README.md", "docs/"];
 /**
  * The SDK round trips talk to a loopback server; `ai` reads the host name.
  * The command-line tests run `deno` (and `script`, for a terminal) on
