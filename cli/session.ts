@@ -146,6 +146,7 @@ export async function runSession(
         const build = (wire: WayWire) =>
           way({
             wire,
+            thread,
             assembly,
             previous,
             messages: request.messages,

@@ -9,8 +9,9 @@
  * The long, stable sections (policies, product guide) come first and end
  * with cache breakpoints, so a provider caches them once; the plan of the
  * customer, which differs per scope, comes after them. Today's date is a
- * runtime context entry: a volatile fact sent as a user-role message,
- * outside the cached system prompt.
+ * runtime context entry: a volatile fact kept out of the cached system
+ * prompt and sent after the conversation's last message when it changes
+ * (`runtimeContextUpdate`; the README's "The request loop").
  *
  * @module
  */

@@ -19,9 +19,9 @@ import {
   type CacheProvider,
   simulateCache,
 } from "../src/cache/mod.ts";
-import { requestsOf, runSession } from "../cli/session.ts";
+import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
-import { WAYS } from "../examples/sessions/ways.ts";
+import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";
 import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
 import type { WayWire } from "../cli/readme_way.ts";
 
@@ -51,14 +51,26 @@ export async function benchRows(
   const count = memo(await tokenCounter());
   const rows: BenchRow[] = [];
   for (const [name, module] of Object.entries(sessions)) {
-    const steps = await runSession(await module.default(), WAYS, {
-      limit: options.limit,
-      volatileSections: module.volatileSections,
-    });
+    // The scenario is run once per registration (SessionOptions), each
+    // way reading the run registered its way.
+    const runs = new Map<string, RunStep[]>();
+    for (const registration of new Set(Object.values(REGISTRATIONS))) {
+      const ways = Object.fromEntries(
+        Object.entries(WAYS).filter(([way]) =>
+          (REGISTRATIONS[way] ?? "readme") === registration
+        ),
+      );
+      const steps = await runSession(
+        await module.default({ registration }),
+        ways,
+        { limit: options.limit, volatileSections: module.volatileSections },
+      );
+      for (const way of Object.keys(ways)) runs.set(way, steps);
+    }
     for (const provider of PROVIDERS) {
       const wire: WayWire = provider === "anthropic" ? "anthropic" : "openai";
       for (const way of Object.keys(WAYS)) {
-        const requests = requestsOf(steps, way, wire);
+        const requests = requestsOf(runs.get(way)!, way, wire);
         const { totals } = simulateCache(requests, {
           provider,
           countTokens: count,

@@ -3,8 +3,9 @@
  * that each own a guidance section and a tool provider, a tool order, two
  * agents as scopes (one with its own persona and a private tool), a
  * sub-agent that inherits the coder's scope through a scope chain and
- * overrides one section, runtime context (volatile facts sent as a user-role
- * message next to the system prompt), and a listener that appends a section.
+ * overrides one section, runtime context (volatile facts sent after the
+ * conversation's last message, only when they change), and a listener that
+ * appends a section.
  * It prints each agent's prompt and tools, explains where the sub-agent's
  * sections and tools come from (with token counts from `gpt-tokenizer`),
  * unloads a plugin, then watches one agent live while plugins come and go,
@@ -39,6 +40,7 @@ import {
   type Registrar,
   renderPrompt,
   renderRuntimeContext,
+  runtimeContextUpdate,
   SystemPrompt,
   TOOL_GUIDANCE_ORDER,
   TOOL_ORDER_REST,
@@ -69,7 +71,8 @@ const prompt = new SystemPrompt<StepContext>({
 prompt.variable("model", (context) => context.scope?.model);
 prompt.variable("cwd", cwd$);
 // Volatile facts stay out of the system prompt (its bytes stay stable and
-// cacheable): the model gets them as a user-role message.
+// cacheable): the model gets them after the conversation's last message,
+// only when they changed (runtimeContextUpdate; see printWireRequest).
 prompt.runtimeContext({
   name: "date",
   order: 0,
@@ -230,16 +233,43 @@ function printExplanation(explanation: PromptExplanation): void {
 
 /**
  * One agent's step through the real Anthropic client, pointed at a local
- * recording server: the request body is what the API would receive.
+ * recording server: the request body is what the API would receive. The
+ * request is built as the README's request loop advises: the runtime
+ * context after the conversation's last item only when it changed (the
+ * first step's stays in the history), gated tools kept listed, and a cache
+ * marker on the conversation's last block.
  */
 async function printWireRequest(
+  before: PromptAssembly,
   assembly: PromptAssembly,
   step: string,
 ): Promise<void> {
   console.log(`\n${box(`on the wire: ${step} via @anthropic-ai/sdk`)}`);
-  const { system, tools, runtimeContext } = toMessages(assembly, {
+  const { system, tools } = toMessages(assembly, {
     cache: true,
+    gating: "keep",
   });
+  type Block = Anthropic.TextBlockParam;
+  const messages: { role: "user" | "assistant"; content: Block[] }[] = [];
+  const userTurn = (text: string, update: string | undefined) => {
+    const content: Block[] = [{ type: "text", text }];
+    if (update !== undefined) content.push({ type: "text", text: update });
+    messages.push({ role: "user", content });
+  };
+  userTurn(
+    "Run the tests and report.",
+    runtimeContextUpdate(undefined, before),
+  );
+  messages.push({
+    role: "assistant",
+    content: [{ type: "text", text: "Two tests fail in auth/. Fix them?" }],
+  });
+  userTurn("Yes, fix them.", runtimeContextUpdate(before, assembly));
+  const last = messages[messages.length - 1].content;
+  last[last.length - 1] = {
+    ...last[last.length - 1],
+    cache_control: { type: "ephemeral" },
+  };
   const request = await recordOneRequest(async (baseURL) => {
     const client = new Anthropic({
       apiKey: "sk-local-demo",
@@ -252,10 +282,7 @@ async function printWireRequest(
       max_tokens: 1024,
       system,
       tools,
-      messages: [
-        ...(runtimeContext ? [runtimeContext] : []),
-        { role: "user", content: "Run the tests and report." },
-      ],
+      messages,
     });
   });
   console.log(
@@ -504,7 +531,7 @@ console.log("\ndone: registry disposed.");
 // 5. What reaches the wire: the coder's second step. Last, why that
 // request's prompt cache misses against the first step: the report
 // `rxprompt diff` prints.
-await printWireRequest(stepTwo, "the coder's step 2");
+await printWireRequest(stepOne, stepTwo, "the coder's step 2");
 console.log(`\n${box("step 1 → step 2 of the coder: the cache-break report")}`);
 console.log("> step 1; then the tasks plugin changed its section; step 2");
 const cacheBreak = diffAssemblies(stepOne, stepTwo);

@@ -14,10 +14,21 @@ import * as supportBot from "./support_bot.ts";
 import * as pauses from "./pauses.ts";
 import type { CacheSession } from "../../src/cache/mod.ts";
 
+/**
+ * How a session registers its scenario: as the README advises
+ * (`"readme"`, the default: tool gates, often-changing facts as runtime
+ * context) or as only the 0.2 README would (`"0.2"`: gated tools left out
+ * by their provider, an edited section in the system prompt). The scenario
+ * (what changes when, the conversation) is the same.
+ */
+export interface SessionOptions {
+  registration?: "0.2" | "readme";
+}
+
 /** A session module: its default export and the sections it changes. */
 export interface SessionModule {
   /** Builds the session afresh. */
-  default: () => Promise<CacheSession>;
+  default: (options?: SessionOptions) => Promise<CacheSession>;
   /** Sections the session's author knows change (static-first uses it). */
   volatileSections?: readonly string[];
 }

@@ -1,8 +1,16 @@
 /**
  * Session (c): a support bot whose tools are gated per step (the tools a
  * step may use depend on what the customer asks and whether they are
- * verified; 0.2 gates by leaving tools out) and whose memory section (notes
- * about the customer) is edited every ten steps. 45 steps, one thread.
+ * verified) and whose memory (notes about the customer) is edited every ten
+ * steps. 45 steps, one thread.
+ *
+ * The scenario is the same for every way; how it is registered is not.
+ * The README's way (the default, `registration: "readme"`) lists every
+ * tool and gates them with `toolGate`, and registers the memory as runtime
+ * context (it changes often: SPEC 8.4). The 0.2 way (`registration:
+ * "0.2"`, for the `static-first` and `readme-0.2` ways) gates by leaving
+ * tools out of the provider and edits a memory section of the system
+ * prompt.
  *
  * ```sh
  * deno run -A cli/main.ts simulate examples/sessions/support_bot.ts
@@ -13,10 +21,11 @@
 
 import { SystemPrompt, type ToolSchema } from "../../mod.ts";
 import type { CacheSession } from "../../src/cache/mod.ts";
+import type { SessionOptions } from "./mod.ts";
 import { Conversations, date, tool } from "./_common.ts";
 import { instructions, pick, seeded, SUPPORT } from "./_text.ts";
 
-/** The memory section changes during the session. */
+/** The memory section changes during the session (0.2's registration). */
 export const volatileSections: readonly string[] = ["memory"];
 
 /** The number of steps. */
@@ -71,7 +80,10 @@ const INTENTS: Record<string, readonly string[]> = {
 };
 
 /** The session: a fresh registry and conversation. */
-export default function session(): Promise<CacheSession> {
+export default function session(
+  options: SessionOptions = {},
+): Promise<CacheSession> {
+  const readme = (options.registration ?? "readme") === "readme";
   const random = seeded(33);
   const prompt = new SystemPrompt({
     persona:
@@ -83,16 +95,21 @@ export default function session(): Promise<CacheSession> {
     text: instructions(random, "Support policies", POLICIES, 1300),
   });
   let notes: string[] = ["Prefers email over phone."];
-  prompt.section({
-    name: "memory",
-    order: 50,
-    text: () => `## What we know about this customer\n- ${notes.join("\n- ")}`,
-  });
+  const memory = () =>
+    `## What we know about this customer\n- ${notes.join("\n- ")}`;
+  if (readme) {
+    prompt.runtimeContext({ name: "memory", order: 50, text: memory });
+  } else prompt.section({ name: "memory", order: 50, text: memory });
   let verified = false;
   let allowed: readonly string[] = ["verify_identity", "escalate_to_human"];
-  prompt.tools(() => ({
-    schemas: TOOLS.filter((schema) => allowed.includes(schema.name)),
-  }));
+  if (readme) {
+    prompt.tools(() => ({ schemas: TOOLS }));
+    prompt.toolGate(() => allowed);
+  } else {
+    prompt.tools(() => ({
+      schemas: TOOLS.filter((schema) => allowed.includes(schema.name)),
+    }));
+  }
   prompt.runtimeContext({
     name: "customer",
     order: 0,

@@ -28,6 +28,8 @@ import { type MessagesOptions, toMessages } from "../../adapters/anthropic.ts";
 import { toChatCompletions } from "../../adapters/openai.ts";
 import { markLast, readmeWay, type Way } from "../../cli/readme_way.ts";
 
+import type { SessionOptions } from "./mod.ts";
+
 export type { Way, WayInput, WayWire } from "../../cli/readme_way.ts";
 
 /** The hand-written harness (see the module documentation). */
@@ -120,6 +122,18 @@ export const readme02: Way = ({ wire, assembly, messages }) => {
 
 /** The current README's advice: the way `rxprompt simulate` builds requests. */
 export const readme: Way = readmeWay;
+
+/**
+ * How each way's sessions register their scenario (see `SessionOptions`):
+ * the frozen ways as the 0.2 README would, the README's way as it advises.
+ */
+export const REGISTRATIONS: Readonly<
+  Record<string, NonNullable<SessionOptions["registration"]>>
+> = {
+  "static-first": "0.2",
+  "readme-0.2": "0.2",
+  readme: "readme",
+};
 
 /** Every way, by the name the reports print. */
 export const WAYS: Readonly<Record<string, Way>> = {
