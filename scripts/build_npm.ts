@@ -197,7 +197,7 @@ async function loadDnt(): Promise<typeof import("@deno/dnt")> {
     throw new Error(
       `the npm build needs jsr:@deno/dnt@0.41.0, which ${registry} did not ` +
         "serve; reach JSR, or run the local JSR mirror and set " +
-        "JSR_URL=http://127.0.0.1:4874/ (see README, Development)",
+        "JSR_URL=http://127.0.0.1:4874/ (see docs/development.md)",
     );
   }
 }

@@ -41,7 +41,7 @@
  * @module
  */
 
-const DOC_TARGETS = ["mod.ts", "src/", "adapters/", "README.md"];
+const DOC_TARGETS = ["mod.ts", "src/", "adapters/", "README.md", "docs/"];
 /** Where the test files are; `tests/bench/` holds benchmarks, no tests. */
 const TEST_ROOT = "tests";
 const NOT_TESTS = ["tests/bench"];

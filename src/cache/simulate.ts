@@ -31,8 +31,8 @@ export const DEFAULT_MIN_PREFIX_TOKENS = 1024;
  * Simulates a provider's prompt cache over `requests`, in order: per
  * request the input, cached and written tokens, the cost in uncached input
  * tokens, and the first block not served with the reason. The rules are
- * SPEC 8.8's, from the providers' documentation (see the README, "How much
- * will the cache serve?"); the figures are an estimate.
+ * SPEC 8.8's, from the providers' documentation (see docs/caching.md, "How
+ * much will the cache serve?"); the figures are an estimate.
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` for options that are not
  * valid, and, naming the request's index, for a body that is not one of
