@@ -273,9 +273,10 @@ export function registerBuiltIns<C extends AssembleContext>(
       text: HARNESS_IDENTITY,
     });
   }
-  const { text, cacheBreakpoint, stability } = typeof persona === "string"
+  const personaConfig: PersonaConfig = typeof persona === "string"
     ? { text: persona }
     : persona;
+  const { text, cacheBreakpoint, stability } = personaConfig;
   root.section({
     name: PERSONA_SECTION,
     order: PERSONA_ORDER,
