@@ -6,7 +6,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { parseCommandLine, usage } from "../../cli/args.ts";
 import { CliError } from "../../cli/cli_error.ts";
-import { VERSION } from "../../cli/version.ts";
 
 function fails(argv: string[], pattern: RegExp): void {
   assert.throws(() => parseCommandLine(argv), (error) => {
@@ -164,15 +163,5 @@ describe("parseCommandLine", () => {
     const request = parseCommandLine(["render", "--", "--odd.ts"]);
     assert.ok(!request.help);
     assert.deepEqual(request.configs, ["--odd.ts"]);
-  });
-});
-
-describe("VERSION", () => {
-  it("is deno.json's version", async () => {
-    const { readFile } = await import("node:fs/promises");
-    const json = JSON.parse(
-      await readFile(new URL("../../deno.json", import.meta.url), "utf8"),
-    );
-    assert.equal(VERSION, json.version);
   });
 });
