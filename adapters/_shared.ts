@@ -376,3 +376,14 @@ export function gatingOf(gating: unknown): boolean {
       `cache, and allowedTools names the active ones).`,
   );
 }
+
+/**
+ * The names of `tools` that `active` allows, in tool order: what a
+ * `gating: "keep"` request returns as `allowedTools`.
+ */
+export function allowedToolNames(
+  tools: readonly { readonly name: string }[],
+  active: ReadonlySet<string>,
+): string[] {
+  return tools.flatMap((tool) => active.has(tool.name) ? [tool.name] : []);
+}

@@ -35,6 +35,7 @@ import {
 import { quote } from "../src/errors.ts";
 import {
   activeNamesOf,
+  allowedToolNames,
   autoBreakpoints,
   cacheBreakpointLimit,
   type CacheControl,
@@ -228,9 +229,7 @@ export function toAISDK(
     const context = runtimeMessage(input);
     if (context !== undefined) request.runtimeContext = context;
     if (active !== undefined && keep) {
-      request.allowedTools = input.tools.flatMap((entry) =>
-        active.has(entry.name) ? [entry.name] : []
-      );
+      request.allowedTools = allowedToolNames(input.tools, active);
     }
     return request;
   });

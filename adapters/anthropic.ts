@@ -31,6 +31,7 @@ import {
 import { quote } from "../src/errors.ts";
 import {
   activeNamesOf,
+  allowedToolNames,
   autoBreakpoints,
   cacheBreakpointLimit,
   type CacheControl,
@@ -284,9 +285,7 @@ export function toMessages(
     const context = runtimeMessage(input);
     if (context !== undefined) request.runtimeContext = context;
     if (active !== undefined && keep) {
-      request.allowedTools = input.tools.flatMap((tool) =>
-        active.has(tool.name) ? [tool.name] : []
-      );
+      request.allowedTools = allowedToolNames(input.tools, active);
     }
     return request;
   });
