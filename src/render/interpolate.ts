@@ -25,6 +25,7 @@ import {
   nextEscapedOpen,
   nextOpen,
   NOT_CLOSED,
+  type Template,
 } from "./template.ts";
 import { cachedTemplateOf } from "./template_cache.ts";
 import { resolve, unclosed } from "./reference_errors.ts";
@@ -168,6 +169,9 @@ function interpolate(section: AssembledSection, target: Target): string {
     return interpolateText(section, text, target);
   }
   const { literals, names, failure } = template;
+  if (failure === undefined && names.length > 0) {
+    return interpolateCached(template, text, { section, target });
+  }
   const variables = target.variables;
   let rendered = literals[0];
   for (let index = 0; index < names.length; index++) {
@@ -178,6 +182,44 @@ function interpolate(section: AssembledSection, target: Target): string {
     return resolve(entryLabel(section, target), failure.name, variables);
   }
   throw unclosed(entryLabel(section, target), text, failure.open);
+}
+
+/**
+ * A cached template without a malformed group, rendered: its last render
+ * when every reference has the value it had then (each value read and
+ * checked in text order all the same, so errors do not change), else
+ * concatenated and remembered when the result is not much larger than
+ * the text (a huge value must not stay alive in the cache).
+ */
+function interpolateCached(
+  template: Template,
+  text: string,
+  { section, target }: { section: AssembledSection; target: Target },
+): string {
+  const { literals, names } = template;
+  const last = template.last;
+  if (last !== undefined) {
+    let index = 0;
+    while (
+      index < names.length &&
+      valueOf(names[index], section, target) === last.values[index]
+    ) index++;
+    if (index === names.length) return last.rendered;
+  }
+  // Values read above come from the render's own map now: each variable
+  // is still read once.
+  const values: string[] = new Array(names.length);
+  for (let index = 0; index < names.length; index++) {
+    values[index] = valueOf(names[index], section, target);
+  }
+  let rendered = literals[0];
+  for (let index = 0; index < names.length; index++) {
+    rendered += values[index] + literals[index + 1];
+  }
+  template.last = rendered.length <= 2 * text.length + 256
+    ? { values, rendered }
+    : undefined;
+  return rendered;
 }
 
 /**

@@ -27,6 +27,12 @@ export interface Template {
   readonly literals: readonly string[];
   readonly names: readonly string[];
   readonly failure?: { readonly name: string } | { readonly open: number };
+  /**
+   * The last render of a cached template: the values its references had
+   * and the text they gave. A prompt renders the same texts with mostly
+   * the same values step after step; a match skips the concatenation.
+   */
+  last?: { readonly values: readonly string[]; readonly rendered: string };
 }
 
 /**

@@ -15,6 +15,10 @@
  * the time of no cache at all for 100k distinct sections). A text that
  * keeps coming back is still admitted within about `admitOneIn` misses.
  *
+ * An entry also keeps its text's last render (`Template.last`), only when
+ * that render is at most about twice the text: the bytes retained stay
+ * within a small factor of the estimate the bound counts.
+ *
  * @module
  */
 
@@ -61,6 +65,7 @@ class Entry implements Template {
   readonly literals: readonly string[];
   readonly names: readonly string[];
   readonly failure: Template["failure"];
+  last: Template["last"] = undefined;
   older: Entry = this;
   newer: Entry = this;
 

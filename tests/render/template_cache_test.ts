@@ -252,3 +252,69 @@ describe("renderPrompt: many distinct sections", () => {
     assert.fail(`10x the sections took ${ratios.join("x, ")}x the time`);
   });
 });
+
+describe("renderPrompt: a cached text's last render", () => {
+  function assemblyOf(text: string, variables: Record<string, unknown>) {
+    return {
+      sections: [{ name: "s", order: 0, text }],
+      tools: [],
+      variables,
+    } as unknown as Parameters<typeof renderPrompt>[0];
+  }
+
+  it("is reused only while every value is the same, whichever changes", () => {
+    const template = "memo {{a}} then {{b}} and {{a}} and {{c}}.";
+    const base = { a: "1", b: "2", c: "3" };
+    const runs: Record<string, string>[] = [
+      base,
+      base,
+      { ...base, c: "x" },
+      { ...base, a: "y" },
+      { ...base, b: "" },
+      base,
+    ];
+    for (const variables of runs) {
+      assert.equal(
+        renderPrompt(assemblyOf(template, variables)),
+        `memo ${variables.a} then ${variables.b} and ${variables.a} and ` +
+          `${variables.c}.`,
+      );
+    }
+  });
+
+  it("still reads each variable once and fails on a missing one", () => {
+    const template = "memo2 {{a}} {{b}} {{a}}";
+    assert.equal(
+      renderPrompt(assemblyOf(template, { a: "1", b: "2" })),
+      "memo2 1 2 1",
+    );
+    let reads = 0;
+    const counted = {
+      get a() {
+        reads++;
+        return "1";
+      },
+      b: "2",
+    };
+    assert.equal(renderPrompt(assemblyOf(template, counted)), "memo2 1 2 1");
+    assert.equal(reads, 1);
+    assert.throws(
+      () => renderPrompt(assemblyOf(template, { a: "1" })),
+      { code: "UNKNOWN_VARIABLE" },
+    );
+    assert.throws(
+      () => renderPrompt(assemblyOf(template, { a: "1", b: 2 })),
+      { name: "SystemPromptError" },
+    );
+  });
+
+  it("does not keep a render much larger than its text", () => {
+    const template = "memo3 {{big}}";
+    const big = "x".repeat(100_000);
+    assert.equal(renderPrompt(assemblyOf(template, { big })), `memo3 ${big}`);
+    assert.equal(
+      renderPrompt(assemblyOf(template, { big: "y" })),
+      "memo3 y",
+    );
+  });
+});
