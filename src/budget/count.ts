@@ -23,6 +23,11 @@ import {
 import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
 import { cachedTemplateOf } from "../render/template_cache.ts";
 import { parseTemplate } from "../render/template.ts";
+import {
+  type JsonNode,
+  jsonSnapshot,
+  writesSnapshot,
+} from "./json_snapshot.ts";
 
 /**
  * Counts the tokens of one text: a non-negative integer.
@@ -135,6 +140,13 @@ class Generations<V> {
  * same values give the same rendered text, so its tokens are known without
  * rendering it again.
  */
+/** The last tool list counted, and its snapshot once it came twice. */
+interface LastTools {
+  readonly json: string;
+  readonly tokens: number[];
+  snapshot: JsonNode | undefined;
+}
+
 interface SectionEntry {
   readonly names: readonly string[];
   readonly values: readonly string[];
@@ -152,7 +164,7 @@ export class TokenMemo {
   readonly #texts: Generations<number>;
   readonly #sections: Generations<SectionEntry>;
   readonly #toolLists: Generations<number[]>;
-  #lastTools: { json: string; tokens: number[] } | undefined;
+  #lastTools: LastTools | undefined;
 
   constructor(countTokens: CountTokens, options: TokenMemoOptions = {}) {
     this.countTokens = countTokens;
@@ -189,15 +201,34 @@ export class TokenMemo {
   }
 
   /**
+   * The tokens of each tool of `list` when it writes the JSON of the last
+   * list (one that came twice in a row): known without writing its JSON.
+   */
+  unchangedTools(list: readonly ToolSchema[]): number[] | undefined {
+    const last = this.#lastTools;
+    if (
+      last?.snapshot === undefined || !writesSnapshot(list, last.snapshot)
+    ) return undefined;
+    return last.tokens.slice();
+  }
+
+  /**
    * The tokens of each tool of a list whose JSON is `json`, if known. The
    * last list is compared first: equal strings compare in one pass, where a
    * lookup would hash the whole JSON first.
    */
   toolsOf(json: string): number[] | undefined {
     const last = this.#lastTools;
-    if (last !== undefined && last.json === json) return last.tokens.slice();
+    if (last !== undefined && last.json === json) {
+      // Twice in a row: the loop's tools are steady, and walking the next
+      // list against a snapshot costs less than writing its JSON.
+      last.snapshot ??= jsonSnapshot(json);
+      return last.tokens.slice();
+    }
     const tokens = this.#toolLists.get(json);
-    if (tokens !== undefined) this.#lastTools = { json, tokens };
+    if (tokens !== undefined) {
+      this.#lastTools = { json, tokens, snapshot: undefined };
+    }
     return tokens?.slice();
   }
 
@@ -205,7 +236,7 @@ export class TokenMemo {
   rememberTools(json: string, tokens: number[]): void {
     const kept = tokens.slice();
     this.#toolLists.set(json, kept);
-    this.#lastTools = { json, tokens: kept };
+    this.#lastTools = { json, tokens: kept, snapshot: undefined };
   }
 
   /** How many texts and code units the memo holds (tests, diagnostics). */
@@ -336,6 +367,8 @@ export function tokensOf(
  */
 function toolTokens(list: readonly ToolSchema[], memo: TokenMemo): number[] {
   if (list.length === 0) return [];
+  const unchanged = memo.unchangedTools(list);
+  if (unchanged !== undefined) return unchanged;
   let whole: string | undefined;
   try {
     whole = JSON.stringify(list);
