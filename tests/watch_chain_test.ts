@@ -117,6 +117,20 @@ describe("watch along a scope chain", () => {
     assert.equal(watcher.views.length, 1);
   });
 
+  it("a bind elsewhere does not re-assemble a NaN scope either", async () => {
+    const prompt = registry();
+    prompt.bindScope(NaN, "b");
+    const views: PromptView[] = [];
+    const subscription = prompt.watch({ scope: NaN }).subscribe((view) =>
+      views.push(view)
+    );
+    cleanups.push(() => subscription.unsubscribe());
+    await settle();
+    prompt.bindScope("e", "f");
+    await settle();
+    assert.equal(views.length, 1);
+  });
+
   it("a burst of binds and registrations is one view", async () => {
     const prompt = registry();
     const watcher = watchAll(prompt, "c");

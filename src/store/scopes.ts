@@ -159,12 +159,17 @@ function assertNoCycle(
   }
 }
 
+/** Same chains, keys compared as a `Map` compares them (NaN is NaN). */
 function sameKeys(a: readonly ScopeKey[], b: readonly ScopeKey[]): boolean {
   if (a.length !== b.length) return false;
   for (let index = 0; index < a.length; index++) {
-    if (a[index] !== b[index]) return false;
+    if (!sameKey(a[index], b[index])) return false;
   }
   return true;
+}
+
+function sameKey(a: ScopeKey, b: ScopeKey): boolean {
+  return a === b || (a !== a && b !== b);
 }
 
 function capitalize(text: string): string {

@@ -12,8 +12,21 @@ import {
   type ScopeKey,
   SystemPrompt,
 } from "../../mod.ts";
+import { chainSnapshot$, ScopeBindings } from "../../src/store/scopes.ts";
+import {
+  Layers,
+  type Registration,
+  type Snapshot,
+} from "../../src/store/layers.ts";
+import { KINDS } from "../../src/kinds/table.ts";
 import { rejects, sectionNames } from "../assertions.ts";
-import { deferred, recordChanges, tool, toolNames } from "../fixtures.ts";
+import {
+  deferred,
+  recordChanges,
+  section,
+  tool,
+  toolNames,
+} from "../fixtures.ts";
 
 function registry(): SystemPrompt {
   return new SystemPrompt({ includeHarnessIdentity: false });
@@ -439,5 +452,150 @@ describe("one snapshot of layers and bindings per assembly", () => {
         change.type === "unbind" && change.scope === "child"
       ),
     );
+  });
+});
+
+describe("ScopeBindings", () => {
+  function watch(
+    scopes: ScopeBindings,
+    scope: ScopeKey,
+  ): { chains: (readonly ScopeKey[])[]; stop: () => void } {
+    const chains: (readonly ScopeKey[])[] = [];
+    const subscription = scopes.chain$(scope).subscribe((chain) =>
+      chains.push(chain)
+    );
+    return { chains, stop: () => subscription.unsubscribe() };
+  }
+
+  it("chain$ emits the chain, then once per bind or unbind that changes it", () => {
+    const scopes = new ScopeBindings();
+    const { chains, stop } = watch(scopes, "child");
+    const unbind = scopes.bind("child", "parent");
+    scopes.bind("parent", "root");
+    scopes.bind("other", "root");
+    scopes.bind("unrelated", "child");
+    unbind();
+    assert.deepEqual(chains, [
+      ["child"],
+      ["parent", "child"],
+      ["root", "parent", "child"],
+      ["child"],
+    ]);
+    stop();
+  });
+
+  it("chain$ of a NaN key does not re-emit on an unrelated bind", () => {
+    const scopes = new ScopeBindings();
+    scopes.bind(NaN, "parent");
+    const { chains, stop } = watch(scopes, NaN);
+    scopes.bind("other", "parent");
+    assert.deepEqual(chains, [["parent", NaN]]);
+    stop();
+  });
+
+  it("chain$ emits a chain of the same length with another parent", () => {
+    // A watcher that rebinds on an unbind: the next watcher sees both
+    // changes at once, two chains of one length.
+    const scopes = new ScopeBindings();
+    const unbind = scopes.bind("child", "first");
+    const rebinder = scopes.chain$("child").subscribe((chain) => {
+      if (chain.length === 1) scopes.bind("child", "second");
+    });
+    const { chains, stop } = watch(scopes, "child");
+    unbind();
+    assert.deepEqual(chains, [["first", "child"], ["second", "child"]]);
+    rebinder.unsubscribe();
+    stop();
+  });
+
+  it("a disposer returns whether it removed its binding", () => {
+    const scopes = new ScopeBindings();
+    const first = scopes.bind("child", "parent");
+    assert.equal(first(), true);
+    assert.equal(first(), false);
+    scopes.bind("child", "other");
+    assert.equal(first(), false, "a stale disposer removes nothing");
+    assert.deepEqual(scopes.chainOf("child"), ["other", "child"]);
+  });
+
+  it("0 and -0 are one key: binding one to the other is a cycle", () => {
+    const scopes = new ScopeBindings();
+    assert.throws(() => scopes.bind(0, -0), rejects("SCOPE_CYCLE"));
+    assert.throws(() => scopes.bind(-0, 0), rejects("SCOPE_CYCLE"));
+    assert.deepEqual(scopes.chainOf(0), [0]);
+  });
+
+  it("SCOPE_CYCLE counts the bindings the parent inherits through", () => {
+    const scopes = new ScopeBindings();
+    scopes.bind("b", "a");
+    scopes.bind("c", "b");
+    assert.throws(
+      () => scopes.bind("a", "b"),
+      (error: Error) => / through 1 binding\. /.test(error.message),
+    );
+    assert.throws(
+      () => scopes.bind("a", "c"),
+      (error: Error) => / through 2 bindings\. /.test(error.message),
+    );
+  });
+
+  it("complete() completes every chain$", () => {
+    const scopes = new ScopeBindings();
+    let completed = 0;
+    scopes.chain$("a").subscribe({ complete: () => completed++ });
+    scopes.chain$("b").subscribe({ complete: () => completed++ });
+    scopes.complete();
+    assert.equal(completed, 2);
+  });
+});
+
+describe("chainSnapshot$", () => {
+  function sectionIn(name: string): Registration {
+    return {
+      kind: "section",
+      record: KINDS.section.record(section(name, 0), {
+        label: "test",
+        sequence: 0,
+      }),
+    };
+  }
+
+  function layerNames(snapshot: Snapshot): string[][] {
+    return snapshot.map(({ state }) => state.section.map((r) => r.name));
+  }
+
+  it("reads the global layer alone without a scope", () => {
+    const layers = new Layers();
+    const scopes = new ScopeBindings();
+    layers.add(undefined, sectionIn("global"), () => undefined);
+    layers.add("s", sectionIn("scoped"), () => undefined);
+    for (const scope of [undefined, null]) {
+      const seen: Snapshot[] = [];
+      chainSnapshot$(layers, scopes, scope).subscribe((s) => seen.push(s));
+      assert.deepEqual(seen.map(layerNames), [[["global"]]]);
+    }
+  });
+
+  it("reads the chain's layers and follows a bind that changes it", () => {
+    const layers = new Layers();
+    const scopes = new ScopeBindings();
+    layers.add(undefined, sectionIn("global"), () => undefined);
+    layers.add("parent", sectionIn("inherited"), () => undefined);
+    layers.add("child", sectionIn("own"), () => undefined);
+    const seen: Snapshot[] = [];
+    const subscription = chainSnapshot$(layers, scopes, "child").subscribe(
+      (snapshot) => seen.push(snapshot),
+    );
+    scopes.bind("child", "parent");
+    assert.deepEqual(seen.map(layerNames), [
+      [["global"], ["own"]],
+      [["global"], ["inherited"], ["own"]],
+    ]);
+    assert.deepEqual(seen[1].map((layer) => layer.scope), [
+      undefined,
+      "parent",
+      "child",
+    ]);
+    subscription.unsubscribe();
   });
 });
