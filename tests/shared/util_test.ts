@@ -47,6 +47,10 @@ describe("compareCodeUnits", () => {
   });
 });
 
+function byValue(a: { value: number }, b: { value: number }): number {
+  return a.value - b.value;
+}
+
 describe("mergeSorted", () => {
   it("equals sorting the concatenation, stably (earlier lists first on ties)", () => {
     fc.assert(
@@ -195,6 +199,75 @@ describe("mergeSorted", () => {
     // the other read every farther name once per nearer list (n / 2 each).
     assert.ok(reads(400) <= 3, `${reads(400)} reads per item at 400 lists`);
     assert.ok(reads(4_000) <= 3, `${reads(4_000)} reads per item at 4,000`);
+  });
+
+  it("merges a short nearer list into a long one by binary search: few comparisons", () => {
+    let comparisons = 0;
+    const compare = (a: { value: number }, b: { value: number }) => {
+      comparisons++;
+      return a.value - b.value;
+    };
+    const long = Array.from({ length: 1_024 }, (_, index) => ({
+      value: index * 2,
+    }));
+    const merged = mergeSorted([long, [{ value: 1_001 }]], compare);
+    assert.equal(merged[501].value, 1_001);
+    assert.equal(merged.length, 1_025);
+    // log2(1,024) + 1 for the search; a linear pass or a sort compares
+    // every item once or more.
+    assert.ok(comparisons <= 12, `${comparisons} comparisons`);
+  });
+
+  it("merges thousands of lists in time about linear in their number, not quadratic", () => {
+    // Merging them one after the other copies the growing result once per
+    // list: 8 times the lists would take about 64 times as long.
+    const time = (count: number): number => {
+      let best = Infinity;
+      for (let trial = 0; trial < 3; trial++) {
+        const sets = Array.from(
+          { length: 4 },
+          () =>
+            Array.from(
+              { length: count },
+              (_, index) => [{ value: index % 97 }],
+            ),
+        );
+        const started = performance.now();
+        for (const lists of sets) mergeSorted(lists, byValue);
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    time(2_000); // warm up
+    const small = time(2_000);
+    const large = time(16_000);
+    assert.ok(
+      large / small < 30,
+      `16,000 lists took ${(large / small).toFixed(1)} times 2,000 lists`,
+    );
+  });
+
+  it("a shadowed farther list leaves the nearest list itself, without copying", () => {
+    const compare = (a: { name: string }, b: { name: string }) =>
+      compareCodeUnits(a.name, b.name);
+    const nearest = [{ name: "a" }];
+    assert.equal(
+      mergeSorted([[{ name: "a" }], nearest], compare, { shadowByName: true }),
+      nearest,
+    );
+  });
+
+  it("the same nearest list under more or fewer farther lists is another merge", () => {
+    const compare = (a: { name: string }, b: { name: string }) =>
+      compareCodeUnits(a.name, b.name);
+    const global = [{ name: "a" }];
+    const middle = [{ name: "b" }];
+    const nearest = [{ name: "c" }];
+    const names = (lists: { name: string }[][]) =>
+      mergeSorted(lists, compare).map((item) => item.name);
+    assert.deepEqual(names([middle, nearest]), ["b", "c"]);
+    assert.deepEqual(names([global, middle, nearest]), ["a", "b", "c"]);
+    assert.deepEqual(names([middle, nearest]), ["b", "c"]);
   });
 
   it("computes the merge of the same immutable lists once, and again when one changes", () => {
