@@ -49,6 +49,24 @@ describe("memory: a registrar per agent, disposed through its registrations", {
     await root.dispose();
   });
 
+  it("a disposer kept after its teardown ran holds neither the teardown nor its owner", async () => {
+    const root = new Lifetime();
+    let child: Lifetime | undefined = new Lifetime(root);
+    let payload: object | undefined = { captured: "by the teardown" };
+    const payloadRef = new WeakRef(payload);
+    const teardownOf = (value: object) => () => void value;
+    const kept = child.own(teardownOf(payload));
+    payload = undefined;
+    await kept();
+    const childRef = new WeakRef(child);
+    child = undefined;
+    await heapAfterGc();
+    assert.equal(payloadRef.deref(), undefined, "it holds its teardown");
+    assert.equal(childRef.deref(), undefined, "it holds its owner");
+    assert.equal(typeof kept, "function"); // kept until here
+    await root.dispose();
+  });
+
   it(`a child lifetime per agent retains <= ${BYTES_PER_AGENT} bytes`, async () => {
     const root = new Lifetime();
     const bytes = await retainedPerAgent(async () => {
