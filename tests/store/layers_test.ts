@@ -9,8 +9,8 @@ import {
   withoutRegistration,
   withRegistration,
 } from "../../src/store/layers.ts";
-import { holds } from "../../src/store/layer_state.ts";
-import { KINDS } from "../../src/kinds/table.ts";
+import { holds, isEmpty, touched } from "../../src/store/layer_state.ts";
+import { KIND_NAMES, KINDS } from "../../src/kinds/table.ts";
 import { rejects } from "../assertions.ts";
 import { recordChanges, section } from "../fixtures.ts";
 
@@ -110,6 +110,52 @@ describe("layer states", () => {
     const after = withoutRegistration(state, first);
     assert.equal(after.tools.length, 1);
     assert.equal(after.tools[0], second.record);
+  });
+});
+
+describe("layer states: identity and order", () => {
+  it("removing the last record gives the one shared empty state", () => {
+    const only = sectionAt("a", 1);
+    const state = withRegistration(emptyLayer(), only);
+    assert.equal(withoutRegistration(state, only), emptyLayer());
+    // A record in every kind (one section record stands in for each).
+    const record = sectionAt("b", 2).record;
+    const byHand = Object.fromEntries(
+      KIND_NAMES.map((name) => [name, [record]]),
+    ) as unknown as LayerState;
+    const full = withRegistration(byHand, only);
+    assert.ok(!isEmpty(full));
+    assert.deepEqual(names(full, "section"), ["a", "b"]);
+  });
+
+  it("keep the kinds without a name order in registration (sequence) order, whatever the insertion order", () => {
+    const provider = () => ({ schemas: [] as [] });
+    const late = {
+      kind: "tools",
+      record: KINDS.tools.record({ provider }, { label: "t", sequence: 5 }),
+    } as Registration;
+    const early = {
+      kind: "tools",
+      record: KINDS.tools.record({ provider }, { label: "t", sequence: 2 }),
+    } as Registration;
+    let state = withRegistration(emptyLayer(), late);
+    state = withRegistration(state, early);
+    assert.deepEqual(state.tools.map((record) => record.sequence), [2, 5]);
+  });
+
+  it("touched: a new state object holding the same records", () => {
+    const state = withRegistration(emptyLayer(), sectionAt("a", 1));
+    const again = touched(state);
+    assert.notEqual(again, state);
+    assert.equal(again.section[0], state.section[0]);
+    assert.equal(again.section.length, 1);
+  });
+
+  it("list every kind when enumerated, as a state built by hand does", () => {
+    const state = withRegistration(emptyLayer(), sectionAt("a", 1));
+    const keys: string[] = [];
+    for (const key in state) keys.push(key);
+    assert.deepEqual(keys, Object.keys(emptyLayer()));
   });
 });
 
