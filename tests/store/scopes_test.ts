@@ -493,20 +493,22 @@ describe("ScopeBindings", () => {
     stop();
   });
 
-  it("chain$ emits a chain of the same length with another parent", () => {
-    // A watcher that rebinds on an unbind: the next watcher sees both
-    // changes at once, two chains of one length.
-    const scopes = new ScopeBindings();
-    const unbind = scopes.bind("child", "first");
-    const rebinder = scopes.chain$("child").subscribe((chain) => {
-      if (chain.length === 1) scopes.bind("child", "second");
+  for (const first of ["first", NaN]) {
+    it(`chain$ emits a chain of the same length with another parent (first parent ${first})`, () => {
+      // A watcher that rebinds on an unbind: the next watcher sees both
+      // changes at once, two chains of one length.
+      const scopes = new ScopeBindings();
+      const unbind = scopes.bind("child", first);
+      const rebinder = scopes.chain$("child").subscribe((chain) => {
+        if (chain.length === 1) scopes.bind("child", "second");
+      });
+      const { chains, stop } = watch(scopes, "child");
+      unbind();
+      assert.deepEqual(chains, [[first, "child"], ["second", "child"]]);
+      rebinder.unsubscribe();
+      stop();
     });
-    const { chains, stop } = watch(scopes, "child");
-    unbind();
-    assert.deepEqual(chains, [["first", "child"], ["second", "child"]]);
-    rebinder.unsubscribe();
-    stop();
-  });
+  }
 
   it("a disposer returns whether it removed its binding", () => {
     const scopes = new ScopeBindings();
