@@ -277,6 +277,11 @@ describe("mergeSorted", () => {
     const scoped = [{ name: "b" }];
     const first = mergeSorted([global, scoped], compare);
     assert.equal(mergeSorted([global, scoped], compare), first);
+    assert.equal(
+      mergeSorted([global, [], scoped, []], compare),
+      first,
+      "empty layers in between change nothing",
+    );
     assert.notEqual(
       mergeSorted([global, scoped], compare, { shadowByName: true }),
       first,
