@@ -89,6 +89,26 @@ describe("change$ subscribers that throw", () => {
     await prompt.dispose();
   });
 
+  it("an error in a pipe() of change$ goes to the subscriber's error callback, else to onSubscriberError", async () => {
+    const reported: unknown[] = [];
+    const prompt = new SystemPrompt({
+      onSubscriberError: (error) => reported.push((error as Error).message),
+    });
+    const failing = prompt.change$.pipe(map(() => {
+      throw new Error("operator failed");
+    }));
+    const handled: unknown[] = [];
+    failing.subscribe({
+      error: (error) => handled.push((error as Error).message),
+    });
+    failing.subscribe(() => {});
+    prompt.section(section("a", 1));
+    await macrotask();
+    assert.deepEqual(handled, ["operator failed"]);
+    assert.deepEqual(reported, ["operator failed"]);
+    await prompt.dispose();
+  });
+
   it("a throwing subscriber is reported with console.error by default", async () => {
     const prompt = new SystemPrompt();
     const logged: unknown[][] = [];

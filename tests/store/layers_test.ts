@@ -252,6 +252,85 @@ describe("Layers: invariants", () => {
   });
 });
 
+describe("Layers: names and live values", () => {
+  it("add returns what beforeCommit returned", () => {
+    const layers = new Layers();
+    assert.equal(layers.add(undefined, variable("v"), () => "owned"), "owned");
+  });
+
+  it("assertCanAdd throws the duplicate add would throw, for unique kinds in the same layer only", () => {
+    const layers = new Layers();
+    add(layers, "agent", variable("v"));
+    add(layers, "agent", toolsOf(() => ({ schemas: [] })));
+    assert.throws(
+      () => layers.assertCanAdd("agent", variable("v")),
+      rejects("DUPLICATE_VARIABLE", '"v"'),
+    );
+    layers.assertCanAdd("agent", variable("w"));
+    layers.assertCanAdd(undefined, variable("v"));
+    layers.assertCanAdd("other", variable("v"));
+    layers.assertCanAdd("agent", toolsOf(() => ({ schemas: [] })));
+    assert.equal(layers.state("agent").variable.length, 1);
+  });
+
+  it("remove frees the name, and only that name, for a later add", () => {
+    const layers = new Layers();
+    const v = variable("v");
+    add(layers, "agent", v);
+    add(layers, "agent", variable("w"));
+    layers.remove("agent", v);
+    add(layers, "agent", variable("v"));
+    assert.throws(
+      () => add(layers, "agent", variable("w")),
+      rejects("DUPLICATE_VARIABLE", '"w"'),
+    );
+    assert.throws(
+      () => layers.assertCanAdd("agent", variable("w")),
+      rejects("DUPLICATE_VARIABLE"),
+    );
+  });
+
+  it("update: a new state of the layer, with the same records, then an update change", () => {
+    const layers = new Layers();
+    const live = variable("live");
+    add(layers, undefined, live);
+    add(layers, "agent", live);
+    const seen: Snapshot[] = [];
+    const subscription = layers.snapshot$(["agent"]).subscribe((snapshot) =>
+      seen.push(snapshot)
+    );
+    const { changes } = recordChanges(layers);
+    layers.update(undefined, live);
+    layers.update("agent", live);
+    layers.update("nobody", live);
+    assert.equal(seen.length, 3);
+    assert.notEqual(seen[1][0].state, seen[0][0].state);
+    assert.equal(seen[1][1].state, seen[0][1].state);
+    assert.notEqual(seen[2][1].state, seen[1][1].state);
+    assert.deepEqual(names(seen[2][1].state, "variable"), ["live"]);
+    assert.deepEqual(changes.map((change) => change.scope), [
+      undefined,
+      "agent",
+      "nobody",
+    ]);
+    subscription.unsubscribe();
+    layers.complete();
+    layers.update(undefined, live); // a completed layer takes no new state
+  });
+
+  it("invalidateScope: a new state of that scope's layer only, then its invalidate change", () => {
+    const layers = new Layers();
+    add(layers, "agent", variable("v"));
+    const before = layers.state("agent");
+    const global = layers.state();
+    const { changes } = recordChanges(layers);
+    layers.invalidateScope("agent");
+    assert.notEqual(layers.state("agent"), before);
+    assert.equal(layers.state(), global);
+    assert.deepEqual(changes, [{ type: "invalidate", scope: "agent" }]);
+  });
+});
+
 describe("Layers: scope layers and snapshots", () => {
   it("creates a scope layer on its first registration and deletes it when empty", () => {
     const layers = new Layers();
