@@ -90,6 +90,8 @@ interface Initial {
   readonly terms: ReadonlyMap<string, SectionTerms> | undefined;
   /** The token budget the result is pruned to, if any. */
   readonly budget: BudgetPlan | undefined;
+  /** `explain`'s trace, told what the budget pruned. */
+  readonly trace: BuildOptions["trace"];
 }
 
 /**
@@ -132,6 +134,7 @@ function initialOf(
     gated,
     terms: sectionTermsOf(assembly),
     budget: options.budget,
+    trace: options.trace,
   };
 }
 
@@ -179,8 +182,7 @@ function deliver(
   try {
     finished = withinBudget(
       initial.gated.check(finish(result, initial)),
-      initial.budget,
-      initial.terms,
+      initial,
     );
   } catch (error) {
     subscriber.error(error);
@@ -242,18 +244,16 @@ function finish(
   return settleStability(finished, stability);
 }
 
-/** The finished assembly pruned to `budget`, the last step of a build. */
+/** The finished assembly pruned to the budget, the last step of a build. */
 function withinBudget(
   assembly: PromptAssembly,
-  budget: BudgetPlan | undefined,
-  terms: ReadonlyMap<string, SectionTerms> | undefined,
+  { budget, terms, trace }: Initial,
 ): PromptAssembly {
   if (budget === undefined) return assembly;
-  return pruneToBudget(
-    assembly,
-    budget,
-    terms === undefined ? undefined : (name) => terms.get(name),
-  );
+  return pruneToBudget(assembly, budget, {
+    termsOf: terms === undefined ? undefined : (name) => terms.get(name),
+    explain: trace?.pruned,
+  });
 }
 
 /** The registry's contribution: each kind's part, in the table's order. */

@@ -16,7 +16,7 @@ import {
   type SystemPromptErrorCode,
 } from "../errors.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
-import type { BudgetPlan } from "../budget/prune.ts";
+import type { BudgetPlan, Pruning } from "../budget/prune.ts";
 import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
 import type { PromptChange } from "../change_types.ts";
 
@@ -78,6 +78,8 @@ export interface BuildTrace {
    * (listeners may mutate it in place).
    */
   readonly built?: (initial: PromptAssembly) => void;
+  /** Called with why each section went, when the budget pruned any. */
+  readonly pruned?: (pruning: Pruning) => void;
 }
 
 /** One collected tool and where it came from. */
