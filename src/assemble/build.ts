@@ -15,13 +15,13 @@ import {
   type Subscriber,
 } from "rxjs";
 import type {
+  BuildNotes,
   BuildOptions,
   Kind,
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
 import {
   type BudgetPlan,
   pruneToBudget,
@@ -30,7 +30,6 @@ import {
 import {
   settleStability,
   type SettleStabilityOptions,
-  takeVariableStabilities,
 } from "../kinds/stability.ts";
 import {
   KIND_NAMES,
@@ -119,20 +118,28 @@ function initialOf(
   const built = suppress === options.suppressRuntimeContext
     ? options
     : { ...options, suppressRuntimeContext: suppress };
-  const assembly = buildAssembly(snapshot, context, built);
-  options.trace?.built?.(assembly);
+  const notes: BuildNotes = {};
+  const assembly = buildAssembly(snapshot, context, { ...built, notes });
+  options.trace?.built?.(assembly, notes);
   const gated = watchActiveTools(
     listenersOf(layersOf(snapshot, "listener")),
-    assembly,
+    { draft: assembly, known: notes.knownToolNames },
   );
+  const { variables, builtTexts } = notes;
   return {
     assembly,
     listeners: gated.listeners,
-    complete: completeSectionOf(assembly),
+    complete: notes.complete,
     suppress,
-    stability: takeVariableStabilities(assembly),
+    stability: {
+      variables,
+      built: variables !== undefined &&
+          builtTexts?.sections === assembly.sections
+        ? builtTexts
+        : undefined,
+    },
     gated,
-    terms: sectionTermsOf(assembly),
+    terms: notes.terms,
     budget: options.budget,
     trace: options.trace,
   };
@@ -256,12 +263,19 @@ function withinBudget(
   });
 }
 
-/** The registry's contribution: each kind's part, in the table's order. */
+/**
+ * The registry's contribution: each kind's part, in the table's order;
+ * what the kinds note for the stages after the build goes to
+ * `options.notes`.
+ */
 export function buildAssembly(
   snapshot: Snapshot,
   context: unknown,
-  options: BuildOptions = {},
+  options: BuildOptions & { readonly notes?: BuildNotes } = {},
 ): PromptAssembly {
+  const kindOptions = options.notes === undefined
+    ? { ...options, notes: {} }
+    : options as BuildOptions & { readonly notes: BuildNotes };
   const draft: PromptAssembly = {
     sections: [],
     tools: [],
@@ -272,7 +286,7 @@ export function buildAssembly(
   for (const name of KIND_NAMES) {
     if (signal?.aborted) throw signal.reason;
     const kind = KINDS[name] as Kind<RecordBase>;
-    kind.build?.(layersOf(snapshot, name), context, draft, options);
+    kind.build?.(layersOf(snapshot, name), context, draft, kindOptions);
   }
   return draft;
 }

@@ -42,7 +42,7 @@ import type {
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
-import { gatesOf, markInactive } from "./gates.ts";
+import { markInactive } from "./gates.ts";
 import type { GateAnswer } from "../kinds/tool_gate.ts";
 import {
   mostVolatileReference,
@@ -76,9 +76,9 @@ export function explanation$<C extends AssembleContext>(
     let gates: readonly GateAnswer[] = [];
     let pruning: Pruning | undefined;
     const trace: BuildTrace = {
-      built: (initial) => {
+      built: (initial, notes) => {
         contribution = contributionOf(snapshot, initial, trace);
-        gates = gatesOf(initial);
+        gates = notes.gateAnswers ?? [];
       },
       pruned: (why) => pruning = why,
     };

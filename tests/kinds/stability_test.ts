@@ -203,6 +203,46 @@ describe("stability: effective, through referenced variables (SPEC 8.13.2)", () 
   });
 });
 
+describe("stability: a build started inside another build", () => {
+  it("keeps each build's variables, gates and terms its own", async () => {
+    const inner = new SystemPrompt({ includeHarnessIdentity: false });
+    inner.variable("other", () => "x", { stability: "agent" });
+    inner.section({ name: "inner", order: 1, text: "{{other}}" });
+    const outer = new SystemPrompt({ includeHarnessIdentity: false });
+    outer.variable("clock", () => "12:00", { stability: "volatile" });
+    outer.tools(() => ({ schemas: [tool("read"), tool("write")] }));
+    outer.toolGate(() => ["read"]);
+    let innerAssembly: Promise<PromptAssembly> | undefined;
+    // A provider of the outer registry assembles the inner one: the inner
+    // build runs inside the outer build.
+    outer.section({
+      name: "nested",
+      order: 1,
+      text: () => {
+        innerAssembly ??= inner.assemble();
+        return "Nested.";
+      },
+    });
+    outer.onAssemble(async (_assembly, _context, next) => {
+      const result = await next();
+      result.sections.push({ name: "late", order: 9, text: "At {{clock}}." });
+      return result;
+    });
+    const assembly = await outer.assemble();
+    assert.equal(stabilityOf(assembly, "late"), "volatile");
+    assert.deepEqual(assembly.activeTools, ["read"]);
+    const explained = await outer.explain();
+    assert.match(
+      explained.tools.find((origin) => origin.name === "write")?.inactiveBy ??
+        "",
+      /gate/,
+    );
+    assert.equal(stabilityOf(await innerAssembly!, "inner"), "agent");
+    await outer.dispose();
+    await inner.dispose();
+  });
+});
+
 describe("stability: tools (SPEC 8.1, 8.2)", () => {
   it("orders unlisted tools by stability, then name; toolStability keys in code-unit order; tool objects unchanged", async () => {
     const prompt = new SystemPrompt();
