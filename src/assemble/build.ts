@@ -21,6 +21,7 @@ import type {
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
+import { isSystemPromptError, SystemPromptError } from "../errors.ts";
 import { listenersOf } from "../kinds/listener.ts";
 import {
   type BudgetPlan,
@@ -188,7 +189,7 @@ function deliver(
   let finished: PromptAssembly;
   try {
     finished = withinBudget(
-      initial.gated.check(finish(result, initial)),
+      initial.gated.check(readingResult(() => finish(result, initial))),
       initial,
     );
   } catch (error) {
@@ -197,6 +198,28 @@ function deliver(
   }
   subscriber.next(finished);
   subscriber.complete();
+}
+
+/**
+ * `read()`, where what a getter or Proxy of the listeners' result throws
+ * (a revoked Proxy among the sections, a throwing `toolStability`) is
+ * `INVALID_LISTENER_RESULT` with the thrown value as `cause`.
+ */
+function readingResult(read: () => PromptAssembly): PromptAssembly {
+  try {
+    return read();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(
+      "INVALID_LISTENER_RESULT",
+      `The listeners' assembly could not be read when they were done (a ` +
+        `getter or Proxy in its sections, runtimeContext or toolStability ` +
+        `threw); listeners must leave plain data: sections and ` +
+        `runtimeContext of { name, order, text, stability? }, toolStability ` +
+        `mapping tool names to "agent" or "volatile".`,
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -362,6 +362,43 @@ describe("stability: tools (SPEC 8.1, 8.2)", () => {
 });
 
 describe("stability: bad input", () => {
+  it("a listener's unreadable section or toolStability is INVALID_LISTENER_RESULT with the error as cause", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.variable("clock", () => "now", { stability: "volatile" });
+    prompt.section({ name: "a", order: 1, text: "{{clock}}" });
+    let leave: (assembly: PromptAssembly) => void = () => {};
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      const result = await next();
+      leave(result);
+      return result;
+    });
+    const { proxy, revoke } = Proxy.revocable({ name: "x", order: 2 }, {});
+    revoke();
+    leave = (result) => result.sections.push(proxy as never);
+    await assert.rejects(prompt.assemble(), (error: unknown) => {
+      rejects("INVALID_LISTENER_RESULT", "sections")(error);
+      assert.ok((error as Error).cause instanceof TypeError);
+      return true;
+    });
+    const thrown = new Error("keys");
+    leave = (result) => {
+      result.toolStability = new Proxy({}, {
+        ownKeys() {
+          throw thrown;
+        },
+      });
+    };
+    await assert.rejects(prompt.assemble(), (error: unknown) => {
+      rejects("INVALID_LISTENER_RESULT", "toolStability")(error);
+      assert.equal((error as Error).cause, thrown);
+      return true;
+    });
+    // The registry is unharmed.
+    leave = () => {};
+    assert.equal(renderPrompt(await prompt.assemble()), "now");
+    await prompt.dispose();
+  });
+
   it("rejects an unknown section stability with INVALID_SECTION naming the section and registrar", () => {
     const prompt = new SystemPrompt();
     assert.throws(
