@@ -4,16 +4,15 @@
  * the names of `tools`, in their order. A name no provider knows rejects
  * with `UNKNOWN_TOOL_IN_GATE` naming the listener that set it.
  *
- * To name that listener, each listener is wrapped so that the value is
- * sampled when it is called and when its `next()` settles: the first sample
- * holding the bad value tells which listener was running just before it.
- * Without listeners nothing is wrapped: the gates' value is already checked.
+ * To name that listener, the waterfall samples the value as each listener
+ * is called and as its `next()` settles: the first sample holding the bad
+ * value tells which listener was running just before it. Without listeners
+ * nothing is sampled: the gates' value is already checked.
  *
  * @module
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
-import { knownToolNamesOf } from "../kinds/tools.ts";
 import { unknownToolInGate } from "../kinds/tool_gate.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
@@ -24,60 +23,36 @@ interface Sample {
   readonly active: unknown;
 }
 
-/** The listeners to run, and the check of the waterfall's result. */
+/** The waterfall's observer, and the check of its result. */
 export interface ActiveToolsWatch {
-  readonly listeners: readonly AssembleListener<unknown>[];
+  /** Samples `activeTools` as the waterfall runs (`WaterfallOptions`). */
+  readonly observe: ((by: number, assembly: unknown) => void) | undefined;
   /** The result with `activeTools` checked and kept to `tools`. */
   check(result: PromptAssembly): PromptAssembly;
 }
 
 /**
- * Watches `listeners` for changes of `activeTools`; `draft` is the
- * registry's assembly before them.
+ * Watches the waterfall of `listeners` for changes of `activeTools`;
+ * `draft` is the registry's assembly before them, `known` the names its
+ * tool providers listed in `knownNames`.
  */
 export function watchActiveTools(
   listeners: readonly AssembleListener<unknown>[],
-  draft: PromptAssembly,
+  initial: { draft: PromptAssembly; known: ReadonlySet<string> | undefined },
 ): ActiveToolsWatch {
-  if (listeners.length === 0) return { listeners, check: same };
+  if (listeners.length === 0) return { observe: undefined, check: same };
   const samples: Sample[] = [];
-  const last = listeners.length - 1;
-  const wrapped = listeners.map((listener, index) =>
-    sampled(listener, index, last, samples)
-  );
   return {
-    listeners: wrapped,
+    observe: (by, assembly) => record(samples, by, assembly),
     check: (result) => {
       record(samples, 0, result);
-      return checkActiveTools(result, draft, samples);
+      return checkActiveTools(result, { ...initial, samples });
     },
   };
 }
 
 function same(result: PromptAssembly): PromptAssembly {
   return result;
-}
-
-function ignore(): void {}
-
-function sampled(
-  listener: AssembleListener<unknown>,
-  index: number,
-  last: number,
-  samples: Sample[],
-): AssembleListener<unknown> {
-  return (assembly, context, next) => {
-    record(samples, index - 1, assembly);
-    return listener(assembly, context, () => {
-      const rest = next();
-      // The listener gets next()'s own promise: its identity and its
-      // rejection stay as the waterfall made them.
-      rest.then((result) => {
-        record(samples, Math.min(index + 1, last), result);
-      }, ignore);
-      return rest;
-    });
-  };
 }
 
 /**
@@ -139,8 +114,11 @@ function nameList(active: unknown): string[] | undefined {
 
 function checkActiveTools(
   result: PromptAssembly,
-  draft: PromptAssembly,
-  samples: readonly Sample[],
+  { draft, known, samples }: {
+    draft: PromptAssembly;
+    known: ReadonlySet<string> | undefined;
+    samples: readonly Sample[];
+  },
 ): PromptAssembly {
   let active: unknown;
   try {
@@ -163,7 +141,6 @@ function checkActiveTools(
   }
   const tools = toolNames(result);
   const present = new Set(tools);
-  const known = knownToolNamesOf(draft);
   let initial: Set<string> | undefined;
   for (const name of names) {
     if (present.has(name) || known?.has(name)) continue;
