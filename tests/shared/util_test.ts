@@ -47,10 +47,6 @@ describe("compareCodeUnits", () => {
   });
 });
 
-function byValue(a: { value: number }, b: { value: number }): number {
-  return a.value - b.value;
-}
-
 describe("mergeSorted", () => {
   it("equals sorting the concatenation, stably (earlier lists first on ties)", () => {
     fc.assert(
@@ -216,35 +212,6 @@ describe("mergeSorted", () => {
     // log2(1,024) + 1 for the search; a linear pass or a sort compares
     // every item once or more.
     assert.ok(comparisons <= 12, `${comparisons} comparisons`);
-  });
-
-  it("merges thousands of lists in time about linear in their number, not quadratic", () => {
-    // Merging them one after the other copies the growing result once per
-    // list: 8 times the lists would take about 64 times as long.
-    const time = (count: number): number => {
-      let best = Infinity;
-      for (let trial = 0; trial < 3; trial++) {
-        const sets = Array.from(
-          { length: 4 },
-          () =>
-            Array.from(
-              { length: count },
-              (_, index) => [{ value: index % 97 }],
-            ),
-        );
-        const started = performance.now();
-        for (const lists of sets) mergeSorted(lists, byValue);
-        best = Math.min(best, performance.now() - started);
-      }
-      return best;
-    };
-    time(2_000); // warm up
-    const small = time(2_000);
-    const large = time(16_000);
-    assert.ok(
-      large / small < 30,
-      `16,000 lists took ${(large / small).toFixed(1)} times 2,000 lists`,
-    );
   });
 
   it("a shadowed farther list leaves the nearest list itself, without copying", () => {
