@@ -8,6 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Disposer, SystemPrompt } from "../../mod.ts";
+import { NameTable } from "../../src/store/name_table.ts";
 import { heapAfterGc, heapSkip } from "./heap.ts";
 
 const skip = heapSkip("heap slopes");
@@ -21,6 +22,19 @@ const skip = heapSkip("heap slopes");
 const BYTES_PER_SECTION = 300;
 
 describe("memory: registered sections", { skip }, () => {
+  it("a name index holds no record it removed", async () => {
+    const table = new NameTable<{ readonly name: string }>();
+    let record: { readonly name: string } | undefined = { name: "removed" };
+    table.add(record);
+    table.add({ name: "kept" });
+    table.remove(record);
+    const ref = new WeakRef(record);
+    record = undefined;
+    await heapAfterGc();
+    assert.equal(ref.deref(), undefined);
+    assert.equal(table.has("kept"), true); // the table lives until here
+  });
+
   it(`a registered section retains <= ${BYTES_PER_SECTION} bytes (heap slope between 10k and 100k)`, async () => {
     const prompt = new SystemPrompt();
     const disposers: Disposer[] = [];

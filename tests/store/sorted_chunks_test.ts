@@ -174,6 +174,25 @@ describe("SortedChunks: the layout that bounds the cost of a change", () => {
     assert.deepEqual(list.layout, [[127 + 256, 256]]);
   });
 
+  it("a shrunk chunk joins a neighbour when together they hold exactly 512 items", () => {
+    for (const grown of [0, 1]) {
+      const items = Array.from({ length: 512 }, (_, id) => ({ key: id, id }));
+      let list = SortedChunks.from(items);
+      // 144 more items in chunk `grown`: 400 there, 256 in the other.
+      const key = grown === 0 ? 100.5 : 300.5;
+      for (let id = 0; id < 144; id++) {
+        list = list.insert({ key, id: 1000 + id }, compare);
+      }
+      assert.deepEqual(list.layout, [grown === 0 ? [400, 256] : [256, 400]]);
+      // Shrink the other chunk to 112: 400 + 112 fit in one chunk.
+      const other = grown === 0 ? items.slice(256) : items.slice(0, 256);
+      for (const item of other.slice(0, 144)) {
+        list = list.remove(item, compare);
+      }
+      assert.deepEqual(list.layout, [[512]]);
+    }
+  });
+
   it("a page shrunk below 16 chunks joins a neighbour it fits in with", () => {
     // Two pages of 32 chunks of 256 items.
     const items = Array.from(
