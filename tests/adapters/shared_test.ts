@@ -99,21 +99,21 @@ describe("the checks every adapter shares", () => {
   });
 
   describe("the cache option's error", () => {
-    for (const [name, adapter] of [ADAPTERS[2], ADAPTERS[3]]) {
+    for (const [name, adapter] of ADAPTERS) {
       it(`${name}: names the ttl of an object, and no ttl otherwise`, () => {
         assert.throws(
           () => adapter(withTools([]), { cache: { ttl: "2h" } }),
-          rejects("INVALID_CONFIG", 'with ttl "2h"', '{ ttl: "1h" }'),
+          rejects("INVALID_CONFIG", 'cache is an object with ttl "2h";'),
         );
-        for (const cache of ["yes", 1]) {
+        for (const cache of ["yes", 1, null]) {
           assert.throws(
             () => adapter(withTools([]), { cache }),
             (error) => {
-              rejects("INVALID_CONFIG", "cache is")(error);
-              assert.ok(
-                !(error as Error).message.includes("with ttl"),
-                (error as Error).message,
-              );
+              rejects(
+                "INVALID_CONFIG",
+                `cache is ${JSON.stringify(cache)}; it must be true, false`,
+              )(error);
+              assert.equal((error as Error).cause, undefined);
               return true;
             },
           );
