@@ -13,7 +13,6 @@
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
-import { knownToolNamesOf } from "../kinds/tools.ts";
 import { unknownToolInGate } from "../kinds/tool_gate.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
@@ -33,11 +32,12 @@ export interface ActiveToolsWatch {
 
 /**
  * Watches `listeners` for changes of `activeTools`; `draft` is the
- * registry's assembly before them.
+ * registry's assembly before them, `known` the names its tool providers
+ * listed in `knownNames`.
  */
 export function watchActiveTools(
   listeners: readonly AssembleListener<unknown>[],
-  draft: PromptAssembly,
+  initial: { draft: PromptAssembly; known: ReadonlySet<string> | undefined },
 ): ActiveToolsWatch {
   if (listeners.length === 0) return { listeners, check: same };
   const samples: Sample[] = [];
@@ -49,7 +49,7 @@ export function watchActiveTools(
     listeners: wrapped,
     check: (result) => {
       record(samples, 0, result);
-      return checkActiveTools(result, draft, samples);
+      return checkActiveTools(result, { ...initial, samples });
     },
   };
 }
@@ -139,8 +139,11 @@ function nameList(active: unknown): string[] | undefined {
 
 function checkActiveTools(
   result: PromptAssembly,
-  draft: PromptAssembly,
-  samples: readonly Sample[],
+  { draft, known, samples }: {
+    draft: PromptAssembly;
+    known: ReadonlySet<string> | undefined;
+    samples: readonly Sample[];
+  },
 ): PromptAssembly {
   let active: unknown;
   try {
@@ -163,7 +166,6 @@ function checkActiveTools(
   }
   const tools = toolNames(result);
   const present = new Set(tools);
-  const known = knownToolNamesOf(draft);
   let initial: Set<string> | undefined;
   for (const name of names) {
     if (present.has(name) || known?.has(name)) continue;

@@ -15,13 +15,14 @@ import {
   type Subscriber,
 } from "rxjs";
 import type {
+  BuildNotes,
   BuildOptions,
   Kind,
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
+import { isSystemPromptError, SystemPromptError } from "../errors.ts";
 import { listenersOf } from "../kinds/listener.ts";
-import { completeSectionOf, sectionTermsOf } from "../kinds/section.ts";
 import {
   type BudgetPlan,
   pruneToBudget,
@@ -30,7 +31,6 @@ import {
 import {
   settleStability,
   type SettleStabilityOptions,
-  takeVariableStabilities,
 } from "../kinds/stability.ts";
 import {
   KIND_NAMES,
@@ -90,6 +90,8 @@ interface Initial {
   readonly terms: ReadonlyMap<string, SectionTerms> | undefined;
   /** The token budget the result is pruned to, if any. */
   readonly budget: BudgetPlan | undefined;
+  /** `explain`'s trace, told what the budget pruned. */
+  readonly trace: BuildOptions["trace"];
 }
 
 /**
@@ -117,21 +119,30 @@ function initialOf(
   const built = suppress === options.suppressRuntimeContext
     ? options
     : { ...options, suppressRuntimeContext: suppress };
-  const assembly = buildAssembly(snapshot, context, built);
-  options.trace?.built?.(assembly);
+  const notes: BuildNotes = {};
+  const assembly = buildAssembly(snapshot, context, { ...built, notes });
+  options.trace?.built?.(assembly, notes);
   const gated = watchActiveTools(
     listenersOf(layersOf(snapshot, "listener")),
-    assembly,
+    { draft: assembly, known: notes.knownToolNames },
   );
+  const { variables, builtTexts } = notes;
   return {
     assembly,
     listeners: gated.listeners,
-    complete: completeSectionOf(assembly),
+    complete: notes.complete,
     suppress,
-    stability: takeVariableStabilities(assembly),
+    stability: {
+      variables,
+      built: variables !== undefined &&
+          builtTexts?.sections === assembly.sections
+        ? builtTexts
+        : undefined,
+    },
     gated,
-    terms: sectionTermsOf(assembly),
+    terms: notes.terms,
     budget: options.budget,
+    trace: options.trace,
   };
 }
 
@@ -178,9 +189,8 @@ function deliver(
   let finished: PromptAssembly;
   try {
     finished = withinBudget(
-      initial.gated.check(finish(result, initial)),
-      initial.budget,
-      initial.terms,
+      initial.gated.check(readingResult(() => finish(result, initial))),
+      initial,
     );
   } catch (error) {
     subscriber.error(error);
@@ -188,6 +198,28 @@ function deliver(
   }
   subscriber.next(finished);
   subscriber.complete();
+}
+
+/**
+ * `read()`, where what a getter or Proxy of the listeners' result throws
+ * (a revoked Proxy among the sections, a throwing `toolStability`) is
+ * `INVALID_LISTENER_RESULT` with the thrown value as `cause`.
+ */
+function readingResult(read: () => PromptAssembly): PromptAssembly {
+  try {
+    return read();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(
+      "INVALID_LISTENER_RESULT",
+      `The listeners' assembly could not be read when they were done (a ` +
+        `getter or Proxy in its sections, runtimeContext or toolStability ` +
+        `threw); listeners must leave plain data: sections and ` +
+        `runtimeContext of { name, order, text, stability? }, toolStability ` +
+        `mapping tool names to "agent" or "volatile".`,
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -242,26 +274,31 @@ function finish(
   return settleStability(finished, stability);
 }
 
-/** The finished assembly pruned to `budget`, the last step of a build. */
+/** The finished assembly pruned to the budget, the last step of a build. */
 function withinBudget(
   assembly: PromptAssembly,
-  budget: BudgetPlan | undefined,
-  terms: ReadonlyMap<string, SectionTerms> | undefined,
+  { budget, terms, trace }: Initial,
 ): PromptAssembly {
   if (budget === undefined) return assembly;
-  return pruneToBudget(
-    assembly,
-    budget,
-    terms === undefined ? undefined : (name) => terms.get(name),
-  );
+  return pruneToBudget(assembly, budget, {
+    termsOf: terms === undefined ? undefined : (name) => terms.get(name),
+    explain: trace?.pruned,
+  });
 }
 
-/** The registry's contribution: each kind's part, in the table's order. */
+/**
+ * The registry's contribution: each kind's part, in the table's order;
+ * what the kinds note for the stages after the build goes to
+ * `options.notes`.
+ */
 export function buildAssembly(
   snapshot: Snapshot,
   context: unknown,
-  options: BuildOptions = {},
+  options: BuildOptions & { readonly notes?: BuildNotes } = {},
 ): PromptAssembly {
+  const kindOptions = options.notes === undefined
+    ? { ...options, notes: {} }
+    : options as BuildOptions & { readonly notes: BuildNotes };
   const draft: PromptAssembly = {
     sections: [],
     tools: [],
@@ -272,7 +309,7 @@ export function buildAssembly(
   for (const name of KIND_NAMES) {
     if (signal?.aborted) throw signal.reason;
     const kind = KINDS[name] as Kind<RecordBase>;
-    kind.build?.(layersOf(snapshot, name), context, draft, options);
+    kind.build?.(layersOf(snapshot, name), context, draft, kindOptions);
   }
   return draft;
 }

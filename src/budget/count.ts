@@ -152,6 +152,14 @@ interface SectionEntry {
   readonly values: readonly string[];
   readonly tokens: number;
   readonly empty: boolean;
+  /** The count (see `TokenMemo.begin`) that last found its values current. */
+  checkedIn: number;
+}
+
+/** The own variables of the last count, by position. */
+interface SeenVariables {
+  readonly names: readonly string[];
+  readonly values: readonly unknown[];
 }
 
 /**
@@ -165,6 +173,8 @@ export class TokenMemo {
   readonly #sections: Generations<SectionEntry>;
   readonly #toolLists: Generations<number[]>;
   #lastTools: LastTools | undefined;
+  #count = 0;
+  #variables: SeenVariables | undefined;
 
   constructor(countTokens: CountTokens, options: TokenMemoOptions = {}) {
     this.countTokens = countTokens;
@@ -188,6 +198,50 @@ export class TokenMemo {
     const tokens = countText(this.countTokens, text, what);
     this.#texts.set(text, tokens);
     return tokens;
+  }
+
+  /**
+   * Starts one count of an assembly's tokens: whether `variables` holds
+   * the same own keys with the same values, in the same order, as the
+   * previous count's. Then an entry checked in the previous count is
+   * current without reading its values again (see `current`).
+   */
+  begin(variables: PromptAssembly["variables"]): boolean {
+    this.#count++;
+    const names = Object.getOwnPropertyNames(variables);
+    const values: unknown[] = new Array(names.length);
+    const seen = this.#variables;
+    let same = seen !== undefined && seen.names.length === names.length;
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index];
+      const value = variables[name];
+      values[index] = value;
+      // A Proxy may list a key it then says is not its own.
+      if (
+        same && (name !== seen!.names[index] || value !== seen!.values[index] ||
+          !Object.hasOwn(variables, name))
+      ) same = false;
+    }
+    this.#variables = { names, values };
+    return same;
+  }
+
+  /**
+   * Whether `entry` was found current in the previous count (with
+   * variables the same since, as {@linkcode TokenMemo.begin} said) or in
+   * this one; marks it current in this count.
+   */
+  current(entry: SectionEntry, steady: boolean): boolean {
+    const count = this.#count;
+    if (entry.checkedIn === count) return true;
+    if (!steady || entry.checkedIn !== count - 1) return false;
+    entry.checkedIn = count;
+    return true;
+  }
+
+  /** Marks `entry` found current in this count. */
+  checked(entry: SectionEntry): void {
+    entry.checkedIn = this.#count;
   }
 
   /** The last rendering of section text `text`, if remembered. */
@@ -346,9 +400,10 @@ export function tokensOf(
   const count = entries.length;
   const sections: number[] = new Array(count);
   const empty: boolean[] = new Array(count);
+  const steady = memo.begin(variables);
   let total = 0;
   for (let index = 0; index < count; index++) {
-    const entry = memoised(entries[index], variables, memo) ??
+    const entry = memoised(entries[index], { variables, memo, steady }) ??
       rendering(entries, index, variables, memo);
     sections[index] = entry.tokens;
     empty[index] = entry.empty;
@@ -392,14 +447,18 @@ function toolTokens(list: readonly ToolSchema[], memo: TokenMemo): number[] {
 /** The memo's entry of `section` when its values are unchanged. */
 function memoised(
   section: unknown,
-  variables: PromptAssembly["variables"],
-  memo: TokenMemo,
+  { variables, memo, steady }: {
+    variables: PromptAssembly["variables"];
+    memo: TokenMemo;
+    steady: boolean;
+  },
 ): SectionEntry | undefined {
   if (typeof section !== "object" || section === null) return undefined;
   const text = (section as { text?: unknown }).text;
   if (typeof text !== "string") return undefined;
   const entry = memo.sectionOf(text);
   if (entry === undefined) return undefined;
+  if (memo.current(entry, steady)) return entry;
   const { names, values } = entry;
   for (let index = 0; index < names.length; index++) {
     const name = names[index];
@@ -407,6 +466,7 @@ function memoised(
       return undefined;
     }
   }
+  memo.checked(entry);
   return entry;
 }
 
@@ -433,7 +493,8 @@ function rendering(
   const text = section.text;
   const names = (cachedTemplateOf(text) ?? parseTemplate(text)).names;
   const values = names.map((name) => variables[name] as string);
-  const entry = { names, values, tokens, empty };
+  const entry = { names, values, tokens, empty, checkedIn: 0 };
+  memo.checked(entry);
   memo.rememberSection(text, entry);
   return entry;
 }

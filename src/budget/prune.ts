@@ -45,6 +45,14 @@ const NO_TERMS: TermsOf = () => undefined;
 /** How many of the largest required sections a `BUDGET_EXCEEDED` names. */
 const NAMED = 3;
 
+/** Options of {@linkcode pruneToBudget}. */
+export interface PruneOptions {
+  /** The registered terms of each section (default: none has any). */
+  readonly termsOf?: TermsOf;
+  /** Called with why each section went, when any did (`explain()`). */
+  readonly explain?: (pruning: Pruning) => void;
+}
+
 /**
  * `assembly` with as few sections pruned as the budget needs, in the order
  * above, and `pruned` listing them `{ name, tokens }` in pruning order; the
@@ -57,7 +65,7 @@ const NAMED = 3;
 export function pruneToBudget(
   assembly: PromptAssembly,
   plan: BudgetPlan,
-  termsOf: TermsOf = NO_TERMS,
+  { termsOf = NO_TERMS, explain }: PruneOptions = {},
 ): PromptAssembly {
   // What a listener's getter or Proxy throws is typed, as in the renderers.
   const counted = readingAssembly(
@@ -79,14 +87,22 @@ export function pruneToBudget(
     pruned.push({ name: sections[index].name, tokens });
     total -= tokens;
   }
-  const kept: AssembledSection[] = [];
+  const kept: AssembledSection[] = new Array(sections.length - pruned.length);
+  let keptCount = 0;
   for (let index = 0; index < sections.length; index++) {
-    if (dropped[index] === 0) kept.push(sections[index]);
+    if (dropped[index] === 0) kept[keptCount++] = sections[index];
   }
-  const result = { ...assembly, sections: kept, pruned };
-  // Why each went is worked out only if explain() asks.
-  prunings.set(result, { maxTokens, total: counted.total, candidates, ranked });
-  return result;
+  explain?.({
+    maxTokens,
+    total: counted.total,
+    sections: pruned.map(({ name, tokens }, at) => ({
+      name,
+      tokens,
+      stability: TIERS[candidates.tiers[ranked[at]]],
+      priority: candidates.priorities[ranked[at]],
+    })),
+  });
+  return { ...assembly, sections: kept, pruned };
 }
 
 /** Why each section of `assembly.pruned` went, for `explain()`. */
@@ -105,30 +121,6 @@ export interface Pruning {
 }
 
 const TIERS = ["volatile", "agent", "stable"] as const;
-const prunings = new WeakMap<PromptAssembly, {
-  readonly maxTokens: number;
-  readonly total: number;
-  readonly candidates: Candidates;
-  readonly ranked: readonly number[];
-}>();
-
-/** How {@linkcode pruneToBudget} pruned `assembly`, if it made it. */
-export function pruningOf(assembly: PromptAssembly): Pruning | undefined {
-  const pruning = prunings.get(assembly);
-  if (pruning === undefined) return undefined;
-  const { maxTokens, total, candidates, ranked } = pruning;
-  const pruned = assembly.pruned ?? [];
-  return {
-    maxTokens,
-    total,
-    sections: pruned.map(({ name, tokens }, at) => ({
-      name,
-      tokens,
-      stability: TIERS[candidates.tiers[ranked[at]]],
-      priority: candidates.priorities[ranked[at]],
-    })),
-  };
-}
 
 /** The sections that may be pruned, as parallel lists. */
 interface Candidates {
@@ -150,35 +142,40 @@ function candidatesOf(
   termsOf: TermsOf,
   maxTokens: number,
 ): Candidates {
+  const length = sections.length;
   const candidates: Candidates = {
-    indexes: [],
-    tiers: [],
-    priorities: [],
-    orders: [],
-    names: [],
+    indexes: new Array(length),
+    tiers: new Array(length),
+    priorities: new Array(length),
+    orders: new Array(length),
+    names: new Array(length),
   };
+  let count = 0;
   const required: { name: string; tokens: number }[] = [];
   let floor = 0;
   for (const tokens of counted.tools) floor += tokens;
   const toolTokens = floor;
-  for (let index = 0; index < sections.length; index++) {
+  for (let index = 0; index < length; index++) {
     // A section that renders empty costs nothing and is never pruned; a
     // counter answering 0 for a text still lets it be pruned in turn.
     if (counted.empty[index]) continue;
     const section = sections[index];
-    const terms = termsOf(section.name) ?? DEFAULT_TERMS;
+    const name = section.name;
+    const terms = termsOf(name) ?? DEFAULT_TERMS;
     if (terms.required) {
       const tokens = counted.sections[index];
       floor += tokens;
-      required.push({ name: section.name, tokens });
+      required.push({ name, tokens });
       continue;
     }
-    candidates.indexes.push(index);
-    candidates.tiers.push(tierOf(section));
-    candidates.priorities.push(terms.priority);
-    candidates.orders.push(section.order);
-    candidates.names.push(section.name);
+    candidates.indexes[count] = index;
+    candidates.tiers[count] = tierOf(section);
+    candidates.priorities[count] = terms.priority;
+    candidates.orders[count] = section.order;
+    candidates.names[count] = name;
+    count++;
   }
+  for (const list of Object.values(candidates)) list.length = count;
   if (floor > maxTokens) {
     throw budgetExceeded({ floor, toolTokens, required, maxTokens });
   }

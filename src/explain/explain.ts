@@ -32,7 +32,7 @@ import type {
   Stability,
 } from "../types.ts";
 import { countText } from "../budget/count.ts";
-import { pruningOf } from "../budget/prune.ts";
+import type { Pruning } from "../budget/prune.ts";
 import type {
   ExplainOptions,
   PromptExplanation,
@@ -42,7 +42,7 @@ import type {
   ToolOrigin,
   VariableOrigin,
 } from "./explanation.ts";
-import { gatesOf, markInactive } from "./gates.ts";
+import { markInactive } from "./gates.ts";
 import type { GateAnswer } from "../kinds/tool_gate.ts";
 import {
   mostVolatileReference,
@@ -74,14 +74,18 @@ export function explanation$<C extends AssembleContext>(
     const countTokens = checkOptions(options.explain);
     let contribution: Contribution | undefined;
     let gates: readonly GateAnswer[] = [];
+    let pruning: Pruning | undefined;
     const trace: BuildTrace = {
-      built: (initial) => {
+      built: (initial, notes) => {
         contribution = contributionOf(snapshot, initial, trace);
-        gates = gatesOf(initial);
+        gates = notes.gateAnswers ?? [];
       },
+      pruned: (why) => pruning = why,
     };
     return assembly$(snapshot, context, { ...options, trace }).pipe(
-      map((assembly) => explain(assembly, contribution!, countTokens, gates)),
+      map((assembly) =>
+        explain(assembly, contribution!, { countTokens, gates, pruning })
+      ),
     );
   });
 }
@@ -120,8 +124,11 @@ function checkOptions(options: unknown): CountTokens | undefined {
 function explain(
   assembly: PromptAssembly,
   contribution: Contribution,
-  countTokens: CountTokens | undefined,
-  gates: readonly GateAnswer[],
+  { countTokens, gates, pruning }: {
+    countTokens: CountTokens | undefined;
+    gates: readonly GateAnswer[];
+    pruning: Pruning | undefined;
+  },
 ): PromptExplanation {
   const { variables } = assembly;
   const rendered = renderedSections(assembly.sections, variables);
@@ -155,7 +162,7 @@ function explain(
         list: "runtimeContext",
       },
     ),
-    ...prunedOrigins(assembly),
+    ...prunedOrigins(pruning),
   };
 }
 
@@ -352,9 +359,8 @@ function count(countTokens: CountTokens, text: string, what: string): number {
 
 /** What the budget pruned, and why (`explain().pruned`), when it did. */
 function prunedOrigins(
-  assembly: PromptAssembly,
+  pruning: Pruning | undefined,
 ): { pruned?: PrunedOrigin[] } {
-  const pruning = pruningOf(assembly);
   if (pruning === undefined) return {};
   const { maxTokens, total } = pruning;
   return {

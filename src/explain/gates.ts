@@ -4,18 +4,8 @@
  * @module
  */
 
-import {
-  describeGate,
-  type GateAnswer,
-  gateAnswersOf,
-} from "../kinds/tool_gate.ts";
-import type { PromptAssembly } from "../types.ts";
+import { describeGate, type GateAnswer } from "../kinds/tool_gate.ts";
 import type { ToolOrigin } from "./explanation.ts";
-
-/** What the gates of the assembly `build` wrote answered. */
-export function gatesOf(initial: PromptAssembly): readonly GateAnswer[] {
-  return gateAnswersOf(initial);
-}
 
 /**
  * Sets `inactiveBy` on each origin whose tool is not in the final

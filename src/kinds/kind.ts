@@ -16,8 +16,14 @@ import {
   type SystemPromptErrorCode,
 } from "../errors.ts";
 import type { ToolOrderPlan } from "./tool_order.ts";
-import type { BudgetPlan } from "../budget/prune.ts";
-import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
+import type { BudgetPlan, Pruning, SectionTerms } from "../budget/prune.ts";
+import type { BuiltTexts, VariableStabilities } from "./stability.ts";
+import type {
+  AssembledSection,
+  PromptAssembly,
+  ScopeKey,
+  ToolSchema,
+} from "../types.ts";
 import type { PromptChange } from "../change_types.ts";
 
 /** What the registrar knows about a registration beyond its input. */
@@ -65,6 +71,41 @@ export interface BuildOptions {
   readonly budget?: BudgetPlan;
 }
 
+/**
+ * What one build's kinds leave for the kinds after them and for the stages
+ * after the build: one object per build, so a build a provider starts
+ * inside another one keeps its own, and no assembly needs a side table.
+ */
+export interface BuildNotes {
+  /** The visible variables that are not stable (variable kind). */
+  variables?: VariableStabilities;
+  /** The static section texts and the ranks they reference (section kind). */
+  builtTexts?: BuiltTexts;
+  /** The budget terms of the registered sections, by name (section kind). */
+  terms?: ReadonlyMap<string, SectionTerms>;
+  /** The one effective complete section, before the waterfall. */
+  complete?: AssembledSection;
+  /** The names the tool providers listed in `knownNames` (tools kind). */
+  knownToolNames?: ReadonlySet<string>;
+  /** What the answering tool gates allowed (tool gate kind). */
+  gateAnswers?: readonly GateAnswer[];
+}
+
+/** What one answering gate allowed, for `explain`. */
+export interface GateAnswer {
+  readonly record: RecordBase & { readonly gate: unknown };
+  /** The layer's scope key; `undefined` is the global layer. */
+  readonly scope: ScopeKey | undefined;
+  /** 1-based position among the gates of this assembly. */
+  readonly index: number;
+  readonly allowed: ReadonlySet<string>;
+}
+
+/** A kind's build options: the registry's, and this build's notes. */
+export interface KindBuildOptions extends BuildOptions {
+  readonly notes: BuildNotes;
+}
+
 /** What a build records for `explain`. */
 export interface BuildTrace {
   /**
@@ -77,7 +118,9 @@ export interface BuildTrace {
    * Called with the registry's contribution before any listener runs
    * (listeners may mutate it in place).
    */
-  readonly built?: (initial: PromptAssembly) => void;
+  readonly built?: (initial: PromptAssembly, notes: BuildNotes) => void;
+  /** Called with why each section went, when the budget pruned any. */
+  readonly pruned?: (pruning: Pruning) => void;
 }
 
 /** One collected tool and where it came from. */
@@ -115,7 +158,7 @@ export interface Kind<R extends RecordBase, I = unknown> {
     layers: readonly KindLayer<R>[],
     context: unknown,
     draft: PromptAssembly,
-    options: BuildOptions,
+    options: KindBuildOptions,
   ): void;
 }
 

@@ -11,6 +11,7 @@ import type { AssembledSection, PromptAssembly } from "../types.ts";
 import type { SectionTerms } from "../budget/prune.ts";
 import {
   type Kind,
+  type KindBuildOptions,
   type KindLayer,
   type Provenance,
   type RecordBase,
@@ -21,12 +22,10 @@ import {
   type OwnStability,
   ownStability,
   rankOf,
-  recordBuiltTexts,
   referenceRank,
   STABILITIES,
   type StabilityRank,
   type VariableStabilities,
-  variableStabilitiesOf,
 } from "./stability.ts";
 import {
   type EntryText,
@@ -200,6 +199,7 @@ function buildSections(
   layers: readonly KindLayer<SectionRecord>[],
   context: unknown,
   draft: PromptAssembly,
+  { notes }: KindBuildOptions,
 ): void {
   const records = visibleByName(layers, compareSections);
   if (records.length === 0) {
@@ -208,7 +208,7 @@ function buildSections(
   }
   const plan = planOf(records);
   const { names, orders, texts } = plan;
-  const variables = variableStabilitiesOf(draft);
+  const variables = notes.variables;
   const raised = variables === undefined
     ? undefined
     : staticRaises(plan, records, variables);
@@ -244,10 +244,10 @@ function buildSections(
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
   if (raised !== undefined) {
-    recordBuiltTexts(sections, { texts: plan.texts, ranks: raised.ranks });
+    notes.builtTexts = { sections, texts: plan.texts, ranks: raised.ranks };
   }
   draft.sections = sections;
-  if (plan.terms.size > 0) sectionTerms.set(draft, plan.terms);
+  if (plan.terms.size > 0) notes.terms = plan.terms;
   const complete = plan.complete;
   if (complete.length > 1) {
     const named = complete.map((index) => quote(names[index]));
@@ -259,7 +259,7 @@ function buildSections(
     );
   }
   if (complete.length === 1) {
-    completeSections.set(draft, { ...sections[complete[0]] });
+    notes.complete = { ...sections[complete[0]] };
   }
 }
 
@@ -351,32 +351,4 @@ function ownStabilitiesOf(
       | "volatile";
   }
   return stabilities;
-}
-
-const completeSections = new WeakMap<PromptAssembly, AssembledSection>();
-const sectionTerms = new WeakMap<
-  PromptAssembly,
-  ReadonlyMap<string, SectionTerms>
->();
-
-/**
- * The budget terms (`priority`, `required`) of the registered sections of
- * the assembly `build` wrote, by name: a budget reads them after the
- * waterfall, so a listener's section gets the defaults.
- */
-export function sectionTermsOf(
-  draft: PromptAssembly,
-): ReadonlyMap<string, SectionTerms> | undefined {
-  return sectionTerms.get(draft);
-}
-
-/**
- * The one effective complete section of the assembly `build` wrote, as
- * resolved before the waterfall (a fresh copy), or `undefined`.
- */
-export function completeSectionOf(
-  draft: PromptAssembly,
-): AssembledSection | undefined {
-  const section = completeSections.get(draft);
-  return section === undefined ? undefined : { ...section };
 }

@@ -5,8 +5,8 @@
  * is settled here after the waterfall: a section is as volatile as the most
  * volatile of its own stability and the variables its text references.
  *
- * Pure: no state but the side table that carries a build's variable
- * stabilities to the end of its assembly, no RxJS.
+ * Pure: no state (a build's variable stabilities reach the end of its
+ * assembly through the build's notes), no RxJS.
  *
  * @module
  */
@@ -136,68 +136,18 @@ export function variableStabilities(
   return { ranks, max, memo: new Map() };
 }
 
-// The build is synchronous and the assembly reads what its build recorded
-// right after it: one slot carries it, not a WeakMap entry per assembly.
-let recordedDraft: PromptAssembly | undefined;
-let recorded: VariableStabilities | undefined;
-let recordedSections: AssembledSection[] | undefined;
-let recordedTexts: BuiltTexts | undefined;
-
 /**
  * The static texts a build rendered and the ranks of the variables they
  * reference, by index: after the waterfall, a section still holding its
  * text at its index needs no lookup.
  */
 export interface BuiltTexts {
+  /** The array of sections the build wrote. */
+  readonly sections: readonly AssembledSection[];
   /** The texts by index (a function or source: resolved per assembly). */
   readonly texts: readonly unknown[];
   /** The most volatile rank each static text references, by index. */
   readonly ranks: Uint8Array;
-}
-
-/** Records the build's static section texts, for the current draft. */
-export function recordBuiltTexts(
-  sections: AssembledSection[],
-  texts: BuiltTexts,
-): void {
-  recordedSections = sections;
-  recordedTexts = texts;
-}
-
-/** Records the build's non-stable variables (`undefined`: none). */
-export function setVariableStabilities(
-  draft: PromptAssembly,
-  stabilities: VariableStabilities | undefined,
-): void {
-  recordedDraft = draft;
-  recorded = stabilities;
-  recordedSections = undefined;
-  recordedTexts = undefined;
-}
-
-/** What {@linkcode setVariableStabilities} recorded for `draft`. */
-export function variableStabilitiesOf(
-  draft: PromptAssembly,
-): VariableStabilities | undefined {
-  return recordedDraft === draft ? recorded : undefined;
-}
-
-/**
- * {@linkcode variableStabilitiesOf}, then forgets the draft, so the slot
- * keeps no assembly alive.
- */
-export function takeVariableStabilities(
-  draft: PromptAssembly,
-): SettleStabilityOptions {
-  const variables = variableStabilitiesOf(draft);
-  const built = variables !== undefined && recordedSections === draft.sections
-    ? recordedTexts
-    : undefined;
-  recordedDraft = undefined;
-  recorded = undefined;
-  recordedSections = undefined;
-  recordedTexts = undefined;
-  return { variables, built };
 }
 
 /** Options of {@linkcode settleStability}. */

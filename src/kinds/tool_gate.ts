@@ -21,28 +21,20 @@ import {
 import { assertSource, callSource, isLive, liveOr } from "./live.ts";
 import type { PromptAssembly, ScopeKey } from "../types.ts";
 import type {
-  BuildOptions,
+  GateAnswer,
   Kind,
+  KindBuildOptions,
   KindLayer,
   Provenance,
   RecordBase,
 } from "./kind.ts";
-import { knownToolNamesOf } from "./tools.ts";
+
+export type { GateAnswer };
 
 /** A registered tool gate, as stored in a layer. */
 export interface ToolGateRecord extends RecordBase {
   /** A function of the context, or a `LiveValue` (undefined before a value). */
   readonly gate: unknown;
-}
-
-/** What one answering gate allowed, for `explain`. */
-export interface GateAnswer {
-  readonly record: ToolGateRecord;
-  /** The layer's scope key; `undefined` is the global layer. */
-  readonly scope: ScopeKey | undefined;
-  /** 1-based position among the gates of this assembly. */
-  readonly index: number;
-  readonly allowed: ReadonlySet<string>;
 }
 
 /** The tool gate kind; a layer keeps its gates in registration order. */
@@ -80,19 +72,11 @@ export function describeGate(
   })`;
 }
 
-/** The answers of the last build, by draft, for `explain`. */
-const answers = new WeakMap<PromptAssembly, readonly GateAnswer[]>();
-
-/** What the gates of the assembly `build` wrote answered (empty: none did). */
-export function gateAnswersOf(draft: PromptAssembly): readonly GateAnswer[] {
-  return answers.get(draft) ?? [];
-}
-
 function buildToolGates(
   layers: readonly KindLayer<ToolGateRecord>[],
   context: unknown,
   draft: PromptAssembly,
-  _options: BuildOptions,
+  { notes }: KindBuildOptions,
 ): void {
   let index = 0;
   let answered: GateAnswer[] | undefined;
@@ -103,12 +87,12 @@ function buildToolGates(
       const result = callSource(record.gate, context, describe);
       if (result === undefined) continue;
       const allowed = readNames(result, describe);
-      checkKnown(allowed, draft, describe);
+      checkKnown(allowed, { draft, known: notes.knownToolNames, describe });
       (answered ??= []).push({ record, scope, index: position, allowed });
     }
   }
   if (answered === undefined) return;
-  answers.set(draft, answered);
+  notes.gateAnswers = answered;
   const active: string[] = [];
   for (const tool of draft.tools) {
     if (answered.every(({ allowed }) => allowed.has(tool.name))) {
@@ -164,11 +148,13 @@ function isIterable(value: unknown): value is Iterable<unknown> {
 /** Throws `UNKNOWN_TOOL_IN_GATE` for a name no tool or `knownNames` has. */
 function checkKnown(
   allowed: ReadonlySet<string>,
-  draft: PromptAssembly,
-  describe: () => string,
+  { draft, known, describe }: {
+    draft: PromptAssembly;
+    known: ReadonlySet<string> | undefined;
+    describe: () => string;
+  },
 ): void {
   let present: Set<string> | undefined;
-  const known = knownToolNamesOf(draft);
   for (const name of allowed) {
     if (known?.has(name)) continue;
     present ??= new Set(draft.tools.map((tool) => tool.name));

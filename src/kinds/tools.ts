@@ -43,8 +43,8 @@ import type {
   ToolSchema,
 } from "../types.ts";
 import type {
-  BuildOptions,
   Kind,
+  KindBuildOptions,
   KindLayer,
   Provenance,
   RecordBase,
@@ -139,7 +139,7 @@ function buildTools(
   layers: readonly KindLayer<ToolsRecord>[],
   context: unknown,
   draft: PromptAssembly,
-  { toolOrder, trace }: BuildOptions,
+  { toolOrder, trace, notes }: KindBuildOptions,
 ): void {
   const collection: Collection = {
     context,
@@ -157,7 +157,7 @@ function buildTools(
   }
   if (trace !== undefined) trace.tools = traced(collection);
   if (collection.knownNames !== undefined) {
-    knownNamesByDraft.set(draft, collection.knownNames);
+    notes.knownToolNames = collection.knownNames;
   }
   const ordered = orderedTools(collection, toolOrder);
   const tools = hasRepeatedName(ordered)
@@ -201,19 +201,6 @@ function byStability(
     );
   }
   return placed;
-}
-
-/** The providers' `knownNames` of the assembly `build` wrote, by draft. */
-const knownNamesByDraft = new WeakMap<PromptAssembly, ReadonlySet<string>>();
-
-/**
- * The names the tool providers of the assembly `build` wrote listed in
- * `knownNames` (the tools' own names are not included), if any.
- */
-export function knownToolNamesOf(
-  draft: PromptAssembly,
-): ReadonlySet<string> | undefined {
-  return knownNamesByDraft.get(draft);
 }
 
 /** The last canonical order computed for a `toolOrder`, by tool names. */

@@ -21,6 +21,7 @@ import { VARIABLE_NAME_PATTERN } from "../render/prompt.ts";
 import type { PromptAssembly, VariableProvider } from "../types.ts";
 import {
   type Kind,
+  type KindBuildOptions,
   type KindLayer,
   type Provenance,
   type RecordBase,
@@ -31,7 +32,6 @@ import {
   ownStability,
   rankOf,
   readStabilityOption,
-  setVariableStabilities,
   type StabilityRank,
   type VariableStabilities,
   variableStabilities,
@@ -103,6 +103,7 @@ function buildVariables(
   layers: readonly KindLayer<VariableRecord>[],
   context: unknown,
   draft: PromptAssembly,
+  { notes }: KindBuildOptions,
 ): void {
   const records = visibleByName(layers, compareNames);
   const variables: Record<string, string | undefined> = {};
@@ -110,7 +111,7 @@ function buildVariables(
     variables[record.name] = resolveVariable(record, context);
   }
   draft.variables = variables;
-  setVariableStabilities(draft, unstableOf(records));
+  notes.variables = unstableOf(records);
 }
 
 const unstable = new WeakMap<

@@ -120,7 +120,7 @@ function pruning(count: number): () => PromptAssembly {
     0,
   );
   const plan = { maxTokens: Math.floor(total / 2), memo };
-  const run = () => pruneToBudget(assembly, plan, termsOf);
+  const run = () => pruneToBudget(assembly, plan, { termsOf });
   renders.push(() => {
     sink += renderPrompt(assembly).length;
     return assembly;

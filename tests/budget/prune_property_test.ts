@@ -102,7 +102,7 @@ function run(
     return pruneToBudget(
       assemblyOf(entries, tools),
       { maxTokens, memo: new TokenMemo(chars) },
-      termsOf(entries),
+      { termsOf: termsOf(entries) },
     );
   } catch (error) {
     assert.ok(error instanceof SystemPromptError, String(error));
@@ -278,7 +278,7 @@ describe(`budget: a memo shared across assemblies (seed ${SEED})`, () => {
               return pruneToBudget(
                 structuredClone(assembly),
                 { maxTokens, memo },
-                termsOf(entries),
+                { termsOf: termsOf(entries) },
               );
             } catch (error) {
               assert.ok(error instanceof SystemPromptError, String(error));

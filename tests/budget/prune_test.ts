@@ -53,13 +53,15 @@ function prune(
   return pruneToBudget(
     { sections, tools, variables: {} },
     { maxTokens, memo: new TokenMemo(chars) },
-    (name) =>
-      name in terms
-        ? {
-          priority: terms[name].priority ?? 0,
-          required: terms[name].required === true,
-        }
-        : undefined,
+    {
+      termsOf: (name) =>
+        name in terms
+          ? {
+            priority: terms[name].priority ?? 0,
+            required: terms[name].required === true,
+          }
+          : undefined,
+    },
   );
 }
 

@@ -203,6 +203,46 @@ describe("stability: effective, through referenced variables (SPEC 8.13.2)", () 
   });
 });
 
+describe("stability: a build started inside another build", () => {
+  it("keeps each build's variables, gates and terms its own", async () => {
+    const inner = new SystemPrompt({ includeHarnessIdentity: false });
+    inner.variable("other", () => "x", { stability: "agent" });
+    inner.section({ name: "inner", order: 1, text: "{{other}}" });
+    const outer = new SystemPrompt({ includeHarnessIdentity: false });
+    outer.variable("clock", () => "12:00", { stability: "volatile" });
+    outer.tools(() => ({ schemas: [tool("read"), tool("write")] }));
+    outer.toolGate(() => ["read"]);
+    let innerAssembly: Promise<PromptAssembly> | undefined;
+    // A provider of the outer registry assembles the inner one: the inner
+    // build runs inside the outer build.
+    outer.section({
+      name: "nested",
+      order: 1,
+      text: () => {
+        innerAssembly ??= inner.assemble();
+        return "Nested.";
+      },
+    });
+    outer.onAssemble(async (_assembly, _context, next) => {
+      const result = await next();
+      result.sections.push({ name: "late", order: 9, text: "At {{clock}}." });
+      return result;
+    });
+    const assembly = await outer.assemble();
+    assert.equal(stabilityOf(assembly, "late"), "volatile");
+    assert.deepEqual(assembly.activeTools, ["read"]);
+    const explained = await outer.explain();
+    assert.match(
+      explained.tools.find((origin) => origin.name === "write")?.inactiveBy ??
+        "",
+      /gate/,
+    );
+    assert.equal(stabilityOf(await innerAssembly!, "inner"), "agent");
+    await outer.dispose();
+    await inner.dispose();
+  });
+});
+
 describe("stability: tools (SPEC 8.1, 8.2)", () => {
   it("orders unlisted tools by stability, then name; toolStability keys in code-unit order; tool objects unchanged", async () => {
     const prompt = new SystemPrompt();
@@ -322,6 +362,43 @@ describe("stability: tools (SPEC 8.1, 8.2)", () => {
 });
 
 describe("stability: bad input", () => {
+  it("a listener's unreadable section or toolStability is INVALID_LISTENER_RESULT with the error as cause", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.variable("clock", () => "now", { stability: "volatile" });
+    prompt.section({ name: "a", order: 1, text: "{{clock}}" });
+    let leave: (assembly: PromptAssembly) => void = () => {};
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      const result = await next();
+      leave(result);
+      return result;
+    });
+    const { proxy, revoke } = Proxy.revocable({ name: "x", order: 2 }, {});
+    revoke();
+    leave = (result) => result.sections.push(proxy as never);
+    await assert.rejects(prompt.assemble(), (error: unknown) => {
+      rejects("INVALID_LISTENER_RESULT", "sections")(error);
+      assert.ok((error as Error).cause instanceof TypeError);
+      return true;
+    });
+    const thrown = new Error("keys");
+    leave = (result) => {
+      result.toolStability = new Proxy({}, {
+        ownKeys() {
+          throw thrown;
+        },
+      });
+    };
+    await assert.rejects(prompt.assemble(), (error: unknown) => {
+      rejects("INVALID_LISTENER_RESULT", "toolStability")(error);
+      assert.equal((error as Error).cause, thrown);
+      return true;
+    });
+    // The registry is unharmed.
+    leave = () => {};
+    assert.equal(renderPrompt(await prompt.assemble()), "now");
+    await prompt.dispose();
+  });
+
   it("rejects an unknown section stability with INVALID_SECTION naming the section and registrar", () => {
     const prompt = new SystemPrompt();
     assert.throws(

@@ -1,0 +1,58 @@
+/**
+ * The token memo: counts follow the values a text renders with, whatever
+ * the order in which texts and values come back.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { PromptAssembly } from "../../mod.ts";
+import { TokenMemo, tokensOf } from "../../src/budget/count.ts";
+
+function assemblyOf(
+  texts: string[],
+  variables: Record<string, string>,
+): PromptAssembly {
+  return {
+    sections: texts.map((text, order) => ({ name: `s${order}`, order, text })),
+    tools: [],
+    variables,
+  };
+}
+
+describe("TokenMemo across counts", () => {
+  const chars = (text: string): number => text.length;
+
+  it("recounts a text whose values changed since it was last counted", () => {
+    const memo = new TokenMemo(chars);
+    const steps: [string[], Record<string, string>, number[]][] = [
+      [["v={{v}}"], { v: "a" }, [3]],
+      [["v={{v}}"], { v: "bbbb" }, [6]],
+      [["v={{v}}"], { v: "bbbb" }, [6]],
+      // The text is left out while the values change, then comes back with
+      // the values of the count just before it.
+      [["other"], { v: "cc" }, [5]],
+      [["v={{v}}"], { v: "cc" }, [4]],
+      [["v={{v}}", "w={{w}}"], { v: "cc", w: "x" }, [4, 3]],
+      [["v={{v}}", "w={{w}}"], { v: "cc", w: "xyz" }, [4, 5]],
+    ];
+    for (const [texts, variables, expected] of steps) {
+      assert.deepEqual(
+        tokensOf(assemblyOf(texts, variables), memo).sections,
+        expected,
+        `${texts} with ${JSON.stringify(variables)}`,
+      );
+    }
+  });
+
+  it("calls the counter once per distinct rendered text", () => {
+    const seen: string[] = [];
+    const memo = new TokenMemo((text) => {
+      seen.push(text);
+      return text.length;
+    });
+    for (let step = 0; step < 3; step++) {
+      tokensOf(assemblyOf(["a {{v}}", "b"], { v: "1" }), memo);
+    }
+    tokensOf(assemblyOf(["a {{v}}", "b"], { v: "2" }), memo);
+    assert.deepEqual(seen, ["a 1", "b", "a 2"]);
+  });
+});
