@@ -1,7 +1,8 @@
 /**
  * Builds the npm package into `npm/` with dnt: ESM JavaScript (no CommonJS
  * build, see README "Install") with `.d.ts` files in `types/`, a
- * `package.json` from `deno.json`, `README.md` and `LICENSE`.
+ * `package.json` from `deno.json`, `README.md`, the guides in `docs/` and
+ * `LICENSE`.
  *
  * ```sh
  * deno task build:npm
@@ -118,7 +119,12 @@ function buildOptions(): BuildOptions {
       dependencies: { "gpt-tokenizer": npmRange("gpt-tokenizer") },
     },
     async postBuild() {
-      for (const file of ["README.md", "LICENSE"]) {
+      // The guides too: the README links to them.
+      const guides = [...Deno.readDirSync(new URL("../docs", import.meta.url))]
+        .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
+        .map((entry) => `docs/${entry.name}`);
+      await Deno.mkdir(OUT_DIR + "docs", { recursive: true });
+      for (const file of ["README.md", "LICENSE", ...guides]) {
         await Deno.copyFile(
           new URL(`../${file}`, import.meta.url),
           OUT_DIR + file,

@@ -852,13 +852,19 @@ async function main(): Promise<number> {
       const files: string[] = packed[0].files.map((f: { path: string }) =>
         f.path
       );
-      for (const required of ["package.json", "README.md", "LICENSE"]) {
+      // The README's links to the guides resolve inside the package.
+      const readme = await Deno.readTextFile(path.join(OUT_DIR, "README.md"));
+      const guides = [...readme.matchAll(/\]\((docs\/[\w.-]+\.md)[#)]/g)]
+        .map(([, file]) => file);
+      for (
+        const required of ["package.json", "README.md", "LICENSE", ...guides]
+      ) {
         if (!files.includes(required)) throw new Error(`${required} missing`);
       }
       const stray = files.filter((file) =>
         !["package.json", "README.md", "LICENSE", "esm/package.json"]
           .includes(file) &&
-        !/^(esm\/.*\.js|types\/.*\.d\.ts)$/.test(file)
+        !/^(esm\/.*\.js|types\/.*\.d\.ts|docs\/[\w.-]+\.md)$/.test(file)
       );
       if (stray.length > 0) {
         throw new Error(`unexpected files in the tarball: ${stray.join(", ")}`);

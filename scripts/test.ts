@@ -12,13 +12,14 @@
  *   - `*_deno_test.ts`: runs Deno as a subprocess (the `rxprompt` command
  *     line, a host with restricted V8 flags);
  *   - `*_scale_test.ts`: costs and limits measured at scale;
- *   - everything in `tests/memory/`: heap slopes, with `gc()` exposed.
+ *   - everything in `tests/memory/`: heap slopes, with `gc()` exposed;
+ *   - the JSDoc examples of `mod.ts`, `src/` and `adapters/`: each is a
+ *     module loaded in an isolate of its own.
  *
  *   (`scripts/check_npm.ts` leaves out the same `*_sdk_test.ts` and
  *   `*_deno_test.ts` on Node and Bun: they need Deno.)
  * - **unit** (`deno task test`): every other test file, files run in
- *   parallel, and every example in the docs (`mod.ts`, `src/`, `adapters/`,
- *   `README.md`).
+ *   parallel, and every example in `README.md` and `docs/`.
  *
  * Deno's dot reporter runs each part; its progress marks are dropped (shown
  * as dots on a terminal), failures are printed in full, each ignored test
@@ -26,7 +27,7 @@
  *
  * ```text
  * deno: test cases (it() blocks and doc examples): 983 passed, 0 failed, 0 ignored (21s)
- * deno (slow): test cases (it() blocks): 60 passed, 0 failed, 0 ignored (40s)
+ * deno (slow): test cases (it() blocks and JSDoc examples): 260 passed, 0 failed, 0 ignored (90s)
  * ```
  *
  * A test case is a test or step without steps of its own: each `it()`, each
@@ -34,14 +35,20 @@
  * No colour unless stdout is a terminal and `NO_COLOR` is unset.
  *
  * ```sh
- * deno task test          # the unit suite and the doc examples
- * deno task test:slow     # SDK round trips, subprocesses, scale, memory
+ * deno task test          # the unit suite and the guides' examples
+ * deno task test:slow     # SDK round trips, subprocesses, scale, memory, JSDoc examples
  * ```
  *
  * @module
  */
 
-const DOC_TARGETS = ["mod.ts", "src/", "adapters/", "README.md", "docs/"];
+/** The guides' examples run with the unit tests. */
+const GUIDE_DOCS = ["README.md", "docs/"];
+/**
+ * The JSDoc examples run with the slow part: each is a module of its own,
+ * loaded in an isolate of its own (about 0.2 s each, for 130 of them).
+ */
+const API_DOCS = ["mod.ts", "src/", "adapters/"];
 /** Where the test files are; `tests/bench/` holds benchmarks, no tests. */
 const TEST_ROOT = "tests";
 const NOT_TESTS = ["tests/bench"];
@@ -182,9 +189,9 @@ function partArgs(part: TestPart, files: string[]): string[] {
   return part === "unit"
     // Files in parallel: one file is one isolate, and most of a unit file's
     // time is loading its modules.
-    ? ["--doc", "--parallel", ...files, ...DOC_TARGETS]
+    ? ["--doc", "--parallel", ...files, ...GUIDE_DOCS]
     // One file at a time: timings and heap slopes are measured.
-    : ["--v8-flags=--expose-gc", ...files];
+    : ["--v8-flags=--expose-gc", "--doc", ...files, ...API_DOCS];
 }
 
 async function main(): Promise<number> {
@@ -245,8 +252,8 @@ async function main(): Promise<number> {
       const counts = countTestCases(report);
       for (const name of counts.ignoredNames) console.log(`ignored: ${name}`);
       const label = part === "unit"
-        ? "deno: test cases (it() blocks and doc examples)"
-        : "deno (slow): test cases (it() blocks)";
+        ? "deno: test cases (it() blocks and the guides' examples)"
+        : "deno (slow): test cases (it() blocks and JSDoc examples)";
       console.log(
         `${label}: ${counts.passed} passed, ${counts.failed} failed, ` +
           `${counts.ignored} ignored (${seconds}s)`,

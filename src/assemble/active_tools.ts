@@ -4,10 +4,10 @@
  * the names of `tools`, in their order. A name no provider knows rejects
  * with `UNKNOWN_TOOL_IN_GATE` naming the listener that set it.
  *
- * To name that listener, each listener is wrapped so that the value is
- * sampled when it is called and when its `next()` settles: the first sample
- * holding the bad value tells which listener was running just before it.
- * Without listeners nothing is wrapped: the gates' value is already checked.
+ * To name that listener, the waterfall samples the value as each listener
+ * is called and as its `next()` settles: the first sample holding the bad
+ * value tells which listener was running just before it. Without listeners
+ * nothing is sampled: the gates' value is already checked.
  *
  * @module
  */
@@ -23,30 +23,27 @@ interface Sample {
   readonly active: unknown;
 }
 
-/** The listeners to run, and the check of the waterfall's result. */
+/** The waterfall's observer, and the check of its result. */
 export interface ActiveToolsWatch {
-  readonly listeners: readonly AssembleListener<unknown>[];
+  /** Samples `activeTools` as the waterfall runs (`WaterfallOptions`). */
+  readonly observe: ((by: number, assembly: unknown) => void) | undefined;
   /** The result with `activeTools` checked and kept to `tools`. */
   check(result: PromptAssembly): PromptAssembly;
 }
 
 /**
- * Watches `listeners` for changes of `activeTools`; `draft` is the
- * registry's assembly before them, `known` the names its tool providers
- * listed in `knownNames`.
+ * Watches the waterfall of `listeners` for changes of `activeTools`;
+ * `draft` is the registry's assembly before them, `known` the names its
+ * tool providers listed in `knownNames`.
  */
 export function watchActiveTools(
   listeners: readonly AssembleListener<unknown>[],
   initial: { draft: PromptAssembly; known: ReadonlySet<string> | undefined },
 ): ActiveToolsWatch {
-  if (listeners.length === 0) return { listeners, check: same };
+  if (listeners.length === 0) return { observe: undefined, check: same };
   const samples: Sample[] = [];
-  const last = listeners.length - 1;
-  const wrapped = listeners.map((listener, index) =>
-    sampled(listener, index, last, samples)
-  );
   return {
-    listeners: wrapped,
+    observe: (by, assembly) => record(samples, by, assembly),
     check: (result) => {
       record(samples, 0, result);
       return checkActiveTools(result, { ...initial, samples });
@@ -56,28 +53,6 @@ export function watchActiveTools(
 
 function same(result: PromptAssembly): PromptAssembly {
   return result;
-}
-
-function ignore(): void {}
-
-function sampled(
-  listener: AssembleListener<unknown>,
-  index: number,
-  last: number,
-  samples: Sample[],
-): AssembleListener<unknown> {
-  return (assembly, context, next) => {
-    record(samples, index - 1, assembly);
-    return listener(assembly, context, () => {
-      const rest = next();
-      // The listener gets next()'s own promise: its identity and its
-      // rejection stay as the waterfall made them.
-      rest.then((result) => {
-        record(samples, Math.min(index + 1, last), result);
-      }, ignore);
-      return rest;
-    });
-  };
 }
 
 /**

@@ -122,14 +122,15 @@ function initialOf(
   const notes: BuildNotes = {};
   const assembly = buildAssembly(snapshot, context, { ...built, notes });
   options.trace?.built?.(assembly, notes);
-  const gated = watchActiveTools(
-    listenersOf(layersOf(snapshot, "listener")),
-    { draft: assembly, known: notes.knownToolNames },
-  );
+  const listeners = listenersOf(layersOf(snapshot, "listener"));
+  const gated = watchActiveTools(listeners, {
+    draft: assembly,
+    known: notes.knownToolNames,
+  });
   const { variables, builtTexts } = notes;
   return {
     assembly,
-    listeners: gated.listeners,
+    listeners,
     complete: notes.complete,
     suppress,
     stability: {
@@ -164,7 +165,10 @@ function throughListeners(
             return;
           }
           subscriber.add(
-            waterfall$(initial.listeners, initial.assembly, run).subscribe({
+            waterfall$(initial.listeners, initial.assembly, {
+              ...run,
+              observe: initial.gated.observe,
+            }).subscribe({
               next: (result) => deliver(subscriber, result, initial),
               error: (error) => subscriber.error(error),
             }),
@@ -262,16 +266,22 @@ export type Pipeline<T> = (
  */
 function finish(
   result: PromptAssembly,
-  { complete, suppress, stability }: Initial,
+  { complete, suppress, stability, listeners }: Initial,
 ): PromptAssembly {
+  // The build settles what it writes: only listeners can unsettle it.
+  const settle = listeners.length === 0 ? same : settleStability;
   const clear = suppress && result.runtimeContext?.length !== 0;
   if (complete === undefined && !clear && result.runtimeContext !== undefined) {
-    return settleStability(result, stability);
+    return settle(result, stability);
   }
   const finished = { ...result, runtimeContext: result.runtimeContext ?? [] };
   if (complete !== undefined) finished.sections = [complete];
   if (clear) finished.runtimeContext = [];
-  return settleStability(finished, stability);
+  return settle(finished, stability);
+}
+
+function same(assembly: PromptAssembly): PromptAssembly {
+  return assembly;
 }
 
 /** The finished assembly pruned to the budget, the last step of a build. */

@@ -34,6 +34,8 @@ interface Run<C> {
   readonly assembly: PromptAssembly;
   readonly context: C;
   readonly signal: AbortSignal | undefined;
+  /** Sees the assembly at each stage; see {@linkcode WaterfallOptions}. */
+  readonly observe: WaterfallOptions<unknown>["observe"];
   /**
    * The stages `next()` started: torn down when the waterfall is
    * unsubscribed before it answered, left to finish after it answered.
@@ -51,12 +53,13 @@ interface Run<C> {
 export function waterfall$<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
-  { context, signal }: { context: C; signal: AbortSignal | undefined },
+  { context, signal, observe }: WaterfallOptions<C>,
 ): Observable<PromptAssembly> {
   return new Observable<PromptAssembly>((subscriber) => {
     const rests = new Subscription();
     let answered = false;
-    const first = stage$({ listeners, assembly, context, signal, rests }, 0)
+    const run = { listeners, assembly, context, signal, observe, rests };
+    const first = stage$(run, 0)
       .subscribe({
         next: (value) => {
           answered = true;
@@ -76,6 +79,19 @@ export function waterfall$<C>(
   });
 }
 
+/** What {@linkcode waterfall$} runs with besides the listeners. */
+export interface WaterfallOptions<C> {
+  readonly context: C;
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Called with the assembly as listener `by + 1` receives it (`by` is the
+   * listener that ran just before: -1 for the registry's build), and as the
+   * `next()` of listener `by` resolves (`by`: the last listener for the
+   * last `next()`).
+   */
+  readonly observe?: (by: number, assembly: unknown) => void;
+}
+
 function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
   return new Observable<PromptAssembly>((subscriber) => {
     const { signal } = run;
@@ -89,6 +105,7 @@ function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
     function next(): Promise<PromptAssembly> {
       return rest ??= restOf(run, index + 1);
     }
+    run.observe?.(index - 1, run.assembly);
     const result = run.listeners[index](run.assembly, run.context, next);
     return answer(result, index, subscriber);
   });
@@ -101,7 +118,7 @@ function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
  * rejects with the signal's reason, or an `AbortError` without one.
  */
 function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
-  const { signal, rests } = run;
+  const { signal, rests, observe } = run;
   let rest: Promise<PromptAssembly>;
   if (rests.closed) rest = Promise.reject(stopped(signal));
   else if (index === run.listeners.length) {
@@ -110,9 +127,21 @@ function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
     rest = signal?.aborted
       ? Promise.reject(signal.reason)
       : Promise.resolve(run.assembly);
+    // Seen once the listener's own synchronous code after next() ran.
+    if (observe !== undefined) {
+      rest.then((value) => observe(index - 1, value), ignore);
+    }
   } else {
     rest = new Promise<PromptAssembly>((resolve, reject) => {
-      rests.add(stage$(run, index).subscribe({ next: resolve, error: reject }));
+      rests.add(
+        stage$(run, index).subscribe({
+          next: (value) => {
+            observe?.(index, value);
+            resolve(value);
+          },
+          error: reject,
+        }),
+      );
     });
   }
   // After an abort the assembly itself rejects with the reason: a listener

@@ -16,17 +16,7 @@ import {
   invalidList,
   invalidVariables,
 } from "./assembly_shape.ts";
-import {
-  backslashesBefore,
-  groupEnd,
-  halfOf,
-  MALFORMED,
-  malformedName,
-  nextEscapedOpen,
-  nextOpen,
-  NOT_CLOSED,
-  type Template,
-} from "./template.ts";
+import { scanTemplate, type Template } from "./template.ts";
 import { cachedTemplateOf } from "./template_cache.ts";
 import { resolve, unclosed } from "./reference_errors.ts";
 
@@ -224,58 +214,23 @@ function interpolateCached(
 
 /**
  * {@linkcode interpolate} in one pass over the text, with no template: the
- * same scan as `parseTemplate`, the same reads and the same errors in the
- * same order, for texts the cache does not keep.
+ * scan of `parseTemplate`, the same reads and the same errors in the same
+ * order, for texts the cache does not keep.
  */
 function interpolateText(
   section: AssembledSection,
   text: string,
   target: Target,
 ): string {
-  let open = text.indexOf("{{");
-  if (open === -1) return text;
-  const variables = target.variables;
   let rendered = "";
-  let copied = 0;
-  let references = true;
-  while (open !== -1) {
-    const run = backslashesBefore(text, open, copied);
-    if (run > 0) {
-      rendered += text.slice(copied, open - run) + halfOf(run);
-      copied = open;
-      if (run % 2 === 1) {
-        open = nextOpen(text, open + 2, references);
-        continue;
-      }
-    }
-    if (!references) {
-      open = nextEscapedOpen(text, open + 2);
-      continue;
-    }
-    const end = groupEnd(text, open);
-    if (end === NOT_CLOSED) {
-      // Searched only here, once per text at most: a `{{` with no `}}`
-      // after it ends the references, so no later group is unclosed again.
-      if (text.lastIndexOf("}}") >= open + 2) {
-        throw unclosed(entryLabel(section, target), text, open);
-      }
-      references = false;
-      open = nextEscapedOpen(text, open + 2);
-      continue;
-    }
-    if (end === MALFORMED) {
-      return resolve(
-        entryLabel(section, target),
-        malformedName(text, open),
-        variables,
-      );
-    }
-    const value = valueOf(text.slice(open + 2, end), section, target);
-    rendered += text.slice(copied, open) + value;
-    copied = end + 2;
-    open = text.indexOf("{{", copied);
+  const { tail, failure } = scanTemplate(text, (literal, name) => {
+    rendered += literal + valueOf(name, section, target);
+  });
+  if (failure === undefined) return rendered === "" ? tail : rendered + tail;
+  if ("name" in failure) {
+    return resolve(entryLabel(section, target), failure.name, target.variables);
   }
-  return copied === 0 ? text : rendered + text.slice(copied);
+  throw unclosed(entryLabel(section, target), text, failure.open);
 }
 
 /**

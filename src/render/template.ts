@@ -43,11 +43,36 @@ export interface Template {
 export function parseTemplate(text: string): Template {
   const literals: string[] = [];
   const names: string[] = [];
+  const { tail, failure } = scanTemplate(text, (literal, name) => {
+    literals.push(literal);
+    names.push(name);
+  });
+  if (failure !== undefined) return { literals, names, failure };
+  literals.push(tail);
+  return { literals, names };
+}
+
+/** How {@linkcode scanTemplate} ended. */
+export interface ScanEnd {
+  /** The literal after the last reference (empty after a failure). */
+  readonly tail: string;
+  /** The first malformed or unclosed group, which stopped the scan. */
+  readonly failure?: Template["failure"];
+}
+
+/**
+ * The one scan of a template, in time linear in the text on every input:
+ * calls `reference(literal, name)` for each `{{name}}` group in text order,
+ * `literal` being the text since the previous group with the escapes
+ * applied, and stops at the first malformed or unclosed group. Rendering
+ * and parsing both run it, so they agree on every text.
+ */
+export function scanTemplate(
+  text: string,
+  reference: (literal: string, name: string) => void,
+): ScanEnd {
   let open = text.indexOf("{{");
-  if (open === -1) return { literals: [text], names };
-  // Computed once so that deciding "does any `}}` follow this `{{`?" is O(1):
-  // a per-`{{` search would make megabytes of `{{` quadratic.
-  const lastClose = text.lastIndexOf("}}");
+  if (open === -1) return { tail: text };
   // Where the literal being built resumes copying `text`, and what it holds
   // before that point (escapes already applied).
   let copied = 0;
@@ -71,24 +96,25 @@ export function parseTemplate(text: string): Template {
     }
     const end = groupEnd(text, open);
     if (end === NOT_CLOSED) {
-      if (lastClose >= open + 2) {
-        return { literals, names, failure: { open } };
+      // Searched only here, once per text at most: a `{{` with no `}}`
+      // after it ends the references, so no later group is unclosed again
+      // (a search per `{{` would make megabytes of `{{` quadratic).
+      if (text.lastIndexOf("}}") >= open + 2) {
+        return { tail: "", failure: { open } };
       }
       references = false;
       open = nextEscapedOpen(text, open + 2);
       continue;
     }
     if (end === MALFORMED) {
-      return { literals, names, failure: { name: malformedName(text, open) } };
+      return { tail: "", failure: { name: malformedName(text, open) } };
     }
-    literals.push(literal + text.slice(copied, open));
+    reference(literal + text.slice(copied, open), text.slice(open + 2, end));
     literal = "";
-    names.push(text.slice(open + 2, end));
     copied = end + 2;
     open = text.indexOf("{{", copied);
   }
-  literals.push(copied === 0 ? text : literal + text.slice(copied));
-  return { literals, names };
+  return { tail: copied === 0 ? text : literal + text.slice(copied) };
 }
 
 /**
@@ -96,7 +122,7 @@ export function parseTemplate(text: string): Template {
  * reaching before `from`. Each backslash is read once per text: a run
  * belongs to the one `{{` it precedes.
  */
-export function backslashesBefore(
+function backslashesBefore(
   text: string,
   open: number,
   from: number,
@@ -110,7 +136,7 @@ export function backslashesBefore(
  * The next `{{` at or after `from`: any `{{` while references are read, else
  * only one right after a backslash (see {@linkcode nextEscapedOpen}).
  */
-export function nextOpen(
+function nextOpen(
   text: string,
   from: number,
   references: boolean,
@@ -123,27 +149,27 @@ export function nextOpen(
  * `}}` is left, only escapes change the text, and searching for them alone
  * keeps megabytes of `{{` one scan, as before the escape.
  */
-export function nextEscapedOpen(text: string, from: number): number {
+function nextEscapedOpen(text: string, from: number): number {
   const at = text.indexOf("\\{{", from);
   return at === -1 ? -1 : at + 1;
 }
 
 /** What a run of `run` backslashes before a `{{` renders: half of them. */
-export function halfOf(run: number): string {
+function halfOf(run: number): string {
   return run < 2 ? "" : "\\".repeat(run >> 1);
 }
 
 /** {@linkcode groupEnd}: the `{{` is not closed by `}}` before any brace. */
-export const NOT_CLOSED = -1;
+const NOT_CLOSED = -1;
 /** {@linkcode groupEnd}: the group is closed, but its name is malformed. */
-export const MALFORMED = -2;
+const MALFORMED = -2;
 
 /**
  * Where the `}}` closing the group opened at `open` starts, scanning the
  * group's inside once and checking the name as it goes; or
  * {@linkcode NOT_CLOSED} or {@linkcode MALFORMED}.
  */
-export function groupEnd(text: string, open: number): number {
+function groupEnd(text: string, open: number): number {
   const length = text.length;
   let end = open + 2;
   let code = text.charCodeAt(end);
@@ -162,7 +188,7 @@ export function groupEnd(text: string, open: number): number {
 }
 
 /** The inside of a closed group that {@linkcode groupEnd} found malformed. */
-export function malformedName(text: string, open: number): string {
+function malformedName(text: string, open: number): string {
   // The group holds no brace, so its first `}` is the one closing it.
   return text.slice(open + 2, text.indexOf("}", open + 2));
 }

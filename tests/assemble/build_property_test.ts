@@ -310,4 +310,28 @@ describe("assemble: determinism property", () => {
       { seed: SEED, numRuns: RUNS },
     );
   });
+
+  it(`a listener that only calls next() changes nothing: the build settles stability itself (seed ${SEED}, ${RUNS} runs)`, async () => {
+    const scenarioArb = fc.record({
+      global: layerArb([]),
+      scoped: layerArb(["deployment:persona", "harness:identity"]),
+      toolOrder: toolOrderArb,
+    });
+    const passThrough: AssembleListener = (_assembly, _context, next) => next();
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const steps = [
+          ...stepsOf(scenario.global, (g) => g),
+          ...stepsOf(scenario.scoped, (_, s) => s),
+        ];
+        const without = await outputs(scenario.toolOrder, steps);
+        const withListener = await outputs(scenario.toolOrder, [
+          ...steps,
+          (global) => global.onAssemble(passThrough),
+        ]);
+        assert.deepEqual(withListener, without);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
 });

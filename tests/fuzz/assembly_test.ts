@@ -19,9 +19,8 @@ import {
 import {
   anyInputArb,
   assertTyped,
+  FUZZ_LABEL,
   FUZZ_OPTIONS,
-  FUZZ_RUNS,
-  FUZZ_SEED,
   hostileArb,
   type Make,
   plain,
@@ -34,8 +33,6 @@ import {
   workloadBytes,
   workloadRegistry,
 } from "./workload.ts";
-
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
 
 const signalArb: fc.Arbitrary<Make> = fc.oneof(
   hostileArb,
@@ -93,7 +90,7 @@ const assemblyArb: fc.Arbitrary<Make> = fc.oneof(
   }),
 );
 
-describe(`fuzz: assembly entry points ${label}`, () => {
+describe(`fuzz: assembly entry points ${FUZZ_LABEL}`, () => {
   it("assemble(context) resolves or rejects typed", async () => {
     const prompt = workloadRegistry();
     const reference = await workloadBytes(prompt);

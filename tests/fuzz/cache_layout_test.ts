@@ -20,9 +20,8 @@ import {
 import {
   anyInputArb,
   assertTyped,
+  FUZZ_LABEL,
   FUZZ_OPTIONS,
-  FUZZ_RUNS,
-  FUZZ_SEED,
   hostileArb,
   type Make,
   plain,
@@ -30,8 +29,6 @@ import {
   typedOrValue,
 } from "./hostile.ts";
 import { assertWorkload, workloadBytes, workloadRegistry } from "./workload.ts";
-
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
 
 /** Text that looks volatile, and text built to make a regex backtrack. */
 const textArb: fc.Arbitrary<Make> = plain(
@@ -141,7 +138,7 @@ const optionsArb: fc.Arbitrary<Make> = fc.oneof(
   }),
 );
 
-describe(`fuzz: cache-layout entry points ${label}`, () => {
+describe(`fuzz: cache-layout entry points ${FUZZ_LABEL}`, () => {
   it("runtimeContextUpdate returns a string or undefined, or throws typed", async () => {
     const prompt = workloadRegistry();
     const reference = await workloadBytes(prompt);

@@ -14,17 +14,14 @@ import {
 } from "../../src/cache/mod.ts";
 import {
   anyInputArb,
+  FUZZ_LABEL,
   FUZZ_OPTIONS,
-  FUZZ_RUNS,
-  FUZZ_SEED,
   hostileArb,
   type Make,
   plain,
   recordOf,
   typedOrValue,
 } from "./hostile.ts";
-
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
 
 /** A content block or part: plausible fields, each possibly hostile. */
 const blockArb: fc.Arbitrary<Make> = fc.oneof(
@@ -142,7 +139,7 @@ function assertWellFormed(value: Record<string, unknown>): void {
   }
 }
 
-describe(`simulateCache and bestLayoutTokens on hostile input ${label}`, () => {
+describe(`simulateCache and bestLayoutTokens on hostile input ${FUZZ_LABEL}`, () => {
   it("simulateCache returns a well-formed result or throws a SystemPromptError", () => {
     fc.assert(
       fc.property(requestsArb, optionsArb, (requests, options) => {

@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type Registrar, renderPrompt } from "../../mod.ts";
-import { assertTyped, FUZZ_OPTIONS, FUZZ_RUNS, FUZZ_SEED } from "./hostile.ts";
+import { assertTyped, FUZZ_LABEL, FUZZ_OPTIONS } from "./hostile.ts";
 import { assertWorkload, workloadBytes, workloadRegistry } from "./workload.ts";
 
 type Step =
@@ -35,13 +35,11 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   on: fc.nat({ max: 7 }),
 }) as fc.Arbitrary<Step>;
 
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
-
 function microtask(): Promise<void> {
   return Promise.resolve();
 }
 
-describe(`fuzz: disposal races ${label}`, () => {
+describe(`fuzz: disposal races ${FUZZ_LABEL}`, () => {
   it("any interleaving of registrations and disposals leaves nothing behind", async () => {
     const prompt = workloadRegistry();
     const reference = await workloadBytes(prompt);

@@ -23,9 +23,8 @@ import {
 import { toMessages } from "../../adapters/anthropic.ts";
 import { toAISDK } from "../../adapters/ai_sdk.ts";
 import {
+  FUZZ_LABEL,
   FUZZ_OPTIONS,
-  FUZZ_RUNS,
-  FUZZ_SEED,
   hostileArb,
   hostileFunctionArb,
   type Make,
@@ -33,8 +32,6 @@ import {
   recordOf,
   typedOrValue,
 } from "./hostile.ts";
-
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
 
 const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -278,7 +275,7 @@ const ENTRY_POINTS: [string, Entry, (output: never) => unknown[]][] = [
   ],
 ];
 
-describe(`fuzz: the entry points and their 0.3 options ${label}`, () => {
+describe(`fuzz: the entry points and their 0.3 options ${FUZZ_LABEL}`, () => {
   for (const [name, entry, toolNames] of ENTRY_POINTS) {
     it(`${name} returns or throws a coded SystemPromptError, never a raw error`, () => {
       fc.assert(

@@ -20,6 +20,9 @@ export const FUZZ_RUNS: number = fuzzRuns(1000);
 /** The options of every `fc.assert` of the suite. */
 export const FUZZ_OPTIONS = { seed: FUZZ_SEED, numRuns: FUZZ_RUNS };
 
+/** What a fuzz suite's name says, so that a failure replays. */
+export const FUZZ_LABEL = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
+
 /** Field names the module reads from what users give it. */
 const FIELDS = [
   "name",

@@ -25,9 +25,8 @@ import {
 import {
   anyInputArb,
   assertTyped,
+  FUZZ_LABEL,
   FUZZ_OPTIONS,
-  FUZZ_RUNS,
-  FUZZ_SEED,
   hostileArb,
   hostileFunctionArb,
   type Make,
@@ -152,9 +151,7 @@ const toolResultArb = fc.oneof(
   }),
 );
 
-const label = `(seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`;
-
-describe(`fuzz: registration entry points ${label}`, () => {
+describe(`fuzz: registration entry points ${FUZZ_LABEL}`, () => {
   it("new SystemPrompt(config) constructs or throws typed; what it builds assembles or rejects typed", async () => {
     const configArb = fc.oneof(
       hostileArb,
