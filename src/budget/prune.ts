@@ -175,7 +175,13 @@ function candidatesOf(
     candidates.names[count] = name;
     count++;
   }
-  for (const list of Object.values(candidates)) list.length = count;
+  if (count !== length) {
+    candidates.indexes.length = count;
+    candidates.tiers.length = count;
+    candidates.priorities.length = count;
+    candidates.orders.length = count;
+    candidates.names.length = count;
+  }
   if (floor > maxTokens) {
     throw budgetExceeded({ floor, toolTokens, required, maxTokens });
   }
