@@ -26,6 +26,37 @@ export function toolCandidates(ranks: readonly number[]): boolean[] {
   );
 }
 
+/** What {@linkcode blockItems} reads of a prompt block. */
+export interface MarkableBlock {
+  readonly stability?: string;
+  readonly cacheBreakpoint: boolean;
+}
+
+/** The prompt blocks as wire items: a volatile block ranks 2, others 0. */
+export function blockItems(blocks: readonly MarkableBlock[]): WireItem[] {
+  return blocks.map((block) => ({
+    rank: block.stability === "volatile" ? 2 : 0,
+    candidate: block.cacheBreakpoint,
+  }));
+}
+
+/**
+ * The wire items of a request whose tools may carry markers (Anthropic, AI
+ * SDK): the sent tools, by their stability ranks, then the prompt blocks.
+ */
+export function markableItems(
+  toolRanks: readonly number[],
+  blocks: readonly MarkableBlock[],
+): WireItem[] {
+  return [
+    ...toolCandidates(toolRanks).map((candidate, index) => ({
+      rank: toolRanks[index],
+      candidate,
+    })),
+    ...blockItems(blocks),
+  ];
+}
+
 /**
  * The indexes of `items` to mark: every candidate when they fit in `limit`;
  * otherwise, in this order, the last candidate before the first volatile

@@ -51,8 +51,8 @@ import {
 } from "./_shared.ts";
 import {
   latestMarkers,
+  markableItems,
   selectMarkers,
-  toolCandidates,
 } from "./_cache_markers.ts";
 
 /**
@@ -191,18 +191,10 @@ export function toAISDK(
     else {
       const blocks = promptBlocks(input, { auto });
       const selected = auto
-        ? selectMarkers([
-          ...toolCandidates(sent.map((index) => input.toolRanks[index])).map(
-            (candidate, index) => ({
-              rank: input.toolRanks[sent[index]],
-              candidate,
-            }),
-          ),
-          ...blocks.map((block) => ({
-            rank: block.stability === "volatile" ? 2 : 0,
-            candidate: block.cacheBreakpoint,
-          })),
-        ], limit)
+        ? selectMarkers(
+          markableItems(sent.map((index) => input.toolRanks[index]), blocks),
+          limit,
+        )
         : latestMarkers(blocks.length, limit).map((index) =>
           index + sent.length
         );

@@ -47,8 +47,8 @@ import {
 } from "./_shared.ts";
 import {
   latestMarkers,
+  markableItems,
   selectMarkers,
-  toolCandidates,
 } from "./_cache_markers.ts";
 
 /**
@@ -262,18 +262,10 @@ export function toMessages(
         ...system,
       ];
       const marked = auto
-        ? selectMarkers([
-          ...toolCandidates(sent.map((index) => input.toolRanks[index])).map(
-            (candidate, index) => ({
-              rank: input.toolRanks[sent[index]],
-              candidate,
-            }),
-          ),
-          ...blocks.map((block) => ({
-            rank: block.stability === "volatile" ? 2 : 0,
-            candidate: block.cacheBreakpoint,
-          })),
-        ], limit)
+        ? selectMarkers(
+          markableItems(sent.map((index) => input.toolRanks[index]), blocks),
+          limit,
+        )
         : latestMarkers(system.length + Math.min(1, wireTools.length), limit)
           .map((index) =>
             index + wireTools.length - Math.min(1, wireTools.length)

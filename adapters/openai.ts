@@ -45,7 +45,7 @@ import {
   WIRE_TOOL_NAME,
   withAssembly,
 } from "./_shared.ts";
-import { latestMarkers, selectMarkers } from "./_cache_markers.ts";
+import { blockItems, latestMarkers, selectMarkers } from "./_cache_markers.ts";
 import { sha256Hex } from "./_sha256.ts";
 import type { PromptBlock } from "../mod.ts";
 
@@ -893,10 +893,7 @@ function cachedParts(
     ? selectMarkers([
       // OpenAI's tools cannot carry a mark, but a volatile one counts.
       ...input.toolRanks.map((rank) => ({ rank, candidate: false })),
-      ...blocks.map((block) => ({
-        rank: block.stability === "volatile" ? 2 : 0,
-        candidate: block.cacheBreakpoint,
-      })),
+      ...blockItems(blocks),
     ], read.limit).map((index) => index - input.tools.length)
     : latestMarkers(blocks.length, read.limit);
   const chosen = new Set(marked);

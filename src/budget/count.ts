@@ -24,7 +24,7 @@ import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
 import { cachedTemplateOf } from "../render/template_cache.ts";
 import { parseTemplate } from "../render/template.ts";
 import {
-  type JsonNode,
+  type JsonSnapshot,
   jsonSnapshot,
   writesSnapshot,
 } from "./json_snapshot.ts";
@@ -144,7 +144,7 @@ class Generations<V> {
 interface LastTools {
   readonly json: string;
   readonly tokens: number[];
-  snapshot: JsonNode | undefined;
+  snapshot: JsonSnapshot | undefined;
 }
 
 interface SectionEntry {
@@ -154,6 +154,14 @@ interface SectionEntry {
   readonly empty: boolean;
   /** The count (see `TokenMemo.begin`) that last found its values current. */
   checkedIn: number;
+}
+
+/** The section texts of the last count and their entries, by index. */
+interface LastCount {
+  /** Which count it was (see `TokenMemo.begin`). */
+  readonly count: number;
+  readonly texts: readonly unknown[];
+  readonly entries: readonly SectionEntry[];
 }
 
 /** The own variables of the last count, by position. */
@@ -175,6 +183,7 @@ export class TokenMemo {
   #lastTools: LastTools | undefined;
   #count = 0;
   #variables: SeenVariables | undefined;
+  #lastCount: LastCount | undefined;
 
   constructor(countTokens: CountTokens, options: TokenMemoOptions = {}) {
     this.countTokens = countTokens;
@@ -237,6 +246,31 @@ export class TokenMemo {
     if (!steady || entry.checkedIn !== count - 1) return false;
     entry.checkedIn = count;
     return true;
+  }
+
+  /**
+   * The entry of the section at `index` when the previous count had the
+   * same text there and the variables are the same since (`steady`): found
+   * without a lookup, as an agent loop's sections come back in place.
+   */
+  inPlace(
+    index: number,
+    text: unknown,
+    steady: boolean,
+  ): SectionEntry | undefined {
+    const last = this.#lastCount;
+    if (
+      !steady || last === undefined || last.count !== this.#count - 1 ||
+      last.texts[index] !== text
+    ) return undefined;
+    const entry = last.entries[index];
+    entry.checkedIn = this.#count;
+    return entry;
+  }
+
+  /** Remembers this count's texts and entries for {@linkcode TokenMemo.inPlace}. */
+  counted(texts: readonly unknown[], entries: readonly SectionEntry[]): void {
+    this.#lastCount = { count: this.#count, texts, entries };
   }
 
   /** Marks `entry` found current in this count. */
@@ -401,14 +435,24 @@ export function tokensOf(
   const sections: number[] = new Array(count);
   const empty: boolean[] = new Array(count);
   const steady = memo.begin(variables);
+  const texts: unknown[] = new Array(count);
+  const found: SectionEntry[] = new Array(count);
   let total = 0;
   for (let index = 0; index < count; index++) {
-    const entry = memoised(entries[index], { variables, memo, steady }) ??
+    const section = entries[index];
+    const text = typeof section === "object" && section !== null
+      ? (section as { text?: unknown }).text
+      : undefined;
+    const entry = memo.inPlace(index, text, steady) ??
+      memoised(text, { variables, memo, steady }) ??
       rendering(entries, index, variables, memo);
+    texts[index] = text;
+    found[index] = entry;
     sections[index] = entry.tokens;
     empty[index] = entry.empty;
     total += entry.tokens;
   }
+  memo.counted(texts, found);
   const tools = toolTokens(list, memo);
   for (const tokens of tools) total += tokens;
   return { sections, tools, total, empty };
@@ -446,15 +490,13 @@ function toolTokens(list: readonly ToolSchema[], memo: TokenMemo): number[] {
 
 /** The memo's entry of `section` when its values are unchanged. */
 function memoised(
-  section: unknown,
+  text: unknown,
   { variables, memo, steady }: {
     variables: PromptAssembly["variables"];
     memo: TokenMemo;
     steady: boolean;
   },
 ): SectionEntry | undefined {
-  if (typeof section !== "object" || section === null) return undefined;
-  const text = (section as { text?: unknown }).text;
   if (typeof text !== "string") return undefined;
   const entry = memo.sectionOf(text);
   if (entry === undefined) return undefined;

@@ -77,20 +77,22 @@ export function pruneToBudget(
   const sections = assembly.sections;
   const candidates = candidatesOf(sections, counted, termsOf, maxTokens);
   const ranked = rankingOf(candidates, plan.memo);
-  const dropped = new Uint8Array(sections.length);
+  const { names, indexes } = candidates;
+  // A plain array: a typed one costs more to make than these few stores.
+  const dropped: boolean[] = new Array(sections.length);
   const pruned: { name: string; tokens: number }[] = [];
   let total = counted.total;
   for (let at = 0; at < ranked.length && total > maxTokens; at++) {
-    const index = candidates.indexes[ranked[at]];
+    const index = indexes[ranked[at]];
     const tokens = counted.sections[index];
-    dropped[index] = 1;
-    pruned.push({ name: sections[index].name, tokens });
+    dropped[index] = true;
+    pruned.push({ name: names[ranked[at]], tokens });
     total -= tokens;
   }
   const kept: AssembledSection[] = new Array(sections.length - pruned.length);
   let keptCount = 0;
   for (let index = 0; index < sections.length; index++) {
-    if (dropped[index] === 0) kept[keptCount++] = sections[index];
+    if (dropped[index] !== true) kept[keptCount++] = sections[index];
   }
   explain?.({
     maxTokens,
@@ -175,7 +177,13 @@ function candidatesOf(
     candidates.names[count] = name;
     count++;
   }
-  for (const list of Object.values(candidates)) list.length = count;
+  if (count !== length) {
+    candidates.indexes.length = count;
+    candidates.tiers.length = count;
+    candidates.priorities.length = count;
+    candidates.orders.length = count;
+    candidates.names.length = count;
+  }
   if (floor > maxTokens) {
     throw budgetExceeded({ floor, toolTokens, required, maxTokens });
   }

@@ -130,6 +130,67 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
     );
   });
 
+  it("rejects an execute that is not an object with INVALID_CONFIG", () => {
+    for (const execute of [3, "shell", null, true]) {
+      assert.throws(
+        () => toAISDK(sampleAssembly(), { execute: execute as never }),
+        rejects("INVALID_CONFIG", "execute must be an object of functions"),
+        String(execute),
+      );
+    }
+  });
+
+  it("marks a tool with execute like one without, and leaves the others unmarked", () => {
+    const shell = () => "ran";
+    const marker = { anthropic: { cacheControl: { type: "ephemeral" } } };
+    const executes: Record<string, () => string>[] = [
+      {},
+      { shell },
+      { shell, read_file: shell },
+    ];
+    for (const execute of executes) {
+      const { tools } = toAISDK(sampleAssembly(), { cache: true, execute });
+      assert.deepEqual(tools.shell.providerOptions, marker);
+      assert.equal("providerOptions" in tools.read_file, false);
+      assert.equal("anthropic" in tools.shell, false);
+    }
+  });
+
+  it("gives every cache marker its own object: editing one leaves the others", () => {
+    const { tools, system } = toAISDK(sampleAssembly(), {
+      cache: { ttl: "1h" },
+      execute: { shell: () => "ran" },
+    });
+    const messages = system as {
+      providerOptions?: { anthropic: { cacheControl: { ttl?: string } } };
+    }[];
+    const marked = messages.filter((message) => message.providerOptions);
+    assert.equal(marked.length, 2);
+    marked[0].providerOptions!.anthropic.cacheControl.ttl = "5m";
+    const expected = {
+      anthropic: { cacheControl: { type: "ephemeral", ttl: "1h" } },
+    };
+    assert.deepEqual(marked[1].providerOptions, expected);
+    assert.deepEqual(tools.shell.providerOptions, expected);
+    const layered = toAISDK({
+      ...sampleAssembly(),
+      tools: ["a", "b", "c"].map((name) => toolNamed(name)),
+      toolStability: { b: "agent", c: "volatile" },
+    }, { cache: { ttl: "1h" }, maxCacheBreakpoints: 4 });
+    const { a, b } = layered.tools as Record<string, typeof tools.shell>;
+    (a.providerOptions!.anthropic.cacheControl as { ttl: string }).ttl = "5m";
+    assert.deepEqual(b.providerOptions, expected);
+  });
+
+  it("returns the tools as a plain object: a tool can be replaced or deleted", () => {
+    const { tools } = toAISDK(sampleAssembly());
+    const replacement = tools.read_file;
+    tools.shell = replacement;
+    assert.equal(tools.shell, replacement);
+    delete tools.read_file;
+    assert.deepEqual(Object.keys(tools), ["shell"]);
+  });
+
   it("with cache, gives one system message per block, marking the latest maxCacheBreakpoints", () => {
     const marker = { anthropic: { cacheControl: { type: "ephemeral" } } };
     const { system } = toAISDK(fourBlocks(), { cache: true });

@@ -83,6 +83,17 @@ describe("toMessages", () => {
     });
   });
 
+  it("gives every marker its own object: editing one leaves the others", () => {
+    const request = toMessages(sampleAssembly(), { cache: { ttl: "1h" } });
+    const [first, second] = request.system.map((block) => block.cache_control);
+    first!.ttl = "5m";
+    assert.deepEqual(second, { type: "ephemeral", ttl: "1h" });
+    assert.deepEqual(request.tools?.[1].cache_control, {
+      type: "ephemeral",
+      ttl: "1h",
+    });
+  });
+
   it("keeps at most 3 markers by default, the latest, dropping the last tool's first", () => {
     assert.deepEqual(markers(toMessages(fourBlocks(), { cache: true })), [
       "block:B",

@@ -293,6 +293,34 @@ describe("OpenAI: explicit breakpoints, tool_choice and the cache key", () => {
     }]);
   });
 
+  it("with cache, the runtime context, tools and tool_choice are sent as without", () => {
+    for (const adapter of [toChatCompletions, toResponses]) {
+      const context = [{ name: "date", order: 0, text: "Monday." }];
+      for (
+        const assembly of [
+          { ...layered(), runtimeContext: context, activeTools: ["a"] },
+          { ...layered(), runtimeContext: [], tools: [] },
+        ] as TestAssembly[]
+      ) {
+        const plain: Record<string, unknown> = { ...adapter(assembly) };
+        const cached: Record<string, unknown> = {
+          ...adapter(assembly, { cache: true }),
+        };
+        for (const key of ["runtimeContext", "tools", "tool_choice"]) {
+          assert.equal(key in cached, key in plain, `${adapter.name} ${key}`);
+          assert.deepEqual(cached[key], plain[key], `${adapter.name} ${key}`);
+        }
+      }
+      const sent = adapter({ ...layered(), runtimeContext: context }, {
+        cache: true,
+      });
+      assert.deepEqual(sent.runtimeContext, {
+        role: "user",
+        content: "Monday.",
+      });
+    }
+  });
+
   it("an empty prompt with cache is one empty part", () => {
     const request = toChatCompletions(
       { sections: [], tools: [], variables: {} },

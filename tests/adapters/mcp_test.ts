@@ -339,10 +339,14 @@ describe("mcpTools with the real SDK", () => {
   });
 
   it("rejects a client without listTools/callTool and a prefix outside the wire rules", () => {
-    assert.throws(
-      () => mcpTools({} as Client),
-      rejects("INVALID_CONFIG", "listTools"),
-    );
+    const noop = () => Promise.resolve();
+    for (const half of [{}, { listTools: noop }, { callTool: noop }]) {
+      assert.throws(
+        () => mcpTools(half as unknown as Client),
+        rejects("INVALID_CONFIG", "listTools and callTool"),
+        Object.keys(half).join(),
+      );
+    }
     const client = new Client({ name: "agent", version: "1.0.0" });
     assert.throws(
       () => mcpTools(client, { prefix: "has space" }),
@@ -515,6 +519,44 @@ describe("mcpTools on a list_changed flood", () => {
       clearInterval(timer);
     }
     await settle();
+  });
+
+  it("a list_changed during a listing is followed by one more listing", async () => {
+    const state = { pages: { "": { tools: [{ name: "a" }] } }, delayMs: 200 };
+    const server = pagedServer(state);
+    const { client, sent } = await connect(server);
+    const prompt = registry();
+    const source = mcpTools(client);
+    prompt.tools(source.tools$);
+    await source.ready;
+    await server.sendToolListChanged();
+    await until(() => listings(sent) === 2, "the second listing");
+    // The second listing waits 200 ms: this notification comes during it.
+    await server.sendToolListChanged();
+    state.pages[""] = { tools: [{ name: "b" }] };
+    await until(() => listings(sent) === 3, "a listing after the second");
+    await until(() => source.owns("b"), "the latest list");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(listings(sent), 3);
+  });
+
+  it("ending the subscription aborts the listing in flight", async () => {
+    const signals: AbortSignal[] = [];
+    const client = {
+      _notificationHandlers: new Map(),
+      listTools: (_params: unknown, options: { signal: AbortSignal }) => {
+        signals.push(options.signal);
+        return new Promise(() => {});
+      },
+      callTool: () => Promise.resolve({ content: [] }),
+    };
+    const source = mcpTools(client as unknown as Client);
+    const subscription = source.tools$.subscribe({ error: () => {} });
+    await settle();
+    assert.equal(signals.length, 1);
+    assert.equal(signals[0].aborted, false);
+    subscription.unsubscribe();
+    assert.equal(signals[0].aborted, true);
   });
 });
 

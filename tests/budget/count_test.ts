@@ -43,6 +43,23 @@ describe("TokenMemo across counts", () => {
     }
   });
 
+  it("does not take a section's count from before a count that failed", () => {
+    const memo = new TokenMemo(chars);
+    assert.deepEqual(
+      tokensOf(assemblyOf(["v={{v}}"], { v: "a" }), memo).sections,
+      [3],
+    );
+    // New values, and a count that fails (an unknown variable) after
+    // reading them.
+    assert.throws(() =>
+      tokensOf(assemblyOf(["v={{v}}", "{{nope}}"], { v: "bbbb" }), memo)
+    );
+    assert.deepEqual(
+      tokensOf(assemblyOf(["v={{v}}"], { v: "bbbb" }), memo).sections,
+      [6],
+    );
+  });
+
   it("calls the counter once per distinct rendered text", () => {
     const seen: string[] = [];
     const memo = new TokenMemo((text) => {

@@ -338,6 +338,23 @@ describe('renderPromptBlocks, breakpoints: "auto" (SPEC 8.3)', () => {
     );
   });
 
+  it("gives INVALID_CONFIG with the cause for an option a getter cannot give", () => {
+    const boom = new Error("boom");
+    const options = Object.defineProperty({}, "breakpoints", {
+      get: () => {
+        throw boom;
+      },
+    });
+    assert.throws(
+      () => renderPromptBlocks(assemblyOf([section("a", "A")]), options),
+      (error) => {
+        rejects("INVALID_CONFIG", "renderPromptBlocks", "getter")(error);
+        assert.equal((error as Error).cause, boom);
+        return true;
+      },
+    );
+  });
+
   /** The reference model: group runs of equal stability, cut after breakpoints. */
   function referenceBlocks(
     sections: readonly AssembledSection[],
