@@ -263,9 +263,10 @@ export class TokenMemo {
       !steady || last === undefined || last.count !== this.#count - 1 ||
       last.texts[index] !== text
     ) return undefined;
-    const entry = last.entries[index];
-    entry.checkedIn = this.#count;
-    return entry;
+    // Not marked: an entry in place is current because the previous
+    // count's was, and writing to thousands of entries costs more than it
+    // saves the rare lookup after a section moved.
+    return last.entries[index];
   }
 
   /** Remembers this count's texts and entries for {@linkcode TokenMemo.inPlace}. */
