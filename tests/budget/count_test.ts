@@ -4,7 +4,8 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { PromptAssembly } from "../../mod.ts";
+import { countAssemblyTokens, type PromptAssembly } from "../../mod.ts";
+import { rejects } from "../assertions.ts";
 import { TokenMemo, tokensOf } from "../../src/budget/count.ts";
 
 function assemblyOf(
@@ -71,5 +72,72 @@ describe("TokenMemo across counts", () => {
     }
     tokensOf(assemblyOf(["a {{v}}", "b"], { v: "2" }), memo);
     assert.deepEqual(seen, ["a 1", "b", "a 2"]);
+  });
+
+  it("fails a count as the render would once a variable it read is gone", () => {
+    const memo = new TokenMemo(chars);
+    tokensOf(assemblyOf(["{{a}}{{b}}"], { a: "1", b: "2" }), memo);
+    assert.throws(
+      () => tokensOf(assemblyOf(["{{a}}{{b}}"], { a: "1" }), memo),
+      rejects("UNKNOWN_VARIABLE", '"{{b}}"'),
+    );
+  });
+});
+
+describe("countAssemblyTokens: what it accepts", () => {
+  it("takes 0 from the counter", () => {
+    const counted = countAssemblyTokens({
+      sections: [{ name: "s", order: 0, text: "x" }],
+      tools: [{ name: "t", description: "d", parameters: {} }],
+      variables: {},
+    }, () => 0);
+    assert.deepEqual(counted, { sections: [0], tools: [0], total: 0 });
+  });
+
+  it("names the entry that cannot be counted", () => {
+    const base = {
+      sections: [{ name: "s", order: 0, text: "x" }],
+      tools: [],
+      variables: {},
+    };
+    assert.throws(
+      () => countAssemblyTokens(null as unknown as PromptAssembly, () => 1),
+      rejects("INVALID_ASSEMBLY", "countAssemblyTokens"),
+    );
+    assert.throws(
+      () =>
+        tokensOf(
+          { ...base, tools: ["x"] as unknown as PromptAssembly["tools"] },
+          new TokenMemo(() => 1),
+        ),
+      rejects("INVALID_ASSEMBLY", "tools[0]"),
+    );
+    const big = { name: "big", description: "d", parameters: { n: 1n } };
+    assert.throws(
+      () =>
+        tokensOf(
+          { ...base, tools: [big] as unknown as PromptAssembly["tools"] },
+          new TokenMemo(() => 1),
+        ),
+      (error: unknown) => {
+        rejects("INVALID_ASSEMBLY", 'Tool "big"')(error);
+        assert.ok((error as Error).cause instanceof TypeError);
+        return true;
+      },
+    );
+    assert.throws(
+      () =>
+        tokensOf(
+          {
+            ...base,
+            sections: [
+              base.sections[0],
+              null as unknown as PromptAssembly["sections"][number],
+            ],
+          },
+          new TokenMemo(() => 1),
+        ),
+      rejects("INVALID_ASSEMBLY", "sections[1]"),
+    );
   });
 });

@@ -81,6 +81,9 @@ for (const [form, wrap] of FORMS) {
       assert.equal(writes({ b: { c: [1, "x"] }, a: 1 }, snapshot), false);
       assert.equal(writes({ a: 1, b: { c: [1, "y"] } }, snapshot), false);
       assert.equal(writes({ a: 1, b: { c: [1] } }, snapshot), false);
+      assert.equal(writes({ a: 1, b: { c: [1, "x", 2] } }, snapshot), false);
+      const listed = Object.assign([1, "x"], { toJSON: () => [] });
+      assert.equal(writes({ a: 1, b: { c: listed } }, snapshot), false);
       assert.equal(
         writes({ a: 1, b: { c: [1, "x"] }, d: undefined }, snapshot),
         false,

@@ -384,6 +384,40 @@ describe("budget: BUDGET_EXCEEDED", () => {
   });
 });
 
+describe("budget: edges", () => {
+  it("tools that take exactly the budget fit alone; a required section over it is named", async () => {
+    const prompt = bare();
+    const tool = { name: "t", description: "d", parameters: {} };
+    prompt.tools(() => ({ schemas: [tool] }));
+    prompt.section({ name: "must", order: 1, text: "mm", required: true });
+    const json = JSON.stringify(tool).length;
+    await assert.rejects(
+      prompt.assemble({}, { budget: budget(json) }),
+      rejects("BUDGET_EXCEEDED", '"must" (2)', `the tools take ${json}`),
+    );
+    await prompt.dispose();
+  });
+
+  it("a shared memo prunes right when the candidates shrink between steps", () => {
+    const memo = new TokenMemo(chars);
+    const step = (sections: AssembledSection[], maxTokens: number) =>
+      pruneToBudget(
+        { sections, tools: [], variables: {} },
+        { maxTokens, memo },
+      ).pruned;
+    const a = section("a", "aaaa", { order: 1 });
+    const b = section("b", "bbbb", { order: 2 });
+    const c = section("c", "cccc", { order: 3 });
+    assert.deepEqual(step([a, b, c], 5), [
+      { name: "c", tokens: 4 },
+      { name: "b", tokens: 4 },
+    ]);
+    // The same keys, one fewer: the last ranking must not be reused.
+    assert.deepEqual(step([a, b], 5), [{ name: "b", tokens: 4 }]);
+    assert.deepEqual(step([a, b, c], 9), [{ name: "c", tokens: 4 }]);
+  });
+});
+
 describe("budget: bad input", () => {
   for (
     const [label, maxTokens] of [
