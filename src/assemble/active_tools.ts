@@ -45,14 +45,6 @@ export function watchActiveTools(
   return {
     observe: (by, assembly) => record(samples, by, assembly),
     check: (result) => {
-      let active: unknown;
-      try {
-        active = result.activeTools;
-      } catch {
-        active = null;
-      }
-      // Absent at the end: nothing to check, whoever set it on the way.
-      if (active === undefined) return result;
       record(samples, 0, result);
       return checkActiveTools(result, { ...initial, samples });
     },
