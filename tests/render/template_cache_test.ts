@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { renderPrompt } from "../../mod.ts";
 import {
+  cachedTemplateOf,
   TEMPLATE_CACHE_MAX_BYTES,
   TemplateCache,
   templateCacheStats,
@@ -312,9 +313,15 @@ describe("renderPrompt: a cached text's last render", () => {
     const template = "memo3 {{big}}";
     const big = "x".repeat(100_000);
     assert.equal(renderPrompt(assemblyOf(template, { big })), `memo3 ${big}`);
+    assert.equal(cachedTemplateOf(template)?.last, undefined);
     assert.equal(
       renderPrompt(assemblyOf(template, { big: "y" })),
       "memo3 y",
     );
+    // A render of about the text's size is kept, with the values it read.
+    assert.deepEqual(cachedTemplateOf(template)?.last, {
+      values: ["y"],
+      rendered: "memo3 y",
+    });
   });
 });
