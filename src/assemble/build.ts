@@ -290,10 +290,7 @@ function withinBudget(
   { budget, terms, trace }: Initial,
 ): PromptAssembly {
   if (budget === undefined) return assembly;
-  return pruneToBudget(assembly, budget, {
-    termsOf: terms === undefined ? undefined : (name) => terms.get(name),
-    explain: trace?.pruned,
-  });
+  return pruneToBudget(assembly, budget, { terms, explain: trace?.pruned });
 }
 
 /**

@@ -66,8 +66,17 @@ export interface AssemblyTokens {
   total: number;
 }
 
-/** {@linkcode AssemblyTokens} with the rendered section texts counted. */
-export interface CountedAssembly extends AssemblyTokens {
+/**
+ * {@linkcode AssemblyTokens} as the memo counted them: its lists may be
+ * the memo's own, reused by the next steady count, so they are read only.
+ */
+export interface CountedAssembly {
+  /** Per section, in the assembly's order: 0 for one that renders empty. */
+  readonly sections: readonly number[];
+  /** Per tool, in the assembly's order: the tokens of its JSON. */
+  readonly tools: readonly number[];
+  /** The sum of `sections` and `tools`. */
+  readonly total: number;
   /** Per section: whether it renders empty (never pruned). */
   readonly empty: readonly boolean[];
 }
@@ -143,7 +152,7 @@ class Generations<V> {
 /** The last tool list counted, and its snapshot once it came twice. */
 interface LastTools {
   readonly json: string;
-  readonly tokens: number[];
+  readonly tokens: readonly number[];
   snapshot: JsonSnapshot | undefined;
 }
 
@@ -158,10 +167,14 @@ interface SectionEntry {
 
 /** The section texts of the last count and their entries, by index. */
 interface LastCount {
-  /** Which count it was (see `TokenMemo.begin`). */
-  readonly count: number;
+  /** The last count that had these texts (see `TokenMemo.begin`). */
+  count: number;
   readonly texts: readonly unknown[];
   readonly entries: readonly SectionEntry[];
+  /** The entries' tokens, emptiness and sum, as `tokensOf` answered. */
+  readonly sections: readonly number[];
+  readonly empty: readonly boolean[];
+  readonly total: number;
 }
 
 /** The own variables of the last count, by position. */
@@ -179,7 +192,7 @@ export class TokenMemo {
   readonly countTokens: CountTokens;
   readonly #texts: Generations<number>;
   readonly #sections: Generations<SectionEntry>;
-  readonly #toolLists: Generations<number[]>;
+  readonly #toolLists: Generations<readonly number[]>;
   #lastTools: LastTools | undefined;
   #count = 0;
   #variables: SeenVariables | undefined;
@@ -218,21 +231,27 @@ export class TokenMemo {
   begin(variables: PromptAssembly["variables"]): boolean {
     this.#count++;
     const names = Object.getOwnPropertyNames(variables);
-    const values: unknown[] = new Array(names.length);
     const seen = this.#variables;
-    let same = seen !== undefined && seen.names.length === names.length;
+    if (seen !== undefined && seen.names.length === names.length) {
+      let index = 0;
+      for (; index < names.length; index++) {
+        const name = names[index];
+        // A Proxy may list a key it then says is not its own.
+        if (
+          name !== seen.names[index] ||
+          variables[name] !== seen.values[index] ||
+          !Object.hasOwn(variables, name)
+        ) break;
+      }
+      // The same: what was seen stays, and nothing is allocated.
+      if (index === names.length) return true;
+    }
+    const values: unknown[] = new Array(names.length);
     for (let index = 0; index < names.length; index++) {
-      const name = names[index];
-      const value = variables[name];
-      values[index] = value;
-      // A Proxy may list a key it then says is not its own.
-      if (
-        same && (name !== seen!.names[index] || value !== seen!.values[index] ||
-          !Object.hasOwn(variables, name))
-      ) same = false;
+      values[index] = variables[names[index]];
     }
     this.#variables = { names, values };
-    return same;
+    return false;
   }
 
   /**
@@ -269,9 +288,34 @@ export class TokenMemo {
     return last.entries[index];
   }
 
-  /** Remembers this count's texts and entries for {@linkcode TokenMemo.inPlace}. */
-  counted(texts: readonly unknown[], entries: readonly SectionEntry[]): void {
-    this.#lastCount = { count: this.#count, texts, entries };
+  /**
+   * The previous count's sections when `steady` and every section of
+   * `sections` holds the previous count's text at its index: an agent
+   * loop's steady step, counted without a write.
+   */
+  again(
+    sections: readonly AssembledSection[],
+    steady: boolean,
+  ): LastCount | undefined {
+    const last = this.#lastCount;
+    if (
+      !steady || last === undefined || last.count !== this.#count - 1 ||
+      last.texts.length !== sections.length
+    ) return undefined;
+    const texts = last.texts;
+    for (let index = 0; index < texts.length; index++) {
+      if (textOf(sections[index]) !== texts[index]) return undefined;
+    }
+    last.count = this.#count;
+    return last;
+  }
+
+  /**
+   * Remembers this count's sections for {@linkcode TokenMemo.inPlace} and
+   * {@linkcode TokenMemo.again}.
+   */
+  counted(last: Omit<LastCount, "count">): void {
+    this.#lastCount = { ...last, count: this.#count };
   }
 
   /** Marks `entry` found current in this count. */
@@ -293,12 +337,12 @@ export class TokenMemo {
    * The tokens of each tool of `list` when it writes the JSON of the last
    * list (one that came twice in a row): known without writing its JSON.
    */
-  unchangedTools(list: readonly ToolSchema[]): number[] | undefined {
+  unchangedTools(list: readonly ToolSchema[]): readonly number[] | undefined {
     const last = this.#lastTools;
     if (
       last?.snapshot === undefined || !writesSnapshot(list, last.snapshot)
     ) return undefined;
-    return last.tokens.slice();
+    return last.tokens;
   }
 
   /**
@@ -306,26 +350,25 @@ export class TokenMemo {
    * last list is compared first: equal strings compare in one pass, where a
    * lookup would hash the whole JSON first.
    */
-  toolsOf(json: string): number[] | undefined {
+  toolsOf(json: string): readonly number[] | undefined {
     const last = this.#lastTools;
     if (last !== undefined && last.json === json) {
       // Twice in a row: the loop's tools are steady, and walking the next
       // list against a snapshot costs less than writing its JSON.
       last.snapshot ??= jsonSnapshot(json);
-      return last.tokens.slice();
+      return last.tokens;
     }
     const tokens = this.#toolLists.get(json);
     if (tokens !== undefined) {
       this.#lastTools = { json, tokens, snapshot: undefined };
     }
-    return tokens?.slice();
+    return tokens;
   }
 
   /** Remembers the tokens of each tool of a list whose JSON is `json`. */
-  rememberTools(json: string, tokens: number[]): void {
-    const kept = tokens.slice();
-    this.#toolLists.set(json, kept);
-    this.#lastTools = { json, tokens: kept, snapshot: undefined };
+  rememberTools(json: string, tokens: readonly number[]): void {
+    this.#toolLists.set(json, tokens);
+    this.#lastTools = { json, tokens, snapshot: undefined };
   }
 
   /** How many texts and code units the memo holds (tests, diagnostics). */
@@ -432,18 +475,41 @@ export function tokensOf(
     // The renderer says what is wrong.
     renderSections(entries, variables);
   }
+  const steady = memo.begin(variables);
+  const { sections, empty, total: sectionTokens } = memo.again(
+    entries,
+    steady,
+  ) ?? countSections(entries, { variables, memo, steady });
+  const tools = toolTokens(list, memo);
+  let total = sectionTokens;
+  for (let index = 0; index < tools.length; index++) total += tools[index];
+  return { sections, tools, total, empty };
+}
+
+/** The `text` of an assembled section, or `undefined` for a non-object. */
+function textOf(section: unknown): unknown {
+  return typeof section === "object" && section !== null
+    ? (section as { text?: unknown }).text
+    : undefined;
+}
+
+/** Each section's tokens, remembered in `memo` for the next count. */
+function countSections(
+  entries: readonly AssembledSection[],
+  { variables, memo, steady }: {
+    variables: PromptAssembly["variables"];
+    memo: TokenMemo;
+    steady: boolean;
+  },
+): Omit<LastCount, "count"> {
   const count = entries.length;
   const sections: number[] = new Array(count);
   const empty: boolean[] = new Array(count);
-  const steady = memo.begin(variables);
   const texts: unknown[] = new Array(count);
   const found: SectionEntry[] = new Array(count);
   let total = 0;
   for (let index = 0; index < count; index++) {
-    const section = entries[index];
-    const text = typeof section === "object" && section !== null
-      ? (section as { text?: unknown }).text
-      : undefined;
+    const text = textOf(entries[index]);
     const entry = memo.inPlace(index, text, steady) ??
       memoised(text, { variables, memo, steady }) ??
       rendering(entries, index, variables, memo);
@@ -453,10 +519,9 @@ export function tokensOf(
     empty[index] = entry.empty;
     total += entry.tokens;
   }
-  memo.counted(texts, found);
-  const tools = toolTokens(list, memo);
-  for (const tokens of tools) total += tokens;
-  return { sections, tools, total, empty };
+  const counted = { texts, entries: found, sections, empty, total };
+  memo.counted(counted);
+  return counted;
 }
 
 /**
@@ -465,7 +530,10 @@ export function tokensOf(
  * tool. The list's JSON is each tool's JSON joined by commas in brackets,
  * so it stands for exactly those tools.
  */
-function toolTokens(list: readonly ToolSchema[], memo: TokenMemo): number[] {
+function toolTokens(
+  list: readonly ToolSchema[],
+  memo: TokenMemo,
+): readonly number[] {
   if (list.length === 0) return [];
   const unchanged = memo.unchangedTools(list);
   if (unchanged !== undefined) return unchanged;
@@ -582,7 +650,7 @@ export function countAssemblyTokens(
   return readingAssembly(() => {
     checkAssembly(assembly, "countAssemblyTokens");
     const { sections, tools, total } = tokensOf(assembly, memo);
-    return { sections, tools, total };
+    return { sections: sections.slice(), tools: tools.slice(), total };
   }, "countAssemblyTokens");
 }
 

@@ -36,19 +36,22 @@ export interface SectionTerms {
   readonly required: boolean;
 }
 
-/** The registered terms of the section named `name`, if it has any. */
-export type TermsOf = (name: string) => SectionTerms | undefined;
+/**
+ * The registered terms of the sections that have any, by name. A map is
+ * not changed once passed: a budget's next step may reuse what it read.
+ */
+export type TermsByName = ReadonlyMap<string, SectionTerms>;
 
 const DEFAULT_TERMS: SectionTerms = { priority: 0, required: false };
-const NO_TERMS: TermsOf = () => undefined;
+const NO_TERMS: TermsByName = new Map();
 
 /** How many of the largest required sections a `BUDGET_EXCEEDED` names. */
 const NAMED = 3;
 
 /** Options of {@linkcode pruneToBudget}. */
 export interface PruneOptions {
-  /** The registered terms of each section (default: none has any). */
-  readonly termsOf?: TermsOf;
+  /** The registered terms of the sections (default: none has any). */
+  readonly terms?: TermsByName;
   /** Called with why each section went, when any did (`explain()`). */
   readonly explain?: (pruning: Pruning) => void;
 }
@@ -65,7 +68,7 @@ export interface PruneOptions {
 export function pruneToBudget(
   assembly: PromptAssembly,
   plan: BudgetPlan,
-  { termsOf = NO_TERMS, explain }: PruneOptions = {},
+  { terms = NO_TERMS, explain }: PruneOptions = {},
 ): PromptAssembly {
   // What a listener's getter or Proxy throws is typed, as in the renderers.
   const counted = readingAssembly(
@@ -75,25 +78,40 @@ export function pruneToBudget(
   const { maxTokens } = plan;
   if (counted.total <= maxTokens) return assembly;
   const sections = assembly.sections;
-  const candidates = candidatesOf(sections, counted, termsOf, maxTokens);
-  const ranked = rankingOf(candidates, plan.memo);
+  const last = rankings.get(plan.memo);
+  const candidates = candidatesOf(sections, {
+    counted,
+    terms,
+    maxTokens,
+    last: last?.terms === terms ? last.candidates : undefined,
+  });
+  const ranked = rankingOf(candidates, last);
+  const decision = last !== undefined && last.candidates === candidates &&
+      last.counted.sections === counted.sections &&
+      last.counted.total === counted.total && last.maxTokens === maxTokens
+    ? last.decision
+    : decide(candidates, { ranked, counted, maxTokens });
+  if (last?.decision !== decision) {
+    rankings.set(plan.memo, {
+      candidates,
+      terms,
+      ranked,
+      counted,
+      maxTokens,
+      decision,
+    });
+  }
   const { names, indexes } = candidates;
-  // A plain array: a typed one costs more to make than these few stores.
-  const dropped: boolean[] = new Array(sections.length);
-  const pruned: { name: string; tokens: number }[] = [];
-  let total = counted.total;
-  for (let at = 0; at < ranked.length && total > maxTokens; at++) {
-    const index = indexes[ranked[at]];
-    const tokens = counted.sections[index];
-    dropped[index] = true;
-    pruned.push({ name: names[ranked[at]], tokens });
-    total -= tokens;
+  const pruned: { name: string; tokens: number }[] = new Array(decision.cut);
+  for (let at = 0; at < decision.cut; at++) {
+    pruned[at] = {
+      name: names[ranked[at]],
+      tokens: counted.sections[indexes[ranked[at]]],
+    };
   }
-  const kept: AssembledSection[] = new Array(sections.length - pruned.length);
-  let keptCount = 0;
-  for (let index = 0; index < sections.length; index++) {
-    if (dropped[index] !== true) kept[keptCount++] = sections[index];
-  }
+  const keep = decision.kept;
+  const kept: AssembledSection[] = new Array(keep.length);
+  for (let at = 0; at < keep.length; at++) kept[at] = sections[keep[at]];
   explain?.({
     maxTokens,
     total: counted.total,
@@ -135,25 +153,74 @@ interface Candidates {
 }
 
 /**
+ * The last pruning of a memo's budget: its candidates, their ranking and
+ * what was cut, reused while they hold (an agent loop's steady step).
+ */
+interface Ranking {
+  readonly candidates: Candidates;
+  /** The terms the candidates were read with. */
+  readonly terms: TermsByName;
+  readonly ranked: readonly number[];
+  readonly counted: CountedAssembly;
+  readonly maxTokens: number;
+  readonly decision: Decision;
+}
+
+/** How many ranked candidates go, and the indexes of the sections kept. */
+interface Decision {
+  readonly cut: number;
+  readonly kept: readonly number[];
+}
+
+/** The fewest ranked candidates whose pruning fits the budget. */
+function decide(
+  { indexes }: Candidates,
+  { ranked, counted, maxTokens }: {
+    ranked: readonly number[];
+    counted: CountedAssembly;
+    maxTokens: number;
+  },
+): Decision {
+  const length = counted.sections.length;
+  const dropped: boolean[] = new Array(length);
+  let total = counted.total;
+  let cut = 0;
+  for (; cut < ranked.length && total > maxTokens; cut++) {
+    const index = indexes[ranked[cut]];
+    dropped[index] = true;
+    total -= counted.sections[index];
+  }
+  const kept: number[] = new Array(length - cut);
+  let count = 0;
+  for (let index = 0; index < length; index++) {
+    if (dropped[index] !== true) kept[count++] = index;
+  }
+  return { cut, kept };
+}
+
+const rankings = new WeakMap<TokenMemo, Ranking>();
+
+/**
  * The sections that may be pruned, in the assembly's order, after checking
- * that pruning them all fits the budget.
+ * that pruning them all fits the budget. An agent loop prunes among the
+ * same sections with the same keys at every step: while they equal the
+ * `last` ones (read with the same `terms`), nothing is written, a name
+ * found in its place is not looked up again, and `last` itself is the
+ * answer.
  */
 function candidatesOf(
   sections: readonly AssembledSection[],
-  counted: CountedAssembly,
-  termsOf: TermsOf,
-  maxTokens: number,
+  { counted, terms: termsByName, maxTokens, last }: {
+    counted: CountedAssembly;
+    terms: TermsByName;
+    maxTokens: number;
+    last: Candidates | undefined;
+  },
 ): Candidates {
   const length = sections.length;
-  const candidates: Candidates = {
-    indexes: new Array(length),
-    tiers: new Array(length),
-    priorities: new Array(length),
-    orders: new Array(length),
-    names: new Array(length),
-  };
+  let candidates = last;
   let count = 0;
-  const required: { name: string; tokens: number }[] = [];
+  let required: { name: string; tokens: number }[] | undefined;
   let floor = 0;
   for (const tokens of counted.tools) floor += tokens;
   const toolTokens = floor;
@@ -163,53 +230,89 @@ function candidatesOf(
     if (counted.empty[index]) continue;
     const section = sections[index];
     const name = section.name;
-    const terms = termsOf(name) ?? DEFAULT_TERMS;
-    if (terms.required) {
-      const tokens = counted.sections[index];
-      floor += tokens;
-      required.push({ name, tokens });
-      continue;
+    // A candidate in its place last time, by the same name, has the same
+    // terms: no lookup.
+    const inPlace = candidates === last && last !== undefined &&
+      last.indexes[count] === index && last.names[count] === name;
+    let priority: number;
+    if (inPlace) priority = last.priorities[count];
+    else {
+      const terms = termsByName.get(name) ?? DEFAULT_TERMS;
+      if (terms.required) {
+        const tokens = counted.sections[index];
+        floor += tokens;
+        (required ??= []).push({ name, tokens });
+        continue;
+      }
+      priority = terms.priority;
     }
-    candidates.indexes[count] = index;
-    candidates.tiers[count] = tierOf(section);
-    candidates.priorities[count] = terms.priority;
-    candidates.orders[count] = section.order;
-    candidates.names[count] = name;
+    const tier = tierOf(section);
+    const order = section.order;
+    if (
+      candidates === last && candidates !== undefined &&
+      (!inPlace || candidates.tiers[count] !== tier ||
+        candidates.orders[count] !== order)
+    ) candidates = prefixOf(candidates, count, length);
+    if (candidates === undefined) candidates = prefixOf(undefined, 0, length);
+    if (candidates !== last) {
+      candidates.indexes[count] = index;
+      candidates.tiers[count] = tier;
+      candidates.priorities[count] = priority;
+      candidates.orders[count] = order;
+      candidates.names[count] = name;
+    }
     count++;
   }
-  if (count !== length) {
-    candidates.indexes.length = count;
-    candidates.tiers.length = count;
-    candidates.priorities.length = count;
-    candidates.orders.length = count;
-    candidates.names.length = count;
-  }
   if (floor > maxTokens) {
-    throw budgetExceeded({ floor, toolTokens, required, maxTokens });
+    throw budgetExceeded({
+      floor,
+      toolTokens,
+      required: required ?? [],
+      maxTokens,
+    });
   }
+  if (candidates === undefined) return prefixOf(undefined, 0, 0);
+  if (candidates === last && count === last.indexes.length) return last;
+  if (candidates === last) candidates = prefixOf(last, count, count);
+  for (const list of Object.values(candidates)) list.length = count;
   return candidates;
 }
 
-/** The last ranking a memo's budget computed, reused while its keys hold. */
-interface Ranking {
-  readonly tiers: readonly number[];
-  readonly priorities: readonly number[];
-  readonly orders: readonly number[];
-  readonly names: readonly string[];
-  readonly ranked: readonly number[];
+/** Fresh candidate lists holding the first `count` of `from`'s. */
+function prefixOf(
+  from: Candidates | undefined,
+  count: number,
+  length: number,
+): Candidates {
+  const fresh: Candidates = {
+    indexes: new Array(length),
+    tiers: new Array(length),
+    priorities: new Array(length),
+    orders: new Array(length),
+    names: new Array(length),
+  };
+  for (let at = 0; at < count; at++) {
+    fresh.indexes[at] = from!.indexes[at];
+    fresh.tiers[at] = from!.tiers[at];
+    fresh.priorities[at] = from!.priorities[at];
+    fresh.orders[at] = from!.orders[at];
+    fresh.names[at] = from!.names[at];
+  }
+  return fresh;
 }
 
-const rankings = new WeakMap<TokenMemo, Ranking>();
-
 /**
- * The candidates' positions in pruning order. An agent loop prunes the
- * same sections with the same keys at every step: when the keys equal the
- * last ranking's (one linear pass), its order is reused, so a steady budget
- * costs no sort.
+ * The candidates' positions in pruning order, sorted when the keys differ
+ * from the `last` ranking's (a steady budget sorts nothing).
  */
-function rankingOf(candidates: Candidates, memo: TokenMemo): readonly number[] {
-  const last = rankings.get(memo);
-  if (last !== undefined && sameKeys(last, candidates)) return last.ranked;
+function rankingOf(
+  candidates: Candidates,
+  last: Ranking | undefined,
+): readonly number[] {
+  if (
+    last !== undefined &&
+    (last.candidates === candidates || sameKeys(last.candidates, candidates))
+  ) return last.ranked;
   const { tiers, priorities, orders, names } = candidates;
   const ranked = Array.from({ length: tiers.length }, (_, at) => at);
   ranked.sort((a, b) => {
@@ -220,11 +323,10 @@ function rankingOf(candidates: Candidates, memo: TokenMemo): readonly number[] {
     if (orders[a] !== orders[b]) return orders[a] > orders[b] ? -1 : 1;
     return compareCodeUnits(names[b], names[a]);
   });
-  rankings.set(memo, { tiers, priorities, orders, names, ranked });
   return ranked;
 }
 
-function sameKeys(last: Ranking, now: Candidates): boolean {
+function sameKeys(last: Candidates, now: Candidates): boolean {
   const count = now.tiers.length;
   if (last.tiers.length !== count) return false;
   for (let at = 0; at < count; at++) {

@@ -4,7 +4,8 @@
  * - "W1 step": `assemble` + `renderPrompt` of W1 (`w1.ts`), without a
  *   budget and with one that prunes 10 of its 57 sections (counts memoised:
  *   the steady state of an agent loop). Before the benches run, the file
- *   prints the ratio from interleaved samples (target ≤ 1.3).
+ *   prints the ratio from interleaved short rounds, as `bench:table` times
+ *   its ratios (target ≤ 1.3).
  * - "pruning": `pruneToBudget` alone on 1k and 10k distinct sections, half
  *   of them pruned, with the memo warm; the file prints the growth exponent
  *   `log(t(10k) / t(1k)) / log(10)` (1 is linear; target ≤ 1.1).
@@ -55,38 +56,58 @@ async function budgetedStep(): Promise<void> {
   sink += renderPrompt(await prompt.assemble(context, withBudget)).length;
 }
 
-/** Microseconds per call of `run`, over at least 40 ms. */
-async function usPer(run: () => Promise<void>): Promise<number> {
-  let calls = 0;
+/** Microseconds per call of `run`, over `calls` calls. */
+async function usPer(run: () => Promise<void>, calls: number): Promise<number> {
   const start = performance.now();
-  do {
-    await run();
-    calls++;
-  } while (performance.now() - start < 40);
+  for (let call = 0; call < calls; call++) await run();
   return (performance.now() - start) / calls * 1000;
 }
 
-/** The median over interleaved rounds of the budgeted ÷ plain step. */
-async function stepRatio(rounds: number): Promise<[number, number, number]> {
+/**
+ * The two steps timed as `deno task bench:table` times its ratios: about
+ * a second of both first (on this machine V8's optimizing compiler may
+ * finish a second after a function turns hot), then many short rounds
+ * (about half a millisecond), interleaved and in alternating order; the
+ * fastest round of each side, the one least disturbed by other work, and
+ * the median of the rounds' ratios (which counts the collector's pauses
+ * that land in a round).
+ */
+async function stepRatio(
+  rounds: number,
+): Promise<{ plain: number; budgeted: number; median: number }> {
+  const warm = performance.now();
+  while (performance.now() - warm < 1000) {
+    await usPer(step, 10);
+    await usPer(budgetedStep, 10);
+  }
   const ratios: number[] = [];
-  let plainBest = Infinity;
-  let budgetBest = Infinity;
+  let plain = Infinity;
+  let budgeted = Infinity;
   for (let round = 0; round < rounds; round++) {
-    const plain = await usPer(step);
-    const budgeted = await usPer(budgetedStep);
-    plainBest = Math.min(plainBest, plain);
-    budgetBest = Math.min(budgetBest, budgeted);
-    ratios.push(budgeted / plain);
+    const first = round % 2 === 0;
+    const a = await usPer(first ? step : budgetedStep, 25);
+    const b = await usPer(first ? budgetedStep : step, 25);
+    const [plainRound, budgetRound] = first ? [a, b] : [b, a];
+    plain = Math.min(plain, plainRound);
+    budgeted = Math.min(budgeted, budgetRound);
+    ratios.push(budgetRound / plainRound);
   }
   ratios.sort((a, b) => a - b);
-  return [ratios[ratios.length >> 1], plainBest, budgetBest];
+  return { plain, budgeted, median: ratios[ratios.length >> 1] };
 }
 
-const [ratio, plainBest, budgetBest] = await stepRatio(15);
+const stepRuns = [];
+for (let run = 0; run < 3; run++) stepRuns.push(await stepRatio(300));
+const ratios = stepRuns.map(({ plain, budgeted }) => budgeted / plain)
+  .sort((a, b) => a - b);
+const medians = stepRuns.map(({ median }) => median).sort((a, b) => a - b);
 console.log(
-  `W1 step: ${plainBest.toFixed(1)} µs without a budget, ` +
-    `${budgetBest.toFixed(1)} µs with one pruning 10 of 57 sections ` +
-    `(fastest rounds); median ratio ${ratio.toFixed(2)}x (target ≤ 1.3)`,
+  `W1 step: ${stepRuns.map(({ plain }) => plain.toFixed(1)).join(", ")} µs ` +
+    `without a budget, ${
+      stepRuns.map(({ budgeted }) => budgeted.toFixed(1)).join(", ")
+    } µs with one pruning 10 of 57 sections (fastest rounds of three runs); ` +
+    `ratio ${ratios[1].toFixed(2)}x (median of the runs; target ≤ 1.3), ` +
+    `median round ${medians[1].toFixed(2)}x`,
 );
 
 const SIZES = [1_000, 10_000];
@@ -113,14 +134,13 @@ function pruning(count: number): () => PromptAssembly {
       required: false,
     }]),
   );
-  const termsOf = (name: string) => terms.get(name);
   const total = sections.reduce(
     (sum, section) =>
       sum + quarter(renderPrompt({ ...assembly, sections: [section] })),
     0,
   );
   const plan = { maxTokens: Math.floor(total / 2), memo };
-  const run = () => pruneToBudget(assembly, plan, { termsOf });
+  const run = () => pruneToBudget(assembly, plan, { terms });
   renders.push(() => {
     sink += renderPrompt(assembly).length;
     return assembly;
@@ -134,7 +154,7 @@ function pruning(count: number): () => PromptAssembly {
 
 /** `renderPrompt` of the same sections: the machine's own growth, for scale. */
 const renders: (() => PromptAssembly)[] = [];
-const runs = SIZES.map(pruning);
+const pruners = SIZES.map(pruning);
 
 function msPer(run: () => PromptAssembly): number {
   let calls = 0;
@@ -149,7 +169,7 @@ function msPer(run: () => PromptAssembly): number {
 const best = SIZES.map(() => Infinity);
 const renderBest = SIZES.map(() => Infinity);
 for (let round = 0; round < 9; round++) {
-  runs.forEach((run, index) => {
+  pruners.forEach((run, index) => {
     best[index] = Math.min(best[index], msPer(run));
     renderBest[index] = Math.min(renderBest[index], msPer(renders[index]));
   });
@@ -171,7 +191,7 @@ Deno.bench(
   { group: "W1 step" },
   budgetedStep,
 );
-for (const [index, run] of runs.entries()) {
+for (const [index, run] of pruners.entries()) {
   Deno.bench({
     name: `pruneToBudget, ${SIZES[index]} sections, half pruned`,
     group: "pruning",

@@ -44,6 +44,28 @@ describe("TokenMemo across counts", () => {
     }
   });
 
+  it("recounts steady steps whose texts move, come and go", () => {
+    const memo = new TokenMemo(chars);
+    const steps: [string[], number[], boolean[]][] = [
+      [["a={{v}}", "bb"], [3, 2], [false, false]],
+      [["a={{v}}", "bb"], [3, 2], [false, false]],
+      [["bb", "a={{v}}"], [2, 3], [false, false]],
+      [["bb"], [2], [false]],
+      [["bb", "a={{v}}", ""], [2, 3, 0], [false, false, true]],
+      [["bb", "a={{v}}", ""], [2, 3, 0], [false, false, true]],
+      [["", "a={{v}}", "bb"], [0, 3, 2], [true, false, false]],
+    ];
+    for (const [texts, sections, empty] of steps) {
+      const counted = tokensOf(assemblyOf(texts, { v: "x" }), memo);
+      assert.deepEqual(
+        { sections: counted.sections, empty: counted.empty },
+        { sections, empty },
+        `${JSON.stringify(texts)}`,
+      );
+      assert.equal(counted.total, sections.reduce((a, b) => a + b, 0));
+    }
+  });
+
   it("does not take a section's count from before a count that failed", () => {
     const memo = new TokenMemo(chars);
     assert.deepEqual(

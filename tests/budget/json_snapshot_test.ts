@@ -95,6 +95,10 @@ for (const [form, wrap] of FORMS) {
       const hidden = { a: 1, b: { c: [1, "x"] } };
       Object.defineProperty(hidden.b, "toJSON", { value: () => "other" });
       assert.equal(writes(hidden, snapshot), false);
+      // JSON leaves out a key that is not enumerable, though it reads the same.
+      const unlisted = { a: 1, b: { c: [1, "x"] } };
+      Object.defineProperty(unlisted, "b", { enumerable: false });
+      assert.equal(writes(unlisted, snapshot), false);
       const inherited = Object.create({ toJSON: () => 1 });
       Object.assign(inherited, { a: 1, b: { c: [1, "x"] } });
       assert.equal(writes(inherited, snapshot), false);

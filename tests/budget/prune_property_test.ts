@@ -88,7 +88,7 @@ function termsOf(entries: readonly Entry[]) {
       required: entry.required,
     }]),
   );
-  return (name: string) => terms.get(name);
+  return terms;
 }
 
 type Outcome = PromptAssembly | { code: string };
@@ -102,7 +102,7 @@ function run(
     return pruneToBudget(
       assemblyOf(entries, tools),
       { maxTokens, memo: new TokenMemo(chars) },
-      { termsOf: termsOf(entries) },
+      { terms: termsOf(entries) },
     );
   } catch (error) {
     assert.ok(error instanceof SystemPromptError, String(error));
@@ -278,7 +278,7 @@ describe(`budget: a memo shared across assemblies (seed ${SEED})`, () => {
               return pruneToBudget(
                 structuredClone(assembly),
                 { maxTokens, memo },
-                { termsOf: termsOf(entries) },
+                { terms: termsOf(entries) },
               );
             } catch (error) {
               assert.ok(error instanceof SystemPromptError, String(error));

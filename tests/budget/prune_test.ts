@@ -54,13 +54,12 @@ function prune(
     { sections, tools, variables: {} },
     { maxTokens, memo: new TokenMemo(chars) },
     {
-      termsOf: (name) =>
-        name in terms
-          ? {
-            priority: terms[name].priority ?? 0,
-            required: terms[name].required === true,
-          }
-          : undefined,
+      terms: new Map(
+        Object.entries(terms).map(([name, { priority, required }]) => [
+          name,
+          { priority: priority ?? 0, required: required === true },
+        ]),
+      ),
     },
   );
 }
@@ -415,6 +414,58 @@ describe("budget: edges", () => {
     // The same keys, one fewer: the last ranking must not be reused.
     assert.deepEqual(step([a, b], 5), [{ name: "b", tokens: 4 }]);
     assert.deepEqual(step([a, b, c], 9), [{ name: "c", tokens: 4 }]);
+  });
+
+  it("a shared memo prunes right when a section's keys change in place", () => {
+    const memo = new TokenMemo(chars);
+    const step = (
+      sections: AssembledSection[],
+      { maxTokens = 8, tools = [], terms }: {
+        maxTokens?: number;
+        tools?: PromptAssembly["tools"];
+        terms?: Map<string, { priority: number; required: boolean }>;
+      } = {},
+    ) =>
+      pruneToBudget(
+        { sections, tools, variables: {} },
+        { maxTokens, memo },
+        { terms },
+      ).pruned?.map(({ name }) => name);
+    const a = section("a", "aaaa", { order: 1 });
+    const b = section("b", "bbbb", { order: 2 });
+    const c = section("c", "cccc", { order: 3 });
+    assert.deepEqual(step([a, b, c]), ["c"]);
+    assert.deepEqual(step([a, b, c]), ["c"]);
+    // The same texts in the same places, other keys.
+    assert.deepEqual(step([section("a", "aaaa", { order: 9 }), b, c]), ["a"]);
+    assert.deepEqual(
+      step([a, section("b", "bbbb", { order: 2, stability: "volatile" }), c]),
+      ["b"],
+    );
+    assert.deepEqual(step([a, b, section("z", "cccc", { order: 3 })]), ["z"]);
+    assert.deepEqual(step([a, b, c]), ["c"]);
+    // New terms: read again, though the sections are the same.
+    const terms = new Map([["c", { priority: 5, required: false }]]);
+    assert.deepEqual(step([a, b, c], { terms }), ["b"]);
+    assert.deepEqual(step([a, b, c], { terms }), ["b"]);
+    const required = new Map([
+      ["b", { priority: 0, required: true }],
+      ["c", { priority: 5, required: false }],
+    ]);
+    assert.deepEqual(step([a, b, c], { terms: required }), ["a"]);
+    // The same counts, another budget or other tools: decided again.
+    assert.deepEqual(step([a, b, c], { maxTokens: 4 }), ["c", "b"]);
+    // The tool's JSON takes 45 tokens.
+    const tools = [{ name: "t", description: "", parameters: {} }];
+    assert.deepEqual(step([a, b, c], { maxTokens: 53 }), undefined);
+    assert.deepEqual(step([a, b, c], { maxTokens: 53, tools }), ["c"]);
+    const longer = [{ ...tools[0], name: "tt" }];
+    assert.deepEqual(step([a, b, c], { maxTokens: 53, tools: longer }), [
+      "c",
+      "b",
+    ]);
+    assert.deepEqual(step([a, b, c], { maxTokens: 49, tools }), ["c", "b"]);
+    assert.deepEqual(step([a, b, c]), ["c"]);
   });
 });
 
