@@ -158,3 +158,31 @@ describe("A budget on a steady tool list", () => {
     await prompt.dispose();
   });
 });
+
+// Last in the file: once a host forbade compiling, the module stops trying
+// for the rest of the process (other files' snapshots are then walked,
+// which changes no answer).
+describe("A host that forbids compiling", () => {
+  it("gets the walk, and any other compile error is thrown", () => {
+    const original = globalThis.Function;
+    const json = JSON.stringify({ a: [1, "x"], b: { c: null } });
+    try {
+      globalThis.Function = function () {
+        throw new SyntaxError("not this one");
+      } as unknown as FunctionConstructor;
+      assert.throws(() => jsonSnapshot(json), SyntaxError);
+      globalThis.Function = function () {
+        throw new EvalError("Code generation from strings disallowed");
+      } as unknown as FunctionConstructor;
+      const snapshot = jsonSnapshot(json);
+      globalThis.Function = original;
+      assert.equal(writesSnapshot(JSON.parse(json), snapshot), true);
+      assert.equal(
+        writesSnapshot({ a: [1, "y"], b: { c: null } }, snapshot),
+        false,
+      );
+    } finally {
+      globalThis.Function = original;
+    }
+  });
+});

@@ -469,6 +469,112 @@ describe("budget: edges", () => {
   });
 });
 
+describe("budget: a shared memo across steps", () => {
+  type Terms = Map<string, { priority: number; required: boolean }>;
+  /** Each step's kept and pruned names, through one memo. */
+  function stepper() {
+    const memo = new TokenMemo(chars);
+    return (
+      sections: AssembledSection[],
+      { maxTokens = 8, terms }: { maxTokens?: number; terms?: Terms } = {},
+    ) => {
+      const pruned = pruneToBudget(
+        { sections, tools: [], variables: {} },
+        { maxTokens, memo },
+        { terms },
+      );
+      return {
+        kept: pruned.sections.map(({ name }) => name),
+        pruned: pruned.pruned?.map(({ name }) => name),
+      };
+    };
+  }
+  const a = section("a", "aaaa", { order: 1 });
+  const b = section("b", "bbbb", { order: 2 });
+  const c = section("c", "cccc", { order: 3 });
+
+  it("keeps the right sections when the candidates move to other indexes", () => {
+    const step = stepper();
+    assert.deepEqual(step([a, b, c]), { kept: ["a", "b"], pruned: ["c"] });
+    const empty = section("e", "", { order: 0 });
+    assert.deepEqual(step([empty, a, b, c]), {
+      kept: ["e", "a", "b"],
+      pruned: ["c"],
+    });
+  });
+
+  it("sees a change of name, tier or order in the first place", () => {
+    const step = stepper();
+    assert.deepEqual(step([c, a, b]).pruned, ["c"]);
+    assert.deepEqual(step([section("z", "cccc", { order: 3 }), a, b]), {
+      kept: ["a", "b"],
+      pruned: ["z"],
+    });
+    assert.deepEqual(step([c, a, b]).pruned, ["c"]);
+    assert.deepEqual(
+      step([section("c", "cccc", { order: 3, stability: "agent" }), a, b])
+        .pruned,
+      ["c"],
+    );
+    assert.deepEqual(
+      step([c, section("a", "aaaa", { order: 1, stability: "volatile" }), b])
+        .pruned,
+      ["a"],
+    );
+  });
+
+  it("ranks again when every candidate's tier, priority, order or name changed", () => {
+    const step = stepper();
+    assert.deepEqual(step([a, b, c]).pruned, ["c"]);
+    // Every tier changes: b goes first.
+    assert.deepEqual(
+      step([
+        section("a", "aaaa", { order: 1, stability: "agent" }),
+        section("b", "bbbb", { order: 2, stability: "volatile" }),
+        section("c", "cccc", { order: 3, stability: "agent" }),
+      ]).pruned,
+      ["b"],
+    );
+    assert.deepEqual(step([a, b, c]).pruned, ["c"]);
+    // Every priority changes (new terms): a, the lowest, goes first.
+    const terms: Terms = new Map([
+      ["a", { priority: 1, required: false }],
+      ["b", { priority: 2, required: false }],
+      ["c", { priority: 3, required: false }],
+    ]);
+    assert.deepEqual(step([a, b, c], { terms }).pruned, ["a"]);
+    assert.deepEqual(step([a, b, c]).pruned, ["c"]);
+    // Every order changes: a, now the latest, goes first.
+    assert.deepEqual(
+      step([
+        section("a", "aaaa", { order: 3 }),
+        section("b", "bbbb", { order: 1 }),
+        section("c", "cccc", { order: 2 }),
+      ]).pruned,
+      ["a"],
+    );
+    // Equal orders, every name changes: the highest name goes first.
+    const x = section("x", "aaaa"), y = section("y", "bbbb");
+    const z = section("z", "cccc");
+    assert.deepEqual(step([x, y, z]).pruned, ["z"]);
+    assert.deepEqual(
+      step([section("r", "aaaa"), section("q", "bbbb"), section("p", "cccc")])
+        .pruned,
+      ["r"],
+    );
+  });
+
+  it("decides again when the counts change but not their total", () => {
+    const step = stepper();
+    const long = section("a", "aaaaaa", { order: 1 });
+    const short = section("c", "cc", { order: 3 });
+    // 6 + 4 + 2 = 12 over 8: c (2) then b (4) go.
+    assert.deepEqual(step([long, b, short]).pruned, ["c", "b"]);
+    // 4 + 4 + 4 = 12 over 8: c alone is enough.
+    assert.deepEqual(step([a, b, c]).pruned, ["c"]);
+  });
+});
+
 describe("budget: bad input", () => {
   for (
     const [label, maxTokens] of [
