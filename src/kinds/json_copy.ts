@@ -28,6 +28,7 @@ export function copyJsonFields(
   } catch (error) {
     if (error !== SLOW_PATH) throw error;
     // Something to report, or a deep schema: the careful copy says which.
+    if (!isPlainObject(source)) throw notPlainData(source, []);
     return copyFields(source, fields, { path: [], ancestors: [source] });
   }
 }

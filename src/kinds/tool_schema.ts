@@ -11,7 +11,6 @@ import type { ToolSchema } from "../types.ts";
 import {
   copyJsonFields,
   isPlainObject,
-  notPlainData,
   type SeenObjects,
   SymbolKey,
 } from "./json_copy.ts";
@@ -65,17 +64,22 @@ function checkToolFields(
         `code units with no whitespace or control characters.`,
     );
   }
+  // Whether parameters is a plain object is settled by the copy (see
+  // copyToolFields): it checks each object it has not seen at its place.
+  const parameters = fields.parameters;
   if (
-    typeof fields.description !== "string" ||
-    !isPlainObject(fields.parameters)
-  ) {
-    throw new SystemPromptError(
-      "INVALID_TOOL_SCHEMA",
-      `Tool ${quote(name)} from the ${source()} needs a string description ` +
-        `and an object of parameters (a JSON Schema).`,
-    );
-  }
+    typeof fields.description !== "string" || typeof parameters !== "object" ||
+    parameters === null || Array.isArray(parameters)
+  ) throw badShape(name, source);
   return name;
+}
+
+function badShape(name: string, source: () => string): SystemPromptError {
+  return new SystemPromptError(
+    "INVALID_TOOL_SCHEMA",
+    `Tool ${quote(name)} from the ${source()} needs a string description ` +
+      `and an object of parameters (a JSON Schema).`,
+  );
 }
 
 /** Deep-copies `fields` as plain JSON data, naming the tool in any error. */
@@ -89,9 +93,12 @@ function copyToolFields(
   },
 ): ToolSchema {
   try {
-    if (!isPlainObject(schema)) throw notPlainData(schema, []);
+    // The copy checks the prototype of each object it has not seen at its
+    // place last time (the schema itself included): a provider returning
+    // the same schemas every step pays for no check.
     return copyJsonFields(schema, fields, seen) as unknown as ToolSchema;
   } catch (error) {
+    if (!isPlainObject(fields.parameters)) throw badShape(name, source);
     if (error instanceof SymbolKey) {
       throw new SystemPromptError(
         "INVALID_TOOL_SCHEMA",

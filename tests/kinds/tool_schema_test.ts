@@ -18,6 +18,50 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("reject parameters that are not a plain object with INVALID_TOOL_SCHEMA, a schema that is not one with PROVIDER_FAILED", async () => {
+    class Parameters {
+      type = "object";
+    }
+    for (const parameters of [new Parameters(), new Map(), new Date(0)]) {
+      const prompt = new SystemPrompt();
+      prompt.tools(() => ({
+        schemas: [{ name: "t", description: "d", parameters } as never],
+      }));
+      await assert.rejects(
+        prompt.assemble(),
+        rejects("INVALID_TOOL_SCHEMA", '"t"', "object of parameters"),
+      );
+    }
+    class Schema {
+      name = "t";
+      description = "d";
+      parameters = { type: "object" };
+    }
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({ schemas: [new Schema() as never] }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", '"t"', "plain JSON data"),
+    );
+  });
+
+  it("check a new schema object at a place that held a plain one", async () => {
+    class Schema {
+      name = "t";
+      description = "d";
+      parameters = { type: "object" };
+    }
+    const plain = { name: "t", description: "d", parameters: {} };
+    let schema: object = plain;
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({ schemas: [schema as never] }));
+    assert.equal((await prompt.assemble()).tools[0].name, "t");
+    schema = new Schema();
+    await assert.rejects(prompt.assemble(), rejects("PROVIDER_FAILED", '"t"'));
+    schema = { ...plain, parameters: new Map() };
+    await assert.rejects(prompt.assemble(), rejects("INVALID_TOOL_SCHEMA"));
+  });
+
   it("read each field once: a getter cannot pass the check with one value and be copied with another", async () => {
     const prompt = new SystemPrompt();
     let reads = 0;
