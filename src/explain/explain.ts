@@ -201,37 +201,38 @@ function claimed(
 }
 
 /**
- * An entry's stability and why: a listener's entry is `"listener"`; a
- * registered one has its own reason, unless it ended more volatile than
- * its own stability: then a variable it references made it so (or a
- * listener changed it).
+ * Sets an entry's stability and why on its `origin`: a listener's entry is
+ * `"listener"`; a registered one has its own reason, unless it ended more
+ * volatile than its own stability: then a variable it references made it
+ * so (or a listener changed it).
  */
-function stabilityOf(
+function setStability(
+  origin: { stability?: Stability; stabilityReason?: StabilityReason },
   stability: unknown,
   { own, text, variables }: {
     own: OwnStability | undefined;
     text?: unknown;
     variables?: ReadonlyMap<string, StabilityRank>;
   },
-): { stability: Stability; stabilityReason: StabilityReason } {
+): void {
   const rank = rankOf(stability ?? "stable");
   const final = rank === -1 ? "stable" : STABILITIES[rank];
+  origin.stability = final;
   if (own === undefined) {
-    return { stability: final, stabilityReason: "listener" };
+    origin.stabilityReason = "listener";
+    return;
   }
   if (final === own.stability) {
-    return { stability: final, stabilityReason: own.reason };
+    origin.stabilityReason = own.reason;
+    return;
   }
   const variable = variables === undefined
     ? undefined
     : mostVolatileReference(text, variables, rankOf(own.stability));
-  return {
-    stability: final,
-    stabilityReason: variable !== undefined &&
-        variables!.get(variable) === rank
-      ? `variable ${variable}`
-      : "listener",
-  };
+  origin.stabilityReason = variable !== undefined &&
+      variables!.get(variable) === rank
+    ? `variable ${variable}`
+    : "listener";
 }
 
 interface SectionOriginsOptions extends RenderSectionsOptions {
@@ -267,10 +268,11 @@ function sectionOrigins(
     );
     const origin: SectionOrigin = { name, ...from, start, end: at };
     if (variables !== undefined) {
-      Object.assign(
-        origin,
-        stabilityOf(section.stability, { own, text: section.text, variables }),
-      );
+      setStability(origin, section.stability, {
+        own,
+        text: section.text,
+        variables,
+      });
     }
     if (countTokens !== undefined) {
       origin.tokens = count(countTokens, text, `${noun} ${quote(name)}`);
@@ -314,11 +316,8 @@ function toolOrigins(
         Object.hasOwn(toolStability, name)
       ? toolStability[name]
       : undefined;
-    const origin: ToolOrigin = {
-      name,
-      ...from,
-      ...stabilityOf(stability, { own }),
-    };
+    const origin: ToolOrigin = { name, ...from };
+    setStability(origin, stability, { own });
     if (countTokens !== undefined) {
       if (typeof json !== "string") {
         throw new SystemPromptError(
@@ -339,13 +338,14 @@ function variableOrigins(
 ): VariableOrigin[] {
   return Object.keys(variables).map((name) => {
     const value = variables[name];
-    const { origin, own } = claimed(registered, name, value);
-    return {
+    const { origin: from, own } = claimed(registered, name, value);
+    const origin: VariableOrigin = {
       name,
-      ...origin,
+      ...from,
       defined: value !== undefined,
-      ...stabilityOf(own?.stability, { own }),
     };
+    setStability(origin, own?.stability, { own });
+    return origin;
   });
 }
 

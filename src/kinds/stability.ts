@@ -239,6 +239,8 @@ export function referenceRank(
 
 const REFERENCE_MEMO_SIZE = 4096;
 
+const NO_REFERENCES: { readonly names: readonly string[] } = { names: [] };
+
 /**
  * The first variable of the most volatile rank above `floor` that `text`
  * references, or `undefined` (also for a text that is not a string).
@@ -249,8 +251,9 @@ export function mostVolatileReference(
   floor: number,
 ): string | undefined {
   // A text that is not a string fails at render, naming the section.
-  if (typeof text !== "string" || !text.includes("{{")) return undefined;
-  const { names } = cachedTemplateOf(text) ?? parseTemplate(text);
+  if (typeof text !== "string") return undefined;
+  const { names } = cachedTemplateOf(text) ??
+    (text.includes("{{") ? parseTemplate(text) : NO_REFERENCES);
   let best: string | undefined;
   let bestRank = floor;
   for (const name of names) {
