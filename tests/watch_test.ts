@@ -9,6 +9,7 @@ import {
   type AssembleContext,
   type AssembleListener,
   diffAssemblies,
+  type PromptAssembly,
   type PromptChange,
   type PromptView,
   renderPrompt,
@@ -616,6 +617,33 @@ describe("watch: diffs between views", () => {
     await watcher.views$(2);
     assert.equal(promptOf(watcher.views[1]), "x");
     assert.equal(diffOf(watcher.views[1]), undefined);
+    // The next view has no readable view before it; the one after has.
+    twice = false;
+    prompt.invalidate();
+    await watcher.views$(3);
+    assert.equal(diffOf(watcher.views[2]), undefined);
+    prompt.section({ name: "t", order: 2, text: "y" });
+    await watcher.views$(4);
+    assert.deepEqual(diffOf(watcher.views[3])?.sections.added, ["t"]);
+  });
+
+  it("diffs against each view as it was emitted, whatever a subscriber does to it after", async () => {
+    const prompt = registry();
+    let branch = "main";
+    prompt.variable("branch", () => branch);
+    prompt.section({ name: "git", order: 1, text: "On {{branch}}." });
+    const watcher = collect(prompt.watch());
+    await watcher.views$(1);
+    const first = watcher.views[0] as { assembly: PromptAssembly };
+    first.assembly.variables.branch = "edited";
+    first.assembly.sections.push({ name: "extra", order: 2, text: "E" });
+    branch = "dev";
+    prompt.invalidate();
+    await watcher.views$(2);
+    const diff = diffOf(watcher.views[1]);
+    assert.deepEqual(diff?.variables.changed, ["branch"]);
+    assert.deepEqual(diff?.sections.removed, []);
+    assert.deepEqual(diff?.sections.changed, ["git"]);
   });
 });
 

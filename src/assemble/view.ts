@@ -15,7 +15,8 @@ import {
   of,
   scan,
 } from "rxjs";
-import { diffAssemblies, type PromptDiff } from "../diff/diff.ts";
+import { diffSides } from "../diff/diff.ts";
+import { type DiffSide, readSide } from "../diff/side.ts";
 import { renderPrompt } from "../render/prompt.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptView } from "../change_types.ts";
@@ -52,9 +53,12 @@ export function view$<C extends AssembleContext>(
   }).pipe(catchError((error: unknown) => of<PromptView>({ error })));
 }
 
-/** The last rendered assembly of a subscription, and the view to emit. */
+/**
+ * The last rendered assembly of a subscription as the diff read it
+ * (`undefined` when it could not be read), and the view to emit.
+ */
 interface DiffState {
-  readonly previous: PromptAssembly | undefined;
+  readonly previous: DiffSide | undefined;
   readonly view: PromptView;
 }
 
@@ -62,6 +66,8 @@ interface DiffState {
  * Each rendered view with its `diff` against the previous rendered view of
  * the same subscription. Error views pass unchanged and do not count as
  * previous. The state lives in `scan`, so every subscription has its own.
+ * Each assembly is read for the diff once, as it is emitted: the next view
+ * is diffed against that reading.
  */
 export function withDiffs(
   views$: Observable<PromptView>,
@@ -70,32 +76,34 @@ export function withDiffs(
     scan(
       ({ previous }: DiffState, view: PromptView): DiffState => {
         if ("error" in view) return { previous, view };
-        const diff = previous === undefined
+        const side = sideOrUndefined(view.assembly);
+        const diff = previous === undefined || side === undefined
           ? undefined
-          : diffOrUndefined(previous, view.assembly);
+          : diffSides(previous, side);
         return {
-          previous: view.assembly,
+          previous: side,
           view: diff === undefined ? view : { ...view, diff },
         };
       },
-      { previous: undefined, view: { error: undefined } },
+      {
+        previous: undefined,
+        view: { error: undefined },
+      } as DiffState,
     ),
     map(({ view }) => view),
   );
 }
 
 /**
- * The diff, or `undefined` for an assembly that `diffAssemblies` rejects
- * although it renders (a listener added a second tool or section of one
- * name): the view itself is still valid, so it is emitted without a diff
- * rather than turned into an error.
+ * The assembly read for a diff, or `undefined` for one that
+ * `diffAssemblies` rejects although it renders (a listener added a second
+ * tool or section of one name): the view itself is still valid, so it is
+ * emitted without a diff (this time and the next) rather than turned into
+ * an error.
  */
-function diffOrUndefined(
-  before: PromptAssembly,
-  after: PromptAssembly,
-): PromptDiff | undefined {
+function sideOrUndefined(assembly: PromptAssembly): DiffSide | undefined {
   try {
-    return diffAssemblies(before, after);
+    return readSide(assembly, "after");
   } catch {
     return undefined;
   }

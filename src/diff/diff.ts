@@ -83,8 +83,15 @@ export function diffAssemblies(
   before: PromptAssembly,
   after: PromptAssembly,
 ): PromptDiff {
-  const old = readSide(before, "before");
-  const now = readSide(after, "after");
+  return diffSides(readSide(before, "before"), readSide(after, "after"));
+}
+
+/**
+ * The diff of two sides already read (`readSide`): `watch()` reads each
+ * view's assembly once and diffs it against the side it read for the view
+ * before.
+ */
+export function diffSides(old: DiffSide, now: DiffSide): PromptDiff {
   const tools = diffTools(old, now);
   const { stablePrefix, section } = promptChange(old, now);
   const promptsEqual = section === undefined;
