@@ -36,10 +36,21 @@ async function calibrate(run: () => unknown): Promise<number> {
   return calls;
 }
 
+/**
+ * Milliseconds of alternating calls before a ratio's rounds: on a loaded
+ * 2-core machine V8's optimizing compiler may finish a second or more after
+ * a function turns hot, and a round timed before that measures the wait.
+ */
+const WARM_UP_MS = 1500;
+
 /** The fastest round's µs per call of each contender, timed interleaved. */
 async function interleaved(
   contenders: (() => unknown)[],
 ): Promise<number[]> {
+  const warm = performance.now();
+  while (performance.now() - warm < WARM_UP_MS) {
+    for (const run of contenders) await timeBatch(run, 20);
+  }
   const calls: number[] = [];
   for (const run of contenders) calls.push(await calibrate(run));
   const samples: number[][] = contenders.map(() => []);
