@@ -45,6 +45,22 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("name the path of a bad value that follows a nested object", async () => {
+    const prompt = new SystemPrompt();
+    const parameters = { a: { type: "string" }, b: { c: [1, 2n] } };
+    prompt.tools(() => ({
+      schemas: [{
+        name: "t",
+        description: "d",
+        parameters: parameters as never,
+      }],
+    }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", '"t"', "parameters.b.c[1] is a bigint"),
+    );
+  });
+
   it("check a new schema object at a place that held a plain one", async () => {
     class Schema {
       name = "t";
