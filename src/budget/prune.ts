@@ -218,7 +218,8 @@ function candidatesOf(
   },
 ): Candidates {
   const length = sections.length;
-  let candidates = last;
+  // Written only once a candidate differs from `last`'s at its position.
+  let fresh = last === undefined ? candidateLists(length) : undefined;
   let count = 0;
   let required: { name: string; tokens: number }[] | undefined;
   let floor = 0;
@@ -232,10 +233,10 @@ function candidatesOf(
     const name = section.name;
     // A candidate in its place last time, by the same name, has the same
     // terms: no lookup.
-    const inPlace = candidates === last && last !== undefined &&
-      last.indexes[count] === index && last.names[count] === name;
+    const inPlace = fresh === undefined && last!.indexes[count] === index &&
+      last!.names[count] === name;
     let priority: number;
-    if (inPlace) priority = last.priorities[count];
+    if (inPlace) priority = last!.priorities[count];
     else {
       const terms = termsByName.get(name) ?? DEFAULT_TERMS;
       if (terms.required) {
@@ -249,17 +250,15 @@ function candidatesOf(
     const tier = tierOf(section);
     const order = section.order;
     if (
-      candidates === last && candidates !== undefined &&
-      (!inPlace || candidates.tiers[count] !== tier ||
-        candidates.orders[count] !== order)
-    ) candidates = prefixOf(candidates, count, length);
-    if (candidates === undefined) candidates = prefixOf(undefined, 0, length);
-    if (candidates !== last) {
-      candidates.indexes[count] = index;
-      candidates.tiers[count] = tier;
-      candidates.priorities[count] = priority;
-      candidates.orders[count] = order;
-      candidates.names[count] = name;
+      fresh === undefined &&
+      (!inPlace || last!.tiers[count] !== tier || last!.orders[count] !== order)
+    ) fresh = prefixOf(last!, count, length);
+    if (fresh !== undefined) {
+      fresh.indexes[count] = index;
+      fresh.tiers[count] = tier;
+      fresh.priorities[count] = priority;
+      fresh.orders[count] = order;
+      fresh.names[count] = name;
     }
     count++;
   }
@@ -271,32 +270,35 @@ function candidatesOf(
       maxTokens,
     });
   }
-  if (candidates === undefined) return prefixOf(undefined, 0, 0);
-  if (candidates === last && count === last.indexes.length) return last;
-  if (candidates === last) candidates = prefixOf(last, count, count);
-  for (const list of Object.values(candidates)) list.length = count;
-  return candidates;
+  if (fresh === undefined) {
+    return count === last!.indexes.length
+      ? last!
+      : prefixOf(last!, count, count);
+  }
+  for (const list of Object.values(fresh)) list.length = count;
+  return fresh;
 }
 
-/** Fresh candidate lists holding the first `count` of `from`'s. */
-function prefixOf(
-  from: Candidates | undefined,
-  count: number,
-  length: number,
-): Candidates {
-  const fresh: Candidates = {
+/** Candidate lists of `length` empty places. */
+function candidateLists(length: number): Candidates {
+  return {
     indexes: new Array(length),
     tiers: new Array(length),
     priorities: new Array(length),
     orders: new Array(length),
     names: new Array(length),
   };
+}
+
+/** Fresh candidate lists of `length` holding the first `count` of `from`'s. */
+function prefixOf(from: Candidates, count: number, length: number): Candidates {
+  const fresh = candidateLists(length);
   for (let at = 0; at < count; at++) {
-    fresh.indexes[at] = from!.indexes[at];
-    fresh.tiers[at] = from!.tiers[at];
-    fresh.priorities[at] = from!.priorities[at];
-    fresh.orders[at] = from!.orders[at];
-    fresh.names[at] = from!.names[at];
+    fresh.indexes[at] = from.indexes[at];
+    fresh.tiers[at] = from.tiers[at];
+    fresh.priorities[at] = from.priorities[at];
+    fresh.orders[at] = from.orders[at];
+    fresh.names[at] = from.names[at];
   }
   return fresh;
 }
