@@ -21,7 +21,7 @@ import type {
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
-import { isSystemPromptError, SystemPromptError } from "../errors.ts";
+import { readGuarded } from "../errors.ts";
 import { listenersOf } from "../kinds/listener.ts";
 import {
   type BudgetPlan,
@@ -210,20 +210,15 @@ function deliver(
  * `INVALID_LISTENER_RESULT` with the thrown value as `cause`.
  */
 function readingResult(read: () => PromptAssembly): PromptAssembly {
-  try {
-    return read();
-  } catch (error) {
-    if (isSystemPromptError(error)) throw error;
-    throw new SystemPromptError(
-      "INVALID_LISTENER_RESULT",
-      `The listeners' assembly could not be read when they were done (a ` +
-        `getter or Proxy in its sections, runtimeContext or toolStability ` +
-        `threw); listeners must leave plain data: sections and ` +
-        `runtimeContext of { name, order, text, stability? }, toolStability ` +
-        `mapping tool names to "agent" or "volatile".`,
-      { cause: error },
-    );
-  }
+  return readGuarded(read, "INVALID_LISTENER_RESULT", unreadableResult);
+}
+
+function unreadableResult(): string {
+  return `The listeners' assembly could not be read when they were done (a ` +
+    `getter or Proxy in its sections, runtimeContext or toolStability ` +
+    `threw); listeners must leave plain data: sections and ` +
+    `runtimeContext of { name, order, text, stability? }, toolStability ` +
+    `mapping tool names to "agent" or "volatile".`;
 }
 
 /**

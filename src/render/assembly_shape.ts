@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isSystemPromptError, SystemPromptError } from "../errors.ts";
+import { readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 
 /** The assembly key of a list of entries to render. */
@@ -144,18 +144,14 @@ export function invalidVariables(value: unknown): SystemPromptError {
  * is read becomes `INVALID_ASSEMBLY` with the thrown value as `cause`.
  */
 export function readingAssembly<T>(render: () => T, renderer: string): T {
-  try {
-    return render();
-  } catch (error) {
-    if (isSystemPromptError(error)) throw error;
-    throw new SystemPromptError(
-      "INVALID_ASSEMBLY",
+  return readGuarded(
+    render,
+    "INVALID_ASSEMBLY",
+    () =>
       `${renderer} could not read the assembly (a getter or Proxy threw); ` +
-        `pass plain data { sections, tools, variables }, such as assemble() ` +
-        `resolves to.`,
-      { cause: error },
-    );
-  }
+      `pass plain data { sections, tools, variables }, such as assemble() ` +
+      `resolves to.`,
+  );
 }
 
 /** A value's kind for a message, never its content. Never throws. */
