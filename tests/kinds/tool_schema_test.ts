@@ -1,7 +1,21 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SystemPrompt } from "../../mod.ts";
+import { type PromptAssembly, SystemPrompt } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
+
+/** The assembly of a registry whose one tool provider returns `schemas`. */
+function assembleWith(...schemas: unknown[]): Promise<PromptAssembly> {
+  const prompt = new SystemPrompt();
+  prompt.tools(() => ({ schemas: schemas as never }));
+  return prompt.assemble();
+}
+
+/** A tool schema that is a class instance, not a plain object. */
+class Schema {
+  name = "t";
+  description = "d";
+  parameters = { type: "object" };
+}
 
 describe("tool schema copies", () => {
   it("reject an array used as a tool schema with INVALID_TOOL_SCHEMA", async () => {
@@ -23,50 +37,26 @@ describe("tool schema copies", () => {
       type = "object";
     }
     for (const parameters of [new Parameters(), new Map(), new Date(0)]) {
-      const prompt = new SystemPrompt();
-      prompt.tools(() => ({
-        schemas: [{ name: "t", description: "d", parameters } as never],
-      }));
       await assert.rejects(
-        prompt.assemble(),
+        assembleWith({ name: "t", description: "d", parameters }),
         rejects("INVALID_TOOL_SCHEMA", '"t"', "object of parameters"),
       );
     }
-    class Schema {
-      name = "t";
-      description = "d";
-      parameters = { type: "object" };
-    }
-    const prompt = new SystemPrompt();
-    prompt.tools(() => ({ schemas: [new Schema() as never] }));
     await assert.rejects(
-      prompt.assemble(),
+      assembleWith(new Schema()),
       rejects("PROVIDER_FAILED", '"t"', "plain JSON data"),
     );
   });
 
   it("name the path of a bad value that follows a nested object", async () => {
-    const prompt = new SystemPrompt();
     const parameters = { a: { type: "string" }, b: { c: [1, 2n] } };
-    prompt.tools(() => ({
-      schemas: [{
-        name: "t",
-        description: "d",
-        parameters: parameters as never,
-      }],
-    }));
     await assert.rejects(
-      prompt.assemble(),
+      assembleWith({ name: "t", description: "d", parameters }),
       rejects("PROVIDER_FAILED", '"t"', "parameters.b.c[1] is a bigint"),
     );
   });
 
   it("check a new schema object at a place that held a plain one", async () => {
-    class Schema {
-      name = "t";
-      description = "d";
-      parameters = { type: "object" };
-    }
     const plain = { name: "t", description: "d", parameters: {} };
     let schema: object = plain;
     const prompt = new SystemPrompt();

@@ -2,18 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SortedChunks } from "../../src/store/sorted_chunks.ts";
-import { numbers } from "./numbers.ts";
-
-const SEED = 20261202;
-
-interface Item {
-  readonly key: number;
-  readonly id: number;
-}
-
-function compare(a: Item, b: Item): number {
-  return a.key - b.key;
-}
+import { compare, type Item, numbers, SEED } from "./chunk_items.ts";
 
 describe("SortedChunks at scale: chunks in many pages", () => {
   it("agrees with a sorted array through 60,000 inserts and the removal of nearly all, never changing an earlier list", () => {

@@ -3,18 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { SortedChunks } from "../../src/store/sorted_chunks.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
-import { numbers } from "./numbers.ts";
-
-const SEED = 20261202;
-
-interface Item {
-  readonly key: number;
-  readonly id: number;
-}
-
-function compare(a: Item, b: Item): number {
-  return a.key - b.key;
-}
+import { compare, type Item, numbers, SEED } from "./chunk_items.ts";
 
 /** The reference: insert after every item that sorts before or equal. */
 function insertReference(items: Item[], item: Item): void {
