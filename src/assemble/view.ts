@@ -62,6 +62,11 @@ interface DiffState {
   readonly view: PromptView;
 }
 
+const NO_VIEW_YET: DiffState = {
+  previous: undefined,
+  view: { error: undefined },
+};
+
 /**
  * Each rendered view with its `diff` against the previous rendered view of
  * the same subscription. Error views pass unchanged and do not count as
@@ -85,10 +90,7 @@ export function withDiffs(
           view: diff === undefined ? view : { ...view, diff },
         };
       },
-      {
-        previous: undefined,
-        view: { error: undefined },
-      } as DiffState,
+      NO_VIEW_YET,
     ),
     map(({ view }) => view),
   );
