@@ -11,7 +11,8 @@
  * in many short rounds, and keeps each side's fastest round (the one least
  * disturbed by other work on a shared machine); the figure printed is the
  * median of three such runs. With `--all`, the workloads around it too
- * (W1 `assemble` alone and without listeners, `explain`, a `watch()` view).
+ * (W1 `assemble` alone and without listeners, `explain`, a `watch()` view);
+ * `--only=<text>` keeps the workloads whose names contain the text.
  *
  * @module
  */
@@ -29,6 +30,8 @@ const RUNS = 3;
 /** Milliseconds of alternating calls before a workload's runs. */
 const WARM_UP_MS = 2000;
 const ALL = Deno.args.includes("--all");
+/** `--only=<text>`: only the workloads whose names contain the text. */
+const ONLY = Deno.args.find((arg) => arg.startsWith("--only="))?.slice(7);
 
 interface Side {
   readonly name: string;
@@ -143,14 +146,17 @@ function median(values: readonly number[]): number {
   return sorted[sorted.length >> 1];
 }
 
-const others = Deno.args.filter((arg) => arg !== "--all");
+const others = Deno.args.filter((arg) => !arg.startsWith("--"));
 if (others.length === 0) {
-  console.error("usage: bench_versus.ts [--all] <other checkout>...");
+  console.error(
+    "usage: bench_versus.ts [--all] [--only=<text>] <other checkout>...",
+  );
   Deno.exit(2);
 }
 const sides = [await sideOf("this checkout", ".")];
 for (const other of others) sides.push(await sideOf(other, other));
 for (const workload of sides[0].steps.keys()) {
+  if (ONLY !== undefined && !workload.includes(ONLY)) continue;
   const steps = sides.map((side) => side.steps.get(workload)!);
   // Warm-up: every side optimized before anything counts. On a loaded
   // 2-core machine V8's optimizing compiler may finish a second or more

@@ -11,7 +11,6 @@
 import {
   type MonoTypeOperatorFunction,
   Observable,
-  type OperatorFunction,
   type Subscriber,
 } from "rxjs";
 import type {
@@ -67,9 +66,24 @@ export function assembly$<C extends AssembleContext>(
   options: BuildOptions = {},
 ): Observable<PromptAssembly> {
   const signal = context.signal;
-  const assembled$ = initial$(snapshot, context, options).pipe(
-    throughListeners({ context, signal }),
-  );
+  // The build, then the waterfall's stages, then the last stages (see
+  // deliver): one Observable, so a step pays for no stage it does not run.
+  const assembled$ = new Observable<PromptAssembly>((subscriber) => {
+    const initial = initialOf(snapshot, context, options);
+    if (initial.listeners.length === 0) {
+      // Nothing to wait for: the initial assembly is the result.
+      deliver(subscriber, initial.assembly, initial);
+      return;
+    }
+    return waterfall$(initial.listeners, initial.assembly, {
+      context,
+      signal,
+      observe: initial.gated.observe,
+    }).subscribe({
+      next: (result) => deliver(subscriber, result, initial),
+      error: (error) => subscriber.error(error),
+    });
+  });
   return signal === undefined ? assembled$ : assembled$.pipe(abortOn(signal));
 }
 
@@ -92,21 +106,6 @@ interface Initial {
   readonly budget: BudgetPlan | undefined;
   /** `explain`'s trace, told what the budget pruned. */
   readonly trace: BuildOptions["trace"];
-}
-
-/**
- * The build stage: on subscription, the initial assembly of `snapshot` (a
- * one-value Observable, like `of`, built when subscribed).
- */
-function initial$(
-  snapshot: Snapshot,
-  context: AssembleContext,
-  options: BuildOptions,
-): Observable<Initial> {
-  return new Observable<Initial>((subscriber) => {
-    subscriber.next(initialOf(snapshot, context, options));
-    subscriber.complete();
-  });
 }
 
 function initialOf(
@@ -145,38 +144,6 @@ function initialOf(
     budget: options.budget,
     trace: options.trace,
   };
-}
-
-/**
- * The initial assembly through the listeners' waterfall, then
- * {@linkcode finish}: one value in, one value out (at once when every
- * listener answers synchronously).
- */
-function throughListeners(
-  run: { context: AssembleContext; signal: AbortSignal | undefined },
-): OperatorFunction<Initial, PromptAssembly> {
-  return (source) =>
-    new Observable<PromptAssembly>((subscriber) =>
-      source.subscribe({
-        next: (initial) => {
-          if (initial.listeners.length === 0) {
-            // Nothing to wait for: the initial assembly is the result.
-            deliver(subscriber, initial.assembly, initial);
-            return;
-          }
-          subscriber.add(
-            waterfall$(initial.listeners, initial.assembly, {
-              ...run,
-              observe: initial.gated.observe,
-            }).subscribe({
-              next: (result) => deliver(subscriber, result, initial),
-              error: (error) => subscriber.error(error),
-            }),
-          );
-        },
-        error: (error) => subscriber.error(error),
-      })
-    );
 }
 
 /**

@@ -2,12 +2,12 @@
  * The listener waterfall: the initial assembly passes through the
  * `onAssemble` listeners as a chain of RxJS stages, in registration order.
  *
- * Stage `i` is a cold one-value Observable that calls listener `i`; the
- * listener's `next()` subscribes stage `i + 1` and hands its value over as
- * a memoized promise. Every stage's subscription is owned by the run, so
- * unsubscribing the waterfall before it answered tears the whole chain
- * down: no later stage starts. A listener that
- * answers synchronously is answered synchronously (no promise, no
+ * Stage `i` is a cold one-value Observable that calls listener `i` (stage 0
+ * is the waterfall's own Observable); the listener's `next()` subscribes
+ * stage `i + 1` and hands its value over as a memoized promise. The run
+ * owns every stage's subscription, so unsubscribing the waterfall before it
+ * answered tears the whole chain down: no later stage starts. A listener
+ * that answers synchronously is answered synchronously (no promise, no
  * scheduler); a promise or an Observable answer is awaited inside its
  * stage. The caller's signal is checked as each stage starts, so an abort
  * raised by a provider or a listener stops the stages after it.
@@ -20,7 +20,7 @@ import {
   map,
   Observable,
   type Subscriber,
-  Subscription,
+  type Subscription,
   take,
   type TeardownLogic,
   throwIfEmpty,
@@ -37,10 +37,22 @@ interface Run<C> {
   /** Sees the assembly at each stage; see {@linkcode WaterfallOptions}. */
   readonly observe: WaterfallOptions<unknown>["observe"];
   /**
-   * The stages `next()` started: torn down when the waterfall is
-   * unsubscribed before it answered, left to finish after it answered.
+   * The subscriptions of the stages `next()` started: ended when the
+   * waterfall is torn down before it answered, left to finish after.
+   * A plain list: a stage that ends needs no bookkeeping to leave it.
    */
-  readonly rests: Subscription;
+  readonly rests: Subscription[];
+  /** Set once stage 0 answered (a value or an error). */
+  answered: boolean;
+  /** Set once the waterfall was torn down before it answered. */
+  stopped: boolean;
+}
+
+/** Stage `index` of a run, answering `subscriber`. */
+interface Stage<C> {
+  readonly run: Run<C>;
+  readonly index: number;
+  readonly subscriber: Subscriber<PromptAssembly>;
 }
 
 /**
@@ -56,26 +68,27 @@ export function waterfall$<C>(
   { context, signal, observe }: WaterfallOptions<C>,
 ): Observable<PromptAssembly> {
   return new Observable<PromptAssembly>((subscriber) => {
-    const rests = new Subscription();
-    let answered = false;
-    const run = { listeners, assembly, context, signal, observe, rests };
-    const first = stage$(run, 0)
-      .subscribe({
-        next: (value) => {
-          answered = true;
-          subscriber.next(value);
-          subscriber.complete();
-        },
-        error: (error) => {
-          answered = true;
-          subscriber.error(error);
-        },
-      });
-    return () => {
-      first.unsubscribe();
-      // A rest its listener did not wait for runs on, as a promise would.
-      if (!answered) rests.unsubscribe();
+    const run: Run<C> = {
+      listeners,
+      assembly,
+      context,
+      signal,
+      observe,
+      rests: [],
+      answered: false,
+      stopped: false,
     };
+    // A rest its listener did not wait for runs on, as a promise would.
+    subscriber.add(() => {
+      if (!run.answered) stop(run);
+    });
+    try {
+      return runStage({ run, index: 0, subscriber });
+    } catch (error) {
+      // The first stage's own error is its answer: the rests run on.
+      run.answered = true;
+      throw error;
+    }
   });
 }
 
@@ -92,35 +105,39 @@ export interface WaterfallOptions<C> {
   readonly observe?: (by: number, assembly: unknown) => void;
 }
 
-function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
-  return new Observable<PromptAssembly>((subscriber) => {
-    const { signal } = run;
-    if (signal?.aborted) throw signal.reason;
-    if (index === run.listeners.length) {
-      subscriber.next(run.assembly);
-      subscriber.complete();
-      return;
-    }
-    let rest: Promise<PromptAssembly> | undefined;
-    function next(): Promise<PromptAssembly> {
-      return rest ??= restOf(run, index + 1);
-    }
-    run.observe?.(index - 1, run.assembly);
-    const result = run.listeners[index](run.assembly, run.context, next);
-    return answer(result, index, subscriber);
-  });
+/** No later stage starts, and those running are unsubscribed. */
+function stop<C>(run: Run<C>): void {
+  run.stopped = true;
+  for (const rest of run.rests) rest.unsubscribe();
+}
+
+/**
+ * Runs listener `index` (the signal checked first) and answers the stage's
+ * subscriber with its checked result; returns what tears its answer down.
+ */
+function runStage<C>(stage: Stage<C>): TeardownLogic {
+  const { run, index } = stage;
+  const { signal } = run;
+  if (signal?.aborted) throw signal.reason;
+  let rest: Promise<PromptAssembly> | undefined;
+  function next(): Promise<PromptAssembly> {
+    return rest ??= restOf(run, index + 1);
+  }
+  run.observe?.(index - 1, run.assembly);
+  const result = run.listeners[index](run.assembly, run.context, next);
+  return answer(result, stage);
 }
 
 /**
  * Stage `index` as the promise `next()` returns, its subscription owned by
- * the run. Once the run is torn down (the assembly was aborted or
+ * the run. Once the run is stopped (the assembly was aborted or
  * unsubscribed before it answered), the rest never starts: the promise
  * rejects with the signal's reason, or an `AbortError` without one.
  */
 function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
-  const { signal, rests, observe } = run;
+  const { signal, observe } = run;
   let rest: Promise<PromptAssembly>;
-  if (rests.closed) rest = Promise.reject(stopped(signal));
+  if (run.stopped) rest = Promise.reject(stopped(signal));
   else if (index === run.listeners.length) {
     // The last stage answers synchronously with the assembly itself: its
     // value is taken here, without a subscription.
@@ -133,21 +150,28 @@ function restOf<C>(run: Run<C>, index: number): Promise<PromptAssembly> {
     }
   } else {
     rest = new Promise<PromptAssembly>((resolve, reject) => {
-      rests.add(
-        stage$(run, index).subscribe({
-          next: (value) => {
-            observe?.(index, value);
-            resolve(value);
-          },
-          error: reject,
-        }),
-      );
+      const subscription = stage$(run, index).subscribe({
+        next: (value) => {
+          observe?.(index, value);
+          resolve(value);
+        },
+        error: reject,
+      });
+      // Stopped while the stage ran synchronously: end what it started.
+      if (run.stopped) subscription.unsubscribe();
+      else run.rests.push(subscription);
     });
   }
   // After an abort the assembly itself rejects with the reason: a listener
   // that drops next()'s rejection loses nothing.
-  if (rests.closed || signal?.aborted) rest.catch(ignore);
+  if (run.stopped || signal?.aborted) rest.catch(ignore);
   return rest;
+}
+
+function stage$<C>(run: Run<C>, index: number): Observable<PromptAssembly> {
+  return new Observable<PromptAssembly>((subscriber) =>
+    runStage({ run, index, subscriber })
+  );
 }
 
 function stopped(signal: AbortSignal | undefined): unknown {
@@ -158,16 +182,27 @@ function stopped(signal: AbortSignal | undefined): unknown {
 
 function ignore(): void {}
 
+/** The stage's value, then its completion. */
+function answered<C>(stage: Stage<C>, value: PromptAssembly): void {
+  if (stage.index === 0) stage.run.answered = true;
+  stage.subscriber.next(value);
+  stage.subscriber.complete();
+}
+
+function failed<C>(stage: Stage<C>, error: unknown): void {
+  if (stage.index === 0) stage.run.answered = true;
+  stage.subscriber.error(error);
+}
+
 /** Delivers a listener's answer (value, thenable or Observable) checked. */
-function answer(
+function answer<C>(
   result: ReturnType<AssembleListener<unknown>>,
-  index: number,
-  subscriber: Subscriber<PromptAssembly>,
+  stage: Stage<C>,
 ): TeardownLogic {
+  const { index } = stage;
   const kind = resultKind(result, index);
   if (kind === "value") {
-    subscriber.next(checkListenerResult(result, index));
-    subscriber.complete();
+    answered(stage, checkListenerResult(result, index));
     return;
   }
   if (kind === "observable") {
@@ -181,7 +216,10 @@ function answer(
         )
       ),
       map((value) => checkListenerResult(value, index)),
-    ).subscribe(subscriber);
+    ).subscribe({
+      next: (value) => answered(stage, value),
+      error: (error) => failed(stage, error),
+    });
   }
   // Through the native `then` itself: a promise's own `then` is not read
   // again (resultKind read it once).
@@ -192,13 +230,12 @@ function answer(
       try {
         checked = checkListenerResult(value, index);
       } catch (error) {
-        subscriber.error(error);
+        failed(stage, error);
         return;
       }
-      subscriber.next(checked);
-      subscriber.complete();
+      answered(stage, checked);
     },
-    (error) => subscriber.error(error),
+    (error) => failed(stage, error),
   );
 }
 

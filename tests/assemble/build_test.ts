@@ -574,6 +574,48 @@ describe("assemble$", () => {
     await prompt.dispose();
   });
 
+  it("an abort raised while a later stage starts tears down what that stage started", async () => {
+    const prompt = new SystemPrompt();
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    let tornDown = false;
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      await macrotask();
+      return next();
+    });
+    prompt.onAssemble(() => {
+      controller.abort(reason);
+      return new Observable<PromptAssembly>(() => () => tornDown = true);
+    });
+    await assert.rejects(
+      prompt.assemble({ signal: controller.signal }),
+      (error) => error === reason,
+    );
+    assert.equal(tornDown, true);
+    await prompt.dispose();
+  });
+
+  it("a first listener that throws after calling next() leaves the rest running", async () => {
+    const prompt = new SystemPrompt();
+    const failure = new Error("first listener failed");
+    let rest: PromptAssembly | undefined;
+    prompt.onAssemble((_assembly, _context, next) => {
+      next().then((result) => rest = result);
+      throw failure;
+    });
+    prompt.onAssemble(async (assembly, _context, next) => {
+      await macrotask();
+      assembly.variables.later = "ran";
+      return next();
+    });
+    await assert.rejects(prompt.assemble(), (error) => error === failure);
+    for (let turn = 0; turn < 3 && rest === undefined; turn++) {
+      await macrotask();
+    }
+    assert.equal(rest?.variables.later, "ran");
+    await prompt.dispose();
+  });
+
   it("takes assemble()'s options: a budget prunes alike, unreadable options are its error", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.section({ name: "a", order: 1, text: "aaaa", priority: 1 });
