@@ -8,11 +8,7 @@
  * @module
  */
 
-import {
-  type MonoTypeOperatorFunction,
-  Observable,
-  type Subscriber,
-} from "rxjs";
+import { type MonoTypeOperatorFunction, Observable } from "rxjs";
 import type {
   BuildNotes,
   BuildOptions,
@@ -67,22 +63,23 @@ export function assembly$<C extends AssembleContext>(
 ): Observable<PromptAssembly> {
   const signal = context.signal;
   // The build, then the waterfall's stages, then the last stages (see
-  // deliver): one Observable, so a step pays for no stage it does not run.
+  // lastStages): one Observable, so a step pays for no stage it does not
+  // run.
   const assembled$ = new Observable<PromptAssembly>((subscriber) => {
     const initial = initialOf(snapshot, context, options);
     if (initial.listeners.length === 0) {
       // Nothing to wait for: the initial assembly is the result.
-      deliver(subscriber, initial.assembly, initial);
+      subscriber.next(lastStages(initial.assembly, initial));
+      subscriber.complete();
       return;
     }
-    return waterfall$(initial.listeners, initial.assembly, {
+    // The waterfall answers this subscriber itself: no observer between.
+    waterfall$(initial.listeners, initial.assembly, {
       context,
       signal,
       observe: initial.gated.observe,
-    }).subscribe({
-      next: (result) => deliver(subscriber, result, initial),
-      error: (error) => subscriber.error(error),
-    });
+      finish: (result) => lastStages(result, initial),
+    }).subscribe(subscriber);
   });
   return signal === undefined ? assembled$ : assembled$.pipe(abortOn(signal));
 }
@@ -147,28 +144,15 @@ function initialOf(
 }
 
 /**
- * The last stages, then the value and completion: `result`
- * {@linkcode finish}ed, its `activeTools` checked, pruned to the budget.
- * What they throw (a listener's getter read again, `BUDGET_EXCEEDED`) is
- * the error.
+ * The last stages: `result` {@linkcode finish}ed, its `activeTools`
+ * checked, pruned to the budget. What they throw (a listener's getter read
+ * again, `BUDGET_EXCEEDED`) is the assembly's error.
  */
-function deliver(
-  subscriber: Subscriber<PromptAssembly>,
-  result: PromptAssembly,
-  initial: Initial,
-): void {
-  let finished: PromptAssembly;
-  try {
-    finished = withinBudget(
-      initial.gated.check(readingResult(() => finish(result, initial))),
-      initial,
-    );
-  } catch (error) {
-    subscriber.error(error);
-    return;
-  }
-  subscriber.next(finished);
-  subscriber.complete();
+function lastStages(result: PromptAssembly, initial: Initial): PromptAssembly {
+  return withinBudget(
+    initial.gated.check(readingResult(() => finish(result, initial))),
+    initial,
+  );
 }
 
 /**

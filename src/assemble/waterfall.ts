@@ -36,6 +36,8 @@ interface Run<C> {
   readonly signal: AbortSignal | undefined;
   /** Sees the assembly at each stage; see {@linkcode WaterfallOptions}. */
   readonly observe: WaterfallOptions<unknown>["observe"];
+  /** Maps the first stage's answer; see {@linkcode WaterfallOptions}. */
+  readonly finish: WaterfallOptions<unknown>["finish"];
   /**
    * The subscriptions of the stages `next()` started: ended when the
    * waterfall is torn down before it answered, left to finish after.
@@ -65,7 +67,7 @@ interface Stage<C> {
 export function waterfall$<C>(
   listeners: readonly AssembleListener<C>[],
   assembly: PromptAssembly,
-  { context, signal, observe }: WaterfallOptions<C>,
+  { context, signal, observe, finish }: WaterfallOptions<C>,
 ): Observable<PromptAssembly> {
   return new Observable<PromptAssembly>((subscriber) => {
     const run: Run<C> = {
@@ -74,6 +76,7 @@ export function waterfall$<C>(
       context,
       signal,
       observe,
+      finish,
       rests: [],
       answered: false,
       stopped: false,
@@ -103,6 +106,11 @@ export interface WaterfallOptions<C> {
    * last `next()`).
    */
   readonly observe?: (by: number, assembly: unknown) => void;
+  /**
+   * The last step of the first stage's answer: the waterfall emits what it
+   * returns, and what it throws is the waterfall's error.
+   */
+  readonly finish?: (result: PromptAssembly) => PromptAssembly;
 }
 
 /** No later stage starts, and those running are unsubscribed. */
@@ -182,11 +190,22 @@ function stopped(signal: AbortSignal | undefined): unknown {
 
 function ignore(): void {}
 
-/** The stage's value, then its completion. */
+/** The stage's value (the first stage's finished), then its completion. */
 function answered<C>(stage: Stage<C>, value: PromptAssembly): void {
-  if (stage.index === 0) stage.run.answered = true;
-  stage.subscriber.next(value);
-  stage.subscriber.complete();
+  const { run, subscriber } = stage;
+  if (stage.index === 0) {
+    run.answered = true;
+    if (run.finish !== undefined) {
+      try {
+        value = run.finish(value);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+    }
+  }
+  subscriber.next(value);
+  subscriber.complete();
 }
 
 function failed<C>(stage: Stage<C>, error: unknown): void {
