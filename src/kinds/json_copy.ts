@@ -161,7 +161,11 @@ function copyFast(value: unknown, depth: number, seen: SeenObjects): unknown {
   if (Array.isArray(value)) {
     const array: unknown[] = new Array(value.length);
     for (let index = 0; index < value.length; index++) {
-      array[index] = copyFast(value[index], depth + 1, seen);
+      const item = value[index];
+      // A string (an enum's values, `required`) is its own copy.
+      array[index] = typeof item === "string"
+        ? item
+        : copyFast(item, depth + 1, seen);
     }
     return array;
   }
