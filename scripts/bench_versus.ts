@@ -9,8 +9,8 @@
  * Both checkouts' `mod.ts` and `tests/bench/w1.ts` are imported (one rxjs,
  * this checkout's import map). Each run times the two sides interleaved,
  * in many short rounds, and keeps each side's fastest round (the one least
- * disturbed by other work on a shared machine); the figure printed is the
- * median of three such runs. With `--all`, the workloads around it too
+ * disturbed by other work on a shared machine); the ratio printed is the
+ * median of three such runs' ratios. With `--all`, the workloads around it too
  * (W1 `assemble` alone and without listeners, `explain`, a `watch()` view);
  * `--only=<text>` keeps the workload of that name (or those whose names
  * contain the text).
@@ -186,11 +186,15 @@ for (const workload of sides[0].steps.keys()) {
   const medians = sides.map((_, index) =>
     median(runs.map((run) => run[index]))
   );
+  // Each run's own ratio: its two sides were timed side by side, so a run
+  // the machine slowed down compares like with like.
+  const ratio = median(runs.map((run) => run[0] / run[1]));
   console.log(
     `${workload}, median of ${RUNS} interleaved runs: ` +
       sides.map((side, index) => `${side.name} ${medians[index].toFixed(1)} µs`)
         .join(", ") +
-      `; this ÷ ${sides[1].name}: ${(medians[0] / medians[1]).toFixed(3)}×` +
+      `; this ÷ ${sides[1].name}: ${ratio.toFixed(3)}× (median of the runs' ` +
+      `ratios)` +
       ` (runs: ${
         runs.map((run) => run.map((time) => time.toFixed(1)).join("/"))
           .join(", ")
