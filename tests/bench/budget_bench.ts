@@ -56,6 +56,9 @@ async function budgetedStep(): Promise<void> {
   sink += renderPrompt(await prompt.assemble(context, withBudget)).length;
 }
 
+/** Milliseconds of both steps, alternating, before a run is timed. */
+const WARM_UP_MS = 2000;
+
 /** Microseconds per call of `run`, over `calls` calls. */
 async function usPer(run: () => Promise<void>, calls: number): Promise<number> {
   const start = performance.now();
@@ -64,9 +67,9 @@ async function usPer(run: () => Promise<void>, calls: number): Promise<number> {
 }
 
 /**
- * The two steps timed as `deno task bench:table` times its ratios: about
- * a second of both first (on this machine V8's optimizing compiler may
- * finish a second after a function turns hot), then many short rounds
+ * The two steps timed as `scripts/bench_versus.ts` times its workloads:
+ * two seconds of both first (on this machine V8's optimizing compiler may
+ * finish a second or more after a function turns hot), then many short rounds
  * (about half a millisecond), interleaved and in alternating order; the
  * fastest round of each side, the one least disturbed by other work, and
  * the median of the rounds' ratios (which counts the collector's pauses
@@ -76,7 +79,7 @@ async function stepRatio(
   rounds: number,
 ): Promise<{ plain: number; budgeted: number; median: number }> {
   const warm = performance.now();
-  while (performance.now() - warm < 1000) {
+  while (performance.now() - warm < WARM_UP_MS) {
     await usPer(step, 10);
     await usPer(budgetedStep, 10);
   }
