@@ -244,12 +244,7 @@ function buildSections(
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
   if (raised !== undefined) {
-    notes.builtTexts = {
-      sections,
-      texts: plan.texts,
-      ranks: raised.ranks,
-      stabilities: raised.stabilities,
-    };
+    notes.builtTexts = { sections, texts: plan.texts, ranks: raised.ranks };
   }
   draft.sections = sections;
   if (plan.terms.size > 0) notes.terms = plan.terms;

@@ -148,11 +148,6 @@ export interface BuiltTexts {
   readonly texts: readonly unknown[];
   /** The most volatile rank each static text references, by index. */
   readonly ranks: Uint8Array;
-  /**
-   * The stability each section was built with, by index (`undefined`:
-   * stable), or `undefined` when every section was built stable.
-   */
-  readonly stabilities: readonly (Stability | undefined)[] | undefined;
 }
 
 /** Options of {@linkcode settleStability}. */
@@ -181,7 +176,6 @@ export function settleStability(
   const { variables, built } = options;
   const maxVariable = variables === undefined ? 0 : variables.max;
   const builtTexts = built?.texts;
-  const builtStabilities = built?.stabilities;
   const sections = assembly.sections;
   const length = sections.length;
   let settled: AssembledSection[] | undefined;
@@ -190,24 +184,13 @@ export function settleStability(
     // What is not a section fails at render, naming it.
     if (typeof section !== "object" || section === null) continue;
     const own = section.stability;
-    let text: unknown;
-    if (builtTexts !== undefined) {
-      text = section.text;
-      // As the build settled it: the text it rendered and the stability it
-      // gave that text (never below the text's references).
-      if (
-        text === builtTexts[index] &&
-        own ===
-          (builtStabilities === undefined ? undefined : builtStabilities[index])
-      ) continue;
-    }
     let rank: number = 0;
     if (own !== undefined) {
       rank = rankOf(own);
       if (rank === -1) throw invalidSection(section, own);
     } else if (maxVariable === 0) continue;
     if (rank < maxVariable) {
-      if (builtTexts === undefined) text = section.text;
+      const text = section.text;
       const referenced = builtTexts !== undefined && text === builtTexts[index]
         ? built!.ranks[index]
         : referenceRank(text, variables!);
