@@ -12,7 +12,8 @@
  * disturbed by other work on a shared machine); the ratio printed is the
  * median of three such runs' ratios. With `--all`, the workloads around it too
  * (W1 `assemble` alone and without listeners, `explain`, a `watch()` view);
- * `--only=<text>` keeps the workloads whose names contain the text.
+ * `--only=<text>` keeps the workload of that name (or, when none has it,
+ * those whose names contain the text).
  *
  * @module
  */
@@ -30,7 +31,10 @@ const RUNS = 3;
 /** Milliseconds of alternating calls before a workload's runs. */
 const WARM_UP_MS = 2000;
 const ALL = Deno.args.includes("--all");
-/** `--only=<text>`: only the workloads whose names contain the text. */
+/**
+ * `--only=<text>`: only the workload of that name, or, when none has it,
+ * the workloads whose names contain the text.
+ */
 const ONLY = Deno.args.find((arg) => arg.startsWith("--only="))?.slice(7);
 
 interface Side {
@@ -141,6 +145,17 @@ async function interleaved(
   return samples.map((rounds) => Math.min(...rounds));
 }
 
+/**
+ * Whether `--only` keeps `workload`: the workload of that name, or, when
+ * none has it, those whose names contain the text.
+ */
+function selected(
+  workload: string,
+  steps: ReadonlyMap<string, unknown>,
+): boolean {
+  return steps.has(ONLY!) ? workload === ONLY : workload.includes(ONLY!);
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[sorted.length >> 1];
@@ -156,7 +171,7 @@ if (others.length === 0) {
 const sides = [await sideOf("this checkout", ".")];
 for (const other of others) sides.push(await sideOf(other, other));
 for (const workload of sides[0].steps.keys()) {
-  if (ONLY !== undefined && !workload.includes(ONLY)) continue;
+  if (ONLY !== undefined && !selected(workload, sides[0].steps)) continue;
   const steps = sides.map((side) => side.steps.get(workload)!);
   // Warm-up: every side optimized before anything counts. On a loaded
   // 2-core machine V8's optimizing compiler may finish a second or more
