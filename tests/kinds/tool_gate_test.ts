@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { BehaviorSubject, filter, firstValueFrom, Subject } from "rxjs";
 import {
   type AssembleContext,
+  type PromptAssembly,
   type PromptChange,
   SystemPrompt,
   TOOL_ORDER_REST,
@@ -287,6 +288,27 @@ describe("activeTools and listeners", () => {
     await assert.rejects(
       prompt.assemble(),
       rejects("UNKNOWN_TOOL_IN_GATE", '"ghost"', "assembly listener #1"),
+    );
+    await prompt.dispose();
+  });
+
+  it("names the last listener that set the name after calling next(), though its own answer leaves it out", async () => {
+    const prompt = registry();
+    let shared: PromptAssembly | undefined;
+    prompt.onAssemble(async (_assembly, _context, next) => {
+      const result = await next();
+      // Copies the name the second listener left on the shared assembly.
+      return { ...result, activeTools: shared!.activeTools };
+    });
+    prompt.onAssemble(async (assembly, _context, next) => {
+      shared = assembly;
+      const rest = next();
+      assembly.activeTools = ["read", "nope"];
+      return { ...(await rest), activeTools: undefined };
+    });
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("UNKNOWN_TOOL_IN_GATE", '"nope"', "assembly listener #2"),
     );
     await prompt.dispose();
   });
