@@ -410,6 +410,21 @@ describe("tool schema copies", () => {
     );
   });
 
+  it("name the path of a symbol value", async () => {
+    const prompt = new SystemPrompt();
+    prompt.tools(() => ({
+      schemas: [{
+        name: "t",
+        description: "d",
+        parameters: { properties: { a: { default: Symbol("s") } } },
+      }],
+    }));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("PROVIDER_FAILED", "parameters.properties.a.default is a symbol"),
+    );
+  });
+
   it("describe a value whose class has no usable name as an exotic object", async () => {
     const anonymous = new (class {})();
     const noConstructor = Object.create(
