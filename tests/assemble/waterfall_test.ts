@@ -422,25 +422,63 @@ describe("waterfall", () => {
     await prompt.dispose();
   });
 
-  it("a rest the listener did not wait for still runs to its end after the assembly resolved", async () => {
+  /**
+   * A registry whose first listener starts the rest with next(), does not
+   * wait for it, and answers with `answer`; the second listener runs a
+   * macrotask later. `rest()` is what the first listener's next() gave,
+   * once it did (a few macrotasks at most).
+   */
+  function unwaitedRest(
+    answer: (assembly: PromptAssembly) => ReturnType<AssembleListener>,
+  ): { prompt: SystemPrompt; rest: () => Promise<PromptAssembly | undefined> } {
     const prompt = new SystemPrompt();
     let rest: PromptAssembly | undefined;
     prompt.onAssemble((assembly, _context, next) => {
       next().then((result) => rest = result);
-      return { ...assembly, variables: { first: "answered" } };
+      return answer(assembly);
     });
     prompt.onAssemble(async (assembly, _context, next) => {
       await macrotask();
       assembly.variables.later = "ran";
       return next();
     });
+    async function restOf(): Promise<PromptAssembly | undefined> {
+      for (let turn = 0; turn < 3 && rest === undefined; turn++) {
+        await macrotask();
+      }
+      return rest;
+    }
+    return { prompt, rest: restOf };
+  }
+
+  it("a rest the listener did not wait for still runs to its end after the assembly resolved", async () => {
+    const { prompt, rest } = unwaitedRest((assembly) => ({
+      ...assembly,
+      variables: { first: "answered" },
+    }));
     const assembly = await prompt.assemble();
     assert.deepEqual(assembly.variables, { first: "answered" });
-    for (let turn = 0; turn < 3 && rest === undefined; turn++) {
-      await macrotask();
-    }
-    assert.equal(rest?.variables.later, "ran");
+    assert.equal((await rest())?.variables.later, "ran");
     await prompt.dispose();
+  });
+
+  it("a first listener that throws, or whose promise rejects, after calling next() leaves the rest running", async () => {
+    const failure = new Error("first listener failed");
+    const answers = [
+      (): never => {
+        throw failure;
+      },
+      async (): Promise<never> => {
+        await Promise.resolve();
+        throw failure;
+      },
+    ];
+    for (const answer of answers) {
+      const { prompt, rest } = unwaitedRest(answer);
+      await assert.rejects(prompt.assemble(), (error) => error === failure);
+      assert.equal((await rest())?.variables.later, "ran");
+      await prompt.dispose();
+    }
   });
 
   it("leaves no abort listener on the caller's signal once an assembly settles", async () => {
