@@ -395,34 +395,24 @@ describe("tool schema copies", () => {
     });
   });
 
-  it("name the path through arrays of a value that is not JSON data", async () => {
-    const prompt = new SystemPrompt();
-    prompt.tools(() => ({
-      schemas: [{
-        name: "t",
-        description: "d",
-        parameters: { anyOf: [{ type: "string" }, { default: () => 1 }] },
-      }],
-    }));
-    await assert.rejects(
-      prompt.assemble(),
-      rejects("PROVIDER_FAILED", "parameters.anyOf[1].default is a function"),
-    );
-  });
-
-  it("name the path of a symbol value", async () => {
-    const prompt = new SystemPrompt();
-    prompt.tools(() => ({
-      schemas: [{
-        name: "t",
-        description: "d",
-        parameters: { properties: { a: { default: Symbol("s") } } },
-      }],
-    }));
-    await assert.rejects(
-      prompt.assemble(),
-      rejects("PROVIDER_FAILED", "parameters.properties.a.default is a symbol"),
-    );
+  it("name the path of a value that is not JSON data: a function through arrays, a symbol", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { anyOf: [{ type: "string" }, { default: () => 1 }] },
+        "parameters.anyOf[1].default is a function",
+      ],
+      [
+        { properties: { a: { default: Symbol("s") } } },
+        "parameters.properties.a.default is a symbol",
+      ],
+    ];
+    for (const [parameters, path] of cases) {
+      const prompt = new SystemPrompt();
+      prompt.tools(() => ({
+        schemas: [{ name: "t", description: "d", parameters }],
+      }));
+      await assert.rejects(prompt.assemble(), rejects("PROVIDER_FAILED", path));
+    }
   });
 
   it("describe a value whose class has no usable name as an exotic object", async () => {
