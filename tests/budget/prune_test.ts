@@ -333,6 +333,39 @@ describe("budget: where it runs", () => {
     assert.deepEqual(names(scoped), ["t"]);
     await prompt.dispose();
   });
+
+  it("prunes a scope's section (agent tier) before a global one, whatever the priority, unless it says stable or required", async () => {
+    const prompt = bare();
+    prompt.section({ name: "house", order: 1, text: "hhhh", priority: -5 });
+    const agent = prompt.scope("agent");
+    agent.section({ name: "role", order: 2, text: "rrrr", priority: 10 });
+    const tiered = await prompt.assemble({ scope: "agent" }, {
+      budget: budget(4),
+    });
+    assert.deepEqual(names(tiered), ["house"]);
+    agent.section({
+      name: "stable-role",
+      order: 3,
+      text: "ssss",
+      priority: 10,
+      stability: "stable",
+    });
+    const stable = await prompt.assemble({ scope: "agent" }, {
+      budget: budget(4),
+    });
+    assert.deepEqual(names(stable), ["stable-role"]);
+    agent.section({
+      name: "kept",
+      order: 4,
+      text: "kkkk",
+      required: true,
+    });
+    const required = await prompt.assemble({ scope: "agent" }, {
+      budget: budget(4),
+    });
+    assert.deepEqual(names(required), ["kept"]);
+    await prompt.dispose();
+  });
 });
 
 describe("budget: BUDGET_EXCEEDED", () => {
