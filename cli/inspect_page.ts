@@ -153,9 +153,9 @@ export const PAGE_JS = String.raw`"use strict";
 
   function none(text) { return h("p", { className: "none", text: text }); }
 
-  function textDetails(name, text) {
+  function textDetails(name, text, key) {
     if (text === "") return h("span", { className: "none", text: "(renders empty)" });
-    return h("details", null, h("summary", { text: "text of " + name }), h("pre", { text: text }));
+    return h("details", { id: key }, h("summary", { text: "text of " + name }), h("pre", { text: text }));
   }
 
   function sectionRow(section) {
@@ -172,7 +172,7 @@ export const PAGE_JS = String.raw`"use strict";
       cell(section.tokens, true),
       cell(section.characters, true),
       cell(section.breakpoint ? "yes" : "no"),
-      cell(textDetails(section.name, section.text)));
+      cell(textDetails(section.name, section.text, section.key)));
   }
 
   function blockView(view, block) {
@@ -190,7 +190,9 @@ export const PAGE_JS = String.raw`"use strict";
       block.sections.length === 0 ? none("no sections") : table(
         "Sections of block " + block.index + " (" + view.title + ")",
         ["order", "name", "stability", "contributor", "tokens", "characters", "breakpoint", "text"],
-        block.sections.map(sectionRow),
+        block.sections.map(function (section) {
+          return sectionRow(Object.assign({ key: view.id + "-section-" + section.name }, section));
+        }),
         { numeric: [0, 4, 5] }));
   }
 
@@ -241,7 +243,8 @@ export const PAGE_JS = String.raw`"use strict";
         listSection(view, "runtimeContext", "Runtime context", "No runtime context.",
           ["order", "name", "contributor", "tokens", "text"], function (entry) {
             return h("tr", { "data-runtime": entry.name }, cell(entry.order, true), h("th", { scope: "row", text: entry.name }),
-              cell(entry.contributor.label), cell(entry.tokens, true), cell(textDetails(entry.name, entry.text)));
+              cell(entry.contributor.label), cell(entry.tokens, true),
+              cell(textDetails(entry.name, entry.text, view.id + "-runtime-" + entry.name)));
           }),
         listSection(view, "variables", "Variables", "No variables.",
           ["name", "stability", "contributor", "value"], function (variable) {
@@ -346,7 +349,10 @@ export const PAGE_JS = String.raw`"use strict";
   }
 
   function render(state) {
+    // A live update keeps the reader's place: focus, scroll and open texts.
     var focused = document.activeElement && document.activeElement.id;
+    var scrolled = window.scrollY;
+    var open = Array.prototype.map.call(document.querySelectorAll("details[open]"), function (d) { return d.id; });
     document.getElementById("config").textContent = "Config " + state.config +
       (state.session ? ", session " + state.session : "");
     var problems = document.getElementById("problems");
@@ -373,10 +379,15 @@ export const PAGE_JS = String.raw`"use strict";
     document.body.setAttribute("data-status", state.status);
     document.getElementById("status").textContent = state.status === "loading" ? "Loading the config…" :
       "Update " + state.sequence + " at " + new Date().toLocaleTimeString() + (state.status === "config-error" ? ": config error" : "");
+    open.forEach(function (id) {
+      var details = id && document.getElementById(id);
+      if (details) details.open = true;
+    });
     if (focused) {
       var again = document.getElementById(focused);
-      if (again) again.focus();
+      if (again) again.focus({ preventScroll: true });
     }
+    window.scrollTo(0, scrolled);
     if (location.hash && !render.scrolled) {
       var target = document.getElementById(location.hash.slice(1));
       if (target) { target.scrollIntoView(); render.scrolled = true; }

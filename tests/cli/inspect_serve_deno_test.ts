@@ -329,11 +329,25 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
         "body",
         (body) => Number(body.getAttribute("data-sequence")),
       );
+      // The reader keeps their place: focus and open texts survive it.
+      await page.click("#view-1-section-rules > summary");
+      await page.focus("#nav-view-1");
       await Deno.writeTextFile(trigger, "now");
       await page.waitForSelector('#view-global [data-section="late"]', WAIT);
       await page.waitForSelector('#view-1 [data-section="late"]', WAIT);
       const late = (await rowsOf(page, "view-global", "section")).late;
       assert.equal(late.contributor, "registry/late (global)");
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.id),
+        "nav-view-1",
+      );
+      assert.equal(
+        await page.$eval(
+          "#view-1-section-rules",
+          (details) => details.hasAttribute("open"),
+        ),
+        true,
+      );
       assert.equal(late.stability, "stable");
       assert.equal(
         await page.evaluate(() =>
