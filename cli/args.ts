@@ -19,8 +19,9 @@ export const COMMANDS = {
   },
   inspect: {
     positionals: ["CONFIG"],
-    options: ["scope"],
-    summary: "tabulate sections and tools with their sizes in tokens",
+    options: ["scope", "port", "session"],
+    summary: "tabulate sections and tools with their sizes in tokens " +
+      "(--serve: a live page)",
   },
   check: {
     positionals: ["CONFIG"],
@@ -48,6 +49,7 @@ export const COMMANDS = {
 /** The commands' own flags (options without a value). */
 const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
   check: ["strict"],
+  inspect: ["serve"],
 };
 
 /** The providers of `simulate --provider`. */
@@ -94,6 +96,12 @@ export interface Args {
   /** How long loading a config may take, in milliseconds (`--timeout`). */
   readonly timeoutMs?: number;
   readonly provider?: Provider;
+  /** `inspect --serve`: serve the inspector page (present only when given). */
+  readonly serve?: true;
+  /** `inspect --serve --port N` (0: a free port; absent: 0). */
+  readonly port?: number;
+  /** `inspect --serve --session SESSION`: a session module to chart. */
+  readonly session?: string;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -113,6 +121,8 @@ const STRING_OPTIONS = [
   "fail-on",
   "timeout",
   "provider",
+  "port",
+  "session",
 ] as const;
 
 /** Options every command takes, besides `--json` and `--help`. */
@@ -139,6 +149,7 @@ export function parseCommandLine(argv: readonly string[]): Request {
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       strict: { type: "boolean" },
+      serve: { type: "boolean" },
       version: { type: "boolean", short: "V" },
       ...Object.fromEntries(
         STRING_OPTIONS.map((name) => [name, { type: "string" as const }]),
@@ -204,7 +215,7 @@ function readOptions(
   const seen = new Map<string, string>();
   const scopes: string[] = [];
   let json = false;
-  let strict = false;
+  const given = new Set<string>();
   const flags = FLAGS[command] ?? [];
   for (const token of tokens) {
     if (token.kind !== "option") continue;
@@ -213,7 +224,7 @@ function readOptions(
       if (value !== undefined) {
         throw new CliError(`option --${name} of ${command} takes no value`);
       }
-      strict = true;
+      given.add(name);
       continue;
     }
     if (name === "version") {
@@ -252,12 +263,62 @@ function readOptions(
       : { scope: seen.get("scope") }),
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
-    ...(strict ? { strict: true } : {}),
+    ...(given.has("strict") ? { strict: true } : {}),
     ...(command === "diff" ? { failOn: readFailOn(seen.get("fail-on")) } : {}),
     timeoutMs: readTimeout(seen.get("timeout")),
     // Only when given: the other commands' arguments keep their shape.
     ...optional("provider", readProvider(seen.get("provider"))),
+    ...(command === "inspect" ? serveOptions(seen, given, json) : {}),
   };
+}
+
+/**
+ * `inspect`'s `--serve`, `--port` and `--session`: the last two need the
+ * first, which shows every scope as a page (no `--scope`, no `--json`).
+ */
+function serveOptions(
+  seen: ReadonlyMap<string, string>,
+  given: ReadonlySet<string>,
+  json: boolean,
+): { serve?: true; port?: number; session?: string } {
+  if (!given.has("serve")) {
+    const needs = ["port", "session"].find((name) => seen.has(name));
+    if (needs !== undefined) {
+      throw new CliError(
+        `option --${needs} of inspect needs --serve (rxprompt inspect ` +
+          `CONFIG --serve [--port N] [--session SESSION])`,
+      );
+    }
+    return {};
+  }
+  if (seen.has("scope")) {
+    throw new CliError(
+      "inspect --serve shows every scope of the config; leave out --scope",
+    );
+  }
+  if (json) {
+    throw new CliError(
+      "inspect --serve serves a page, not JSON; leave out --json (or drop " +
+        "--serve for the JSON tables)",
+    );
+  }
+  return {
+    serve: true,
+    port: readPort(seen.get("port")),
+    ...optional("session", seen.get("session")),
+  };
+}
+
+function readPort(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!/^[0-9]+$/.test(value) || port > 65_535) {
+    throw new CliError(
+      `--port must be a whole number from 0 to 65535 (0 picks a free ` +
+        `port), got ${JSON.stringify(value)}`,
+    );
+  }
+  return port;
 }
 
 function unique(scopes: string[], command: CommandName): string[] {
@@ -386,6 +447,8 @@ const VALUES: Record<string, string> = {
   "max-tokens": "N",
   "fail-on": "cache-break|any",
   provider: PROVIDERS.join("|"),
+  port: "N",
+  session: "SESSION",
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -397,6 +460,14 @@ const HELP: Record<CommandName, string[]> = {
   ],
   inspect: [
     "--scope NAME    a scope the config names (default: the global view)",
+    "--serve         serve a live page of every scope on 127.0.0.1 (blocks",
+    "                and tools by stability, cache markers, tokens,",
+    "                contributors, gates, pruned and shadowed entries);",
+    "                runs until interrupted",
+    "--port N        the page's port (default 0: a free one; the URL is",
+    "                printed)",
+    "--session S     with --serve: chart a session module's requests",
+    "                (cached, written, uncached tokens; see simulate)",
     "Tokens are counted with the o200k_base encoding.",
     "Exit 1 when the assembly fails.",
   ],

@@ -27,6 +27,7 @@ import {
 } from "./assembly.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { loadConfig, target as targetOf } from "./config.ts";
+import { serveInspect } from "./inspect_serve.ts";
 import type { Output } from "./output.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
 
@@ -93,8 +94,9 @@ type Explain = (
   options: { countTokens: CountTokens },
 ) => Promise<Explanation>;
 
-/** Runs `inspect`; resolves to the exit code. */
+/** Runs `inspect` (with `--serve`, the page); resolves to the exit code. */
 export async function inspect(args: Args, output: Output): Promise<number> {
+  if (args.serve) return await serveInspect(args, output);
   const config = await loadConfig(args.configs[0], {
     timeoutMs: args.timeoutMs,
   });

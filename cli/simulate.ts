@@ -68,37 +68,12 @@ export async function simulate(args: Args, output: Output): Promise<number> {
   const providers = args.provider === undefined ? PROVIDERS : [args.provider];
   const report: Record<string, { steps: SimulatedStep[]; totals: Totals }> = {};
   for (const provider of providers) {
-    const wire = provider === "anthropic" ? "anthropic" : "openai";
-    const requests = requestsOf(steps, "readme", wire);
-    let simulation: CacheSimulation;
     try {
-      simulation = simulateCache(requests, { provider, countTokens: count });
+      report[provider] = simulateSteps(steps, { provider, count });
     } catch (error) {
       output.error(`cannot simulate ${provider}: ${describeError(error)}`);
       return 1;
     }
-    const bound = bestLayoutTokens(requests, count);
-    const rows = steps.map((step, index): SimulatedStep => {
-      const result = simulation.requests[index];
-      const limit = bound.requests[index];
-      const row: SimulatedStep = {
-        step: index,
-        thread: step.thread,
-        inputTokens: result.inputTokens,
-        cachedTokens: result.cachedTokens,
-        writtenTokens: result.writtenTokens,
-        boundTokens: limit.boundTokens,
-        promptCachedTokens: Math.min(result.cachedTokens, result.promptTokens),
-        promptBoundTokens: limit.promptBoundTokens,
-        cost: round(result.cost),
-      };
-      if (result.cachedTokens < limit.boundTokens) {
-        if (result.firstMiss !== undefined) row.firstMiss = result.firstMiss;
-        row.changed = changes(step);
-      }
-      return row;
-    });
-    report[provider] = { steps: rows, totals: totalsOf(rows) };
   }
   if (args.json) {
     output.line(JSON.stringify(
@@ -121,7 +96,48 @@ export async function simulate(args: Args, output: Output): Promise<number> {
   return 0;
 }
 
-interface Totals {
+/**
+ * One provider's report of a session's steps: a row per step and the
+ * totals (`inspect --serve` charts the same rows).
+ *
+ * @throws what `simulateCache` throws for a body it cannot read
+ */
+export function simulateSteps(
+  steps: readonly RunStep[],
+  { provider, count }: { provider: CacheProvider; count: CountTokens },
+): { steps: SimulatedStep[]; totals: Totals } {
+  const wire = provider === "anthropic" ? "anthropic" : "openai";
+  const requests = requestsOf(steps, "readme", wire);
+  const simulation: CacheSimulation = simulateCache(requests, {
+    provider,
+    countTokens: count,
+  });
+  const bound = bestLayoutTokens(requests, count);
+  const rows = steps.map((step, index): SimulatedStep => {
+    const result = simulation.requests[index];
+    const limit = bound.requests[index];
+    const row: SimulatedStep = {
+      step: index,
+      thread: step.thread,
+      inputTokens: result.inputTokens,
+      cachedTokens: result.cachedTokens,
+      writtenTokens: result.writtenTokens,
+      boundTokens: limit.boundTokens,
+      promptCachedTokens: Math.min(result.cachedTokens, result.promptTokens),
+      promptBoundTokens: limit.promptBoundTokens,
+      cost: round(result.cost),
+    };
+    if (result.cachedTokens < limit.boundTokens) {
+      if (result.firstMiss !== undefined) row.firstMiss = result.firstMiss;
+      row.changed = changes(step);
+    }
+    return row;
+  });
+  return { steps: rows, totals: totalsOf(rows) };
+}
+
+/** A report's totals: the sums of its rows. */
+export interface Totals {
   inputTokens: number;
   cachedTokens: number;
   writtenTokens: number;

@@ -128,7 +128,7 @@ function reloads$(
  * Changes of `file`, seen through its folder: an editor that saves by
  * replacing the file would end a watch on the file itself.
  */
-function fileChanges$(file: string): Observable<void> {
+export function fileChanges$(file: string): Observable<void> {
   const name = node.basename(file);
   return defer(() => {
     const controller = new AbortController();

@@ -95,7 +95,7 @@ describe("parseCommandLine", () => {
     fails(["__proto__", "a.ts"], /^unknown command "__proto__"/);
     fails(
       ["inspect", "a.ts", "--format", "json"],
-      /^inspect has no option --format; its options are --scope, --timeout, --json/,
+      /^inspect has no option --format; its options are --scope, --port, --session, --timeout, --serve, --json/,
     );
     fails(["inspect", "a.ts", "--fail-on", "any"], /^inspect has no option/);
     fails(["check", "a.ts", "--scope=x", "--scope=x"], /names "x" twice/);
@@ -163,5 +163,60 @@ describe("parseCommandLine", () => {
     const request = parseCommandLine(["render", "--", "--odd.ts"]);
     assert.ok(!request.help);
     assert.deepEqual(request.configs, ["--odd.ts"]);
+  });
+
+  it("reads inspect --serve with its --port and --session, and only with it", () => {
+    const serve = parseCommandLine([
+      "inspect",
+      "a.ts",
+      "--serve",
+      "--port=8123",
+      "--session",
+      "s.ts",
+    ]);
+    assert.ok(!serve.help);
+    assert.equal(serve.serve, true);
+    assert.equal(serve.port, 8123);
+    assert.equal(serve.session, "s.ts");
+    const free = parseCommandLine(["inspect", "--serve", "a.ts"]);
+    assert.ok(!free.help);
+    assert.equal(free.port, 0);
+    assert.equal(free.session, undefined);
+    const table = parseCommandLine(["inspect", "a.ts"]);
+    assert.ok(!table.help);
+    assert.equal(table.serve, undefined);
+    assert.equal(table.port, undefined);
+    const check = parseCommandLine(["check", "a.ts", "--strict"]);
+    assert.ok(!check.help);
+    assert.equal(check.strict, true);
+    assert.equal(check.serve, undefined);
+    fails(
+      ["inspect", "a.ts", "--port", "80"],
+      /^option --port of inspect needs --serve/,
+    );
+    fails(
+      ["inspect", "a.ts", "--session=s.ts"],
+      /^option --session of inspect needs --serve/,
+    );
+    for (const port of ["-1", "65536", "x", "1.5", ""]) {
+      fails(
+        ["inspect", "a.ts", "--serve", `--port=${port}`],
+        /^--port must be a whole number from 0 to 65535/,
+      );
+    }
+    fails(
+      ["inspect", "a.ts", "--serve", "--json"],
+      /^inspect --serve serves a page/,
+    );
+    fails(["inspect", "a.ts", "--serve", "--scope", "x"], /leave out --scope/);
+    fails(
+      ["inspect", "a.ts", "--serve=yes"],
+      /--serve of inspect takes no value/,
+    );
+    fails(["render", "a.ts", "--serve"], /^render has no option --serve/);
+    assert.match(
+      usage("inspect"),
+      /\[--port N\] \[--session SESSION\] \[--serve\]/,
+    );
   });
 });
