@@ -111,6 +111,15 @@ describe("goldenManifest held to realistic edits", () => {
     );
   });
 
+  it("is the same bytes on every runtime: its checksum is pinned", async () => {
+    // The same on Deno, Node and Bun (this file runs on all three): SHA-256
+    // in plain JS over the code-unit-ordered manifest.
+    assert.match(
+      formatGoldenManifest(await contractManifest()),
+      /"checksum": "sha256:5ecc4b9643fe0161236c8505298c109692b8fa95f24a29b856fb2f9ca8761ff1"/,
+    );
+  });
+
   it("names a scope added or no longer checked, and compares only the scopes asked", async () => {
     const all = await contractManifest();
     const without: GoldenManifest = {
