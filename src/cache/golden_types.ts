@@ -71,10 +71,13 @@ export interface GoldenManifestEntry {
  * ```
  */
 export interface GoldenManifestTier {
+  /** The request's tools, or its system prompt (tools come first). */
   part: "tools" | "system";
+  /** The entries' stability (volatile ones are not in a manifest). */
   tier: "stable" | "agent";
   /** The sum of its entries' tokens. */
   tokens: number;
+  /** Its tools or sections, in wire order. */
   entries: GoldenManifestEntry[];
 }
 
@@ -93,6 +96,7 @@ export interface GoldenManifestScope {
   scope: string | null;
   /** The sum of its tiers' tokens. */
   tokens: number;
+  /** Its tiers, in wire order. */
   tiers: GoldenManifestTier[];
 }
 
@@ -112,7 +116,9 @@ export interface GoldenManifestScope {
  * ```
  */
 export interface GoldenManifest {
+  /** Always {@linkcode GOLDEN_MANIFEST_FORMAT}. */
   format: typeof GOLDEN_MANIFEST_FORMAT;
+  /** Always {@linkcode GOLDEN_MANIFEST_VERSION}. */
   version: typeof GOLDEN_MANIFEST_VERSION;
   /** The global view first, then the scopes in code-unit order. */
   scopes: GoldenManifestScope[];
@@ -133,7 +139,9 @@ export interface GoldenManifest {
  * ```
  */
 export interface GoldenView {
+  /** The scope's name; `null` for the global view. */
   scope: string | null;
+  /** What `prompt.explain(context)` resolved to for that view. */
   explanation: PromptExplanation;
 }
 
@@ -197,6 +205,7 @@ export interface GoldenDifference {
   entry?: string;
   /** The registrar behind it: the current entry's, or the golden one's when it was removed. */
   contributor?: string;
+  /** What changed there. */
   change: GoldenChange;
   /**
    * The tokens every later request writes to the cache again: the current
@@ -239,6 +248,7 @@ export interface CompareGoldenOptions {
 export interface SharedPrefixOptions {
   /** Whose caching rules decide where a shared prefix may end. */
   provider: CacheProvider;
+  /** Counts a text's tokens. */
   countTokens: CountTokens;
   /** The shortest prefix a provider caches (default 1024, as `simulateCache`). */
   minPrefixTokens?: number;
@@ -257,7 +267,9 @@ export interface SharedPrefixOptions {
 export interface SharedPrefixSide {
   /** `tool:NAME` or `section:NAME`. */
   entry: string;
+  /** The registrar label that contributed it (`listener` for a listener's). */
   registrar: string;
+  /** Its stability. */
   tier: "stable" | "agent" | "volatile";
 }
 
