@@ -108,9 +108,12 @@ export async function check(args: Args, output: Output): Promise<number> {
       views.push(checked);
     }
     let written: string | undefined;
-    // A view that fails to assemble is a finding already; the contract
-    // needs every view (and --update never writes a broken config's).
-    const assembled = !findings.some((finding) => finding.kind === "error");
+    // A view that fails to assemble, or assembles differently each time, is
+    // a finding already: the contract needs every view, steady (and
+    // --update never writes a manifest of such a config).
+    const assembled = !findings.some((finding) =>
+      finding.kind === "error" || finding.kind === "nondeterministic"
+    );
     if (args.golden !== undefined && assembled) {
       output.progress(`check: golden manifest ${args.golden}`);
       const outcome = await checkGolden(args.golden, {

@@ -114,6 +114,17 @@ describe("rxprompt check --golden", () => {
           pattern,
         );
       }
+      // A config whose views differ between two assemblies: no manifest.
+      const unsteady = await rxprompt([
+        "check",
+        repoPath("tests/cli/fixtures/nondeterministic.ts"),
+        "--golden",
+        `${dir}/unsteady.json`,
+        "--update",
+      ]);
+      assert.equal(unsteady.code, 1, unsteady.stderr);
+      assert.match(unsteady.stdout, /non-deterministic/);
+      await assert.rejects(Deno.stat(`${dir}/unsteady.json`));
       // --update into a folder that does not exist: nothing written.
       oneLine(
         await rxprompt([
