@@ -175,6 +175,8 @@ function flatten(scope: GoldenManifestScope): Flat[] {
  * @param current the manifest of the registry now (`goldenManifest`)
  * @param options `scopes`: compare only these views
  * @returns one difference per differing view, in the manifests' order
+ * @throws {SystemPromptError} `INVALID_MANIFEST` for a side that is not a
+ * manifest
  *
  * @example A changed tool description fails, naming the plugin
  * ```ts
@@ -203,6 +205,16 @@ export function compareGoldenManifests(
   current: GoldenManifest,
   options: CompareGoldenOptions = {},
 ): GoldenDifference[] {
+  for (const [side, manifest] of [["golden", golden], ["current", current]]) {
+    if (!Array.isArray((manifest as GoldenManifest | undefined)?.scopes)) {
+      throw new SystemPromptError(
+        "INVALID_MANIFEST",
+        `compareGoldenManifests: the ${side} manifest is ${
+          quote(manifest)
+        }; pass what goldenManifest or parseGoldenManifest returned.`,
+      );
+    }
+  }
   const only = options.scopes === undefined
     ? undefined
     : new Set(options.scopes);

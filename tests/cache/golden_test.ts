@@ -165,6 +165,18 @@ describe("goldenManifest held to realistic edits", () => {
     );
   });
 
+  it("compareGoldenManifests rejects what is not a manifest", async () => {
+    const manifest = await contractManifest();
+    assert.throws(
+      () => compareGoldenManifests(manifest, {} as never),
+      rejects("INVALID_MANIFEST", "current manifest"),
+    );
+    assert.throws(
+      () => compareGoldenManifests(null as never, manifest),
+      rejects("INVALID_MANIFEST", "golden manifest"),
+    );
+  });
+
   it("names a listener's entry as the listener's", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.onAssemble(async (_assembly, _context, next) => {
