@@ -80,6 +80,23 @@ describe("rxprompt check --golden", () => {
       assert.equal(finding.entry, "section:deployment:persona");
       assert.equal(finding.contributor, "registry/reviewer");
       assert.ok(finding.rewriteTokens > 0);
+      // --update --scope rewrites that view and keeps the others.
+      const reviewed = await config(dir, {
+        reviewerPersona: "You review, strictly.",
+      });
+      const one = await rxprompt([
+        "check",
+        reviewed,
+        "--golden",
+        golden,
+        "--update",
+        "--scope",
+        "reviewer",
+      ]);
+      assert.equal(one.code, 0, one.stderr);
+      assert.match(one.stdout, /written \(3 views\)/);
+      const after = await rxprompt(["check", reviewed, "--golden", golden]);
+      assert.equal(after.code, 0, after.stdout + after.stderr);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
