@@ -1,5 +1,5 @@
 /**
- * Where the adapters put their cache markers (SPEC 8.3): the candidates in
+ * Where the adapters put their cache markers (SPEC 8.3, 9.2): the candidates in
  * wire order (tools, then system blocks), and which of them to keep within
  * the limit. Pure. Internal: not a subpath export.
  *
@@ -32,10 +32,17 @@ export interface MarkableBlock {
   readonly cacheBreakpoint: boolean;
 }
 
-/** The prompt blocks as wire items: a volatile block ranks 2, others 0. */
+/**
+ * The prompt blocks as wire items, ranked by their stability: stable 0,
+ * agent 1, volatile 2.
+ */
 export function blockItems(blocks: readonly MarkableBlock[]): WireItem[] {
   return blocks.map((block) => ({
-    rank: block.stability === "volatile" ? 2 : 0,
+    rank: block.stability === "volatile"
+      ? 2
+      : block.stability === "agent"
+      ? 1
+      : 0,
     candidate: block.cacheBreakpoint,
   }));
 }
@@ -58,27 +65,30 @@ export function markableItems(
 }
 
 /**
- * The indexes of `items` to mark: every candidate when they fit in `limit`;
- * otherwise, in this order, the last candidate before the first volatile
- * item, the last candidate overall, then the others, latest first. Returned
- * in ascending order.
+ * The indexes of `items` to mark (SPEC 9.2). Only candidates before the
+ * first volatile item count: a marker after it would end a prefix holding
+ * the volatile bytes, written again every time they change. Every such
+ * candidate when they fit in `limit`; otherwise, in this order, the one that
+ * ends the prefix every scope shares (the last item of the leading run of
+ * stable items: the last stable tool, or the last stable block), the last
+ * candidate, then the others, latest first. Returned in ascending order.
  */
 export function selectMarkers(
   items: readonly WireItem[],
   limit: number,
 ): number[] {
   const candidates: number[] = [];
-  let firstVolatile = items.length;
+  let sharedEnd = -1;
   for (let index = 0; index < items.length; index++) {
     const { rank, candidate } = items[index];
-    if (rank >= 2 && firstVolatile === items.length) firstVolatile = index;
-    if (candidate && rank < 2) candidates.push(index);
+    if (rank >= 2) break;
+    if (rank === 0 && sharedEnd === index - 1) sharedEnd = index;
+    if (candidate) candidates.push(index);
   }
   if (candidates.length <= limit) return candidates;
   const kept = new Set<number>();
-  const beforeVolatile = candidates.findLast((index) => index < firstVolatile);
   const wanted = [
-    ...(beforeVolatile === undefined ? [] : [beforeVolatile]),
+    ...(candidates.includes(sharedEnd) ? [sharedEnd] : []),
     ...candidates.toReversed(),
   ];
   for (const index of wanted) {

@@ -80,15 +80,15 @@ export interface AISDKOptions {
    * `cacheControl` provider options as `toMessages` places its markers
    * (SPEC 8.3): on the last tool of each stability run followed by a more
    * volatile tool or by the system prompt, and on the blocks with
-   * `cacheBreakpoint: true`, never on a volatile one; `{ ttl }` sets the
-   * lifetime. Other providers ignore the markers.
+   * `cacheBreakpoint: true`, never on a volatile one nor on anything after
+   * the first volatile tool or block; `{ ttl }` sets the lifetime. Other providers ignore the markers.
    */
   cache?: boolean | { ttl: "5m" | "1h" };
   /**
    * At most this many cache markers (an integer from 0 to 4; default 3).
-   * When there are more candidates, kept in this order: the last before the
-   * first volatile tool or block, the last of all, then the others, latest
-   * first.
+   * When there are more candidates, kept in this order: the one that ends
+   * the prefix every scope shares (the last stable tool, or the last stable
+   * block), the last of all, then the others, latest first.
    */
   maxCacheBreakpoints?: number;
   /**
@@ -141,8 +141,9 @@ export interface AISDKRequest {
  * assembly's order and every tool is an own key, even one named `__proto__`
  * (JavaScript itself lists integer-like keys such as `"7"` first). Without
  * `cache`, `system` is the rendered prompt; with it, one system message per
- * prompt block, the latest `maxCacheBreakpoints` carrying Anthropic
- * `cacheControl` (other providers ignore it).
+ * prompt block, and Anthropic `cacheControl` (other providers ignore it) on
+ * the tools and blocks {@linkcode AISDKOptions} says, at most
+ * `maxCacheBreakpoints`.
  *
  * Throws a {@linkcode SystemPromptError}: `DUPLICATE_TOOL` for a name listed
  * twice, `INVALID_TOOL_SCHEMA` for a malformed tool, `INVALID_CONFIG` for an

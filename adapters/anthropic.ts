@@ -66,15 +66,17 @@ export interface MessagesOptions {
    * Place `cache_control` markers (SPEC 8.3): on the last tool of each
    * stability run followed by a more volatile tool or by the system prompt,
    * and on every block with `cacheBreakpoint: true`, never on a volatile
-   * one; `{ ttl }` sets the cache's lifetime. Default `false`: no
+   * one nor on anything after the first volatile tool or block (SPEC 9.2);
+   * `{ ttl }` sets the cache's lifetime. Default `false`: no
    * `cache_control` anywhere.
    */
   cache?: boolean | { ttl: "5m" | "1h" };
   /**
    * At most this many markers in all (default 3, leaving one of the API's
    * four for the conversation; an integer from 0 to 4). When there are more
-   * candidates, kept in this order: the last before the first volatile
-   * tool or block, the last of all, then the others, latest first.
+   * candidates, kept in this order: the one that ends the prefix every
+   * scope shares (the last stable tool, or the last stable block), the last
+   * of all, then the others, latest first.
    */
   maxCacheBreakpoints?: number;
   /**
@@ -192,10 +194,10 @@ const ANTHROPIC_NAME: NameRule = {
  * Maps an assembly to the Messages API request fields.
  *
  * `system` holds one text block per prompt block ({@linkcode renderPromptBlocks}:
- * the prompt cut after every section with `cacheBreakpoint`). With `cache`,
- * the last tool and each block get `cache_control`, at most
- * `maxCacheBreakpoints` (default 3) in all, keeping the latest in wire order
- * (the longest prefixes): the last tool's marker is the first to go. The
+ * the prompt cut after every section with `cacheBreakpoint`, and by default
+ * at every stability boundary). With `cache`, `cache_control` markers go
+ * where {@linkcode MessagesOptions} says, at most `maxCacheBreakpoints`
+ * (default 3) in all, none after the first volatile tool or block. The
  * runtime context comes out as a user message, only when it renders
  * non-empty.
  *

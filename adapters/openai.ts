@@ -77,10 +77,11 @@ export interface OpenAIOptions {
    * At most this many marked blocks (default 2: OpenAI's default mode
    * writes the latest three marks, one is left for the conversation; an
    * integer from 0 to 4). Candidates are the blocks with
-   * `cacheBreakpoint: true`, never a volatile one (tools cannot carry a
-   * mark); when there are more, kept in this order: the last before the
-   * first volatile tool or block, the last of all, then the others, latest
-   * first.
+   * `cacheBreakpoint: true`, never a volatile one nor one after the first
+   * volatile tool or block (tools cannot carry a mark); when there are more,
+   * kept in this order: the one that ends the prefix every scope shares (the
+   * last stable block, when every tool is stable), the last of all, then the
+   * others, latest first.
    */
   maxCacheBreakpoints?: number;
   /**

@@ -25,7 +25,7 @@ export const COMMANDS = {
   },
   check: {
     positionals: ["CONFIG"],
-    options: ["scope", "max-tokens"],
+    options: ["scope", "max-tokens", "golden", "shares", "provider"],
     summary:
       "assemble every scope twice: errors, non-determinism, budget, cache lint",
   },
@@ -48,7 +48,7 @@ export const COMMANDS = {
 
 /** The commands' own flags (options without a value). */
 const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
-  check: ["strict"],
+  check: ["strict", "update"],
   inspect: ["serve"],
 };
 
@@ -92,6 +92,12 @@ export interface Args {
   readonly maxTokens?: number;
   /** `check --strict`: cache-lint warnings fail too (present only when given). */
   readonly strict?: true;
+  /** `check --golden FILE`: the golden manifest to compare with (or write). */
+  readonly golden?: string;
+  /** `check --update`: rewrite the golden manifest (present only when given). */
+  readonly update?: true;
+  /** `check --shares PARENT CHILD`: the two scopes' names. */
+  readonly shares?: readonly [string, string];
   readonly failOn?: FailOn;
   /** How long loading a config may take, in milliseconds (`--timeout`). */
   readonly timeoutMs?: number;
@@ -123,6 +129,8 @@ const STRING_OPTIONS = [
   "provider",
   "port",
   "session",
+  "golden",
+  "shares",
 ] as const;
 
 /** Options every command takes, besides `--json` and `--help`. */
@@ -151,13 +159,17 @@ export function parseCommandLine(argv: readonly string[]): Request {
       strict: { type: "boolean" },
       serve: { type: "boolean" },
       version: { type: "boolean", short: "V" },
+      update: { type: "boolean" },
       ...Object.fromEntries(
         STRING_OPTIONS.map((name) => [name, { type: "string" as const }]),
       ),
     },
   });
+  // `--shares PARENT CHILD`: the positional right after the option's value
+  // is its second value, not a config.
+  const child = sharesChild(tokens);
   const positionals = tokens.flatMap((token) =>
-    token.kind === "positional" ? [token.value] : []
+    token.kind === "positional" && token !== child ? [token.value] : []
   );
   const [first, ...configs] = positionals;
   const help = tokens.some((token) =>
@@ -181,7 +193,7 @@ export function parseCommandLine(argv: readonly string[]): Request {
   }
   const command = commandNamed(first)!;
   if (help) return { help: true, command };
-  const values = readOptions(command, tokens);
+  const values = readOptions(command, tokens, child);
   const expected = COMMANDS[command].positionals;
   if (configs.length !== expected.length) {
     throw new CliError(
@@ -203,9 +215,22 @@ function commandNamed(name: string | undefined): CommandName | undefined {
   );
 }
 
+/** The positional token that follows `--shares PARENT`, if any. */
+function sharesChild(
+  tokens: readonly ArgToken[],
+): ArgToken | undefined {
+  const at = tokens.findIndex((token) =>
+    token.kind === "option" && token.name === "shares" &&
+    token.value !== undefined && !token.inlineValue
+  );
+  const next = at === -1 ? undefined : tokens[at + 1];
+  return next?.kind === "positional" ? next : undefined;
+}
+
 function readOptions(
   command: CommandName,
   tokens: readonly ArgToken[],
+  child?: ArgToken,
 ): Omit<Args, "command" | "configs"> {
   const allowed: readonly string[] = [
     ...COMMANDS[command].options,
@@ -256,6 +281,18 @@ function readOptions(
     }
     seen.set(name, value);
   }
+  const shares = readShares(seen.get("shares"), child);
+  if (given.has("update") && !seen.has("golden")) {
+    throw new CliError(
+      `--update of check rewrites the golden manifest: give it --golden FILE`,
+    );
+  }
+  if (command === "check" && seen.has("provider") && shares === undefined) {
+    throw new CliError(
+      `--provider of check chooses the rules of --shares PARENT CHILD: give ` +
+        `it --shares`,
+    );
+  }
   return {
     json,
     ...(repeatable.includes("scope")
@@ -264,6 +301,9 @@ function readOptions(
     format: readFormat(seen.get("format"), json),
     maxTokens: readMaxTokens(seen.get("max-tokens")),
     ...(given.has("strict") ? { strict: true } : {}),
+    ...optional("golden", seen.get("golden")),
+    ...(given.has("update") ? { update: true as const } : {}),
+    ...optional("shares", shares),
     ...(command === "diff" ? { failOn: readFailOn(seen.get("fail-on")) } : {}),
     timeoutMs: readTimeout(seen.get("timeout")),
     // Only when given: the other commands' arguments keep their shape.
@@ -319,6 +359,20 @@ function readPort(value: string | undefined): number {
     );
   }
   return port;
+}
+
+function readShares(
+  parent: string | undefined,
+  child: ArgToken | undefined,
+): readonly [string, string] | undefined {
+  if (parent === undefined) return undefined;
+  if (child?.kind !== "positional") {
+    throw new CliError(
+      `--shares takes two scope names, PARENT CHILD (rxprompt check CONFIG ` +
+        `--shares PARENT CHILD)`,
+    );
+  }
+  return [parent, child.value];
 }
 
 function unique(scopes: string[], command: CommandName): string[] {
@@ -446,6 +500,8 @@ const VALUES: Record<string, string> = {
   format: FORMATS.join("|"),
   "max-tokens": "N",
   "fail-on": "cache-break|any",
+  golden: "FILE",
+  shares: "PARENT CHILD",
   provider: PROVIDERS.join("|"),
   port: "N",
   session: "SESSION",
@@ -477,11 +533,23 @@ const HELP: Record<CommandName, string[]> = {
     "--max-tokens N  fail when the system prompt plus the tools' JSON of",
     "                any view is over N tokens (o200k_base)",
     "--strict        cache-layout warnings (lintCache) fail too",
+    "--golden FILE   compare each view's cached tiers (stable and agent, in",
+    "                wire order) with the golden manifest FILE: a change",
+    "                fails naming the scope, the entry and its contributor",
+    "--update        with --golden: write FILE anew (to a temporary file,",
+    "                then renamed)",
+    "--shares PARENT CHILD  print the tokens scope CHILD's first request",
+    "                shares with scope PARENT's and where they first differ;",
+    "                fails when they share nothing",
+    "--provider P    with --shares: anthropic, openai or openai-explicit",
+    "                (default: all three)",
     "Assembles the global view and every named scope (or the --scope ones)",
     "twice (volatile sections are left out of the comparison) and prints",
     "lintCache's findings. Exit 1 on an error (an invalid tool name",
-    "included), on two assemblies that differ, or over the budget; warnings",
-    "exit 0 unless --strict.",
+    "included), on two assemblies that differ, over the budget, on a golden",
+    "manifest that differs, or on scopes that share nothing; warnings",
+    "exit 0 unless --strict. A missing, truncated, edited or other-version",
+    "golden manifest exits 2.",
   ],
   diff: [
     "--scope NAME    a scope both configs name (default: the global view)",

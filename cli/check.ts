@@ -1,11 +1,15 @@
 /**
- * `rxprompt check CONFIG [--scope NAME]... [--max-tokens N] [--strict]`:
+ * `rxprompt check CONFIG [--scope NAME]... [--max-tokens N] [--strict]
+ * [--golden FILE [--update]] [--shares PARENT CHILD [--provider P]]`:
  * assembles the global view and every named scope (or only the `--scope`
  * ones) twice and reports, one line each, every assembly or render error,
  * every pair of assemblies whose system prompt (volatile sections left out)
  * or tools differ (a value that breaks prompt caching), every view over the
- * token budget, and `lintCache`'s findings. Exit 1 on any finding but a
- * cache-lint warning (those too with `--strict`).
+ * token budget, and `lintCache`'s findings; with `--golden`, every view
+ * whose cached tiers differ from the golden manifest (or, with `--update`,
+ * writes it); with `--shares`, what scope CHILD's first request shares with
+ * scope PARENT's. Exit 1 on any finding but a cache-lint warning (those too
+ * with `--strict`); exit 2 on a golden manifest that cannot be trusted.
  *
  * @module
  */
@@ -35,16 +39,33 @@ import {
 } from "./config.ts";
 import type { Output } from "./output.ts";
 import { type CountTokens, requestTokens, tokenCounter } from "./tokens.ts";
+import {
+  checkGolden,
+  checkShares,
+  goldenViews,
+  readGolden,
+  sharesLine,
+  sharesNothing,
+  type SharesOutcome,
+} from "./check_golden.ts";
+import type { GoldenManifest } from "../src/cache/mod.ts";
 
 /** A finding of `check`. */
 export interface Finding {
   scope: string | null;
-  kind: "error" | "nondeterministic" | "budget" | "cache";
+  kind: "error" | "nondeterministic" | "budget" | "cache" | "golden" | "shares";
   message: string;
   /** For `cache` findings: `lintCache`'s code, severity and entry. */
   code?: CacheFinding["code"];
   severity?: CacheFinding["severity"];
+  /** For `cache` and `golden` findings: the entry (`tool:NAME`, `section:NAME`). */
   entry?: string;
+  /** For `golden` findings: the registrar behind the entry. */
+  contributor?: string;
+  /** For `golden` findings: what changed (`changed`, `moved`, ...). */
+  change?: string;
+  /** For `golden` findings: the tokens every later request writes again. */
+  rewriteTokens?: number;
 }
 
 /** One checked view. */
@@ -56,11 +77,16 @@ interface Checked {
 
 /** Runs `check`; resolves to the exit code. */
 export async function check(args: Args, output: Output): Promise<number> {
+  // A golden manifest that cannot be trusted is a usage error (exit 2),
+  // found before any work; with --update it is only read to keep the views
+  // --scope leaves out.
+  const golden = await goldenToRead(args);
   const config = await loadConfig(args.configs[0], {
     timeoutMs: args.timeoutMs,
   });
   try {
-    const count = args.maxTokens === undefined
+    const contract = args.golden !== undefined || args.shares !== undefined;
+    const count = args.maxTokens === undefined && !contract
       ? undefined
       : await tokenCounter();
     // --scope NAME (repeatable) checks only those scopes: a harness whose
@@ -81,9 +107,66 @@ export async function check(args: Args, output: Output): Promise<number> {
       });
       views.push(checked);
     }
+    let written: string | undefined;
+    // A view that fails to assemble, or assembles differently each time, is
+    // a finding already: the contract needs every view, steady (and
+    // --update never writes a manifest of such a config).
+    const assembled = !findings.some((finding) =>
+      finding.kind === "error" || finding.kind === "nondeterministic"
+    );
+    if (args.golden !== undefined && assembled) {
+      output.progress(`check: golden manifest ${args.golden}`);
+      const outcome = await checkGolden(args.golden, {
+        views: await goldenViews(config, all),
+        golden,
+        update: args.update === true,
+        only: args.scopes !== undefined && args.scopes.length > 0
+          ? args.scopes
+          : undefined,
+        countTokens: count!,
+      });
+      if (outcome.written) {
+        written = `golden manifest ${args.golden} written (${outcome.views} ` +
+          `view${outcome.views === 1 ? "" : "s"})`;
+      }
+      for (const difference of outcome.differences) {
+        findings.push({
+          scope: difference.scope,
+          kind: "golden",
+          message: difference.message,
+          ...(difference.entry === undefined ? {} : {
+            entry: difference.entry,
+            contributor: difference.contributor,
+          }),
+          change: difference.change,
+          rewriteTokens: difference.rewriteTokens,
+        });
+      }
+    }
+    let shares: SharesOutcome | undefined;
+    if (args.shares !== undefined && assembled) {
+      output.progress(`check: --shares ${args.shares.join(" ")}`);
+      shares = await checkShares(config, {
+        shares: args.shares,
+        provider: args.provider,
+        countTokens: count!,
+      });
+      if (sharesNothing(shares)) {
+        findings.push({
+          scope: shares.child,
+          kind: "shares",
+          message: `${sharesLine(shares)}: it shares nothing`,
+        });
+      }
+    }
     output.done();
     const failing = findings.filter((finding) => fails(finding, args));
-    report(output, args, { views, findings, ok: failing.length === 0 });
+    report(output, args, {
+      views,
+      findings,
+      ok: failing.length === 0,
+      contract: { golden: args.golden, written, shares },
+    });
     return failing.length === 0 ? 0 : 1;
   } finally {
     output.done();
@@ -140,6 +223,31 @@ async function checkTarget(
     );
   }
   return { scope, tokens };
+}
+
+/**
+ * The golden manifest to compare with: read and checked, or, with
+ * `--update`, read only when `--scope` needs the views it leaves out (and
+ * then a file that does not exist yet is no error).
+ */
+async function goldenToRead(
+  args: Args,
+): Promise<GoldenManifest | undefined> {
+  if (args.golden === undefined) return undefined;
+  if (args.update !== true) return await readGolden(args.golden);
+  if (args.scopes === undefined || args.scopes.length === 0) return undefined;
+  try {
+    return await readGolden(args.golden);
+  } catch (error) {
+    if (error instanceof CliError && / not found; /.test(error.message)) {
+      return undefined;
+    }
+    throw new CliError(
+      `${error instanceof Error ? error.message : String(error)}; with ` +
+        `--scope, --update keeps the other views from it: run --update ` +
+        `without --scope to write it whole`,
+    );
+  }
 }
 
 /** Whether a finding fails the check: all but cache warnings, unless strict. */
@@ -212,14 +320,42 @@ function nondeterminism(first: Rendered, second: Rendered): string {
     `value each time, which breaks prompt caching`;
 }
 
+/** What `--golden` and `--shares` add to the report. */
+interface ContractReport {
+  golden: string | undefined;
+  /** The line saying the manifest was written, with `--update`. */
+  written: string | undefined;
+  shares: SharesOutcome | undefined;
+}
+
 function report(
   output: Output,
   args: Args,
-  result: { views: Checked[]; findings: Finding[]; ok: boolean },
+  result: {
+    views: Checked[];
+    findings: Finding[];
+    ok: boolean;
+    contract: ContractReport;
+  },
 ): void {
-  const { views, findings, ok } = result;
+  const { views, findings, ok, contract } = result;
   if (args.json) {
-    output.line(JSON.stringify({ ok, views, findings }, null, 2));
+    output.line(JSON.stringify(
+      {
+        ok,
+        views,
+        findings,
+        ...(contract.golden === undefined ? {} : {
+          golden: {
+            file: contract.golden,
+            written: contract.written !== undefined,
+          },
+        }),
+        ...(contract.shares === undefined ? {} : { shares: contract.shares }),
+      },
+      null,
+      2,
+    ));
     return;
   }
   const { red, green, yellow } = output.style;
@@ -230,8 +366,15 @@ function report(
       ? yellow("over budget")
       : kind === "cache"
       ? (severity === "error" ? red(code!) : yellow(code!))
+      : kind === "golden"
+      ? red("golden")
+      : kind === "shares"
+      ? red("shares")
       : yellow("non-deterministic");
     output.line(`${label}: ${message}`);
+  }
+  if (contract.shares !== undefined && !sharesNothing(contract.shares)) {
+    output.line(`shares: ${sharesLine(contract.shares)}`);
   }
   if (!ok) return;
   const warnings = findings.length;
@@ -245,6 +388,11 @@ function report(
         : `, at most ${largest} of ${args.maxTokens} tokens`) +
       (warnings === 0
         ? ""
-        : `; ${warnings} cache warning${warnings === 1 ? "" : "s"}`),
+        : `; ${warnings} cache warning${warnings === 1 ? "" : "s"}`) +
+      (contract.written !== undefined
+        ? `; ${contract.written}`
+        : contract.golden !== undefined
+        ? `; golden manifest ${contract.golden} holds`
+        : ""),
   );
 }

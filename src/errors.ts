@@ -55,7 +55,10 @@ export type SystemPromptErrorCode =
   | "MULTIPLE_COMPLETE_SECTIONS"
   | "DUPLICATE_RUNTIME_CONTEXT"
   | "UNKNOWN_TOOL_IN_GATE"
-  | "BUDGET_EXCEEDED";
+  | "BUDGET_EXCEEDED"
+  | "INVALID_MANIFEST"
+  | "MANIFEST_CHECKSUM_MISMATCH"
+  | "UNSUPPORTED_MANIFEST_VERSION";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -1,11 +1,19 @@
 /**
- * The cache report (`@rxprompt/system-prompt/cache`): how much of a
- * session's input a provider's prompt cache would serve, under Anthropic's
- * `cache_control` rules, OpenAI's automatic prefix cache or OpenAI's
- * explicit `prompt_cache_breakpoint` marks, and the best-layout bound to
- * compare it with. Pure functions over the request bodies a harness sends;
- * the figures are an estimate (the tokenizer is the caller's, framing
- * tokens are not counted).
+ * The cache report and the cache contract (`@rxprompt/system-prompt/cache`).
+ *
+ * The report: how much of a session's input a provider's prompt cache would
+ * serve, under Anthropic's `cache_control` rules, OpenAI's automatic prefix
+ * cache or OpenAI's explicit `prompt_cache_breakpoint` marks, and the
+ * best-layout bound to compare it with. Pure functions over the request
+ * bodies a harness sends; the figures are an estimate (the tokenizer is the
+ * caller's, framing tokens are not counted).
+ *
+ * The contract (for CI, `rxprompt check --golden` and `--shares`): a golden
+ * manifest of each scope's cached tiers, contributor by contributor
+ * (`goldenManifest`, `formatGoldenManifest`, `parseGoldenManifest`,
+ * `compareGoldenManifests`), and what a sub-agent's first request shares
+ * with its parent's (`sharedPrefix`). Pure functions over what
+ * `explain()` returns.
  *
  * @example Efficiency and the bound of a two-request session
  * ```ts
@@ -28,6 +36,27 @@
 
 export { simulateCache } from "./simulate.ts";
 export { bestLayoutTokens } from "./best_layout.ts";
+export { compareGoldenManifests, goldenManifest } from "./golden.ts";
+export { formatGoldenManifest, parseGoldenManifest } from "./golden_format.ts";
+export { sharedPrefix } from "./shared_prefix.ts";
+export {
+  GOLDEN_MANIFEST_FORMAT,
+  GOLDEN_MANIFEST_VERSION,
+} from "./golden_types.ts";
+export type {
+  CompareGoldenOptions,
+  GoldenChange,
+  GoldenDifference,
+  GoldenManifest,
+  GoldenManifestEntry,
+  GoldenManifestOptions,
+  GoldenManifestScope,
+  GoldenManifestTier,
+  GoldenView,
+  SharedPrefix,
+  SharedPrefixOptions,
+  SharedPrefixSide,
+} from "./golden_types.ts";
 export type {
   BestLayout,
   BestLayoutRequest,

@@ -222,38 +222,38 @@ describe("toAISDK", { skip: SDK_PERMISSIONS }, () => {
     await assertRejectsAddedTool(toAISDK, { name: "read_file", at: "back" });
   });
 
-  it("with cache, marks tools too: the last of each stability run before a more volatile tool or the system prompt (SPEC 8.3)", () => {
+  it("with cache, marks tools too: the last of each stability run before a more volatile tool or the system prompt (SPEC 8.3, 9.2)", () => {
     const assembly: TestAssembly = {
       ...sampleAssembly(),
       tools: ["a", "b", "c"].map((name) => toolNamed(name)),
       toolStability: { b: "agent", c: "volatile" },
     };
     const marker = { anthropic: { cacheControl: { type: "ephemeral" } } };
-    const { tools, system } = toAISDK(assembly, { cache: true });
-    assert.deepEqual(
-      Object.values(
-        toAISDK(assembly, { cache: true, maxCacheBreakpoints: 4 }).tools,
-      ).map((entry) => entry.providerOptions),
-      [marker, marker, undefined],
-    );
+    const marked = (request: ReturnType<typeof toAISDK>) => ({
+      tools: Object.values(request.tools).map((entry) =>
+        entry.providerOptions !== undefined
+      ),
+      system: (request.system as { providerOptions?: unknown }[]).map((
+        message,
+      ) => message.providerOptions !== undefined),
+    });
+    const { tools } = toAISDK(assembly, { cache: true });
     assert.deepEqual(
       Object.values(tools).map((entry) => entry.providerOptions),
-      [undefined, marker, undefined],
+      [marker, marker, undefined],
     );
-    // Candidates: tools a and b, blocks 0 and 1: four, the default three
-    // keep b (the last before the first volatile item, tool c), block 1,
-    // block 0.
-    assert.equal(
-      (system as { providerOptions?: unknown }[]).filter((message) =>
-        message.providerOptions
-      ).length,
-      2,
-    );
-    const three = toAISDK(assembly, { cache: true, maxCacheBreakpoints: 3 });
+    // Candidates: tools a and b; nothing after the volatile tool c.
     assert.deepEqual(
-      Object.values(three.tools).map((entry) => entry.providerOptions),
-      [undefined, marker, undefined],
+      marked(toAISDK(assembly, { cache: true, maxCacheBreakpoints: 4 })),
+      { tools: [true, true, false], system: [false, false] },
     );
+    // Nothing volatile: tools a and c, blocks 0 and 1; three keep a (the
+    // end of the stable prefix every scope shares), block 1, block 0.
+    const steady = { ...assembly, toolStability: { b: "agent" as const } };
+    assert.deepEqual(marked(toAISDK(steady, { cache: true })), {
+      tools: [true, false, false],
+      system: [true, true],
+    });
     const explicit = toAISDK(assembly, {
       cache: true,
       breakpoints: "explicit",

@@ -59,9 +59,10 @@ describe("the marker selection rule (SPEC 8.3)", () => {
     assert.deepEqual(toolCandidates([]), []);
   });
 
-  it("keeps the last candidate before the first volatile item, then the last, then the rest latest first", () => {
+  it("marks nothing after the first volatile item (SPEC 9.2)", () => {
     const item = (rank: number, candidate = true) => ({ rank, candidate });
-    // Candidates 0, 1, 3, 5; the first volatile item is 2.
+    // Candidates 0, 1, 3, 5; the first volatile item is 2: 3 and 5 would
+    // end prefixes holding its bytes.
     const items = [
       item(0),
       item(1),
@@ -70,48 +71,77 @@ describe("the marker selection rule (SPEC 8.3)", () => {
       item(0, false),
       item(1),
     ];
-    assert.deepEqual(selectMarkers(items, 4), [0, 1, 3, 5]);
-    assert.deepEqual(selectMarkers(items, 3), [1, 3, 5]);
-    assert.deepEqual(selectMarkers(items, 2), [1, 5]);
-    assert.deepEqual(selectMarkers(items, 1), [1]);
+    assert.deepEqual(selectMarkers(items, 4), [0, 1]);
+    assert.deepEqual(selectMarkers(items, 2), [0, 1]);
+    // Over the limit: the end of the shared stable prefix (0) first.
+    assert.deepEqual(selectMarkers(items, 1), [0]);
     assert.deepEqual(selectMarkers(items, 0), []);
-    // No volatile item: the latest.
-    assert.deepEqual(selectMarkers([item(0), item(0), item(1)], 2), [1, 2]);
-    // A volatile item is never a candidate.
-    assert.deepEqual(selectMarkers([item(2), item(0)], 4), [1]);
+    // A volatile item first: nothing.
+    assert.deepEqual(selectMarkers([item(2), item(0)], 4), []);
+  });
+
+  it("keeps the end of the prefix every scope shares, then the last, then the rest latest first", () => {
+    const item = (rank: number, candidate = true) => ({ rank, candidate });
+    // Stable tools (0, 1), an agent tool (2), a stable block (3), an agent
+    // block (4): the shared prefix ends at 1.
+    const items = [item(0, false), item(0), item(1), item(0), item(1)];
+    assert.deepEqual(selectMarkers(items, 4), [1, 2, 3, 4]);
+    assert.deepEqual(selectMarkers(items, 3), [1, 3, 4]);
+    assert.deepEqual(selectMarkers(items, 2), [1, 4]);
+    assert.deepEqual(selectMarkers(items, 1), [1]);
+    // Nothing volatile, all stable: the shared prefix is the last item.
+    assert.deepEqual(selectMarkers([item(0), item(0), item(0)], 2), [1, 2]);
+    // No stable item first: the latest.
+    assert.deepEqual(selectMarkers([item(1), item(0), item(0)], 2), [1, 2]);
+    // The shared prefix ends on an item that cannot carry a marker (an
+    // OpenAI tool): the latest.
+    assert.deepEqual(
+      selectMarkers([item(0, false), item(1), item(0), item(1)], 2),
+      [2, 3],
+    );
   });
 });
 
 describe("toMessages: automatic markers and gating", () => {
-  it("marks the last stable and agent tools and the non-volatile blocks, never the volatile tail", () => {
+  it("marks the last stable and agent tools, and no block after the volatile tool (SPEC 9.2)", () => {
     const request = toMessages(layered(), {
       cache: true,
       maxCacheBreakpoints: 4,
     });
-    assert.deepEqual(anthropicMarkers(request), [
-      "tool:b",
-      "tool:c",
-      "block:0",
-      "block:1",
-    ]);
+    assert.deepEqual(anthropicMarkers(request), ["tool:b", "tool:c"]);
     assert.deepEqual(request.system.map((block) => block.text), [
       "Identity.\n\nRules.\n\n",
       "Persona.\n\n",
       "Memory.",
     ]);
-    // Three: the last before the first volatile item (tool c), then the
-    // last of all (block 1), then the rest latest first (block 0).
-    assert.deepEqual(anthropicMarkers(toMessages(layered(), { cache: true })), [
-      "tool:c",
-      "block:0",
-      "block:1",
-    ]);
+    // One: the end of the stable tools every scope shares.
     assert.deepEqual(
       anthropicMarkers(
         toMessages(layered(), { cache: true, maxCacheBreakpoints: 1 }),
       ),
-      ["tool:c"],
+      ["tool:b"],
     );
+  });
+
+  it("with nothing volatile before them, keeps the marker ending the shared stable tools", () => {
+    const assembly: TestAssembly = {
+      ...layered(),
+      toolStability: { c: "agent" },
+      tools: ["a", "b", "c"].map((name) => toolNamed(name)),
+    };
+    assert.deepEqual(
+      anthropicMarkers(
+        toMessages(assembly, { cache: true, maxCacheBreakpoints: 4 }),
+      ),
+      ["tool:b", "tool:c", "block:0", "block:1"],
+    );
+    // Three: the shared stable tools' end (tool b), the last (block 1),
+    // then the latest other (block 0). 0.3 dropped tool b.
+    assert.deepEqual(anthropicMarkers(toMessages(assembly, { cache: true })), [
+      "tool:b",
+      "block:0",
+      "block:1",
+    ]);
   });
 
   it("with three breakpoint sections and a volatile tail, never marks the tail", () => {
@@ -233,7 +263,10 @@ describe("OpenAI: explicit breakpoints, tool_choice and the cache key", () => {
   });
 
   it("with cache, one part per block, at most 2 marks by default, never on a volatile block", () => {
-    const assembly = layered();
+    const assembly: TestAssembly = {
+      ...layered(),
+      toolStability: { c: "agent" },
+    };
     const request = toChatCompletions(assembly, { cache: true });
     assert.deepEqual(request.system.content, [
       {
@@ -262,6 +295,14 @@ describe("OpenAI: explicit breakpoints, tool_choice and the cache key", () => {
       toChatCompletions(assembly, { cache: true, promptCacheKey: "mine" })
         .prompt_cache_key,
       "mine",
+    );
+  });
+
+  it("marks no block after a volatile tool (SPEC 9.2)", () => {
+    const request = toChatCompletions(layered(), { cache: true });
+    assert.deepEqual(
+      request.system.content.map((part) => part.prompt_cache_breakpoint),
+      [undefined, undefined, undefined],
     );
   });
 

@@ -151,7 +151,9 @@ describe("openai SDK round trip", { skip: SDK_PERMISSIONS }, () => {
   }
 
   it("chat.completions with cache sends text parts with explicit marks, the key and allowed_tools", async () => {
-    const assembly = gatedAssembly();
+    // An agent-tier MCP tool: after a volatile one no block is marked
+    // (SPEC 9.2).
+    const assembly = { ...gatedAssembly(), toolStability: {} };
     const produced = toChatCompletions(assembly, { cache: { ttl: "30m" } });
     const body = await withLoopback(async (baseURL, requests) => {
       await client(baseURL).chat.completions.create({
@@ -200,7 +202,7 @@ describe("openai SDK round trip", { skip: SDK_PERMISSIONS }, () => {
   });
 
   it("responses with cache sends the system message first in input, no instructions", async () => {
-    const assembly = gatedAssembly();
+    const assembly = { ...gatedAssembly(), toolStability: {} };
     assembly.activeTools = [];
     const produced = toResponses(assembly, { cache: true });
     const body = await withLoopback(async (baseURL, requests) => {

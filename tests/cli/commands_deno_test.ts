@@ -227,7 +227,7 @@ describe("rxprompt: usage and config errors exit 2 with one line", () => {
     assert.equal(run.code, 0);
     assert.match(
       run.stdout,
-      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--strict\] \[--json\]/,
+      /^rxprompt check CONFIG \[--scope NAME\] \[--max-tokens N\] \[--golden FILE\] \[--shares PARENT CHILD\] \[--provider [a-z|-]+\] \[--strict\] \[--update\] \[--json\]/,
     );
     assert.equal(run.stderr, "");
   });
