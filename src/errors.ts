@@ -55,7 +55,8 @@ export type SystemPromptErrorCode =
   | "MULTIPLE_COMPLETE_SECTIONS"
   | "DUPLICATE_RUNTIME_CONTEXT"
   | "UNKNOWN_TOOL_IN_GATE"
-  | "BUDGET_EXCEEDED";
+  | "BUDGET_EXCEEDED"
+  | "MISSING_PEER_DEPENDENCY";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.
