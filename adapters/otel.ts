@@ -42,9 +42,8 @@
  * @module
  */
 
-import type { PromptExplanation } from "../src/explain/explanation.ts";
-import type { ReportedUsage } from "../src/cache/reported_types.ts";
-import type { CacheJudgement } from "../src/cache/report_types.ts";
+import type { PromptExplanation } from "../mod.ts";
+import type { CacheJudgement, ReportedUsage } from "../src/cache/mod.ts";
 import { renderPromptBlocks } from "../src/render/blocks.ts";
 import { loadOtelApi } from "./_otel_api.ts";
 import { promptCacheKey } from "./openai.ts";

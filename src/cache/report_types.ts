@@ -6,8 +6,7 @@
  * @module
  */
 
-import type { PromptExplanation } from "../explain/explanation.ts";
-import type { ScopeKey } from "../types.ts";
+import type { PromptExplanation, ScopeKey } from "../../mod.ts";
 import type {
   CacheLifetime,
   ProviderDiagnosis,
