@@ -9,8 +9,6 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
-import { type PromptExplanation, SystemPrompt } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
 import {
   cacheReport,
   type CacheRequestResult,
@@ -20,67 +18,11 @@ import {
   simulateCache,
 } from "../../src/cache/mod.ts";
 import { anthropicMessage, anthropicUsage } from "./reported_fixtures.ts";
+import { agent, type Step } from "./agent_fixture.ts";
 
 const countTokens = (text: string): number => Math.ceil(text.length / 4);
 const MINUTE = 60_000;
 const options = { provider: "anthropic" as const, countTokens };
-
-interface Step {
-  explanation: PromptExplanation;
-  body: Record<string, unknown>;
-  time: number;
-}
-
-/** A coding agent: house rules, a git plugin, a files plugin, MCP tools. */
-function agent() {
-  const prompt = new SystemPrompt({ includeHarnessIdentity: false });
-  prompt.section({
-    name: "rules",
-    order: 10,
-    text: "Follow the house rules: small commits, tests first. ".repeat(200),
-  });
-  const git = prompt.fork({ label: "git" });
-  const state = { branch: "main", mcp: ["search"], model: "claude-sonnet-4-5" };
-  git.variable("branch", () => state.branch);
-  git.section({
-    name: "git",
-    order: 20,
-    text: "Work on branch {{branch}}. ".repeat(40),
-  });
-  const files = prompt.fork({ label: "files" });
-  files.tools(() => ({
-    schemas: [
-      { name: "read_file", description: "Read a file.", parameters: {} },
-      { name: "write_file", description: "Write a file.", parameters: {} },
-    ],
-  }));
-  const mcp = prompt.fork({ label: "mcp" });
-  mcp.tools(() => ({
-    schemas: state.mcp.map((name) => ({
-      name,
-      description: `The ${name} tool of the MCP server.`,
-      parameters: {},
-    })),
-  }));
-  const messages: Anthropic.Messages.MessageParam[] = [];
-  async function step(question: string, time: number): Promise<Step> {
-    messages.push({ role: "user", content: question });
-    const explanation = await prompt.explain();
-    const { system, tools } = toMessages(explanation.assembly, {
-      cache: true,
-    });
-    const body = {
-      model: state.model,
-      max_tokens: 1024,
-      ...(tools !== undefined ? { tools } : {}),
-      system,
-      messages: structuredClone(messages),
-    };
-    messages.push({ role: "assistant", content: `Done: ${question}` });
-    return { explanation, body, time };
-  }
-  return { prompt, state, messages, step };
-}
 
 /** What a provider that behaves like the estimate reports, or `override`. */
 function answer(
