@@ -118,7 +118,8 @@ export function judgeRequest(
   options: JudgeRequestOptions,
 ): CacheJudgement {
   const { previous, current } = pair;
-  const provider: ProviderDiagnosis = current.usage.diagnosis;
+  const provider: ProviderDiagnosis = current.usage.diagnosis ??
+    { status: "none" };
   const wire = options.provider === "anthropic" ? "anthropic" : "openai";
   const minimum = options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS;
   let before: ParsedBody;

@@ -329,6 +329,47 @@ describe("judgeRequest (the other verdicts)", () => {
     assert.equal(judgement.change, undefined);
   });
 
+  it("tolerates one 128-token step, not more", () => {
+    const previous = { body: body(history), usage: usage(5, 0, 6630), time: 0 };
+    const judge = (read: number) =>
+      judgeRequest({
+        previous,
+        current: {
+          body: body(history),
+          usage: usage(5, read, 6630 - read),
+          time: 1000,
+        },
+      }, options);
+    assert.equal(judge(6630 - 128).missed, false);
+    assert.equal(judge(6630 - 129).missed, true);
+    assert.equal(judge(6630 - 129).readLessThanItCould, true);
+  });
+
+  it("reads the lifetime from the previous request's last mark", () => {
+    const hour = structuredClone(history);
+    const last = hour[1].content as Anthropic.Messages.TextBlockParam[];
+    last[0].cache_control = { type: "ephemeral", ttl: "1h" };
+    const hourRules = [{
+      ...rules[0],
+      cache_control: { type: "ephemeral" as const, ttl: "1h" as const },
+    }];
+    const judgement = judgeRequest({
+      previous: {
+        body: { ...body(hour), system: hourRules },
+        usage: usage(5, 0, 6630),
+        time: 0,
+      },
+      current: {
+        body: { ...body(hour), system: hourRules },
+        usage: usage(5, 0, 6630),
+        time: 10 * MINUTE,
+      },
+    }, options);
+    assert.equal(judgement.lifetimeMs, 60 * MINUTE);
+    assert.equal(judgement.verdict, "provider");
+    assert.equal(judgement.expired, false); // evicted within the hour
+  });
+
   it("gives unknown, never a throw, for unreadable figures or bodies", () => {
     const broken = readReportedUsage(
       { usage: { input_tokens: 5, cache_read_input_tokens: "?" } },
