@@ -81,7 +81,8 @@ const REASON_REGIONS: Record<ProviderMissReason, readonly BodyRegion[]> = {
  * simulator predicts the same miss (our marks could not reach the prefix);
  * else `provider` (eviction or routing). `unknown` when a body or the
  * figures could not be read. With both requests' `explanation`, a layout
- * change names its contributor (`attributeChange`).
+ * change (or a `tool_choice` that a tool gate changed) names its
+ * contributor (`attributeChange`).
  *
  * Never throws on what the provider sent; a body that is not of the
  * provider's shape gives `unknown` with the reason.
@@ -232,9 +233,13 @@ export function judgeRequest(
   judgement.verdict = verdict;
   const agrees = agreement(provider, judgement.change?.region, verdict);
   if (agrees !== undefined) judgement.providerAgrees = agrees;
+  // Our bytes changed, or a gate changed tool_choice (allowed tools): the
+  // assemblies say which registration did it.
+  const ours = (verdict === "layout" && judgement.change !== undefined) ||
+    (verdict === "request" && judgement.change?.option === "tool_choice");
   if (
-    verdict === "layout" && judgement.change !== undefined &&
-    previous.explanation !== undefined && current.explanation !== undefined
+    ours && previous.explanation !== undefined &&
+    current.explanation !== undefined
   ) {
     const contributor = attributeChange(
       previous.explanation,
