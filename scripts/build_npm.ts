@@ -48,6 +48,9 @@ export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
   // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README): the
   // build checks against `ai` 6, `deno check` and check:npm against both.
   ai: { range: "^6 || ^7", optional: true, build: "6.0.325" },
+  // `./otel` only, imported on the first span: without it, importing
+  // `./otel` works and recording rejects with MISSING_PEER_DEPENDENCY.
+  "@opentelemetry/api": { range: "^1.3.0", optional: true },
   // `./mcp` only: a connected Client of the MCP SDK.
   "@modelcontextprotocol/sdk": {
     range: "^1.10.0",

@@ -474,6 +474,7 @@ import {
 import { toChatCompletions, toResponses } from "@rxprompt/system-prompt/openai";
 import { toMessages } from "@rxprompt/system-prompt/anthropic";
 import { bestLayoutTokens, simulateCache } from "@rxprompt/system-prompt/cache";
+import { recordRequestSpan, requestSpanAttributes } from "@rxprompt/system-prompt/otel";
 
 const prompt = new SystemPrompt({
   persona: "You are {{agent_name}}.",
@@ -548,6 +549,15 @@ assert.equal(
 await assert.rejects(
   import("@rxprompt/system-prompt/ai-sdk"),
   /Cannot find (package|module) 'ai'/,
+);
+// \`./otel\` imports without its peer \`@opentelemetry/api\`; a span asks for it.
+assert.equal(
+  requestSpanAttributes({ provider: "openai", body: { model: "m" } })["gen_ai.request.model"],
+  "m",
+);
+await assert.rejects(
+  recordRequestSpan({ provider: "openai", body: {} }),
+  (error) => error instanceof SystemPromptError && error.code === "MISSING_PEER_DEPENDENCY",
 );
 const scoped = renderPrompt(await prompt.assemble({ scope: agent }));
 assert.match(scoped, /You review code\\./);
@@ -949,9 +959,10 @@ async function main(): Promise<number> {
       writeJson(path.join(consumer, "tsconfig.dom.json"), TSCONFIG_DOM);
     });
     await check("consumer: no SDK installed (ai is an optional peer)", () => {
-      const sdks = ["ai", "openai", "@anthropic-ai/sdk"].filter((sdk) =>
-        exists(path.join(consumer, "node_modules", sdk, "package.json"))
-      );
+      const sdks = ["ai", "openai", "@anthropic-ai/sdk", "@opentelemetry/api"]
+        .filter((sdk) =>
+          exists(path.join(consumer, "node_modules", sdk, "package.json"))
+        );
       if (sdks.length > 0) throw new Error(`installed: ${sdks.join(", ")}`);
     });
     await check("consumer: import and render on Node", async () => {

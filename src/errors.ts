@@ -58,7 +58,8 @@ export type SystemPromptErrorCode =
   | "BUDGET_EXCEEDED"
   | "INVALID_MANIFEST"
   | "MANIFEST_CHECKSUM_MISMATCH"
-  | "UNSUPPORTED_MANIFEST_VERSION";
+  | "UNSUPPORTED_MANIFEST_VERSION"
+  | "MISSING_PEER_DEPENDENCY";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -74,3 +74,28 @@ export type {
   SessionStepState,
   SimulateCacheOptions,
 } from "./types.ts";
+export { readReportedUsage } from "./reported.ts";
+export { judgeRequest } from "./verdict.ts";
+export { attributeChange } from "./contributor.ts";
+export { cacheReport } from "./report.ts";
+export type {
+  CacheLifetime,
+  ProviderDiagnosis,
+  ProviderMissReason,
+  ReportedUsage,
+  UsageSource,
+} from "./reported_types.ts";
+export type {
+  BodyRegion,
+  CacheContributor,
+  CacheEstimates,
+  CacheJudgement,
+  CachePrices,
+  CacheReportOptions,
+  CacheReportRequest,
+  CacheVerdict,
+  JudgeRequestOptions,
+  PromptCacheReport,
+  PromptCacheReportTotals,
+  ReportedRequest,
+} from "./report_types.ts";
