@@ -20,6 +20,7 @@ import {
 } from "../mod.ts";
 import type { Args } from "./args.ts";
 import {
+  assembleWithin,
   describeTarget,
   disposeConfig,
   rendered,
@@ -103,7 +104,12 @@ export async function inspect(args: Args, output: Output): Promise<number> {
     const count = await tokenCounter();
     let table: Table;
     try {
-      table = await tabulate(config.prompt, config.context(target.key), count);
+      table = await assembleWithin(
+        config,
+        target,
+        (context) => tabulate(config.prompt, context, count),
+        args,
+      );
     } catch (error) {
       if (error instanceof CliError) throw error;
       output.error(
@@ -122,7 +128,7 @@ export async function inspect(args: Args, output: Output): Promise<number> {
     }
     return 0;
   } finally {
-    await disposeConfig(config);
+    await disposeConfig(config, args);
   }
 }
 

@@ -62,8 +62,12 @@ export interface SimulatedStep {
 /** Runs `simulate`; resolves to the exit code. */
 export async function simulate(args: Args, output: Output): Promise<number> {
   const [path] = args.configs;
-  const session = await loadSession(path);
-  const steps = await runSession(session, { readme: readmeWay });
+  const { timeoutMs } = args;
+  const session = await loadSession(path, { timeoutMs });
+  const steps = await runSession(session, { readme: readmeWay }, {
+    timeoutMs,
+    source: path,
+  });
   const count = memoised(await tokenCounter());
   const providers = args.provider === undefined ? PROVIDERS : [args.provider];
   const report: Record<string, { steps: SimulatedStep[]; totals: Totals }> = {};
