@@ -29,6 +29,7 @@ import {
 import { CliError, describeError } from "./cli_error.ts";
 import { loadConfig, target as targetOf } from "./config.ts";
 import type { Output } from "./output.ts";
+import { TextMap } from "../src/shared/text_map.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
 
 /** One row of the sections table. */
@@ -243,7 +244,7 @@ async function tabulate(
 
 /** `count`, called once per distinct text. */
 function memo(count: CountTokens): CountTokens {
-  const counted = new Map<string, number>();
+  const counted = new TextMap<number>();
   return (text) => {
     let tokens = counted.get(text);
     if (tokens === undefined) counted.set(text, tokens = count(text));

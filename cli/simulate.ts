@@ -24,6 +24,7 @@ import {
 import type { Args } from "./args.ts";
 import { describeError } from "./cli_error.ts";
 import type { Output } from "./output.ts";
+import { TextMap } from "../src/shared/text_map.ts";
 import { readmeWay } from "./readme_way.ts";
 import {
   loadSession,
@@ -241,7 +242,8 @@ function changes(step: RunStep): string {
 }
 
 function memoised(count: CountTokens): CountTokens {
-  const counts = new Map<string, number>();
+  // Keyed by digest when long: V8 hashes a long string by its length.
+  const counts = new TextMap<number>();
   return (text) => {
     let tokens = counts.get(text);
     if (tokens === undefined) counts.set(text, tokens = count(text));
