@@ -162,6 +162,7 @@ export async function runSession(
   const last = new Map<string, PromptAssembly>();
   const states = new Map<string, Record<string, unknown>>();
   let time = -STEP_INTERVAL;
+  let failed = false;
   try {
     const count = Math.min(session.steps.length, options.limit ?? Infinity);
     for (let index = 0; index < count; index++) {
@@ -229,17 +230,31 @@ export async function runSession(
       });
       last.set(thread, assembly);
     }
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    await within(
-      { timeoutMs, what: `${label}: its dispose()` },
-      () => session.dispose?.(),
-    );
-    await within(
-      { timeoutMs, what: `${label}: the registry's dispose()` },
-      () => session.prompt.dispose(),
-    );
+    await disposeWithin(session, { timeoutMs, label }).catch((error) => {
+      // A step's own failure says more than a teardown after it.
+      if (!failed) throw error;
+    });
   }
   return steps;
+}
+
+/** The session's own teardown, then its registry's, each within the limit. */
+async function disposeWithin(
+  session: CacheSession,
+  { timeoutMs, label }: { timeoutMs: number | undefined; label: string },
+): Promise<void> {
+  await within(
+    { timeoutMs, what: `${label}: its dispose()` },
+    () => session.dispose?.(),
+  );
+  await within(
+    { timeoutMs, what: `${label}: the registry's dispose()` },
+    () => session.prompt.dispose(),
+  );
 }
 
 function stateOf(
