@@ -76,7 +76,7 @@ export type Format = typeof FORMATS[number];
 /** What makes `diff` exit 1: a broken cache (default) or any difference. */
 export type FailOn = "cache-break" | "any";
 
-/** How long a config may take to load, by default (`--timeout`). */
+/** How long each wait of a command may take, by default (`--timeout`). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Parsed arguments of one command. */
@@ -99,7 +99,10 @@ export interface Args {
   /** `check --shares PARENT CHILD`: the two scopes' names. */
   readonly shares?: readonly [string, string];
   readonly failOn?: FailOn;
-  /** How long loading a config may take, in milliseconds (`--timeout`). */
+  /**
+   * How long each wait may take, in milliseconds (`--timeout`): loading a
+   * config or session, each assembly, watch's first view, each step.
+   */
   readonly timeoutMs?: number;
   readonly provider?: Provider;
   /** `inspect --serve`: serve the inspector page (present only when given). */
@@ -576,6 +579,9 @@ const COMMON = [
   "CONFIG is a module whose default export is a SystemPrompt,",
   "{ prompt, scopes?, context? }, or a (possibly async) function returning",
   "either. --json prints machine-readable output. --timeout SECONDS",
-  "limits loading a config (default 10). Exit codes: 0 ok, 1 findings,",
-  "2 usage or config error. rxprompt --version prints the version.",
+  "(default 10) bounds each wait: loading a config or session, each",
+  "assembly (aborted at the limit), watch's first view, each simulate",
+  "step; past it, exit 2 with one line naming what did not settle (watch",
+  "reports it and keeps watching). Exit codes: 0 ok, 1 findings, 2 usage",
+  "or config error. rxprompt --version prints the version.",
 ];

@@ -104,6 +104,7 @@ export async function check(args: Args, output: Output): Promise<number> {
         count,
         maxTokens: args.maxTokens,
         findings,
+        timeoutMs: args.timeoutMs,
       });
       views.push(checked);
     }
@@ -170,7 +171,7 @@ export async function check(args: Args, output: Output): Promise<number> {
     return failing.length === 0 ? 0 : 1;
   } finally {
     output.done();
-    await disposeConfig(config);
+    await disposeConfig(config, args);
   }
 }
 
@@ -181,6 +182,7 @@ async function checkTarget(
     count: CountTokens | undefined;
     maxTokens: number | undefined;
     findings: Finding[];
+    timeoutMs: number | undefined;
   },
 ): Promise<Checked> {
   const scope = targetJson(target);
@@ -191,8 +193,8 @@ async function checkTarget(
   }
   let first: Rendered, second: Rendered;
   try {
-    first = await renderTarget(config, target);
-    second = await renderTarget(config, target);
+    first = await renderTarget(config, target, budget);
+    second = await renderTarget(config, target, budget);
   } catch (error) {
     if (error instanceof CliError) throw error;
     return find("error", describeError(error));

@@ -11,7 +11,7 @@
 import type { AssembleContext, ScopeKey, SystemPrompt } from "../mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { node } from "./node.ts";
-import { DEFAULT_TIMEOUT_MS } from "./args.ts";
+import { within } from "./deadline.ts";
 
 /** The brand of every copy of `SystemPrompt` (see src/system_prompt.ts). */
 const BRAND = Symbol.for("rxprompt.SystemPrompt");
@@ -76,28 +76,15 @@ export async function loadConfig(
   }
   const url = node.pathToFileURL(file);
   if (options.fresh) url.search = `reload=${++reloads}`;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // The timer also keeps the event loop alive: without it a config that
-  // awaits a promise nothing will settle ends the process in Deno's
-  // "Top-level await promise never resolved" instead of this error.
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new CliError(
-          `config ${path} did not finish loading within ${
-            seconds(timeoutMs)
-          } (its import or its default export never settled); fix it or ` +
-            `pass --timeout SECONDS`,
-        ),
-      );
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([load(url, { path, file }), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return await within(
+    {
+      timeoutMs: options.timeoutMs,
+      what: `config ${path}`,
+      verb: "did not finish loading",
+      why: "its import or its default export never settled",
+    },
+    () => load(url, { path, file }),
+  );
 }
 
 async function load(
@@ -146,10 +133,6 @@ async function nodeSyntaxLocation(
   return first.startsWith(file + ":") && /:\d+$/.test(first)
     ? first
     : undefined;
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 /**

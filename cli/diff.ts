@@ -33,7 +33,7 @@ export async function diff(args: Args, output: Output): Promise<number> {
     for (const config of configs) {
       const chosen = target(config, args.scope);
       try {
-        sides.push(await renderTarget(config, chosen));
+        sides.push(await renderTarget(config, chosen, args));
       } catch (error) {
         if (error instanceof CliError) throw error;
         output.error(
@@ -65,7 +65,7 @@ export async function diff(args: Args, output: Output): Promise<number> {
     }
     return failed(result, args.failOn ?? "cache-break") ? 1 : 0;
   } finally {
-    for (const config of configs) await disposeConfig(config);
+    for (const config of configs) await disposeConfig(config, args);
   }
 }
 

@@ -20,6 +20,7 @@ import {
 } from "../mod.ts";
 import type { Args } from "./args.ts";
 import {
+  assembleWithin,
   describeTarget,
   disposeConfig,
   rendered,
@@ -29,6 +30,7 @@ import { CliError, describeError } from "./cli_error.ts";
 import { loadConfig, target as targetOf } from "./config.ts";
 import { serveInspect } from "./inspect_serve.ts";
 import type { Output } from "./output.ts";
+import { TextMap } from "../src/shared/text_map.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
 
 /** One row of the sections table. */
@@ -105,7 +107,12 @@ export async function inspect(args: Args, output: Output): Promise<number> {
     const count = await tokenCounter();
     let table: Table;
     try {
-      table = await tabulate(config.prompt, config.context(target.key), count);
+      table = await assembleWithin(
+        config,
+        target,
+        (context) => tabulate(config.prompt, context, count),
+        args,
+      );
     } catch (error) {
       if (error instanceof CliError) throw error;
       output.error(
@@ -124,7 +131,7 @@ export async function inspect(args: Args, output: Output): Promise<number> {
     }
     return 0;
   } finally {
-    await disposeConfig(config);
+    await disposeConfig(config, args);
   }
 }
 
@@ -239,7 +246,7 @@ async function tabulate(
 
 /** `count`, called once per distinct text. */
 function memo(count: CountTokens): CountTokens {
-  const counted = new Map<string, number>();
+  const counted = new TextMap<number>();
   return (text) => {
     let tokens = counted.get(text);
     if (tokens === undefined) counted.set(text, tokens = count(text));

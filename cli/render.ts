@@ -29,7 +29,7 @@ export async function render(args: Args, output: Output): Promise<number> {
     const target = targetOf(config, args.scope);
     let text: string;
     try {
-      const result = await renderTarget(config, target);
+      const result = await renderTarget(config, target, args);
       text = formatted(args.format ?? "text", result, targetJson(target));
     } catch (error) {
       if (error instanceof CliError) throw error;
@@ -42,7 +42,7 @@ export async function render(args: Args, output: Output): Promise<number> {
     output.line(text);
     return 0;
   } finally {
-    await disposeConfig(config);
+    await disposeConfig(config, args);
   }
 }
 

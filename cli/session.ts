@@ -17,6 +17,7 @@ import type {
 } from "../src/cache/mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
+import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
 import type { Way, WayWire } from "./readme_way.ts";
 
@@ -39,17 +40,37 @@ export interface RunStep {
 }
 
 /**
- * Imports the session module at `path` and reads its default export.
+ * Imports the session module at `path` and reads its default export,
+ * within `timeoutMs` (default 10 s).
  *
- * @throws {CliError} for a missing file or a module that is not a session
+ * @throws {CliError} for a missing file, a module that is not a session,
+ * or one that does not finish loading in time
  */
-export async function loadSession(path: string): Promise<CacheSession> {
+export async function loadSession(
+  path: string,
+  options: { timeoutMs?: number } = {},
+): Promise<CacheSession> {
   const file = node.resolve(path);
   try {
     await node.stat(file);
   } catch {
     throw new CliError(`session ${path} not found`);
   }
+  return await within(
+    {
+      timeoutMs: options.timeoutMs,
+      what: `session ${path}`,
+      verb: "did not finish loading",
+      why: "its import or its default export never settled",
+    },
+    () => importSession(file, path),
+  );
+}
+
+async function importSession(
+  file: string,
+  path: string,
+): Promise<CacheSession> {
   let module: unknown;
   try {
     module = await import(node.pathToFileURL(file).href);
@@ -108,34 +129,67 @@ export async function readSession(
   return value as CacheSession;
 }
 
+/** Options of {@linkcode runSession}. */
+export interface RunOptions {
+  limit?: number;
+  volatileSections?: readonly string[];
+  /** How long each step, its assembly and the teardown may take (10 s). */
+  timeoutMs?: number;
+  /** The session's path, for the time limit's line. */
+  source?: string;
+}
+
 /**
  * Runs `session`'s steps (at most `limit`), building every way's bodies for
- * both wires; disposes the session at the end.
+ * both wires; disposes the session at the end. Each step function, each
+ * assembly (aborted through its signal) and the teardown settle within
+ * `timeoutMs`.
  *
- * @throws {CliError} when a step or an assembly fails, naming the step
+ * @throws {CliError} when a step or an assembly fails or does not settle
+ * in time, naming the step
  */
 export async function runSession(
   session: CacheSession,
   ways: Readonly<Record<string, Way>>,
-  options: { limit?: number; volatileSections?: readonly string[] } = {},
+  options: RunOptions = {},
 ): Promise<RunStep[]> {
+  const { timeoutMs } = options;
+  const label = options.source === undefined
+    ? "the session"
+    : `session ${options.source}`;
   const volatileSections = new Set(options.volatileSections ?? []);
   const steps: RunStep[] = [];
   const last = new Map<string, PromptAssembly>();
   const states = new Map<string, Record<string, unknown>>();
   let time = -STEP_INTERVAL;
+  let failed = false;
   try {
     const count = Math.min(session.steps.length, options.limit ?? Infinity);
     for (let index = 0; index < count; index++) {
       let request: SessionRequest;
       let assembly: PromptAssembly;
       try {
-        request = await session.steps[index](index);
+        request = await within(
+          {
+            timeoutMs,
+            what: `${label}: step ${index}`,
+            why: "its step function never answered",
+          },
+          () => session.steps[index](index),
+        );
         const context = request.scope === undefined
           ? { ...request.context }
           : { ...request.context, scope: request.scope };
-        assembly = await session.prompt.assemble(context);
+        assembly = await within(
+          {
+            timeoutMs,
+            what: `${label}: the assembly of step ${index}`,
+            why: "a provider or a listener never answered; it was aborted",
+          },
+          (signal) => session.prompt.assemble(withSignal(context, signal)),
+        );
       } catch (error) {
+        if (error instanceof CliError) throw error;
         throw new CliError(`step ${index} failed: ${describeError(error)}`);
       }
       const thread = request.thread ?? "main";
@@ -176,11 +230,31 @@ export async function runSession(
       });
       last.set(thread, assembly);
     }
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    await session.dispose?.();
-    await session.prompt.dispose();
+    await disposeWithin(session, { timeoutMs, label }).catch((error) => {
+      // A step's own failure says more than a teardown after it.
+      if (!failed) throw error;
+    });
   }
   return steps;
+}
+
+/** The session's own teardown, then its registry's, each within the limit. */
+async function disposeWithin(
+  session: CacheSession,
+  { timeoutMs, label }: { timeoutMs: number | undefined; label: string },
+): Promise<void> {
+  await within(
+    { timeoutMs, what: `${label}: its dispose()` },
+    () => session.dispose?.(),
+  );
+  await within(
+    { timeoutMs, what: `${label}: the registry's dispose()` },
+    () => session.prompt.dispose(),
+  );
 }
 
 function stateOf(

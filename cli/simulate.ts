@@ -24,6 +24,7 @@ import {
 import type { Args } from "./args.ts";
 import { describeError } from "./cli_error.ts";
 import type { Output } from "./output.ts";
+import { TextMap } from "../src/shared/text_map.ts";
 import { readmeWay } from "./readme_way.ts";
 import {
   loadSession,
@@ -62,8 +63,12 @@ export interface SimulatedStep {
 /** Runs `simulate`; resolves to the exit code. */
 export async function simulate(args: Args, output: Output): Promise<number> {
   const [path] = args.configs;
-  const session = await loadSession(path);
-  const steps = await runSession(session, { readme: readmeWay });
+  const { timeoutMs } = args;
+  const session = await loadSession(path, { timeoutMs });
+  const steps = await runSession(session, { readme: readmeWay }, {
+    timeoutMs,
+    source: path,
+  });
   const count = memoised(await tokenCounter());
   const providers = args.provider === undefined ? PROVIDERS : [args.provider];
   const report: Record<string, { steps: SimulatedStep[]; totals: Totals }> = {};
@@ -253,7 +258,8 @@ function changes(step: RunStep): string {
 }
 
 function memoised(count: CountTokens): CountTokens {
-  const counts = new Map<string, number>();
+  // Keyed by digest when long: V8 hashes a long string by its length.
+  const counts = new TextMap<number>();
   return (text) => {
     let tokens = counts.get(text);
     if (tokens === undefined) counts.set(text, tokens = count(text));

@@ -16,7 +16,7 @@ import {
   finalize,
   from,
   map,
-  type Observable,
+  Observable,
   of,
   switchMap,
 } from "rxjs";
@@ -25,7 +25,8 @@ import {
   type PromptAssembly,
   type PromptDiff,
 } from "../mod.ts";
-import type { Args } from "./args.ts";
+import { type Args, DEFAULT_TIMEOUT_MS } from "./args.ts";
+import { seconds } from "./deadline.ts";
 import { describeTarget, disposeConfig, rendered } from "./assembly.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import {
@@ -77,12 +78,15 @@ export async function watch(args: Args, output: Output): Promise<number> {
   const events$ = concat(of(initial), reloads$(path, chosen, args)).pipe(
     switchMap((loaded): Observable<WatchEvent> => {
       if ("event" in loaded) return of(loaded);
-      if (loaded.prompt !== active.prompt) void disposeConfig(active);
+      if (loaded.prompt !== active.prompt) void disposeConfig(active, args);
       active = loaded;
       // The reloaded config's own key: an object key (an agent) is a new
       // object in the new module.
       const own = target(loaded, chosen.name);
-      return views$(loaded, own, loaded === initial ? "start" : "reload");
+      return views$(loaded, own, {
+        first: loaded === initial ? "start" : "reload",
+        timeoutMs: args.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
     }),
   );
   await new Promise<void>((resolveStop, rejectStop) => {
@@ -97,7 +101,7 @@ export async function watch(args: Args, output: Output): Promise<number> {
     }
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-  }).finally(() => disposeConfig(active));
+  }).finally(() => disposeConfig(active, args));
   return 0;
 }
 
@@ -148,31 +152,64 @@ export function fileChanges$(file: string): Observable<void> {
   });
 }
 
-/** The config's views of `chosen`, as events. */
+/**
+ * The config's views of `chosen`, as events. A first view that does not
+ * arrive within `timeoutMs` is reported as an error event, and the watch
+ * goes on: a later change may still bring a view.
+ */
 function views$(
   config: PromptConfig,
   chosen: Target,
-  first: Reason,
+  { first, timeoutMs }: { first: Reason; timeoutMs: number },
 ): Observable<WatchEvent> {
-  return defer(() => config.prompt.watch(config.context(chosen.key))).pipe(
-    map((view, index): WatchEvent => {
-      const reason = index === 0 ? first : "change";
-      if ("error" in view) {
-        return { event: "error", reason, message: describeError(view.error) };
-      }
-      try {
-        return {
-          event: "view",
-          reason,
-          ...rendered(view.assembly),
-          ...diffOf(view),
-        };
-      } catch (error) {
-        return { event: "error", reason, message: describeError(error) };
-      }
-    }),
-    catchError((error: unknown) => of(configError(error))),
-  );
+  const events$ = defer(() => config.prompt.watch(config.context(chosen.key)))
+    .pipe(
+      map((view, index): WatchEvent => {
+        const reason = index === 0 ? first : "change";
+        if ("error" in view) {
+          return { event: "error", reason, message: describeError(view.error) };
+        }
+        try {
+          return {
+            event: "view",
+            reason,
+            ...rendered(view.assembly),
+            ...diffOf(view),
+          };
+        } catch (error) {
+          return { event: "error", reason, message: describeError(error) };
+        }
+      }),
+      catchError((error: unknown) => of(configError(error))),
+    );
+  return new Observable<WatchEvent>((subscriber) => {
+    let arrived = false;
+    const timer = setTimeout(() => {
+      if (arrived) return;
+      subscriber.next({
+        event: "error",
+        reason: first,
+        message: `config ${config.source}: the first view of ${
+          describeTarget(chosen)
+        } did not settle within ${
+          seconds(timeoutMs)
+        } (a provider or a listener never answered); still watching`,
+      });
+    }, timeoutMs);
+    const subscription = events$.subscribe({
+      next(event) {
+        arrived = true;
+        clearTimeout(timer);
+        subscriber.next(event);
+      },
+      error: (error) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      clearTimeout(timer);
+      subscription.unsubscribe();
+    };
+  });
 }
 
 /** The event of a config that failed to load or to build the registry. */

@@ -48,7 +48,28 @@ interface Run<C> {
   answered: boolean;
   /** Set once the waterfall was torn down before it answered. */
   stopped: boolean;
+  /**
+   * How many assemblies this one is nested in, each started synchronously
+   * by a listener of the one around it (0: not inside a listener's call).
+   */
+  readonly depth: number;
 }
+
+/**
+ * How deep assemblies may nest, each started synchronously from inside a
+ * listener's call: a listener that assembles its own registry again,
+ * without a way out, would otherwise run until the stack overflows (a raw
+ * `RangeError`). Sub-agents' prompts assembled from a listener nest a few
+ * levels at most.
+ */
+export const MAX_LISTENER_REENTRY = 32;
+
+/**
+ * The listener whose synchronous call is running, innermost (`undefined`
+ * outside every listener's call): an assembly started now is nested in
+ * its run.
+ */
+let calling: { readonly run: Run<unknown>; readonly index: number } | undefined;
 
 /** Stage `index` of a run, answering `subscriber`. */
 interface Stage<C> {
@@ -70,6 +91,8 @@ export function waterfall$<C>(
   { context, signal, observe, finish }: WaterfallOptions<C>,
 ): Observable<PromptAssembly> {
   return new Observable<PromptAssembly>((subscriber) => {
+    const depth = calling === undefined ? 0 : calling.run.depth + 1;
+    if (depth > MAX_LISTENER_REENTRY) throw reentered(calling!);
     const run: Run<C> = {
       listeners,
       assembly,
@@ -80,6 +103,7 @@ export function waterfall$<C>(
       rests: [],
       answered: false,
       stopped: false,
+      depth,
     };
     // A rest its listener did not wait for runs on, as a promise would.
     subscriber.add(() => {
@@ -132,7 +156,14 @@ function runStage<C>(stage: Stage<C>): TeardownLogic {
     return rest ??= restOf(run, index + 1);
   }
   run.observe?.(index - 1, run.assembly);
-  const result = run.listeners[index](run.assembly, run.context, next);
+  const outer = calling;
+  calling = { run: run as Run<unknown>, index };
+  let result: ReturnType<AssembleListener<C>>;
+  try {
+    result = run.listeners[index](run.assembly, run.context, next);
+  } finally {
+    calling = outer;
+  }
   return answer(result, stage);
 }
 
@@ -307,6 +338,24 @@ function checkListenerResult(value: unknown, index: number): PromptAssembly {
   }
   if (shaped) return value as PromptAssembly;
   throw invalidResult(value, index);
+}
+
+/** The error of an assembly nested too deep inside listener calls. */
+function reentered(
+  { run, index }: { readonly run: Run<unknown>; readonly index: number },
+): SystemPromptError {
+  const listener = run.listeners[index];
+  const name = typeof listener.name === "string" && listener.name !== ""
+    ? ` (${quote(listener.name)})`
+    : "";
+  return new SystemPromptError(
+    "REENTRANT_ASSEMBLY",
+    `Assembly listener #${index + 1}${name} started an assembly from inside ` +
+      `its own call, synchronously, ${MAX_LISTENER_REENTRY} levels deep: a ` +
+      `listener that calls assemble() (or explain()) of a registry whose ` +
+      `listeners call it again never ends. Assemble another registry, or ` +
+      `start the nested assembly outside the listener.`,
+  );
 }
 
 /** `unreadable` carries what reading the result threw. */

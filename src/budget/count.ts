@@ -23,6 +23,7 @@ import {
 import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
 import { cachedTemplateOf } from "../render/template_cache.ts";
 import { parseTemplate } from "../render/template.ts";
+import { TextMap } from "../shared/text_map.ts";
 import {
   type JsonSnapshot,
   jsonSnapshot,
@@ -105,8 +106,9 @@ const MAX_ENTRIES = 16_384;
 class Generations<V> {
   readonly #maxChars: number;
   readonly #maxEntries: number;
-  #young = new Map<string, V>();
-  #old = new Map<string, V>();
+  // Keyed by digest when long: V8 hashes a long string by its length.
+  #young = new TextMap<V>();
+  #old = new TextMap<V>();
   #youngChars = 0;
 
   constructor(maxChars: number, maxEntries: number) {
@@ -128,7 +130,7 @@ class Generations<V> {
       this.#youngChars + key.length > this.#maxChars
     ) {
       this.#old = this.#young;
-      this.#young = new Map();
+      this.#young = new TextMap();
       this.#youngChars = 0;
     }
     // A key larger than a generation is not kept.

@@ -20,9 +20,11 @@ import type {
   CountTokens,
 } from "./types.ts";
 import { SystemPromptError } from "../errors.ts";
+import { TextMap } from "../shared/text_map.ts";
 
 interface Unit {
-  readonly key: string;
+  /** The unit's content, numbered: equal contents, equal numbers. */
+  readonly key: number;
   readonly tokens: number;
   readonly prompt: boolean;
 }
@@ -65,14 +67,23 @@ export function bestLayoutTokens(
   }
   const list = readList(requests, "bestLayoutTokens");
   const count = memoised(countTokens);
-  const lastOfThread = new Map<string, Map<string, number>>();
-  let previousUnits: Map<string, number> | undefined;
+  // Units are compared by number: a map keyed by their long texts would
+  // chain them (V8 hashes a long string by its length alone).
+  const numbers = new TextMap<number>();
+  /** Unit number → its tokens. */
+  const tokens: number[] = [];
+  const lastOfThread = new Map<string, Map<number, number>>();
+  let previousUnits: Map<number, number> | undefined;
   let previousTime: number | undefined;
   const results: BestLayoutRequest[] = [];
   list.forEach((request, at) => {
     const { units, thread, time } = guarded(at, () => {
       const { body, thread, time } = readRequest(request, previousTime);
-      return { units: unitsOf(body, count), thread: thread ?? "", time };
+      return {
+        units: unitsOf(body, { count, numbers, tokens }),
+        thread: thread ?? "",
+        time,
+      };
     });
     previousTime = time;
     const before = new Map(lastOfThread.get(thread) ?? previousUnits ?? []);
@@ -82,7 +93,7 @@ export function bestLayoutTokens(
       promptTokens: 0,
       promptBoundTokens: 0,
     };
-    const now = new Map<string, number>();
+    const now = new Map<number, number>();
     for (const unit of units) {
       now.set(unit.key, (now.get(unit.key) ?? 0) + 1);
       result.inputTokens += unit.tokens;
@@ -112,24 +123,39 @@ export function bestLayoutTokens(
   return { requests: results, totals };
 }
 
-function unitsOf(body: unknown, count: CountTokens): Unit[] {
+function unitsOf(
+  body: unknown,
+  { count, numbers, tokens }: {
+    count: CountTokens;
+    numbers: TextMap<number>;
+    tokens: number[];
+  },
+): Unit[] {
   const units: Unit[] = [];
+  // A unit's text follows from its key: counted once per number.
+  const unit = (key: string, text: string, prompt: boolean): Unit => {
+    let number = numbers.get(key);
+    if (number === undefined) {
+      number = numbers.size;
+      numbers.set(key, number);
+      tokens.push(count(text));
+    }
+    return { key: number, tokens: tokens[number], prompt };
+  };
   for (const block of parseAnyBody(body).blocks) {
     if (block.part !== "system") {
-      units.push({
-        key: `${block.part}\u0000${block.key}`,
-        tokens: count(block.text),
-        prompt: block.part === "tools",
-      });
+      units.push(
+        unit(
+          `${block.part}\u0000${block.key}`,
+          block.text,
+          block.part === "tools",
+        ),
+      );
       continue;
     }
     // Each piece keeps its trailing blank line: the pieces add up to the text.
     for (const piece of block.text.split(/(?<=\n\n)/)) {
-      units.push({
-        key: `system\u0000${piece}`,
-        tokens: count(piece),
-        prompt: true,
-      });
+      units.push(unit(`system\u0000${piece}`, piece, true));
     }
   }
   return units;

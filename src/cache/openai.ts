@@ -39,6 +39,8 @@ export interface AutomaticRead {
 }
 
 interface Next {
+  /** The prefix through it: the same block after the same prefix. */
+  readonly node: number;
   readonly key: string;
   readonly text: string;
   time: number;
@@ -89,30 +91,39 @@ export class AutomaticCache {
     let parent = ROOT;
     nodes.forEach((node, at) => {
       this.entries.touch(node, time, AUTOMATIC_TTL);
-      this.#remember(parent, blocks[at], time);
+      this.#remember(parent, { node, block: blocks[at] }, time);
       parent = node;
     });
   }
 
-  /** Remembers `block` as sent after `parent` at `time`. */
+  /**
+   * Remembers `block` as sent after `parent` at `time`; `node` is the
+   * prefix through it, so blocks compare by number, not by their texts.
+   */
   #remember(
     parent: number,
-    block: { key: string; text: string },
+    { node, block }: { node: number; block: { key: string; text: string } },
     time: number,
   ): void {
     const kept = this.#next.get(parent);
+    const next = (): Next => ({
+      node,
+      key: block.key,
+      text: block.text,
+      time,
+    });
     if (kept === undefined) {
-      this.#next.set(parent, [{ key: block.key, text: block.text, time }]);
+      this.#next.set(parent, [next()]);
       return;
     }
     const latest = kept[kept.length - 1];
     // The usual case: the same block again; no allocation.
-    if (latest.key === block.key) {
+    if (latest.node === node) {
       latest.time = time;
       return;
     }
-    const others = kept.filter((next) => next.key !== block.key);
-    others.push({ key: block.key, text: block.text, time });
+    const others = kept.filter((earlier) => earlier.node !== node);
+    others.push(next());
     this.#next.set(parent, others.slice(-NEXT_KEPT));
   }
 

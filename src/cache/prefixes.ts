@@ -9,6 +9,7 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
+import { TextMap } from "../shared/text_map.ts";
 import type { Block } from "./blocks.ts";
 import type { CountTokens } from "./types.ts";
 
@@ -32,7 +33,10 @@ export interface Prepared {
 
 /** Numbers prefixes; remembers which were sent and which were extended. */
 export class PrefixIndex {
-  readonly #keys = new Map<string, number>();
+  /** Block key → its number (long keys by digest: V8 hashes them by length). */
+  readonly #keys = new TextMap<number>();
+  /** Block number → its tokens. */
+  readonly #tokens: number[] = [];
   readonly #nodes = new Map<string, number>();
   /** 1 for a prefix some earlier request sent (by prefix number). */
   readonly #seen: number[] = [0];
@@ -40,16 +44,26 @@ export class PrefixIndex {
   readonly #extended: number[] = [0];
   #requests = 0;
 
-  /** The numbers of `blocks`' prefixes. */
-  chain(blocks: readonly Block[]): number[] {
+  /**
+   * The numbers of `blocks`' prefixes, and each block's tokens: counted
+   * once per distinct block, found by the block's number (a block's text
+   * follows from its key), not by its text again.
+   */
+  chain(
+    blocks: readonly Block[],
+    count: CountTokens,
+  ): { nodes: number[]; tokens: number[] } {
     const nodes: number[] = [];
+    const tokens: number[] = [];
     let parent = ROOT;
     for (const block of blocks) {
       let key = this.#keys.get(block.key);
       if (key === undefined) {
         key = this.#keys.size;
         this.#keys.set(block.key, key);
+        this.#tokens.push(count(block.text));
       }
+      tokens.push(this.#tokens[key]);
       const edge = `${parent},${key}`;
       let node = this.#nodes.get(edge);
       if (node === undefined) {
@@ -61,7 +75,7 @@ export class PrefixIndex {
       nodes.push(node);
       parent = node;
     }
-    return nodes;
+    return { nodes, tokens };
   }
 
   /** Records a request as sent (after it was simulated). */
@@ -93,7 +107,7 @@ export class PrefixIndex {
 
 /** `countTokens` memoised per distinct text, its answers checked. */
 export function memoised(countTokens: CountTokens): CountTokens {
-  const counts = new Map<string, number>();
+  const counts = new TextMap<number>();
   return (text) => {
     let count = counts.get(text);
     if (count !== undefined) return count;
@@ -132,18 +146,18 @@ export function prepare(
   index: PrefixIndex,
   count: CountTokens,
 ): Prepared {
+  const { nodes, tokens } = index.chain(request.blocks, count);
   const cumulative: number[] = [];
   let total = 0;
   let prompt = 0;
-  for (const block of request.blocks) {
-    const tokens = count(block.text);
-    total += tokens;
-    if (block.part !== "messages") prompt += tokens;
+  request.blocks.forEach((block, at) => {
+    total += tokens[at];
+    if (block.part !== "messages") prompt += tokens[at];
     cumulative.push(total);
-  }
+  });
   return {
     ...request,
-    nodes: index.chain(request.blocks),
+    nodes,
     cumulative,
     inputTokens: total,
     promptTokens: prompt,

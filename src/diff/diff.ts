@@ -14,6 +14,7 @@ import { type DiffSide, readSide, type RenderedSection } from "./side.ts";
 import type { PromptDiff } from "./types.ts";
 import type { PromptAssembly } from "../types.ts";
 import { compareCodeUnits } from "../shared/util.ts";
+import { type ReadonlyTextMap, TextMap } from "../shared/text_map.ts";
 
 export type { PromptDiff };
 
@@ -157,11 +158,11 @@ function diffTools(old: DiffSide, now: DiffSide): PromptDiff["tools"] {
 
 /** Tools active only after, and only before (absent `activeTools`: all). */
 function diffActive(
-  was: ReadonlySet<string>,
-  is: ReadonlySet<string>,
+  was: ReadonlyTextMap<true>,
+  is: ReadonlyTextMap<true>,
 ): PromptDiff["activeTools"] {
-  const added = [...is].filter((name) => !was.has(name));
-  const removed = [...was].filter((name) => !is.has(name));
+  const added = [...is.keys()].filter((name) => !was.has(name));
+  const removed = [...was.keys()].filter((name) => !is.has(name));
   return {
     added: added.sort(compareCodeUnits),
     removed: removed.sort(compareCodeUnits),
@@ -222,7 +223,8 @@ function promptChange(
   // equals nothing: the walk stops at the first difference or the end.
   let offset = equal;
   while (a.charCodeAt(offset) === b.charCodeAt(offset)) offset++;
-  const afterNames = new Set(after.map((section) => section.name));
+  const afterNames = new TextMap<true>();
+  for (const section of after) afterNames.set(section.name, true);
   return {
     stablePrefix: offset,
     section: culprit(index, before, afterNames, after),

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ReadonlyTextMap } from "../shared/text_map.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 
 /** Anything with a name: a section or a tool. */
@@ -24,8 +25,8 @@ export interface NameChanges {
  * code-unit order. The maps are keyed by name (an index or a value).
  */
 export function compareByName<V>(
-  before: ReadonlyMap<string, V>,
-  after: ReadonlyMap<string, V>,
+  before: ReadonlyTextMap<V>,
+  after: ReadonlyTextMap<V>,
   differs: (was: V, is: V) => boolean,
 ): NameChanges {
   const changes: NameChanges = { added: [], removed: [], changed: [] };
@@ -50,7 +51,7 @@ export function compareByName<V>(
 export function culprit(
   index: number,
   before: readonly Named[],
-  afterNames: ReadonlyMap<string, unknown> | ReadonlySet<string>,
+  afterNames: { has(name: string): boolean },
   after: readonly Named[],
 ): string {
   if (index < before.length && !afterNames.has(before[index].name)) {

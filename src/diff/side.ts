@@ -14,6 +14,7 @@ import {
   type Variables,
 } from "./input.ts";
 import { renderPrompt } from "../render/prompt.ts";
+import { type ReadonlyTextMap, TextMap } from "../shared/text_map.ts";
 import type { AssembledSection } from "../types.ts";
 
 /** A section as it renders (`""` when it vanishes from the prompt). */
@@ -27,22 +28,22 @@ export interface RenderedSection {
 export interface DiffSide {
   readonly sections: readonly RenderedSection[];
   /** Section name → index in `sections`. */
-  readonly sectionIndex: ReadonlyMap<string, number>;
+  readonly sectionIndex: ReadonlyTextMap<number>;
   /** Exactly `renderPrompt(assembly)`. */
   readonly prompt: string;
   readonly tools: readonly SerializedTool[];
   /** Tool name → index in `tools`. */
-  readonly toolIndex: ReadonlyMap<string, number>;
-  readonly variables: ReadonlyMap<string, string | undefined>;
+  readonly toolIndex: ReadonlyTextMap<number>;
+  readonly variables: ReadonlyTextMap<string | undefined>;
   /** The runtime context rendered with the same variables (`""` when none). */
   readonly runtimeContext: string;
   /** The names of the active tools: `activeTools`, or every tool. */
-  readonly active: ReadonlySet<string>;
+  readonly active: ReadonlyTextMap<true>;
   /**
    * The runtime context's entries by name, each rendered once (entries that
    * share a name are read as one, their texts joined as the prompt joins).
    */
-  readonly contextEntries: ReadonlyMap<string, RenderedSection>;
+  readonly contextEntries: ReadonlyTextMap<RenderedSection>;
 }
 
 /**
@@ -56,7 +57,8 @@ export interface DiffSide {
 export function readSide(assembly: unknown, side: SideLabel): DiffSide {
   const raw = readAssembly(assembly, side);
   const sections: RenderedSection[] = [];
-  const sectionIndex = new Map<string, number>();
+  // Names may be any text: long ones are keyed by digest (TextMap).
+  const sectionIndex = new TextMap<number>();
   let prompt = "";
   for (const section of raw.sections) {
     if (sectionIndex.has(section.name)) {
@@ -72,7 +74,7 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     // Each section is interpolated once, here.
     prompt = joined(prompt, rendered);
   }
-  const contextEntries = new Map<string, RenderedSection>();
+  const contextEntries = new TextMap<RenderedSection>();
   let runtimeContext = "";
   for (const entry of raw.runtimeContext) {
     const rendered = render([entry], raw.variables, side, "runtime context");
@@ -90,9 +92,13 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     prompt,
     tools: raw.tools,
     toolIndex: indexTools(raw.tools, side),
-    variables: new Map(Object.entries(raw.variables)),
+    variables: textMap(Object.entries(raw.variables)),
     runtimeContext,
-    active: new Set(raw.activeTools ?? raw.tools.map((tool) => tool.name)),
+    active: textMap(
+      (raw.activeTools ?? raw.tools.map((tool) => tool.name)).map((
+        name,
+      ) => [name, true]),
+    ),
     contextEntries,
   };
 }
@@ -125,8 +131,8 @@ function render(
 function indexTools(
   tools: readonly SerializedTool[],
   side: SideLabel,
-): Map<string, number> {
-  const index = new Map<string, number>();
+): TextMap<number> {
+  const index = new TextMap<number>();
   for (let position = 0; position < tools.length; position++) {
     const name = tools[position].name;
     if (index.has(name)) {
@@ -140,4 +146,10 @@ function indexTools(
     index.set(name, position);
   }
   return index;
+}
+
+function textMap<V>(entries: readonly (readonly [string, V])[]): TextMap<V> {
+  const map = new TextMap<V>();
+  for (const [key, value] of entries) map.set(key, value);
+  return map;
 }

@@ -13,6 +13,7 @@
 
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { SystemPromptErrorCode } from "../errors.ts";
+import { TextMap } from "../shared/text_map.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 import {
   rankOf,
@@ -123,7 +124,7 @@ export interface VariableStabilities {
   /** The most volatile of `ranks`. */
   readonly max: StabilityRank;
   /** Each text's {@linkcode referenceRank}, remembered. */
-  readonly memo: Map<string, StabilityRank>;
+  readonly memo: TextMap<StabilityRank>;
 }
 
 /** `ranks` as {@linkcode VariableStabilities}, or `undefined` when empty. */
@@ -133,7 +134,7 @@ export function variableStabilities(
   if (ranks.size === 0) return undefined;
   let max: StabilityRank = 0;
   for (const rank of ranks.values()) if (rank > max) max = rank;
-  return { ranks, max, memo: new Map() };
+  return { ranks, max, memo: new TextMap() };
 }
 
 /**

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { TextMap } from "../shared/text_map.ts";
 import { parseTemplate, type Template } from "./template.ts";
 
 /** The default bound of the module's cache: 8 MiB. */
@@ -91,7 +92,8 @@ class Entry implements Template {
 export class TemplateCache {
   readonly maxBytes: number;
   readonly maxEntryBytes: number;
-  private readonly entries = new Map<string, Entry>();
+  // Keyed by digest when long: V8 hashes a long string by its length.
+  private readonly entries = new TextMap<Entry>();
   private oldest: Entry | undefined = undefined;
   readonly admitOneIn: number;
   private bytes = 0;
