@@ -97,8 +97,8 @@ export {
 export {
   type AssemblyTokens,
   countAssemblyTokens,
-  type CountTokens,
 } from "./src/budget/count.ts";
+export type { CountTokens } from "./src/budget/count_text.ts";
 export { TOOL_ORDER_REST } from "./src/kinds/tool_order.ts";
 export {
   HARNESS_IDENTITY,

@@ -6,7 +6,8 @@
  */
 
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
-import { checkCounter, type CountTokens, TokenMemo } from "./count.ts";
+import { checkCounter, type CountTokens } from "./count_text.ts";
+import { TokenMemo } from "./token_memo.ts";
 import type { BudgetPlan } from "./prune.ts";
 
 /**

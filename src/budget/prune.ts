@@ -20,7 +20,8 @@ import { quote, SystemPromptError } from "../errors.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 import { readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
-import { type CountedAssembly, type TokenMemo, tokensOf } from "./count.ts";
+import { type CountedAssembly, tokensOf } from "./count.ts";
+import type { TokenMemo } from "./token_memo.ts";
 
 /** A validated budget with its registry's memo for its counter. */
 export interface BudgetPlan {

@@ -31,7 +31,7 @@ import type {
   PromptAssembly,
   Stability,
 } from "../types.ts";
-import { countText } from "../budget/count.ts";
+import { countText } from "../budget/count_text.ts";
 import type { Pruning } from "../budget/prune.ts";
 import type {
   ExplainOptions,

@@ -17,7 +17,7 @@ import {
   type TokenBudget,
 } from "../../mod.ts";
 import { pruneToBudget } from "../../src/budget/prune.ts";
-import { TokenMemo } from "../../src/budget/count.ts";
+import { TokenMemo } from "../../src/budget/token_memo.ts";
 import { buildW1, W1_CONTEXT } from "./w1.ts";
 
 /** A cheap estimate: the counter runs once per text anyway. */

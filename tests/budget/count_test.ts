@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { countAssemblyTokens, type PromptAssembly } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
-import { TokenMemo, tokensOf } from "../../src/budget/count.ts";
+import { tokensOf } from "../../src/budget/count.ts";
+import { TokenMemo } from "../../src/budget/token_memo.ts";
 
 function assemblyOf(
   texts: string[],

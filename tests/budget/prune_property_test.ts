@@ -17,7 +17,7 @@ import {
   SystemPromptError,
 } from "../../mod.ts";
 import { pruneToBudget, type SectionTerms } from "../../src/budget/prune.ts";
-import { TokenMemo } from "../../src/budget/count.ts";
+import { TokenMemo } from "../../src/budget/token_memo.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 
 const SEED = 20261203;

@@ -15,7 +15,7 @@ import {
   type TokenBudget,
 } from "../../mod.ts";
 import { pruneToBudget } from "../../src/budget/prune.ts";
-import { TokenMemo } from "../../src/budget/count.ts";
+import { TokenMemo } from "../../src/budget/token_memo.ts";
 import { rejects } from "../assertions.ts";
 
 /** One token per character: sizes are easy to read in the tests. */
