@@ -14,6 +14,7 @@
 import { providerFailed } from "../shared/provider.ts";
 import {
   describeScope,
+  functionName,
   isSystemPromptError,
   quote,
   SystemPromptError,
@@ -61,12 +62,8 @@ export function describeGate(
   scope: ScopeKey | undefined,
 ): string {
   const noun = isLive(record.gate) ? "tool gate source" : "tool gate";
-  const name = isLive(record.gate)
-    ? undefined
-    : (record.gate as { name?: unknown }).name;
-  const which = typeof name === "string" && name !== ""
-    ? `${name} (#${index})`
-    : `#${index}`;
+  const name = isLive(record.gate) ? undefined : functionName(record.gate);
+  const which = name !== undefined ? `${name} (#${index})` : `#${index}`;
   return `${noun} ${which} of registrar ${quote(record.label)} (${
     describeScope(scope)
   })`;

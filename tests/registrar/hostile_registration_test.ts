@@ -67,3 +67,26 @@ describe("a revoked Proxy of a function at registration", () => {
     });
   }
 });
+
+describe("a hostile name getter at registration", () => {
+  it("a disposed registrar still answers DISPOSED for a section or runtime context whose name getter throws", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    const plugin = prompt.fork();
+    await plugin.dispose();
+    const entry = () =>
+      Object.defineProperty({ order: 1, text: "t" }, "name", {
+        get: () => {
+          throw new Error("hostile name getter");
+        },
+      }) as never;
+    assert.throws(
+      () => plugin.section(entry()),
+      rejects("DISPOSED", "register a section"),
+    );
+    assert.throws(
+      () => plugin.runtimeContext(entry()),
+      rejects("DISPOSED", "register a runtime context"),
+    );
+    await prompt.dispose();
+  });
+});

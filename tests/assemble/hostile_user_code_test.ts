@@ -1,0 +1,97 @@
+/**
+ * Hostile user code at assembly time: gates, tool providers and listeners
+ * whose `name`, answers or results throw when read. Each failure is a typed
+ * rejection naming what failed, with what was thrown as `cause`; nothing
+ * raw escapes `assemble()` or `explain()`.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type AssembleListener,
+  type PromptAssembly,
+  SystemPrompt,
+  SystemPromptError,
+} from "../../mod.ts";
+import { rejects } from "../assertions.ts";
+import { tool } from "../fixtures.ts";
+
+/** `fn` behind a Proxy whose `name` getter throws `NAME_ERROR`. */
+function hostileName<F extends (...args: never[]) => unknown>(fn: F): F {
+  return new Proxy(fn, {
+    get(target, key, receiver) {
+      if (key === "name") throw NAME_ERROR;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+const NAME_ERROR = new Error("hostile name getter");
+
+function registry(): SystemPrompt {
+  const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+  prompt.tools(() => ({ schemas: [tool("read"), tool("write")] }));
+  return prompt;
+}
+
+describe("a hostile function name getter", () => {
+  it("a gate's bad answer rejects INVALID_PROVIDER naming it by position", async () => {
+    const prompt = registry();
+    prompt.toolGate(hostileName(() => 5 as never));
+    await assert.rejects(
+      prompt.assemble(),
+      rejects("INVALID_PROVIDER", "tool gate #1 of registrar"),
+    );
+    await prompt.dispose();
+  });
+
+  it("a gate's unknown name rejects UNKNOWN_TOOL_IN_GATE, in assemble() and explain()", async () => {
+    const prompt = registry();
+    prompt.toolGate(hostileName(() => ["nope"]));
+    for (const run of [() => prompt.assemble(), () => prompt.explain()]) {
+      await assert.rejects(
+        run(),
+        rejects("UNKNOWN_TOOL_IN_GATE", "tool gate #1", '"nope"'),
+      );
+    }
+    await prompt.dispose();
+  });
+
+  it("explain() names the gate that left a tool inactive by its position", async () => {
+    const prompt = registry();
+    prompt.toolGate(hostileName(() => ["read"]));
+    const explanation = await prompt.explain();
+    const write = explanation.tools.find((origin) => origin.name === "write");
+    assert.match(String(write?.inactiveBy), /^tool gate #1 of registrar/);
+    await prompt.dispose();
+  });
+
+  it("a tool provider that throws rejects PROVIDER_FAILED with its error as cause", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    const boom = new Error("boom");
+    prompt.tools(hostileName(() => {
+      throw boom;
+    }));
+    await assert.rejects(prompt.assemble(), (error) => {
+      rejects("PROVIDER_FAILED", "tool provider #1 of registrar")(error);
+      assert.equal((error as SystemPromptError).cause, boom);
+      return true;
+    });
+    await prompt.dispose();
+  });
+
+  it("a tool provider's bad result or duplicate tool rejects typed, naming it by position", async () => {
+    const cases: [() => unknown, string][] = [
+      [() => 5, "INVALID_TOOL_SCHEMA"],
+      [() => ({ schemas: [tool("a"), tool("a")] }), "DUPLICATE_TOOL"],
+    ];
+    for (const [provider, code] of cases) {
+      const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+      prompt.tools(hostileName(provider) as never);
+      await assert.rejects(
+        prompt.assemble(),
+        rejects(code, "tool provider #1 of registrar"),
+      );
+      await prompt.dispose();
+    }
+  });
+});
