@@ -10,7 +10,7 @@ import {
   type AssembleListener,
   type PromptAssembly,
   SystemPrompt,
-  SystemPromptError,
+  type SystemPromptError,
 } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import { tool } from "../fixtures.ts";
@@ -93,5 +93,96 @@ describe("a hostile function name getter", () => {
       );
       await prompt.dispose();
     }
+  });
+});
+
+const HOSTILE = new Error("hostile read");
+
+function fail(): never {
+  throw HOSTILE;
+}
+
+/** Answers that cannot be read, each with the error reading it throws. */
+const UNREADABLE_ANSWERS: [string, () => unknown, unknown][] = [
+  [
+    "a Proxy array whose get trap throws",
+    () => new Proxy(["read"], { get: fail }),
+    HOSTILE,
+  ],
+  [
+    "an object whose Symbol.iterator getter throws",
+    () => Object.defineProperty([], Symbol.iterator, { get: fail }),
+    HOSTILE,
+  ],
+  ["a revoked Proxy", () => {
+    const { proxy, revoke } = Proxy.revocable(["read"], {});
+    revoke();
+    return proxy;
+  }, TypeError],
+  ["a Proxy throwing on every trap", () =>
+    new Proxy(["read"], {
+      get: fail,
+      has: fail,
+      ownKeys: fail,
+      getOwnPropertyDescriptor: fail,
+      getPrototypeOf: fail,
+    }), HOSTILE],
+];
+
+function assertCause(error: unknown, expected: unknown): void {
+  const { cause } = error as SystemPromptError;
+  if (typeof expected === "function") {
+    assert.ok(cause instanceof (expected as typeof TypeError), String(cause));
+  } else assert.equal(cause, expected);
+}
+
+describe("hostile gate answers and listener activeTools keep the cause", () => {
+  for (const [label, make, cause] of UNREADABLE_ANSWERS) {
+    it(`a gate answering ${label}: INVALID_PROVIDER with what was thrown as cause`, async () => {
+      const prompt = registry();
+      prompt.toolGate(() => make() as Iterable<string>);
+      await assert.rejects(prompt.assemble(), (error) => {
+        rejects("INVALID_PROVIDER", "tool gate #1", "cannot be read")(error);
+        assertCause(error, cause);
+        return true;
+      });
+      await prompt.dispose();
+    });
+
+    it(`a listener setting activeTools to ${label}: INVALID_LISTENER_RESULT naming it, with the cause`, async () => {
+      const prompt = registry();
+      prompt.onAssemble((_assembly, _context, next) => next());
+      prompt.onAssemble(async (_assembly, _context, next) => {
+        const result = await next();
+        result.activeTools = make() as string[];
+        return result;
+      });
+      await assert.rejects(prompt.assemble(), (error) => {
+        rejects(
+          "INVALID_LISTENER_RESULT",
+          "The assembly listener #2 set activeTools",
+          "cannot be read",
+        )(error);
+        assertCause(error, cause);
+        return true;
+      });
+      await prompt.dispose();
+    });
+  }
+
+  it("a listener result whose activeTools getter throws: INVALID_LISTENER_RESULT naming activeTools and the getter's error", async () => {
+    const prompt = registry();
+    const listener: AssembleListener<object> = async (_a, _c, next) => {
+      const result: PromptAssembly = await next();
+      return Object.defineProperty({ ...result }, "activeTools", { get: fail });
+    };
+    prompt.onAssemble(listener);
+    await assert.rejects(prompt.assemble(), (error) => {
+      rejects("INVALID_LISTENER_RESULT", "activeTools", "hostile read")(error);
+      assert.doesNotMatch((error as Error).message, /null/);
+      assert.equal((error as SystemPromptError).cause, HOSTILE);
+      return true;
+    });
+    await prompt.dispose();
   });
 });
