@@ -186,3 +186,80 @@ describe("hostile gate answers and listener activeTools keep the cause", () => {
     await prompt.dispose();
   });
 });
+
+/** `result` with an extra enumerable field whose getter throws. */
+function withThrowingExtra(result: PromptAssembly): PromptAssembly {
+  return Object.defineProperty({ ...result }, "extra", {
+    get: fail,
+    enumerable: true,
+  });
+}
+
+/** `result` whose `sections` getter answers `reads` times, then throws. */
+function sectionsAnswering(reads: number) {
+  return (result: PromptAssembly): PromptAssembly => {
+    const { sections, ...rest } = result;
+    let count = 0;
+    return Object.defineProperty(rest, "sections", {
+      get: () => count++ < reads ? sections : fail(),
+      enumerable: true,
+    }) as PromptAssembly;
+  };
+}
+
+describe("a listener result with throwing getters under a budget or gates", () => {
+  const modes: [string, (prompt: SystemPrompt) => Promise<PromptAssembly>][] = [
+    ["a budget that prunes", (prompt) =>
+      prompt.assemble({}, {
+        budget: {
+          maxTokens: 100,
+          countTokens: (text) => Math.ceil(text.length / 4),
+        },
+      })],
+    ["activeTools normalised", (prompt) => prompt.assemble()],
+  ];
+  const results: [string, (result: PromptAssembly) => PromptAssembly][] = [
+    ["an extra enumerable getter that throws", withThrowingExtra],
+    ["a sections getter that answers once, then throws", sectionsAnswering(1)],
+    ["a sections getter that answers twice, then throws", sectionsAnswering(2)],
+  ];
+  for (const [mode, assemble] of modes) {
+    for (const [label, wrap] of results) {
+      it(`${label}, with ${mode}: typed, or each field read once`, async () => {
+        const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+        prompt.section({
+          name: "a",
+          order: 1,
+          text: "word ".repeat(80),
+          stability: "volatile",
+        });
+        prompt.section({ name: "b", order: 2, text: "text ".repeat(40) });
+        prompt.tools(() => ({
+          schemas: [tool("read"), tool("write")],
+          knownNames: ["deploy"],
+        }));
+        prompt.onAssemble(async (_assembly, _context, next) => {
+          const result = await next();
+          // Listed out of order and with a known absent tool: normalised.
+          result.activeTools = ["write", "deploy", "read"];
+          return wrap(result);
+        });
+        let assembly: PromptAssembly | undefined;
+        try {
+          assembly = await assemble(prompt);
+        } catch (error) {
+          rejects("INVALID_LISTENER_RESULT", "hostile read")(error);
+          assert.equal((error as SystemPromptError).cause, HOSTILE);
+        }
+        if (label.startsWith("an extra")) assert.equal(assembly, undefined);
+        if (assembly !== undefined) {
+          assert.deepEqual(assembly.activeTools, ["read", "write"]);
+          if (mode.includes("budget")) {
+            assert.deepEqual(assembly.pruned?.map(({ name }) => name), ["a"]);
+          }
+        }
+        await prompt.dispose();
+      });
+    }
+  }
+});
