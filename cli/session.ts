@@ -19,6 +19,7 @@ import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { node } from "./node.ts";
 import type { Way, WayWire } from "./readme_way.ts";
+import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
 export const STEP_INTERVAL = 10_000;
@@ -130,7 +131,7 @@ export async function runSession(
       let request: SessionRequest;
       let assembly: PromptAssembly;
       try {
-        request = await session.steps[index](index);
+        request = await runStep(session.steps[index], index);
         const context = request.scope === undefined
           ? { ...request.context }
           : { ...request.context, scope: request.scope };
