@@ -49,6 +49,11 @@ const REGISTRATIONS: [string, (plugin: Registrar) => unknown, string[]][] = [
     (plugin) => plugin.toolGate(revokedFunction()),
     ["INVALID_PROVIDER", "A tool gate", "revoked Proxy"],
   ],
+  [
+    "effect(body)",
+    (plugin) => plugin.effect(revokedFunction()),
+    ["INVALID_EFFECT", "effect body", "revoked Proxy"],
+  ],
 ];
 
 describe("a revoked Proxy of a function at registration", () => {
