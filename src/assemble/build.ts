@@ -171,35 +171,59 @@ const ASSEMBLY_KEYS = [
 ] as const;
 
 /**
- * The listeners' result, each field read once: its own enumerable fields,
- * and the assembly's fields it only inherits (a class instance, a Proxy).
- * Throws `INVALID_LISTENER_RESULT` naming the field whose read threw.
+ * The listeners' result, each field read once: its own enumerable fields
+ * (a spread, which keeps the object's shape for the stages after it), and
+ * the assembly's fields it holds otherwise (not enumerable, inherited by a
+ * class instance, answered by a Proxy).
+ *
+ * @throws {SystemPromptError} `INVALID_LISTENER_RESULT` naming the field
+ * whose read threw, with what it threw as `cause`
  */
 function readOnce(result: PromptAssembly): PromptAssembly {
-  const source = result as unknown as Record<string, unknown>;
-  let key: string | undefined;
   try {
-    const entries: [string, unknown][] = [];
-    const own = Object.keys(source);
-    for (key of own) entries.push([key, source[key]]);
-    for (key of ASSEMBLY_KEYS) {
-      if (own.includes(key)) continue;
-      const value = source[key];
-      if (value !== undefined) entries.push([key, value]);
+    const copy: PromptAssembly = { ...result };
+    const fields = copy as unknown as Record<string, unknown>;
+    for (const key of ASSEMBLY_KEYS) {
+      if (Object.hasOwn(fields, key)) continue;
+      const value = result[key];
+      if (value !== undefined) fields[key] = value;
     }
-    // fromEntries defines each key, so a "__proto__" field stays a field.
-    return Object.fromEntries(entries) as unknown as PromptAssembly;
+    return copy;
   } catch (error) {
-    const what = key === undefined ? "the keys" : quote(key);
+    const key = throwingKey(result);
     throw new SystemPromptError(
       "INVALID_LISTENER_RESULT",
-      `Reading ${what} of the listeners' assembly threw ` +
-        `(${describeError(error)}); listeners must leave plain data ` +
-        `{ sections, tools, variables, runtimeContext?, activeTools?, ` +
-        `toolStability? }.`,
+      `Reading ${
+        key === undefined ? "the fields" : quote(key)
+      } of the listeners' assembly threw (${describeError(error)}); ` +
+        `listeners must leave plain data { sections, tools, variables, ` +
+        `runtimeContext?, activeTools?, toolStability? }.`,
       { cause: error },
     );
   }
+}
+
+/**
+ * The first field of `result` whose read throws, read again one at a time
+ * (on failure only); `undefined` when none throws now or the keys cannot
+ * be listed.
+ */
+function throwingKey(result: PromptAssembly): string | undefined {
+  const source = result as unknown as Record<string, unknown>;
+  let keys: string[];
+  try {
+    keys = [...Object.keys(source), ...ASSEMBLY_KEYS];
+  } catch {
+    return undefined;
+  }
+  for (const key of keys) {
+    try {
+      source[key];
+    } catch {
+      return key;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -198,7 +198,9 @@ export function settleStability(
     if (typeof section !== "object" || section === null) continue;
     const own = section.stability;
     let from: unknown = own;
-    if (built !== undefined) {
+    // Without a stability key the section is stable by its own account, and
+    // so was its registration whenever the build wrote no key either.
+    if (built !== undefined && own !== undefined) {
       // A stability the listeners left as the build wrote it was derived
       // from the text then: settle from the registration's own instead.
       let at = built.names[index] === section.name ? index : -1;
