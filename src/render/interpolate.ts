@@ -235,24 +235,27 @@ function interpolateText(
   // Set past the first RUN_LENGTH references: the flat runs, and the
   // pieces of the current one.
   let runs: string[] | undefined;
-  let run: string[] = [];
+  let run: string[] | undefined;
   const { tail, failure } = scanTemplate(text, (literal, name) => {
     const value = valueOf(name, section, target);
-    if (runs === undefined) {
+    if (run === undefined) {
       rendered += literal + value;
-      if (++count === RUN_LENGTH) runs = [rendered];
+      if (++count === RUN_LENGTH) {
+        runs = [rendered];
+        run = [];
+      }
       return;
     }
     if (literal !== "") run.push(literal);
     if (run.push(value) >= 2 * RUN_LENGTH) {
-      runs.push(run.join(""));
+      runs!.push(run.join(""));
       run = [];
     }
   });
-  if (failure === undefined && runs !== undefined) {
+  if (failure === undefined && run !== undefined) {
     run.push(tail);
-    runs.push(run.join(""));
-    return runs.join("");
+    runs!.push(run.join(""));
+    return runs!.join("");
   }
   if (failure === undefined) return rendered === "" ? tail : rendered + tail;
   if ("name" in failure) {
