@@ -137,17 +137,9 @@ function checkActiveTools(
     samples: readonly Sample[];
   },
 ): PromptAssembly {
-  let active: unknown;
-  try {
-    active = result.activeTools;
-  } catch (error) {
-    throw new SystemPromptError(
-      "INVALID_LISTENER_RESULT",
-      `Reading activeTools of the listeners' assembly threw ` +
-        `(${describeError(error)}); ${ACTIVE_TOOLS_RULE}`,
-      { cause: error },
-    );
-  }
+  // The last stages' copy of the listeners' result: a plain field, read
+  // once when it was made (a getter that threw was named then).
+  const active: unknown = result.activeTools;
   if (active === undefined) return result;
   const list = nameList(active);
   if (list.names === undefined) {
