@@ -20,6 +20,7 @@ import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
 import type { Way, WayWire } from "./readme_way.ts";
+import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
 export const STEP_INTERVAL = 10_000;
@@ -175,7 +176,7 @@ export async function runSession(
             what: `${label}: step ${index}`,
             why: "its step function never answered",
           },
-          () => session.steps[index](index),
+          () => runStep(session.steps[index], index),
         );
         const context = request.scope === undefined
           ? { ...request.context }

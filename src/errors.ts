@@ -122,10 +122,7 @@ export class SystemPromptError extends Error {
 export function quote(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "function") {
-    const name = safely(() => (value as { name?: unknown }).name);
-    return `function ${
-      typeof name === "string" && name !== "" ? name : "(anonymous)"
-    }`;
+    return `function ${functionName(value) ?? "(anonymous)"}`;
   }
   if (typeof value === "object" && value !== null) {
     return safely(() => Array.isArray(value)) === true
@@ -133,6 +130,17 @@ export function quote(value: unknown): string {
       : "an object";
   }
   return String(value);
+}
+
+/**
+ * The `name` of user code (a provider, gate or listener) or of an entry, for
+ * a message, or `undefined` when it has no non-empty string name. Never
+ * throws: a `name` getter or Proxy trap that throws, or a revoked Proxy, has
+ * no name.
+ */
+export function functionName(value: unknown): string | undefined {
+  const name = safely(() => (value as { name?: unknown }).name);
+  return typeof name === "string" && name !== "" ? name : undefined;
 }
 
 /**

@@ -13,6 +13,7 @@
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
+import { describeError } from "../shared/provider.ts";
 import { unknownToolInGate } from "../kinds/tool_gate.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
@@ -64,24 +65,34 @@ function record(samples: Sample[], by: number, assembly: unknown): void {
   if (active !== undefined) samples.push({ by, active });
 }
 
-/** A copy of `assembly.activeTools` as it is now; never throws. */
+/**
+ * A copy of `assembly.activeTools` as it is now (the value itself when it
+ * cannot be copied, so the listener that set it is still found); never
+ * throws.
+ */
 function sample(assembly: unknown): unknown {
+  let active: unknown;
   try {
-    const active = (assembly as PromptAssembly).activeTools;
-    return Array.isArray(active) ? [...active] : active;
+    active = (assembly as PromptAssembly).activeTools;
   } catch {
     return undefined;
   }
+  try {
+    return Array.isArray(active) ? [...active] : active;
+  } catch {
+    return active;
+  }
 }
 
+/** The listener that set a value `holds` tells, as a sentence's subject. */
 function describeListener(
   samples: readonly Sample[],
   holds: (active: unknown) => boolean,
 ): string {
   const first = samples.find((entry) => holds(entry.active));
   return first === undefined || first.by < 0
-    ? "an assembly listener"
-    : `assembly listener #${first.by + 1}`;
+    ? "An assembly listener"
+    : `The assembly listener #${first.by + 1}`;
 }
 
 /** The names of `tools`; an entry that is not a readable tool has none. */
@@ -99,18 +110,24 @@ function toolNames(result: PromptAssembly): string[] {
 }
 
 /**
- * A copy of `active` when it is an array of strings, read once; never
- * throws (a revoked Proxy or a throwing getter is not a list of names).
+ * A copy of `active` when it is an array of strings, read once; else what
+ * reading it threw (a revoked Proxy, a throwing getter or trap), if it
+ * threw. Never throws.
  */
-function nameList(active: unknown): string[] | undefined {
+function nameList(
+  active: unknown,
+): { names: string[] } | { names?: undefined; cause?: unknown } {
   try {
-    if (!Array.isArray(active)) return undefined;
+    if (!Array.isArray(active)) return {};
     const names = [...active];
-    return names.every((name) => typeof name === "string") ? names : undefined;
-  } catch {
-    return undefined;
+    return names.every((name) => typeof name === "string") ? { names } : {};
+  } catch (error) {
+    return { cause: error };
   }
 }
+
+const ACTIVE_TOOLS_RULE = "activeTools is an array of tool names (or " +
+  "absent: every tool is active).";
 
 function checkActiveTools(
   result: PromptAssembly,
@@ -120,25 +137,27 @@ function checkActiveTools(
     samples: readonly Sample[];
   },
 ): PromptAssembly {
-  let active: unknown;
-  try {
-    active = result.activeTools;
-  } catch {
-    active = null;
-  }
+  // The last stages' copy of the listeners' result: a plain field, read
+  // once when it was made (a getter that threw was named then).
+  const active: unknown = result.activeTools;
   if (active === undefined) return result;
-  const names = nameList(active);
-  if (names === undefined) {
+  const list = nameList(active);
+  if (list.names === undefined) {
     const who = describeListener(
       samples,
-      (value) => value !== undefined && nameList(value) === undefined,
+      (value) => value !== undefined && nameList(value).names === undefined,
     );
+    const unreadable = "cause" in list
+      ? ` that cannot be read (${describeError(list.cause)})`
+      : "";
     throw new SystemPromptError(
       "INVALID_LISTENER_RESULT",
-      `The ${who} set activeTools to ${quote(active)}; activeTools is an ` +
-        `array of tool names (or absent: every tool is active).`,
+      `${who} set activeTools to ${quote(active)}${unreadable}; ` +
+        ACTIVE_TOOLS_RULE,
+      "cause" in list ? { cause: list.cause } : undefined,
     );
   }
+  const names = list.names;
   const tools = toolNames(result);
   const present = new Set(tools);
   let initial: Set<string> | undefined;

@@ -16,7 +16,8 @@ import type {
   KindLayer,
   RecordBase,
 } from "../kinds/kind.ts";
-import { readGuarded } from "../errors.ts";
+import { isSystemPromptError, quote, SystemPromptError } from "../errors.ts";
+import { describeError } from "../shared/provider.ts";
 import { listenersOf } from "../kinds/listener.ts";
 import {
   type BudgetPlan,
@@ -145,14 +146,84 @@ function initialOf(
 
 /**
  * The last stages: `result` {@linkcode finish}ed, its `activeTools`
- * checked, pruned to the budget. What they throw (a listener's getter read
- * again, `BUDGET_EXCEEDED`) is the assembly's error.
+ * checked, pruned to the budget. A listeners' result is read once, into a
+ * copy the stages share, so a getter that answers differently (or throws)
+ * on a later read cannot reach them; what reading it throws is
+ * `INVALID_LISTENER_RESULT`. What the stages throw on purpose
+ * (`BUDGET_EXCEEDED`, `UNKNOWN_TOOL_IN_GATE`) is the assembly's error.
  */
 function lastStages(result: PromptAssembly, initial: Initial): PromptAssembly {
-  return withinBudget(
-    initial.gated.check(readingResult(() => finish(result, initial))),
-    initial,
-  );
+  return readingResult(() => {
+    const read = initial.listeners.length === 0 ? result : readOnce(result);
+    return withinBudget(initial.gated.check(finish(read, initial)), initial);
+  });
+}
+
+/** The fields of an assembly the last stages read. */
+const ASSEMBLY_KEYS = [
+  "sections",
+  "tools",
+  "variables",
+  "runtimeContext",
+  "toolStability",
+  "activeTools",
+  "pruned",
+] as const;
+
+/**
+ * The listeners' result, each field read once: its own enumerable fields
+ * (a spread, which keeps the object's shape for the stages after it), and
+ * the assembly's fields it holds otherwise (not enumerable, inherited by a
+ * class instance, answered by a Proxy).
+ *
+ * @throws {SystemPromptError} `INVALID_LISTENER_RESULT` naming the field
+ * whose read threw, with what it threw as `cause`
+ */
+function readOnce(result: PromptAssembly): PromptAssembly {
+  try {
+    const copy: PromptAssembly = { ...result };
+    const fields = copy as unknown as Record<string, unknown>;
+    for (const key of ASSEMBLY_KEYS) {
+      if (Object.hasOwn(fields, key)) continue;
+      const value = result[key];
+      if (value !== undefined) fields[key] = value;
+    }
+    return copy;
+  } catch (error) {
+    const key = throwingKey(result);
+    throw new SystemPromptError(
+      "INVALID_LISTENER_RESULT",
+      `Reading ${
+        key === undefined ? "the fields" : quote(key)
+      } of the listeners' assembly threw (${describeError(error)}); ` +
+        `listeners must leave plain data { sections, tools, variables, ` +
+        `runtimeContext?, activeTools?, toolStability? }.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The first field of `result` whose read throws, read again one at a time
+ * (on failure only); `undefined` when none throws now or the keys cannot
+ * be listed.
+ */
+function throwingKey(result: PromptAssembly): string | undefined {
+  const source = result as unknown as Record<string, unknown>;
+  let keys: string[];
+  try {
+    keys = [...Object.keys(source), ...ASSEMBLY_KEYS];
+  } catch {
+    return undefined;
+  }
+  for (const key of keys) {
+    try {
+      source[key];
+    } catch {
+      return key;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -161,15 +232,25 @@ function lastStages(result: PromptAssembly, initial: Initial): PromptAssembly {
  * `INVALID_LISTENER_RESULT` with the thrown value as `cause`.
  */
 function readingResult(read: () => PromptAssembly): PromptAssembly {
-  return readGuarded(read, "INVALID_LISTENER_RESULT", unreadableResult);
+  try {
+    return read();
+  } catch (error) {
+    if (isSystemPromptError(error)) throw error;
+    throw new SystemPromptError(
+      "INVALID_LISTENER_RESULT",
+      unreadableResult(error),
+      { cause: error },
+    );
+  }
 }
 
-function unreadableResult(): string {
+function unreadableResult(error: unknown): string {
   return `The listeners' assembly could not be read when they were done (a ` +
-    `getter or Proxy in its sections, runtimeContext or toolStability ` +
-    `threw); listeners must leave plain data: sections and ` +
-    `runtimeContext of { name, order, text, stability? }, toolStability ` +
-    `mapping tool names to "agent" or "volatile".`;
+    `getter or Proxy of it or of its sections, runtimeContext or ` +
+    `toolStability threw: ${describeError(error)}); listeners must leave ` +
+    `plain data: sections and runtimeContext of { name, order, text, ` +
+    `stability? }, toolStability mapping tool names to "agent" or ` +
+    `"volatile".`;
 }
 
 /**

@@ -306,7 +306,9 @@ export interface SessionRequest {
 
 /**
  * One step of a session: changes registrations, variables or the
- * conversation, and says what to send.
+ * conversation, and says what to send: a {@linkcode SessionRequest}, or the
+ * messages array itself. `rxprompt simulate` rejects anything else (an
+ * unknown key included) with `INVALID_CONFIG` naming the step.
  *
  * @example
  * ```ts
@@ -318,7 +320,10 @@ export interface SessionRequest {
  */
 export type SessionStep = (
   index: number,
-) => SessionRequest | Promise<SessionRequest>;
+) =>
+  | SessionRequest
+  | readonly SessionMessage[]
+  | Promise<SessionRequest | readonly SessionMessage[]>;
 
 /**
  * A session module's default export for `rxprompt simulate` (or a

@@ -9,7 +9,8 @@
  * @module
  */
 
-import { mergeSorted } from "../shared/util.ts";
+import { isRevokedProxy, mergeSorted } from "../shared/util.ts";
+import { revokedFunction } from "./live.ts";
 import {
   quote,
   SystemPromptError,
@@ -180,11 +181,15 @@ export function visibleByName<R extends { readonly name: string }>(
   return mergeSorted(recordsOf(layers), compare, { shadowByName: true });
 }
 
-/** Throws `INVALID_PROVIDER` unless `value` is a function. */
+/**
+ * Throws `INVALID_PROVIDER` unless `value` is a function that can be called
+ * (a revoked Proxy of a function cannot).
+ */
 export function assertFunction(
   value: unknown,
   what: string,
 ): asserts value is (...args: never[]) => unknown {
+  if (isRevokedProxy(value)) throw revokedFunction(what);
   if (typeof value !== "function") {
     throw new SystemPromptError(
       "INVALID_PROVIDER",

@@ -17,7 +17,12 @@
 
 import { isObservable, type Observable, type Subscription } from "rxjs";
 import { callProvider, providerFailed } from "../shared/provider.ts";
-import { quote, SystemPromptError } from "../errors.ts";
+import {
+  quote,
+  SystemPromptError,
+  type SystemPromptErrorCode,
+} from "../errors.ts";
+import { isRevokedProxy } from "../shared/util.ts";
 
 const PENDING = 0;
 const VALUE = 1;
@@ -172,8 +177,12 @@ function isObservableInput(input: unknown): input is Observable<unknown> {
   return observable;
 }
 
-/** Throws `INVALID_PROVIDER` unless `input` is a function or live. */
+/**
+ * Throws `INVALID_PROVIDER` unless `input` is a function that can be called
+ * (a revoked Proxy of a function cannot) or live.
+ */
 export function assertSource(input: unknown, what: string): void {
+  if (isRevokedProxy(input)) throw revokedFunction(what);
   if (typeof input === "function" || isLive(input)) return;
   throw new SystemPromptError(
     "INVALID_PROVIDER",
@@ -243,9 +252,22 @@ export function registerLive<T>(
   return result;
 }
 
-/** The live value a record holds, if any (records have a handful of fields). */
+/**
+ * The live value a record holds, if any (records have a handful of fields).
+ * A brand check, so a hostile value a record keeps is never read.
+ */
 export function liveIn(record: object): LiveValue<unknown> | undefined {
-  return Object.values(record).find((value): value is LiveValue<unknown> =>
-    value instanceof LiveValue
+  return Object.values(record).find(isLive);
+}
+
+/** `INVALID_PROVIDER` (or `code`) for a revoked Proxy given as `what`. */
+export function revokedFunction(
+  what: string,
+  code: SystemPromptErrorCode = "INVALID_PROVIDER",
+): SystemPromptError {
+  return new SystemPromptError(
+    code,
+    `${what} is a revoked Proxy, which can never be called; pass a live ` +
+      `function (or an Observable).`,
   );
 }

@@ -19,6 +19,7 @@ import {
 } from "./kind.ts";
 import { isLive } from "./live.ts";
 import {
+  type BuiltStability,
   type OwnStability,
   ownStability,
   rankOf,
@@ -233,18 +234,35 @@ function buildSections(
         stability,
       };
   }
+  // What the build wrote, by index: the static stabilities, shared while
+  // the plan and variables last, copied only to add the dynamic ones.
+  let written = stabilities;
   for (const index of plan.dynamic) {
     const section = resolveTextEntry(records[index], context, SECTION_WORDS);
     const own = records[index].stability.stability;
     if (own !== "stable") section.stability = own;
     if (variables !== undefined) {
       raise(section, referenceRank(section.text, variables));
+      if (section.stability !== written?.[index]) {
+        if (written === stabilities) {
+          written = stabilities?.slice() ??
+            new Array<BuiltStability>(sections.length).fill(undefined);
+        }
+        (written as BuiltStability[])[index] = section.stability;
+      }
     }
     sections[index] = section;
   }
   for (const index of plan.breakpoints) sections[index].cacheBreakpoint = true;
   if (raised !== undefined) {
-    notes.builtTexts = { sections, texts: plan.texts, ranks: raised.ranks };
+    notes.builtTexts = {
+      sections,
+      texts: plan.texts,
+      ranks: raised.ranks,
+      names: plan.names,
+      own: plan.ownStabilities,
+      written,
+    };
   }
   draft.sections = sections;
   if (plan.terms.size > 0) notes.terms = plan.terms;

@@ -149,7 +149,19 @@ export interface BuiltTexts {
   readonly texts: readonly unknown[];
   /** The most volatile rank each static text references, by index. */
   readonly ranks: Uint8Array;
+  /** The sections' names by index: a section a listener moved is found. */
+  readonly names: readonly string[];
+  /** Each registration's own stability by index (`undefined`: stable). */
+  readonly own: readonly BuiltStability[] | undefined;
+  /**
+   * The stability the build wrote on each section, by index: its own,
+   * raised by what its text referenced (`undefined`: stable).
+   */
+  readonly written: readonly BuiltStability[] | undefined;
 }
+
+/** A stability as a built section carries it (`undefined`: stable). */
+export type BuiltStability = "agent" | "volatile" | undefined;
 
 /** Options of {@linkcode settleStability}. */
 export interface SettleStabilityOptions {
@@ -180,14 +192,28 @@ export function settleStability(
   const sections = assembly.sections;
   const length = sections.length;
   let settled: AssembledSection[] | undefined;
+  let byName: Map<string, number> | undefined;
   for (let index = 0; index < length; index++) {
     const section = sections[index];
     // What is not a section fails at render, naming it.
     if (typeof section !== "object" || section === null) continue;
     const own = section.stability;
+    let from: unknown = own;
+    // Without a stability key the section is stable by its own account, and
+    // so was its registration whenever the build wrote no key either.
+    if (built !== undefined && own !== undefined) {
+      // A stability the listeners left as the build wrote it was derived
+      // from the text then: settle from the registration's own instead.
+      let at = built.names[index] === section.name ? index : -1;
+      if (at === -1) {
+        byName ??= new Map(built.names.map((name, i) => [name, i]));
+        at = byName.get(section.name) ?? -1;
+      }
+      if (at !== -1 && own === built.written?.[at]) from = built.own?.[at];
+    }
     let rank: number = 0;
-    if (own !== undefined) {
-      rank = rankOf(own);
+    if (from !== undefined) {
+      rank = rankOf(from);
       if (rank === -1) throw invalidSection(section, own);
     } else if (maxVariable === 0) continue;
     if (rank < maxVariable) {

@@ -7,7 +7,14 @@
 
 import { typeName } from "../shared/provider.ts";
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
-import { callSource, isLive, liveOr, type LiveValue } from "./live.ts";
+import {
+  callSource,
+  isLive,
+  liveOr,
+  type LiveValue,
+  revokedFunction,
+} from "./live.ts";
+import { isRevokedProxy } from "../shared/util.ts";
 import type { AssembledSection } from "../types.ts";
 
 /** The text of an entry: a string, a function of the context, or a source. */
@@ -87,6 +94,12 @@ function checkTextEntry(
       "INVALID_SECTION",
       `${Noun} ${quote(name)} has order ${quote(order)}; the order must be ` +
         `a finite number${words.orderHint}.`,
+    );
+  }
+  if (isRevokedProxy(text)) {
+    throw revokedFunction(
+      `The text of ${noun} ${quote(name)}`,
+      "INVALID_SECTION",
     );
   }
   if (typeof text !== "string" && typeof text !== "function" && !isLive(text)) {

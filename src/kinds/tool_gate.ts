@@ -11,9 +11,10 @@
  * @module
  */
 
-import { providerFailed } from "../shared/provider.ts";
+import { describeError, providerFailed } from "../shared/provider.ts";
 import {
   describeScope,
+  functionName,
   isSystemPromptError,
   quote,
   SystemPromptError,
@@ -61,12 +62,8 @@ export function describeGate(
   scope: ScopeKey | undefined,
 ): string {
   const noun = isLive(record.gate) ? "tool gate source" : "tool gate";
-  const name = isLive(record.gate)
-    ? undefined
-    : (record.gate as { name?: unknown }).name;
-  const which = typeof name === "string" && name !== ""
-    ? `${name} (#${index})`
-    : `#${index}`;
+  const name = isLive(record.gate) ? undefined : functionName(record.gate);
+  const which = name !== undefined ? `${name} (#${index})` : `#${index}`;
   return `${noun} ${which} of registrar ${quote(record.label)} (${
     describeScope(scope)
   })`;
@@ -102,19 +99,15 @@ function buildToolGates(
   draft.activeTools = active;
 }
 
-/** A gate's answer as a set of names; a hostile iterable fails typed. */
+/**
+ * A gate's answer as a set of names; a hostile iterable fails typed, with
+ * what reading it threw as `cause`.
+ */
 function readNames(result: unknown, describe: () => string): Set<string> {
-  if (typeof result === "string" || !isIterable(result)) {
-    throw new SystemPromptError(
-      "INVALID_PROVIDER",
-      `The ${describe()} returned ${quote(result)}; a tool gate returns an ` +
-        `iterable of tool names (for example ["read_file"]) or undefined ` +
-        `to leave the choice to the other gates.`,
-    );
-  }
+  const iterable = iterableOf(result, describe);
   const names = new Set<string>();
   try {
-    for (const name of result) {
+    for (const name of iterable) {
       if (typeof name !== "string") {
         throw new SystemPromptError(
           "INVALID_PROVIDER",
@@ -134,15 +127,40 @@ function readNames(result: unknown, describe: () => string): Set<string> {
   return names;
 }
 
-/** Never throws: a revoked Proxy is not iterable. */
-function isIterable(value: unknown): value is Iterable<unknown> {
-  try {
-    return typeof value === "object" && value !== null &&
-      typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] ===
-        "function";
-  } catch {
-    return false;
+/**
+ * `result` as an iterable, its `Symbol.iterator` read once. Throws
+ * `INVALID_PROVIDER` for a string or a non-iterable, with what reading the
+ * iterator threw (a revoked Proxy, a throwing getter or trap) as `cause`.
+ */
+function iterableOf(
+  result: unknown,
+  describe: () => string,
+): Iterable<unknown> {
+  let iterator: unknown;
+  let unreadable: { cause: unknown } | undefined;
+  if (typeof result === "object" && result !== null) {
+    try {
+      iterator = (result as { [Symbol.iterator]?: unknown })[Symbol.iterator];
+    } catch (error) {
+      unreadable = { cause: error };
+    }
   }
+  if (typeof iterator === "function") {
+    const method = iterator as () => Iterator<unknown>;
+    return { [Symbol.iterator]: () => method.call(result) };
+  }
+  throw new SystemPromptError(
+    "INVALID_PROVIDER",
+    `The ${describe()} returned ${quote(result)}${
+      unreadable === undefined
+        ? ""
+        : ` whose Symbol.iterator cannot be read (${
+          describeError(unreadable.cause)
+        })`
+    }; a tool gate returns an iterable of tool names (for example ` +
+      `["read_file"]) or undefined to leave the choice to the other gates.`,
+    unreadable,
+  );
 }
 
 /** Throws `UNKNOWN_TOOL_IN_GATE` for a name no tool or `knownNames` has. */
@@ -159,11 +177,17 @@ function checkKnown(
     if (known?.has(name)) continue;
     present ??= new Set(draft.tools.map((tool) => tool.name));
     if (present.has(name)) continue;
-    throw unknownToolInGate(name, describe(), [...present, ...(known ?? [])]);
+    throw unknownToolInGate(name, `The ${describe()}`, [
+      ...present,
+      ...(known ?? []),
+    ]);
   }
 }
 
-/** `UNKNOWN_TOOL_IN_GATE` for `name`, set by `who`. */
+/**
+ * `UNKNOWN_TOOL_IN_GATE` for `name`, set by `who` (the start of a sentence,
+ * such as `"The tool gate #1 of registrar …"`).
+ */
 export function unknownToolInGate(
   name: string,
   who: string,
@@ -175,7 +199,7 @@ export function unknownToolInGate(
     : names.map(quote).join(", ");
   return new SystemPromptError(
     "UNKNOWN_TOOL_IN_GATE",
-    `The ${who} allows tool ${quote(name)}, which no tool provider of this ` +
+    `${who} allows tool ${quote(name)}, which no tool provider of this ` +
       `assembly offers or lists in knownNames; known tools: ${
         shown === "" ? "none" : shown
       }. Fix the name, or list it in a provider's knownNames.`,

@@ -10,6 +10,7 @@
 import { providerFailed } from "../shared/provider.ts";
 import {
   describeScope,
+  functionName,
   isSystemPromptError,
   quote,
   SystemPromptError,
@@ -115,10 +116,10 @@ function describeSource(source: ToolSource): string {
 
 /** The provider's function name, position and registrar. */
 function nameSource({ record, index }: ToolSource): string {
-  const name = (record.provider as { name?: unknown }).name;
-  const which = typeof name === "string" && name !== ""
-    ? `${name} (#${index})`
-    : `#${index}`;
+  const name = isLive(record.provider)
+    ? undefined
+    : functionName(record.provider);
+  const which = name !== undefined ? `${name} (#${index})` : `#${index}`;
   const noun = isLive(record.provider) ? "tool source" : "tool provider";
   return `${noun} ${which} of registrar ${quote(record.label)}`;
 }

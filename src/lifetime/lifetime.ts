@@ -17,6 +17,7 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
+import { isRevokedProxy } from "../shared/util.ts";
 import type { Disposer, EffectBody, Teardown } from "./disposer.ts";
 import { Leaf, type LifetimeNode, Member } from "./drive.ts";
 import {
@@ -203,11 +204,18 @@ export class Lifetime extends Member implements LifetimeNode {
    * composite starts disposing.
    *
    * @throws {SystemPromptError} `INVALID_EFFECT` for a body that is not a
-   * generator function or yields a non-function; whatever a synchronous
+   * generator function (a revoked Proxy included) or yields a non-function; whatever a synchronous
    * body throws, after the collected teardowns started in reverse (with the
    * failures of those that finished synchronously, as an `AggregateError`).
    */
   effect(body: EffectBody): Disposer {
+    if (isRevokedProxy(body)) {
+      throw new SystemPromptError(
+        "INVALID_EFFECT",
+        `An effect body is a revoked Proxy, which can never be called; pass ` +
+          `a generator function (function* or async function*).`,
+      );
+    }
     if (typeof body !== "function") {
       throw new SystemPromptError(
         "INVALID_EFFECT",

@@ -8,6 +8,7 @@
 
 import {
   describeScope,
+  functionName,
   quote,
   readGuarded,
   SystemPromptError,
@@ -204,9 +205,9 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   section(section: PromptSection<C>): Disposer {
     return this.#register("section", section, () => {
-      const name = (section as { name?: unknown } | null)?.name;
+      const name = functionName(section);
       return `register ${
-        typeof name === "string" ? `section ${quote(name)}` : "a section"
+        name !== undefined ? `section ${quote(name)}` : "a section"
       }`;
     });
   }
@@ -257,9 +258,9 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   runtimeContext(entry: PromptRuntimeContext<C>): Disposer {
     return this.#register("runtimeContext", entry, () => {
-      const name = (entry as { name?: unknown } | null)?.name;
+      const name = functionName(entry);
       return `register ${
-        typeof name === "string"
+        name !== undefined
           ? `runtime context ${quote(name)}`
           : "a runtime context"
       }`;

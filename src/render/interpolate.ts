@@ -216,6 +216,14 @@ function interpolateCached(
  * {@linkcode interpolate} in one pass over the text, with no template: the
  * scan of `parseTemplate`, the same reads and the same errors in the same
  * order, for texts the cache does not keep.
+ *
+ * The first `RUN_LENGTH` references are concatenated (a rope, cheapest for
+ * the usual text); past them, the pieces are joined into one flat string
+ * per run, as {@linkcode renderJoined} does for sections. A rope of one node
+ * per reference stays alive until the render returns, so every young
+ * collection copies and promotes it, and megabytes of references made the
+ * heap grow into a full collection (measured on 4 MB of `{{a}}`: a third
+ * of the render's time in scavenges, against under a tenth with runs).
  */
 function interpolateText(
   section: AssembledSection,
@@ -223,9 +231,32 @@ function interpolateText(
   target: Target,
 ): string {
   let rendered = "";
+  let count = 0;
+  // Set past the first RUN_LENGTH references: the flat runs, and the
+  // pieces of the current one.
+  let runs: string[] | undefined;
+  let run: string[] | undefined;
   const { tail, failure } = scanTemplate(text, (literal, name) => {
-    rendered += literal + valueOf(name, section, target);
+    const value = valueOf(name, section, target);
+    if (run === undefined) {
+      rendered += literal + value;
+      if (++count === RUN_LENGTH) {
+        runs = [rendered];
+        run = [];
+      }
+      return;
+    }
+    if (literal !== "") run.push(literal);
+    if (run.push(value) >= 2 * RUN_LENGTH) {
+      runs!.push(run.join(""));
+      run = [];
+    }
   });
+  if (failure === undefined && run !== undefined) {
+    run.push(tail);
+    runs!.push(run.join(""));
+    return runs!.join("");
+  }
   if (failure === undefined) return rendered === "" ? tail : rendered + tail;
   if ("name" in failure) {
     return resolve(entryLabel(section, target), failure.name, target.variables);

@@ -101,12 +101,20 @@ export function renderPrompt(assembly: PromptAssembly): string {
  * ```
  */
 export function renderRuntimeContext(assembly: PromptAssembly): string {
+  return runtimeContextFor(assembly, "renderRuntimeContext");
+}
+
+/**
+ * {@linkcode renderRuntimeContext}, its errors naming `renderer` (the
+ * public function, and the argument when it takes two). Internal.
+ */
+export function runtimeContextFor(
+  assembly: PromptAssembly,
+  renderer: string,
+): string {
   return readingAssembly(
-    () =>
-      runtimeContextOf(
-        readAssembly(assembly, "renderRuntimeContext", RUNTIME_CONTEXT),
-      ),
-    "renderRuntimeContext",
+    () => runtimeContextOf(readAssembly(assembly, renderer, RUNTIME_CONTEXT)),
+    renderer,
   );
 }
 

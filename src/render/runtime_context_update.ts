@@ -6,9 +6,9 @@
  * @module
  */
 
-import { quote, SystemPromptError } from "../errors.ts";
+import { isSystemPromptError, quote, SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
-import { renderRuntimeContext } from "./prompt.ts";
+import { runtimeContextFor } from "./prompt.ts";
 
 /** The default first line of an update. */
 const DEFAULT_HEADER =
@@ -49,8 +49,9 @@ export interface RuntimeContextUpdateOptions {
  * @param options `header`: the first line
  * @returns the update's text, or `undefined` when there is nothing to send
  * @throws {SystemPromptError} what `renderRuntimeContext` throws for either
- * assembly; `INVALID_CONFIG` for options that are not an object or a header
- * that is not a string
+ * assembly, its message naming `runtimeContextUpdate` and the argument
+ * (`previous` or `current`); `INVALID_CONFIG` for options that are not an
+ * object or a header that is not a string
  *
  * @example
  * ```ts
@@ -78,10 +79,36 @@ export function runtimeContextUpdate(
   options: RuntimeContextUpdateOptions = {},
 ): string | undefined {
   const header = readHeader(options);
-  const now = renderRuntimeContext(current);
-  const before = previous === undefined ? "" : renderRuntimeContext(previous);
+  const now = renderArgument(current, "current");
+  const before = previous === undefined
+    ? ""
+    : renderArgument(previous, "previous");
   if (now === before) return undefined;
   return `${header}\n${now === "" ? "(none)" : now}`;
+}
+
+/**
+ * The rendered runtime context of one argument. Every error names
+ * `runtimeContextUpdate` and the argument: the renderer's own messages
+ * carry the label, the others (an entry, a variable) get it in front.
+ */
+function renderArgument(
+  assembly: PromptAssembly,
+  argument: "previous" | "current",
+): string {
+  const label = `runtimeContextUpdate (argument ${argument})`;
+  try {
+    return runtimeContextFor(assembly, label);
+  } catch (error) {
+    if (!isSystemPromptError(error) || error.message.startsWith(label)) {
+      throw error;
+    }
+    throw new SystemPromptError(
+      error.code,
+      `${label}: ${error.message}`,
+      error.cause === undefined ? undefined : { cause: error.cause },
+    );
+  }
 }
 
 function readHeader(options: unknown): string {

@@ -20,6 +20,22 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   }
 }
 
+/**
+ * Whether `value` is a revoked Proxy (of a function or an object): it stays
+ * `typeof "function"` but can never be called or read. Calls no trap:
+ * `Array.isArray` throws for a revoked Proxy and looks through a live one to
+ * its target without asking the handler.
+ */
+export function isRevokedProxy(value: unknown): boolean {
+  if (typeof value !== "object" && typeof value !== "function") return false;
+  try {
+    Array.isArray(value);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Locale-independent comparison by UTF-16 code units. */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -88,6 +88,27 @@ function throwingGetters(): object {
   return object;
 }
 
+function revokedFunction(): unknown {
+  const { proxy, revoke } = Proxy.revocable(function revoked() {}, {});
+  revoke();
+  return proxy;
+}
+
+/** `fn` behind a Proxy whose `name` getter throws; calls go through. */
+function throwingName<F extends object>(fn: F): F {
+  return new Proxy(fn, {
+    get: (target, key, receiver) =>
+      key === "name" ? fail("name getter") : Reflect.get(target, key, receiver),
+  });
+}
+
+/** `target` with a `Symbol.iterator` getter that throws. */
+function throwingIterator<T extends object>(target: T): T {
+  return Object.defineProperty(target, Symbol.iterator, {
+    get: () => fail("Symbol.iterator getter"),
+  });
+}
+
 function cyclic(): object {
   const object: Record<string, unknown> = { name: "cycle", type: "object" };
   object.self = object;
@@ -128,6 +149,11 @@ const FACTORIES: Record<string, () => unknown> = {
   "date": () => new Date(0),
   "map": () => new Map(),
   "error": () => new TypeError("a value"),
+  "revoked function": revokedFunction,
+  "throwing name function": () => throwingName(function named() {}),
+  "throwing iterator array": () => throwingIterator(["read", "shell"]),
+  "throwing iterator object": () =>
+    throwingIterator({ name: "t", order: 1, text: "x" }),
 };
 
 /**
@@ -209,10 +235,21 @@ export const userCodeArb: fc.Arbitrary<Make<UserCode>> = fc
     return { behaviour, value, run } as UserCode;
   });
 
-/** A misbehaving user function (the value it uses stays hidden). */
-export const hostileFunctionArb: fc.Arbitrary<Make> = userCodeArb.map(
-  (make) => () => make().run,
-);
+/** How a user function is wrapped: as it is, or hostile to reading. */
+const FUNCTION_WRAPPERS: Record<string, (run: UserCode["run"]) => unknown> = {
+  "plain": (run) => run,
+  // Called as it is; reading its name throws.
+  "throwing name": (run) => throwingName(run),
+  "revoked": () => revokedFunction(),
+};
+
+/**
+ * A misbehaving user function (the value it uses stays hidden), sometimes
+ * behind a Proxy whose `name` getter throws, or a revoked Proxy.
+ */
+export const hostileFunctionArb: fc.Arbitrary<Make> = fc
+  .tuple(userCodeArb, fc.constantFrom(...Object.keys(FUNCTION_WRAPPERS)))
+  .map(([make, wrapper]) => () => FUNCTION_WRAPPERS[wrapper](make().run));
 
 /** A value the module may receive: hostile data or misbehaving user code. */
 export const anyInputArb: fc.Arbitrary<Make> = fc.oneof(

@@ -1,6 +1,7 @@
 /**
  * Fuzz: bad input at every registration entry point (constructor config,
- * section, variable, tools, onAssemble, effect, fork, scope). Each call
+ * section, variable, tools, toolGate, onAssemble, effect, fork, scope),
+ * with revoked Proxies and Proxy functions whose `name` getter throws. Each call
  * either succeeds or throws a `SystemPromptError`; an assembly over what it
  * registered resolves or rejects typed; and once the attacking registrar is
  * disposed, the reference workload renders the same bytes.
@@ -99,9 +100,8 @@ const nameArb = fc.oneof(
   hostileArb,
 );
 
-const textFunctionArb: fc.Arbitrary<Make> = userCodeArb.map((make) => () =>
-  make().run
-);
+/** User code as a provider: plain, with a throwing `name`, or revoked. */
+const textFunctionArb: fc.Arbitrary<Make> = hostileFunctionArb;
 
 const sectionArb = fc.oneof(
   anyInputArb,
@@ -229,6 +229,11 @@ describe(`fuzz: registration entry points ${FUZZ_LABEL}`, () => {
       .oneof(
         hostileArb.map((make) => () => ({ run: make(), value: undefined })),
         userCodeArb,
+        // The same code behind a Proxy whose `name` getter throws.
+        userCodeArb.map((make) => () => {
+          const { run, value } = make();
+          return { run: throwingNameOf(run), value };
+        }),
         hostileArb.map((make) => () => ({
           value: undefined,
           run: (
@@ -300,6 +305,17 @@ describe(`fuzz: registration entry points ${FUZZ_LABEL}`, () => {
     prompt.dispose().catch(() => {});
   });
 
+  it("toolGate(gate) registers or throws typed, whatever the gate answers or throws", async () => {
+    const gateArb = fc.oneof(
+      hostileArb,
+      hostileFunctionArb,
+      hostileArb.map((make) => () => () => make()),
+    );
+    await fuzzRegistrar(gateArb, (plugin, gate) => {
+      typedOrValue(() => plugin.toolGate(gate() as never));
+    });
+  });
+
   it("runtimeContext(entry) registers or throws typed", async () => {
     await fuzzRegistrar(sectionArb, (plugin, input) => {
       typedOrValue(() =>
@@ -337,6 +353,15 @@ describe(`fuzz: registration entry points ${FUZZ_LABEL}`, () => {
     );
   });
 });
+
+function throwingNameOf<F extends object>(fn: F): F {
+  return new Proxy(fn, {
+    get: (target, key, receiver) => {
+      if (key === "name") throw new Error("hostile name getter");
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
 
 function macrotask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));

@@ -167,6 +167,53 @@ describe("stability: effective, through referenced variables (SPEC 8.13.2)", () 
     await prompt.dispose();
   });
 
+  it("a listener's rewrite that drops a volatile reference settles from the registration's own stability", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.variable("date", of("2026-12-03"));
+    prompt.variable("os", () => "linux", { stability: "agent" });
+    prompt.section({ name: "a", order: 1, text: "Today: {{date}}." });
+    prompt.section({
+      name: "b",
+      order: 2,
+      text: "{{date}}",
+      stability: "agent",
+    });
+    prompt.section({ name: "c", order: 3, text: () => "Now {{date}}." });
+    prompt.section({ name: "d", order: 4, text: "On {{date}}, {{os}}." });
+    prompt.section({ name: "e", order: 5, text: "Kept: {{date}}." });
+    prompt.onAssemble((assembly, _context, next) => {
+      const [persona, a, b, c, d, e] = assembly.sections;
+      a.text = "Today."; // in place
+      c.text = "Now.";
+      // A copy, moved to the end: found by its name.
+      assembly.sections = [
+        persona,
+        a,
+        { ...b, text: "Agent rules." },
+        c,
+        e,
+        { ...d, text: "On {{os}}." },
+      ];
+      return next();
+    });
+    const assembly = await prompt.assemble();
+    assert.deepEqual(
+      assembly.sections.slice(1).map((section) => [
+        section.name,
+        section.stability,
+      ]),
+      [
+        ["a", undefined],
+        ["b", "agent"],
+        ["c", undefined],
+        ["e", "volatile"],
+        ["d", "agent"],
+      ],
+    );
+    assert.equal("stability" in assembly.sections[1], false);
+    await prompt.dispose();
+  });
+
   it("does not mutate a listener's own section objects", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.variable("date", of("today"));

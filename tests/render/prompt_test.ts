@@ -154,6 +154,36 @@ describe("renderPrompt: substitution", () => {
     }
   });
 
+  it("renders a text of 60,000 references the cache does not keep, in runs, exactly", () => {
+    // Past the first 1,024 references the one-pass render joins flat runs:
+    // literals (empty ones too), escapes and the tail all stay in place.
+    const parts: string[] = [];
+    const expected: string[] = [];
+    for (let index = 0; index < 60_000; index++) {
+      if (index % 3 === 0) {
+        parts.push("{{a}}");
+        expected.push("A");
+      } else if (index % 3 === 1) {
+        parts.push(`-${index}{{bb}}`);
+        expected.push(`-${index}BB`);
+      } else {
+        parts.push("\\\\{{a}}");
+        expected.push("\\A");
+      }
+    }
+    const text = parts.join("") + " tail {{";
+    clearTemplateCache();
+    assert.equal(
+      render(text, { a: "A", bb: "BB" }),
+      expected.join("") + " tail {{",
+    );
+    assert.equal(templateCacheStats().entries, 0);
+    assert.throws(
+      () => render(text + "{{missing}}", { a: "A", bb: "BB" }),
+      rejects("MALFORMED_REFERENCE"),
+    );
+  });
+
   it("accepts every name matching ^[a-z][a-z0-9_]*$", () => {
     const variables = { a: "1", z9: "2", a_b: "3", x_: "4", q0_0: "5" };
     assert.equal(

@@ -150,4 +150,38 @@ describe("runtimeContextUpdate", () => {
       rejects("INVALID_CONFIG", "threw"),
     );
   });
+
+  it("garbage as either assembly names runtimeContextUpdate and the argument, never renderRuntimeContext", () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const garbage: [string, unknown, string][] = [
+      ["a number", 42, "INVALID_ASSEMBLY"],
+      ["null", null, "INVALID_ASSEMBLY"],
+      ["a string", "assembly", "INVALID_ASSEMBLY"],
+      ["a runtimeContext that is not an array", {
+        sections: [],
+        tools: [],
+        variables: {},
+        runtimeContext: 5,
+      }, "INVALID_ASSEMBLY"],
+      ["a revoked Proxy", revoked.proxy, "INVALID_ASSEMBLY"],
+      ["an unknown variable", step([date("{{missing}}")]), "UNKNOWN_VARIABLE"],
+    ];
+    for (const [label, value, code] of garbage) {
+      for (const argument of ["previous", "current"] as const) {
+        const call = argument === "previous"
+          ? () => runtimeContextUpdate(value as PromptAssembly, step([date()]))
+          : () => runtimeContextUpdate(step([date()]), value as PromptAssembly);
+        assert.throws(call, (error) => {
+          rejects(code, `runtimeContextUpdate (argument ${argument})`)(error);
+          assert.doesNotMatch(
+            (error as Error).message,
+            /renderRuntimeContext/,
+            label,
+          );
+          return true;
+        }, `${label} as ${argument}`);
+      }
+    }
+  });
 });

@@ -1,0 +1,110 @@
+/**
+ * What a session step of `rxprompt simulate` may return (SPEC 8.8, 9.7,
+ * 9.8): the messages array itself, or `{ messages, thread?, scope?,
+ * context?, time? }`; anything else is one `INVALID_CONFIG` line naming
+ * the step.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SystemPrompt } from "../../mod.ts";
+import type { SessionStep } from "../../src/cache/mod.ts";
+import { runSession } from "../../cli/session.ts";
+import { CliError } from "../../cli/cli_error.ts";
+
+const HELLO = [{ role: "user" as const, content: "Hello." }];
+
+function session(second: () => unknown) {
+  const prompt = new SystemPrompt({ persona: "You help." });
+  const steps: SessionStep[] = [
+    () => ({ messages: HELLO }),
+    second as SessionStep,
+  ];
+  return { prompt, steps };
+}
+
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+describe("rxprompt simulate: a step's result", () => {
+  it("may be the messages array itself", async () => {
+    const steps = await runSession(session(() => HELLO), {});
+    assert.deepEqual(steps[1].messages, HELLO);
+    assert.equal(steps[1].thread, "main");
+    assert.equal(steps[1].time, 10_000);
+  });
+
+  it("may be { messages, thread?, scope?, context?, time? }, a promise of it too", async () => {
+    const steps = await runSession(
+      session(() =>
+        Promise.resolve({
+          messages: HELLO,
+          thread: "review",
+          scope: "reviewer",
+          context: { mode: "x" },
+          time: 60_000,
+        })
+      ),
+      {},
+    );
+    assert.deepEqual(steps[1].messages, HELLO);
+    assert.equal(steps[1].thread, "review");
+    assert.equal(steps[1].time, 60_000);
+  });
+
+  const bad: [string, () => unknown, RegExp][] = [
+    ["undefined", () => undefined, /undefined/],
+    ["a number", () => 5, /5/],
+    ["a string", () => "Hello.", /"Hello\."/],
+    ["null", () => null, /null/],
+    ["an object without messages", () => ({ thread: "a" }), /messages/],
+    ["messages that are not an array", () => ({ messages: "hi" }), /messages/],
+    ["a message that is not one", () => [HELLO[0], 3], /messages\[1\]/],
+    ["an unknown key", () => ({ messages: HELLO, tools: [] }), /"tools"/],
+    [
+      "a thread that is not a string",
+      () => ({ messages: HELLO, thread: 1 }),
+      /thread/,
+    ],
+    [
+      "a time that is not a number",
+      () => ({ messages: HELLO, time: "1m" }),
+      /time/,
+    ],
+    [
+      "a time that is not finite",
+      () => ({ messages: HELLO, time: NaN }),
+      /time/,
+    ],
+    [
+      "a context that is not an object",
+      () => ({ messages: HELLO, context: 3 }),
+      /context/,
+    ],
+    ["a revoked Proxy", revoked, /cannot be read/],
+    [
+      "a throwing getter",
+      () =>
+        Object.defineProperty({}, "messages", {
+          get: () => {
+            throw new Error("hostile");
+          },
+          enumerable: true,
+        }),
+      /hostile/,
+    ],
+  ];
+  for (const [label, result, detail] of bad) {
+    it(`${label}: one INVALID_CONFIG line naming the step`, async () => {
+      await assert.rejects(runSession(session(result), {}), (error) => {
+        assert.ok(error instanceof CliError, String(error));
+        assert.match(error.message, /^step 1 failed: INVALID_CONFIG: Step 1 /);
+        assert.match(error.message, detail);
+        assert.doesNotMatch(error.message, /\n/);
+        return true;
+      });
+    });
+  }
+});
