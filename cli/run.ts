@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type CommandName, parseCommandLine, usage } from "./args.ts";
+import { type CommandName, parseCommandLine } from "./args.ts";
+import { usage } from "./help.ts";
 import type { Args } from "./args.ts";
 import { check } from "./check.ts";
 import { describeError } from "./cli_error.ts";

@@ -4,7 +4,8 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { parseCommandLine, usage } from "../../cli/args.ts";
+import { parseCommandLine } from "../../cli/args.ts";
+import { usage } from "../../cli/help.ts";
 import { CliError } from "../../cli/cli_error.ts";
 
 function fails(argv: string[], pattern: RegExp): void {

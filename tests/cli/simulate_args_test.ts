@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { parseCommandLine, usage } from "../../cli/args.ts";
+import { parseCommandLine } from "../../cli/args.ts";
+import { usage } from "../../cli/help.ts";
 import { CliError } from "../../cli/cli_error.ts";
 
 describe("simulate's arguments", () => {

@@ -1,0 +1,134 @@
+/**
+ * The command line's help: the usage of all commands, or of one command
+ * with its options, what they take and what its exit codes mean.
+ *
+ * @module
+ */
+
+import {
+  type CommandName,
+  COMMANDS,
+  FLAGS,
+  FORMATS,
+  PROVIDERS,
+} from "./args.ts";
+
+/** The usage text: all commands, or one command's. */
+export function usage(command?: CommandName): string {
+  if (command !== undefined) {
+    const { positionals, options, summary } = COMMANDS[command];
+    const flags = [
+      ...options.map((option) => `[--${option} ${VALUES[option]}]`),
+      ...(FLAGS[command] ?? []).map((flag) => `[--${flag}]`),
+    ];
+    return [
+      `rxprompt ${command} ${[...positionals, ...flags, "[--json]"].join(" ")}`,
+      "",
+      `  ${summary}`,
+      "",
+      ...HELP[command].map((line) => `  ${line}`),
+      "",
+      ...COMMON,
+    ].join("\n");
+  }
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  return [
+    "rxprompt COMMAND CONFIG... [options]",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, { positionals, summary }]) =>
+      `  ${name.padEnd(width)}  ${positionals.join(" ")}: ${summary}`
+    ),
+    "",
+    ...COMMON,
+    "  rxprompt COMMAND --help  shows a command's options.",
+  ].join("\n");
+}
+
+const VALUES: Record<string, string> = {
+  scope: "NAME",
+  format: FORMATS.join("|"),
+  "max-tokens": "N",
+  "fail-on": "cache-break|any",
+  golden: "FILE",
+  shares: "PARENT CHILD",
+  provider: PROVIDERS.join("|"),
+  port: "N",
+  session: "SESSION",
+};
+
+const HELP: Record<CommandName, string[]> = {
+  render: [
+    "--scope NAME    a scope the config names (default: the global view)",
+    "--format F      text (default), json, openai-chat, openai-responses,",
+    "                or anthropic (with cache markers); --json is json",
+    "Exit 1 when the assembly fails.",
+  ],
+  inspect: [
+    "--scope NAME    a scope the config names (default: the global view)",
+    "--serve         serve a live page of every scope on 127.0.0.1 (blocks",
+    "                and tools by stability, cache markers, tokens,",
+    "                contributors, gates, pruned and shadowed entries);",
+    "                runs until interrupted",
+    "--port N        the page's port (default 0: a free one; the URL is",
+    "                printed)",
+    "--session S     with --serve: chart a session module's requests",
+    "                (cached, written, uncached tokens; see simulate)",
+    "Tokens are counted with the o200k_base encoding.",
+    "Exit 1 when the assembly fails.",
+  ],
+  check: [
+    "--scope NAME    check only this scope (repeatable; the global view is",
+    "                checked only when no --scope is given)",
+    "--max-tokens N  fail when the system prompt plus the tools' JSON of",
+    "                any view is over N tokens (o200k_base)",
+    "--strict        cache-layout warnings (lintCache) fail too",
+    "--golden FILE   compare each view's cached tiers (stable and agent, in",
+    "                wire order) with the golden manifest FILE: a change",
+    "                fails naming the scope, the entry and its contributor",
+    "--update        with --golden: write FILE anew (to a temporary file,",
+    "                then renamed)",
+    "--shares PARENT CHILD  print the tokens scope CHILD's first request",
+    "                shares with scope PARENT's and where they first differ;",
+    "                fails when they share nothing",
+    "--provider P    with --shares: anthropic, openai or openai-explicit",
+    "                (default: all three)",
+    "Assembles the global view and every named scope (or the --scope ones)",
+    "twice (volatile sections are left out of the comparison) and prints",
+    "lintCache's findings. Exit 1 on an error (an invalid tool name",
+    "included), on two assemblies that differ, over the budget, on a golden",
+    "manifest that differs, or on scopes that share nothing; warnings",
+    "exit 0 unless --strict. A missing, truncated, edited or other-version",
+    "golden manifest exits 2.",
+  ],
+  diff: [
+    "--scope NAME    a scope both configs name (default: the global view)",
+    "--fail-on WHAT  cache-break (default): exit 1 when the tools or the",
+    "                system prompt changed; any: exit 1 on any difference",
+    "                (the runtime context too)",
+  ],
+  watch: [
+    "--scope NAME    a scope the config names (default: the global view)",
+    "Runs until interrupted; --json writes one JSON object per line.",
+  ],
+  simulate: [
+    "--provider P    anthropic, openai (automatic) or openai-explicit",
+    "                (default: all three)",
+    "SESSION is a module whose default export is { prompt, steps, dispose? }",
+    "(a SystemPrompt and step functions; see CacheSession in",
+    "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
+    "built the README's way; tokens are counted with o200k_base (Anthropic's",
+    "tokenizer differs: an estimate).",
+  ],
+};
+
+const COMMON = [
+  "CONFIG is a module whose default export is a SystemPrompt,",
+  "{ prompt, scopes?, context? }, or a (possibly async) function returning",
+  "either. --json prints machine-readable output. --timeout SECONDS",
+  "(default 10) bounds each wait: loading a config or session, each",
+  "assembly (aborted at the limit), watch's first view, each simulate",
+  "step; past it, exit 2 with one line naming what did not settle (watch",
+  "reports it and keeps watching). Exit codes: 0 ok, 1 findings, 2 usage",
+  "or config error. rxprompt --version prints the version.",
+];
