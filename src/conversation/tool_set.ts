@@ -1,0 +1,153 @@
+/**
+ * The tools a conversation lists, step by step (SPEC 9.1, 9.8 "Tool
+ * changes"): the tools of its first request stay listed byte for byte; a
+ * tool the registry dropped stays listed and inactive; an added tool (or
+ * a changed definition) rebuilds the list once, the added tool at its
+ * canonical place. Pure.
+ *
+ * @module
+ */
+
+import type { PromptAssembly, ToolSchema } from "../types.ts";
+
+/** One tool a conversation lists. */
+export interface ListedTool {
+  /** The definition as it is sent. */
+  readonly schema: ToolSchema;
+  /**
+   * Its stability for marker selection: absent for the tools of the
+   * conversation's first request (they count as stable), else the
+   * stability the registry gave it when it was listed.
+   */
+  readonly stability?: "agent" | "volatile";
+}
+
+/** The tools of the next request. */
+export interface ToolSetStep {
+  /** Every listed tool, in wire order. */
+  readonly listed: readonly ListedTool[];
+  /** Whether `listed` differs from the tools listed before. */
+  readonly changed: boolean;
+  /** The listed tools the assembly no longer has: inactive. */
+  readonly dropped: readonly string[];
+}
+
+/**
+ * The tools the next request lists, given the tools listed so far
+ * (`undefined` before the first request) and this step's assembly.
+ */
+export function nextToolSet(
+  before: readonly ListedTool[] | undefined,
+  assembly: Pick<PromptAssembly, "tools" | "toolStability">,
+): ToolSetStep {
+  const stabilityOf = (name: string) =>
+    Object.hasOwn(assembly.toolStability ?? {}, name)
+      ? assembly.toolStability![name]
+      : undefined;
+  if (before === undefined) {
+    return {
+      listed: assembly.tools.map((schema) => ({ schema })),
+      changed: true,
+      dropped: [],
+    };
+  }
+  const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
+  const listed: ListedTool[] = [];
+  const dropped: string[] = [];
+  let changed = false;
+  for (const tool of before) {
+    const now = current.get(tool.schema.name);
+    if (now === undefined) {
+      dropped.push(tool.schema.name);
+      listed.push(tool);
+    } else if (sameDefinition(tool.schema, now)) {
+      listed.push(tool);
+    } else {
+      // A changed definition is sent as the registry has it now.
+      changed = true;
+      listed.push(withStability(now, tool.stability));
+    }
+  }
+  const names = new Set(before.map((tool) => tool.schema.name));
+  let previous: string | undefined;
+  for (const tool of assembly.tools) {
+    if (!names.has(tool.name)) {
+      // An added tool goes right after its canonical predecessor.
+      const at = previous === undefined
+        ? 0
+        : listed.findIndex((entry) => entry.schema.name === previous) + 1;
+      listed.splice(at, 0, withStability(tool, stabilityOf(tool.name)));
+      names.add(tool.name);
+      changed = true;
+    }
+    previous = tool.name;
+  }
+  return { listed, changed, dropped };
+}
+
+/**
+ * The names the next request allows: the assembly's `activeTools` (or all
+ * its tools) without the dropped ones; `undefined` when every listed tool
+ * is active.
+ */
+export function activeToolNames(
+  step: ToolSetStep,
+  activeTools: readonly string[] | undefined,
+): string[] | undefined {
+  if (activeTools === undefined && step.dropped.length === 0) return undefined;
+  const dropped = new Set(step.dropped);
+  const active = activeTools === undefined ? undefined : new Set(activeTools);
+  return step.listed.flatMap(({ schema: { name } }) =>
+    !dropped.has(name) && (active === undefined || active.has(name))
+      ? [name]
+      : []
+  );
+}
+
+/**
+ * The assembly as the adapter reads it for this request: the listed
+ * tools, their stabilities (the first request's count as stable) and the
+ * active names.
+ */
+export function listedAssembly(
+  assembly: PromptAssembly,
+  step: ToolSetStep,
+): PromptAssembly {
+  const toolStability: Record<string, "agent" | "volatile"> = {};
+  for (const { schema, stability } of step.listed) {
+    if (stability !== undefined) toolStability[schema.name] = stability;
+  }
+  const active = activeToolNames(step, assembly.activeTools);
+  const listed: PromptAssembly = {
+    ...assembly,
+    tools: step.listed.map((tool) => tool.schema),
+    toolStability,
+  };
+  if (active === undefined) delete listed.activeTools;
+  else listed.activeTools = active;
+  return listed;
+}
+
+/** The refusal a call of an inactive tool gets (SPEC 8.5). */
+export function refusalText(
+  name: string,
+  active: readonly string[],
+): string {
+  const allowed = active.length === 0
+    ? "no tool is active this step"
+    : `the active tools are ${active.map((n) => JSON.stringify(n)).join(", ")}`;
+  return `Tool ${
+    JSON.stringify(name)
+  } is not active this step; ${allowed}. Call one of those instead.`;
+}
+
+function sameDefinition(a: ToolSchema, b: ToolSchema): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function withStability(
+  schema: ToolSchema,
+  stability: "agent" | "volatile" | undefined,
+): ListedTool {
+  return stability === undefined ? { schema } : { schema, stability };
+}

@@ -1,0 +1,117 @@
+/**
+ * What the conversation tests share: a coding agent's registry with a
+ * gate, a runtime context and a tool source that may change, model answers
+ * in the SDKs' shapes, and readers of request bodies (marks removed,
+ * marks counted).
+ */
+import { SystemPrompt, type ToolSchema } from "../../mod.ts";
+
+const SCHEMA = { type: "object", properties: {} };
+
+/** One tool of the test registry. */
+export function schema(
+  name: string,
+  description = `The ${name} tool.`,
+): ToolSchema {
+  return { name, description, parameters: SCHEMA };
+}
+
+/** A registry whose gate, runtime context and tools the test drives. */
+export interface Agent {
+  readonly prompt: SystemPrompt;
+  /** The active tools (`undefined`: no gate answer). */
+  active: string[] | undefined;
+  /** The runtime context's text. */
+  branch: string;
+  /** The tools the live source lists. */
+  tools: ToolSchema[];
+}
+
+/** A coding agent: read_file and shell, a gate, the git branch as runtime context. */
+export function agent(): Agent {
+  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+  const state: Agent = {
+    prompt,
+    active: undefined,
+    branch: "main",
+    tools: [schema("read_file"), schema("shell")],
+  };
+  prompt.tools(() => ({ schemas: state.tools }));
+  prompt.toolGate(() => state.active);
+  prompt.runtimeContext({
+    name: "git",
+    order: 0,
+    text: () => `On ${state.branch}.`,
+  });
+  return state;
+}
+
+/** An Anthropic SDK `Message` with these blocks. */
+export function message(
+  content: Record<string, unknown>[],
+): {
+  type: "message";
+  role: "assistant";
+  content: { type: string }[];
+  usage: Record<string, number>;
+} {
+  return {
+    type: "message",
+    role: "assistant",
+    content: content as { type: string }[],
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
+}
+
+/** A `tool_use` block. */
+export function toolUse(id: string, name: string): Record<string, unknown> {
+  return { type: "tool_use", id, name, input: { path: "a.ts" } };
+}
+
+/** `value` without cache marks (`cache_control`, `prompt_cache_breakpoint`). */
+export function unmarked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unmarked);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "cache_control" || key === "prompt_cache_breakpoint") continue;
+    out[key] = unmarked(inner);
+  }
+  return out;
+}
+
+/** How many cache marks the body carries. */
+export function markCount(body: unknown): number {
+  return (JSON.stringify(body).match(
+    /"(cache_control|prompt_cache_breakpoint)"/g,
+  ) ?? [])
+    .length;
+}
+
+/** Every mark of the body, as sent. */
+export function marksOf(body: unknown): unknown[] {
+  const found: unknown[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === "cache_control" || key === "prompt_cache_breakpoint") {
+          found.push(inner);
+        } else visit(inner);
+      }
+    }
+  };
+  visit(body);
+  return found;
+}
+
+/** Whether the JSON of `before`'s items starts `after` (marks removed). */
+export function continues(
+  before: readonly unknown[],
+  after: readonly unknown[],
+): boolean {
+  if (after.length < before.length) return false;
+  return before.every((item, index) =>
+    JSON.stringify(unmarked(item)) === JSON.stringify(unmarked(after[index]))
+  );
+}
