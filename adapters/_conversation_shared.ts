@@ -14,36 +14,40 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The model and `max_tokens`-like options every form needs, checked. */
-export function readModelOptions(
-  options: unknown,
-  form: string,
-): { model: string; max_tokens: number } {
+/** The model every form needs, checked (and the options object). */
+export function readModel(options: unknown, form: string): string {
   if (!isObject(options)) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
-      `${form}'s options must be an object { model, max_tokens, ... }; got ` +
+      `${form}'s options must be an object { model, ... }; got ` +
         `${quote(options)}.`,
     );
   }
-  const { model, max_tokens } = options;
+  const { model } = options;
   if (typeof model !== "string" || model === "") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `${form}'s model is ${quote(model)}; it must be the model's name.`,
     );
   }
-  if (
-    typeof max_tokens !== "number" || !Number.isInteger(max_tokens) ||
-    max_tokens < 1
-  ) {
+  return model;
+}
+
+/** An output-token limit option, checked (`undefined` when absent and allowed). */
+export function readLimit(
+  value: unknown,
+  name: string,
+  form: string,
+  { required }: { required: boolean },
+): number | undefined {
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
-      `${form}'s max_tokens is ${quote(max_tokens)}; it must be a positive ` +
-        `integer.`,
+      `${form}'s ${name} is ${quote(value)}; it must be a positive integer.`,
     );
   }
-  return { model, max_tokens };
+  return value;
 }
 
 /**

@@ -50,7 +50,8 @@ import {
   copyBlocks,
   detectOtherProvider,
   isObject,
-  readModelOptions,
+  readLimit,
+  readModel,
 } from "./_conversation_shared.ts";
 import { quote } from "../src/errors.ts";
 import {
@@ -665,10 +666,13 @@ export function resumeAnthropicConversation<
 function messagesWire(
   options: AnthropicConversationOptions,
 ): ConversationWire<MessagesMessage, AnthropicConversationBody> {
-  const { model, max_tokens } = readModelOptions(
-    options,
+  const model = readModel(options, "anthropicConversation");
+  const max_tokens = readLimit(
+    options.max_tokens,
+    "max_tokens",
     "anthropicConversation",
-  );
+    { required: true },
+  )!;
   const limit = cacheBreakpointLimit(options.maxCacheBreakpoints);
   const breakpoints = options.breakpoints;
   const saved: RecordingHeader["options"] = { model, max_tokens };

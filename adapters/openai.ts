@@ -27,10 +27,33 @@
  */
 
 import {
+  type AssembleContext,
   type AssembledSection,
   type PromptAssembly,
   SystemPromptError,
 } from "../mod.ts";
+import {
+  type Conversation,
+  type ConversationOptions,
+  type ConversationPrompt,
+  ConversationShell,
+} from "../src/conversation/conversation.ts";
+import { parseRecording } from "../src/conversation/recording.ts";
+import type {
+  ConversationWire,
+  ToolCall,
+  WireAnswer,
+  WireBuild,
+  WireBuilt,
+  WireMark,
+} from "../src/conversation/wire.ts";
+import {
+  copyBlocks,
+  detectOtherProvider,
+  isObject,
+  readLimit,
+  readModel,
+} from "./_conversation_shared.ts";
 import { quote } from "../src/errors.ts";
 import {
   type AdapterInput,
@@ -912,4 +935,530 @@ function cachedParts(
       undefined,
     );
   return { parts, key };
+}
+
+// The conversation (SPEC 9.1): the whole body of each step.
+
+/**
+ * A part of a person's message in a Chat Completions conversation: text
+ * or an image.
+ *
+ * @example
+ * ```ts
+ * import type { ChatUserPart } from "@rxprompt/system-prompt/openai";
+ *
+ * const part: ChatUserPart = { type: "text", text: "Where is my parcel?" };
+ * ```
+ */
+export type ChatUserPart = ChatTextPart | {
+  /** Always `"image_url"`. */
+  type: "image_url";
+  /** The image. */
+  image_url: { url: string; detail?: "auto" | "low" | "high" };
+  /** A cache mark (placed by the conversation only). */
+  prompt_cache_breakpoint?: PromptCacheBreakpoint;
+};
+
+/**
+ * One message of a Chat Completions conversation's history. The model's
+ * messages are kept verbatim (every field the SDK returned); the ones the
+ * conversation writes always have content parts, so a mark can come and
+ * go without changing their shape.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationMessage } from "@rxprompt/system-prompt/openai";
+ *
+ * const message: ChatConversationMessage = {
+ *   role: "tool",
+ *   tool_call_id: "call_1",
+ *   content: [{ type: "text", text: "42 lines" }],
+ * };
+ * ```
+ */
+export type ChatConversationMessage =
+  | { role: "user"; content: ChatUserPart[] }
+  | { role: "tool"; tool_call_id: string; content: ChatTextPart[] }
+  | {
+    role: "assistant";
+    content?: string | null;
+    refusal?: string | null;
+    tool_calls?: {
+      id: string;
+      type: "function";
+      function: { name: string; arguments: string };
+    }[];
+  };
+
+/**
+ * The whole body of one Chat Completions conversation request: pass it to
+ * `client.chat.completions.create(body)`.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ChatConversationBody = {
+ *   model: "gpt-5.6",
+ *   messages: [{ role: "system", content: [{ type: "text", text: "You are terse." }] }],
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface ChatConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The system message, then the history and this step's new messages. */
+  messages: (
+    | { role: "system"; content: string | ChatTextPart[] }
+    | ChatConversationMessage
+  )[];
+  /** Every listed tool; absent when there are none. */
+  tools?: ChatCompletionsTool[];
+  /** The allowed tools, when gates (or a dropped tool) limit them. */
+  tool_choice?: ChatToolChoice;
+  /** Fixed at the first request: one session per conversation. */
+  prompt_cache_key: string;
+  /** From the options, when given. */
+  max_completion_tokens?: number;
+}
+
+/**
+ * {@linkcode ChatConversationBody} for `stream: true`: it asks for the
+ * usage in the stream's last chunk.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationStreamingBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ChatConversationStreamingBody = {
+ *   model: "gpt-5.6",
+ *   messages: [],
+ *   prompt_cache_key: "0123456789abcdef",
+ *   stream: true,
+ *   stream_options: { include_usage: true },
+ * };
+ * ```
+ */
+export interface ChatConversationStreamingBody extends ChatConversationBody {
+  /** Always `true`. */
+  stream: true;
+  /** The usage comes with the stream's last chunk. */
+  stream_options: { include_usage: true };
+}
+
+/**
+ * What `record()` takes: the SDK's `ChatCompletion` (`create()`, or a
+ * stream's `finalChatCompletion()`).
+ *
+ * @example
+ * ```ts
+ * import type { ChatAnswer } from "@rxprompt/system-prompt/openai";
+ *
+ * const answer: ChatAnswer = {
+ *   object: "chat.completion",
+ *   choices: [{ message: { role: "assistant", content: "Done." } }],
+ * };
+ * ```
+ */
+export interface ChatAnswer {
+  /** `"chat.completion"`. */
+  readonly object?: string;
+  /** The first choice's message is the answer. */
+  readonly choices: readonly {
+    readonly message: { readonly role: "assistant" };
+  }[];
+  /** The reported usage. */
+  readonly usage?: unknown;
+}
+
+/**
+ * Options of {@linkcode chatConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: ChatConversationOptions = { model: "gpt-5.6", cache: true };
+ * ```
+ */
+export interface ChatConversationOptions extends ConversationOptions {
+  /** The model of every request. */
+  model: string;
+  /** `max_completion_tokens` of every request, when given. */
+  max_completion_tokens?: number;
+  /**
+   * Explicit cache breakpoints (gpt-5.6 and later), as `toChatCompletions`'
+   * `cache`: the system prompt's marks, and the conversation's on its last
+   * item and on the end of the previous request. Absent: automatic caching.
+   */
+  cache?: boolean | { ttl: "30m" | "12h" };
+  /** `toChatCompletions`' `maxCacheBreakpoints` (default 2). */
+  maxCacheBreakpoints?: number;
+  /** `toChatCompletions`' `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+  /** `toChatCompletions`' `toolChoiceMode` (default `"auto"`). */
+  toolChoiceMode?: "auto" | "required";
+  /** `toChatCompletions`' `strict`. */
+  strict?: boolean;
+  /** The `prompt_cache_key` (default: `promptCacheKey` with the session). */
+  promptCacheKey?: string;
+  /** Streaming bodies, with `stream_options.include_usage`. */
+  stream?: boolean;
+}
+
+/**
+ * A Chat Completions conversation: {@linkcode Conversation} with the
+ * `openai` SDK's shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { type ChatConversation, chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv: ChatConversation = chatConversation(new SystemPrompt(), { model: "gpt-5.6" });
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type ChatConversation<
+  Body = ChatConversationBody,
+  C extends AssembleContext = AssembleContext,
+> = Conversation<
+  Body,
+  ChatAnswer,
+  string | ChatUserPart[],
+  string | ChatTextPart[],
+  ChatConversationMessage,
+  C
+>;
+
+const CHAT_PROVIDER = "openai-chat";
+
+/**
+ * Starts an OpenAI Chat Completions conversation (SPEC 9.1): each
+ * `request()` returns the whole body for `client.chat.completions.create`,
+ * with the request loop's rules applied: the tools listed first stay
+ * byte-identical (a dropped tool stays listed, outside `allowed_tools`);
+ * the `allowed_tools` tool choice from the gates; the runtime context, when
+ * it changed, as a new user message after the last tool result; with
+ * `cache`, explicit marks on the last item and on the end of the previous
+ * request (OpenAI reads only at a request's own marks), `ttl: "12h"` on
+ * every mark when a person answers next; `prompt_cache_key` fixed at the
+ * first request (one session per conversation); with `stream: true`,
+ * `stream_options.include_usage`.
+ *
+ * @param prompt what each step is assembled from
+ * @param options the model and the conversation's options
+ * @returns the conversation
+ *
+ * @example A tool round trip
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are a support assistant." });
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "track", description: "Track a parcel.", parameters: { type: "object" } }],
+ * }));
+ * const conv = chatConversation(prompt, { model: "gpt-5.6", cache: true });
+ * conv.user("Where is my parcel?");
+ * await conv.request(); // send it: await client.chat.completions.create(body)
+ * const calls = conv.record({
+ *   object: "chat.completion",
+ *   choices: [{
+ *     message: {
+ *       role: "assistant",
+ *       content: null,
+ *       tool_calls: [{ id: "c1", type: "function", function: { name: "track", arguments: "{}" } }],
+ *     },
+ *   }],
+ * });
+ * for (const call of calls) conv.toolResult(call.id, "In transit.");
+ * const body = await conv.request();
+ * console.log(body.messages.map((m) => m.role)); // ["system", "user", "assistant", "tool"]
+ * await prompt.dispose();
+ * ```
+ */
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions & { stream: true },
+): ChatConversation<ChatConversationStreamingBody, C>;
+/**
+ * {@linkcode chatConversation} without streaming.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * conv.user("Hi.");
+ * console.log("stream" in await conv.request()); // false
+ * ```
+ */
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions & { stream?: false },
+): ChatConversation<ChatConversationBody, C>;
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions,
+): ChatConversation<ChatConversationBody, C> {
+  return new ConversationShell(prompt, chatWire(options), options);
+}
+
+/**
+ * Resumes a Chat Completions conversation from its recording, as
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`): the
+ * next request is byte-identical to the one the original would have built,
+ * `prompt_cache_key` included; the recording's options apply unless
+ * `options` gives them again.
+ *
+ * @param prompt what each step is assembled from
+ * @param recording the recording's text (JSON lines)
+ * @param options options that replace the recording's
+ * @returns the conversation, as it was after its last recorded step
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation, resumeChatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * const again = resumeChatConversation(new SystemPrompt(), conv.save());
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ChatConversationOptions>,
+): ChatConversation<ChatConversationBody | ChatConversationStreamingBody, C> {
+  const parsed = parseRecording(recording, CHAT_PROVIDER);
+  const merged = {
+    ...(parsed.header.options as Partial<ChatConversationOptions>),
+    ...options,
+  } as ChatConversationOptions;
+  return new ConversationShell(prompt, chatWire(merged), merged, parsed);
+}
+
+type ChatMessage = ChatConversationMessage;
+type ChatBody = ChatConversationBody | ChatConversationStreamingBody;
+
+/** Reads the options and returns the wire. */
+function chatWire(
+  options: ChatConversationOptions,
+): ConversationWire<ChatMessage, ChatBody> {
+  const model = readModel(options, "chatConversation");
+  const limit = readLimit(
+    options.max_completion_tokens,
+    "max_completion_tokens",
+    "chatConversation",
+    { required: false },
+  );
+  const cache = breakpointOf(options.cache);
+  if (options.stream !== undefined && typeof options.stream !== "boolean") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `chatConversation's stream is ${
+        quote(options.stream)
+      }; it must be true or false.`,
+    );
+  }
+  const adapter: OpenAIOptions = {};
+  for (
+    const key of [
+      "maxCacheBreakpoints",
+      "breakpoints",
+      "toolChoiceMode",
+      "strict",
+    ] as const
+  ) {
+    if (options[key] !== undefined) {
+      (adapter as Record<string, unknown>)[key] = options[key];
+    }
+  }
+  // Checked now, as the adapter reads them.
+  readOpenAIOptions(adapter, "chatConversation");
+  const saved: Record<string, unknown> = { model, ...adapter };
+  if (limit !== undefined) saved.max_completion_tokens = limit;
+  if (options.cache !== undefined) saved.cache = options.cache;
+  if (options.promptCacheKey !== undefined) {
+    saved.promptCacheKey = options.promptCacheKey;
+  }
+  if (options.stream === true) saved.stream = true;
+  return {
+    provider: CHAT_PROVIDER,
+    options: saved,
+    build: (input) =>
+      chatBuild(input, {
+        model,
+        limit,
+        cache,
+        adapter,
+        key: options.promptCacheKey,
+        stream: options.stream === true,
+      }),
+    read: chatRead,
+    personInput: (input) =>
+      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+    resultContent: (content, id) =>
+      copyBlocks(content, `toolResult(${JSON.stringify(id)})`, {
+        allowString: true,
+        forbid: [],
+      }),
+  };
+}
+
+function chatBuild(
+  input: WireBuild<ChatMessage>,
+  options: {
+    model: string;
+    limit: number | undefined;
+    cache: PromptCacheBreakpoint | undefined;
+    adapter: OpenAIOptions;
+    key: string | undefined;
+    stream: boolean;
+  },
+): WireBuilt<ChatMessage, ChatBody> {
+  const tail: ChatMessage[] = input.results.map((result) => ({
+    role: "tool",
+    tool_call_id: result.id,
+    content: result.content as ChatTextPart[],
+  }));
+  if (input.person.length > 0) {
+    tail.push({ role: "user", content: input.person as ChatUserPart[] });
+  }
+  if (input.update !== undefined) {
+    tail.push({
+      role: "user",
+      content: [{ type: "text", text: input.update }],
+    });
+  }
+  const history = [...input.history, ...tail];
+  if (history.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  const key = typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+    ? undefined
+    : input.awaiting === "person"
+    ? { mode: "explicit", ttl: "12h" }
+    : options.cache;
+  const messages = [...history];
+  const marks: WireMark[] = [];
+  if (mark !== undefined) {
+    const ends = input.previousLength > 0 &&
+        input.previousLength < history.length
+      ? [input.previousLength - 1, history.length - 1]
+      : [history.length - 1];
+    for (const at of ends) {
+      const message = messages[at];
+      if (message.role === "assistant") continue;
+      const parts = [...message.content];
+      const block = parts.length - 1;
+      parts[block] = { ...parts[block], prompt_cache_breakpoint: { ...mark } };
+      messages[at] = { ...message, content: parts } as ChatMessage;
+      marks.push({ message: at, block, mark: { ...mark } });
+    }
+  }
+  const fields = mark === undefined
+    ? toChatCompletions(input.assembly, { ...options.adapter })
+    : toChatCompletions(input.assembly, {
+      ...options.adapter,
+      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
+      promptCacheKey: key,
+    });
+  const head: Record<string, unknown> = {
+    model: options.model,
+    system: fields.system,
+    ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+    ...(fields.tool_choice === undefined
+      ? {}
+      : { tool_choice: fields.tool_choice }),
+    prompt_cache_key: key,
+    ...(options.limit === undefined
+      ? {}
+      : { max_completion_tokens: options.limit }),
+    ...(options.stream
+      ? { stream: true, stream_options: { include_usage: true } }
+      : {}),
+  };
+  const { system: _system, ...rest } = head;
+  const body = {
+    ...rest,
+    messages: [fields.system, ...messages],
+  } as unknown as ChatBody;
+  return {
+    body,
+    tail,
+    marks: marks.map((m) => ({ ...m, message: m.message + 1 })),
+    head,
+    state: { promptCacheKey: key },
+  };
+}
+
+function chatRead(response: unknown): WireAnswer<ChatMessage> {
+  detectOtherProvider(response, "an OpenAI Chat Completions");
+  const choices = isObject(response) ? response.choices : undefined;
+  const message = Array.isArray(choices) && isObject(choices[0])
+    ? choices[0].message
+    : undefined;
+  if (!isObject(message) || message.role !== "assistant") {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the openai SDK's ChatCompletion (choices[0].message ` +
+        `with role "assistant"), as chat.completions.create() or a stream's ` +
+        `finalChatCompletion() returns it.`,
+    );
+  }
+  const calls: ToolCall[] = [];
+  const toolCalls = message.tool_calls;
+  if (toolCalls !== undefined && toolCalls !== null) {
+    if (!Array.isArray(toolCalls)) {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The message's tool_calls is not an array.`,
+      );
+    }
+    for (const call of toolCalls) {
+      if (
+        !isObject(call) || typeof call.id !== "string" ||
+        !isObject(call.function) || typeof call.function.name !== "string"
+      ) {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool call of the message has no string id and function name.`,
+        );
+      }
+      calls.push({
+        id: call.id,
+        name: call.function.name,
+        input: parseArguments(call.function.arguments),
+      });
+    }
+  }
+  return {
+    messages: [JSON.parse(JSON.stringify(message))],
+    calls,
+    usage: isObject(response) ? response.usage ?? null : null,
+  };
+}
+
+/** A call's arguments parsed, or the text as it came when it is not JSON. */
+function parseArguments(text: unknown): unknown {
+  if (typeof text !== "string") return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

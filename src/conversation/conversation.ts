@@ -405,7 +405,7 @@ export class ConversationShell<
     };
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = refusals(read.calls, built.allowed);
+    this.#results = this.#refusals(read.calls, built.allowed);
     this.#lines.push(...lines);
     for (const line of lines) this.#onRecord?.(line);
     return read.calls.filter((call) => !this.#results.has(call.id));
@@ -414,6 +414,26 @@ export class ConversationShell<
   save(): string {
     if (this.#lines.length === 0) return recordingLine(this.#headerRecord());
     return this.#lines.join("");
+  }
+
+  /** The refusals the conversation itself gives calls of inactive tools. */
+  #refusals(
+    calls: readonly ToolCall[],
+    allowed: readonly string[] | undefined,
+  ): Map<string, { content: unknown; isError: boolean }> {
+    const results = new Map<string, { content: unknown; isError: boolean }>();
+    if (allowed === undefined) return results;
+    const active = new Set(allowed);
+    for (const call of calls) {
+      if (!active.has(call.name)) {
+        const text = refusalText(call.name, allowed);
+        results.set(call.id, {
+          content: this.#wire.resultContent(text, call.id),
+          isError: true,
+        });
+      }
+    }
+    return results;
   }
 
   #headerRecord(): RecordingHeader {
@@ -520,28 +540,9 @@ export class ConversationShell<
       };
       allowed = step.allowedTools;
     }
-    this.#results = refusals(state.calls, allowed);
+    this.#results = this.#refusals(state.calls, allowed);
     return state;
   }
-}
-
-/** The refusals the conversation itself gives calls of inactive tools. */
-function refusals(
-  calls: readonly ToolCall[],
-  allowed: readonly string[] | undefined,
-): Map<string, { content: unknown; isError: boolean }> {
-  const results = new Map<string, { content: unknown; isError: boolean }>();
-  if (allowed === undefined) return results;
-  const active = new Set(allowed);
-  for (const call of calls) {
-    if (!active.has(call.name)) {
-      results.set(call.id, {
-        content: refusalText(call.name, allowed),
-        isError: true,
-      });
-    }
-  }
-  return results;
 }
 
 function readAwaiting(value: unknown, fallback: Awaiting): Awaiting {

@@ -115,3 +115,29 @@ export function continues(
     JSON.stringify(unmarked(item)) === JSON.stringify(unmarked(after[index]))
   );
 }
+
+/** An `openai` SDK `ChatCompletion` calling these tools (none: text). */
+export function completion(
+  calls: { id: string; name: string }[],
+): {
+  object: "chat.completion";
+  choices: { message: { role: "assistant"; content: string | null } }[];
+  usage: Record<string, number>;
+} {
+  const message = calls.length === 0
+    ? { role: "assistant" as const, content: "Done." }
+    : {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: calls.map(({ id, name }) => ({
+        id,
+        type: "function",
+        function: { name, arguments: '{"path":"a.ts"}' },
+      })),
+    };
+  return {
+    object: "chat.completion",
+    choices: [{ message }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
+}

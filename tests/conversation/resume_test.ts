@@ -7,56 +7,21 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
-  type AnthropicConversation,
   anthropicConversation,
-  type AnthropicConversationBody,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { agent, message, toolUse } from "./helpers.ts";
-import { applyStep, sessionArbitrary, type SessionStep } from "./session.ts";
+import { sessionArbitrary } from "./session.ts";
+import { FORMS } from "./forms.ts";
+import { runSession } from "./run_session.ts";
 
 const OPTIONS = { model: "claude-sonnet-4-5", max_tokens: 1024 };
 
 function code(code: string) {
   return (error: unknown) =>
     error instanceof SystemPromptError && error.code === code;
-}
-
-/** Runs a session, resumed from its own save after every record when asked. */
-async function run(
-  steps: readonly SessionStep[],
-  { resume }: { resume: boolean },
-): Promise<AnthropicConversationBody[]> {
-  const a = agent();
-  let conv: AnthropicConversation = anthropicConversation(a.prompt, {
-    ...OPTIONS,
-    session: "s-1",
-  });
-  const bodies: AnthropicConversationBody[] = [];
-  conv.user("Start.");
-  let n = 0;
-  for (const step of steps) {
-    applyStep(a, step);
-    if (step.say !== undefined) conv.user(step.say);
-    bodies.push(await conv.request(undefined, { awaiting: step.awaiting }));
-    conv.record(
-      message(
-        step.calls.length === 0
-          ? [{ type: "text", text: "Done." }]
-          : step.calls.map((name) => toolUse(`call_${n++}`, name)),
-      ),
-    );
-    // A crash here leaves the tool round open: the resumed conversation
-    // closes it by recording the results.
-    if (resume) conv = resumeAnthropicConversation(a.prompt, conv.save());
-    const open = step.reverse ? conv.openCalls.toReversed() : conv.openCalls;
-    for (const call of open) conv.toolResult(call.id, `ran ${call.name}`);
-    if (step.calls.length === 0) conv.user("Next.");
-  }
-  await a.prompt.dispose();
-  return bodies;
 }
 
 /** A two-step recording with an open tool round at its end. */
@@ -79,16 +44,18 @@ async function recorded(): Promise<{ text: string; lines: string[] }> {
 }
 
 describe("save and resume", () => {
-  it("save-then-resume at every step gives the bodies of never saving (property)", async () => {
-    await fc.assert(
-      fc.asyncProperty(sessionArbitrary, async (steps) => {
-        const straight = await run(steps, { resume: false });
-        const resumed = await run(steps, { resume: true });
-        assert.equal(JSON.stringify(resumed), JSON.stringify(straight));
-      }),
-      { seed: 41, numRuns: fuzzRuns(40) },
-    );
-  });
+  for (const form of FORMS) {
+    it(`${form.name}: save-then-resume at every step gives the bodies of never saving (property)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(sessionArbitrary, async (steps) => {
+          const straight = await runSession(form, steps, { resume: false });
+          const resumed = await runSession(form, steps, { resume: true });
+          assert.equal(JSON.stringify(resumed), JSON.stringify(straight));
+        }),
+        { seed: 41, numRuns: fuzzRuns(40) },
+      );
+    });
+  }
 
   it("resumes in the state it was saved in: session, history, open calls", async () => {
     const { text } = await recorded();

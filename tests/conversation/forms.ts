@@ -1,0 +1,72 @@
+/**
+ * The provider forms of the conversation, driven the same way by the
+ * property tests: start, resume, and a model answer in the SDK's shape.
+ */
+import {
+  anthropicConversation,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic.ts";
+import {
+  chatConversation,
+  resumeChatConversation,
+} from "../../adapters/openai.ts";
+import type { SystemPrompt, ToolCall } from "../../mod.ts";
+import { completion, message, toolUse } from "./helpers.ts";
+
+/** What the property tests need of a conversation. */
+export interface AnyConversation {
+  readonly openCalls: readonly ToolCall[];
+  readonly messages: readonly unknown[];
+  user(input: string): void;
+  toolResult(id: string, content: string): void;
+  request(
+    context?: undefined,
+    options?: { awaiting?: "person" | "agent" },
+  ): Promise<{ messages: unknown[]; tools?: unknown[] }>;
+  record(answer: never): ToolCall[];
+  save(): string;
+}
+
+/** One provider form. */
+export interface Form {
+  readonly name: string;
+  start(prompt: SystemPrompt): AnyConversation;
+  resume(prompt: SystemPrompt, recording: string): AnyConversation;
+  /** The model answer calling these tools (none: a text answer). */
+  answer(calls: { id: string; name: string }[]): never;
+}
+
+export const FORMS: readonly Form[] = [
+  {
+    name: "anthropic",
+    start: (prompt) =>
+      anthropicConversation(prompt, {
+        model: "claude-sonnet-4-5",
+        max_tokens: 1024,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAnthropicConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) =>
+      message(
+        calls.length === 0
+          ? [{ type: "text", text: "Done." }]
+          : calls.map(({ id, name }) => toolUse(id, name)),
+      ) as never,
+  },
+  {
+    name: "openai-chat",
+    start: (prompt) =>
+      chatConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeChatConversation(prompt, recording) as unknown as AnyConversation,
+    answer: (calls) => completion(calls) as never,
+  },
+];
