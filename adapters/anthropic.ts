@@ -485,9 +485,37 @@ export interface MessagesAnswer {
   /** Always `"assistant"`. */
   readonly role: "assistant";
   /** The blocks, kept verbatim in the history. */
-  readonly content: readonly { readonly type: string }[];
+  readonly content: readonly MessagesAnswerBlock[];
   /** The reported usage. */
   readonly usage?: unknown;
+}
+
+/**
+ * One block of a model answer, as the SDK returns it (the fields named
+ * are those of the common blocks; every field is kept).
+ *
+ * @example
+ * ```ts
+ * import type { MessagesAnswerBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesAnswerBlock = { type: "tool_use", id: "t1", name: "shell", input: {} };
+ * ```
+ */
+export interface MessagesAnswerBlock {
+  /** The block's type: `"text"`, `"thinking"`, `"tool_use"`, ... */
+  readonly type: string;
+  /** A text block's text. */
+  readonly text?: string;
+  /** A thinking block's thinking. */
+  readonly thinking?: string;
+  /** A thinking block's signature. */
+  readonly signature?: string;
+  /** A tool call's id. */
+  readonly id?: string;
+  /** A tool call's tool name. */
+  readonly name?: string;
+  /** A tool call's arguments. */
+  readonly input?: unknown;
 }
 
 /**

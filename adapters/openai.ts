@@ -1066,7 +1066,21 @@ export interface ChatAnswer {
   readonly object?: string;
   /** The first choice's message is the answer. */
   readonly choices: readonly {
-    readonly message: { readonly role: "assistant" };
+    readonly message: {
+      readonly role: "assistant";
+      readonly content?: string | null;
+      readonly refusal?: string | null;
+      readonly tool_calls?: readonly {
+        readonly id: string;
+        readonly type: string;
+        readonly function?: {
+          readonly name: string;
+          readonly arguments: string;
+        };
+      }[];
+    };
+    readonly index?: number;
+    readonly finish_reason?: string | null;
   }[];
   /** The reported usage. */
   readonly usage?: unknown;

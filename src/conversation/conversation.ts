@@ -195,6 +195,7 @@ export interface Conversation<
   readonly messages: readonly Message[];
   /** The calls of the last answer still waiting for a result. */
   readonly openCalls: readonly ToolCall[];
+  /** A person's message (text or content blocks): an input of the next request. */
   user(input: Input): void;
   /**
    * The result of one tool call of the last answer: an input of the next

@@ -10,7 +10,19 @@
 
 import type { PromptAssembly, ToolSchema } from "../types.ts";
 
-/** One tool a conversation lists. */
+/**
+ * One tool a conversation lists (in a recording's step).
+ *
+ * @example
+ * ```ts
+ * import type { ListedTool } from "@rxprompt/system-prompt";
+ *
+ * const listed: ListedTool = {
+ *   schema: { name: "shell", description: "Run a command.", parameters: {} },
+ *   stability: "volatile",
+ * };
+ * ```
+ */
 export interface ListedTool {
   /** The definition as it is sent. */
   readonly schema: ToolSchema;

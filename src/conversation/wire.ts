@@ -9,7 +9,17 @@
 
 import type { PromptAssembly } from "../types.ts";
 
-/** Who answers the request after this one (SPEC 9.1, 9.8). */
+/**
+ * Who answers the request after this one (SPEC 9.1, 9.8): `"person"`
+ * gives the request's cache marks a long lifetime.
+ *
+ * @example
+ * ```ts
+ * import type { Awaiting } from "@rxprompt/system-prompt";
+ *
+ * const awaiting: Awaiting = "person";
+ * ```
+ */
 export type Awaiting = "person" | "agent";
 
 /**
@@ -41,9 +51,19 @@ export interface WireResult {
   readonly isError: boolean;
 }
 
-/** A cache mark placed on the history of one request. */
+/**
+ * A cache mark the conversation placed on one request's messages (in a
+ * recording's step).
+ *
+ * @example
+ * ```ts
+ * import type { WireMark } from "@rxprompt/system-prompt";
+ *
+ * const mark: WireMark = { message: 2, block: 0, mark: { type: "ephemeral" } };
+ * ```
+ */
 export interface WireMark {
-  /** The index of the message in the request's messages (history). */
+  /** The index of the message in the body's message list. */
   readonly message: number;
   /** The index of the block (content part) in that message. */
   readonly block: number;
