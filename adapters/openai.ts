@@ -1281,21 +1281,7 @@ function chatWire(
       }; it must be true or false.`,
     );
   }
-  const adapter: OpenAIOptions = {};
-  for (
-    const key of [
-      "maxCacheBreakpoints",
-      "breakpoints",
-      "toolChoiceMode",
-      "strict",
-    ] as const
-  ) {
-    if (options[key] !== undefined) {
-      (adapter as Record<string, unknown>)[key] = options[key];
-    }
-  }
-  // Checked now, as the adapter reads them.
-  readOpenAIOptions(adapter, "chatConversation");
+  const adapter = adapterOptions(options, "chatConversation");
   const saved: Record<string, unknown> = { model, ...adapter };
   if (limit !== undefined) saved.max_completion_tokens = limit;
   if (options.cache !== undefined) saved.cache = options.cache;
@@ -1367,23 +1353,15 @@ function chatBuild(
     : input.awaiting === "person"
     ? { mode: "explicit", ttl: "12h" }
     : options.cache;
-  const messages = [...history];
-  const marks: WireMark[] = [];
-  if (mark !== undefined) {
-    const ends = input.previousLength > 0 &&
-        input.previousLength < history.length
-      ? [input.previousLength - 1, history.length - 1]
-      : [history.length - 1];
-    for (const at of ends) {
-      const message = messages[at];
-      if (message.role === "assistant") continue;
-      const parts = [...message.content];
-      const block = parts.length - 1;
-      parts[block] = { ...parts[block], prompt_cache_breakpoint: { ...mark } };
-      messages[at] = { ...message, content: parts } as ChatMessage;
-      marks.push({ message: at, block, mark: { ...mark } });
-    }
-  }
+  const { items: messages, marks } = markOpenAIEnds(
+    history,
+    input.previousLength,
+    mark,
+    (message) =>
+      message.role === "assistant"
+        ? undefined
+        : { key: "content", parts: message.content },
+  );
   const fields = mark === undefined
     ? toChatCompletions(input.assembly, { ...options.adapter })
     : toChatCompletions(input.assembly, {
@@ -1414,7 +1392,7 @@ function chatBuild(
   return {
     body,
     tail,
-    marks: marks.map((m) => ({ ...m, message: m.message + 1 })),
+    marks,
     head,
     state: { promptCacheKey: key },
   };
@@ -1475,4 +1453,494 @@ function parseArguments(text: unknown): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * One item of a Responses conversation's input history. The model's
+ * output items are kept verbatim (every field the SDK returned); the items
+ * the conversation writes always have content parts, so a mark can come
+ * and go without changing their shape.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationItem } from "@rxprompt/system-prompt/openai";
+ *
+ * const item: ResponsesConversationItem = {
+ *   type: "function_call_output",
+ *   call_id: "call_1",
+ *   output: [{ type: "input_text", text: "42 lines" }],
+ * };
+ * ```
+ */
+export type ResponsesConversationItem =
+  | { role: "user"; content: ResponsesTextPart[] }
+  | {
+    type: "function_call_output";
+    call_id: string;
+    output: ResponsesTextPart[];
+  }
+  | {
+    type: "function_call";
+    call_id: string;
+    name: string;
+    arguments: string;
+    id?: string;
+  }
+  | {
+    type: "message";
+    id: string;
+    role: "assistant";
+    status: "in_progress" | "completed" | "incomplete";
+    content: { type: "output_text"; text: string; annotations: never[] }[];
+  }
+  | {
+    type: "reasoning";
+    id: string;
+    summary: { type: "summary_text"; text: string }[];
+    encrypted_content?: string | null;
+  };
+
+/**
+ * The whole body of one Responses conversation request, stateless (the
+ * whole input every time, the system message first): pass it to
+ * `client.responses.create(body)`.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ResponsesConversationBody = {
+ *   model: "gpt-5.6",
+ *   input: [{ role: "system", content: "You are terse." }],
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface ResponsesConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The system message, then the history and this step's new items. */
+  input: (
+    | { role: "system"; content: string | ResponsesTextPart[] }
+    | ResponsesConversationItem
+  )[];
+  /** Every listed tool; absent when there are none. */
+  tools?: ResponsesTool[];
+  /** The allowed tools, when gates (or a dropped tool) limit them. */
+  tool_choice?: ResponsesToolChoice;
+  /** Fixed at the first request: one session per conversation. */
+  prompt_cache_key: string;
+  /** `{ ttl: "12h" }` when a person answers next. */
+  prompt_cache_options?: { ttl: "12h" };
+  /** From the options, when given. */
+  max_output_tokens?: number;
+}
+
+/**
+ * What `record()` takes: the SDK's `Response` (`responses.create()`, or a
+ * stream's `finalResponse()`).
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesAnswer } from "@rxprompt/system-prompt/openai";
+ *
+ * const answer: ResponsesAnswer = {
+ *   object: "response",
+ *   output: [{ type: "function_call", call_id: "c1", name: "track", arguments: "{}" }],
+ * };
+ * ```
+ */
+export interface ResponsesAnswer {
+  /** `"response"`. */
+  readonly object?: string;
+  /** The output items, kept verbatim in the history. */
+  readonly output: readonly {
+    readonly type: string;
+    readonly call_id?: string | null;
+    readonly name?: string | null;
+    readonly arguments?: unknown;
+  }[];
+  /** The reported usage. */
+  readonly usage?: unknown;
+}
+
+/**
+ * Options of {@linkcode responsesConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: ResponsesConversationOptions = { model: "gpt-5.6", cache: true };
+ * ```
+ */
+export interface ResponsesConversationOptions extends ConversationOptions {
+  /** The model of every request. */
+  model: string;
+  /** `max_output_tokens` of every request, when given. */
+  max_output_tokens?: number;
+  /** As {@linkcode ChatConversationOptions}' `cache`. */
+  cache?: boolean | { ttl: "30m" | "12h" };
+  /** `toResponses`' `maxCacheBreakpoints` (default 2). */
+  maxCacheBreakpoints?: number;
+  /** `toResponses`' `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+  /** `toResponses`' `toolChoiceMode` (default `"auto"`). */
+  toolChoiceMode?: "auto" | "required";
+  /** `toResponses`' `strict`. */
+  strict?: boolean;
+  /** The `prompt_cache_key` (default: `promptCacheKey` with the session). */
+  promptCacheKey?: string;
+}
+
+/**
+ * A Responses conversation: {@linkcode Conversation} with the `openai`
+ * SDK's shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   type ResponsesConversation,
+ *   responsesConversation,
+ * } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv: ResponsesConversation = responsesConversation(new SystemPrompt(), {
+ *   model: "gpt-5.6",
+ * });
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type ResponsesConversation<
+  C extends AssembleContext = AssembleContext,
+> = Conversation<
+  ResponsesConversationBody,
+  ResponsesAnswer,
+  string | ResponsesTextPart[],
+  string | ResponsesTextPart[],
+  ResponsesConversationItem,
+  C
+>;
+
+const RESPONSES_PROVIDER = "openai-responses";
+
+/**
+ * Starts an OpenAI Responses conversation (SPEC 9.1), stateless: each
+ * `request()` returns the whole input (the system message first, then the
+ * history) for `client.responses.create`, with the rules of
+ * {@linkcode chatConversation}: the tools listed first kept byte for byte,
+ * `allowed_tools` from the gates, the runtime context as a new user
+ * message after the last tool output, explicit marks (with `cache`) on the
+ * last item and the previous request's end, `prompt_cache_key` fixed at the
+ * first request; when a person answers next, `ttl: "12h"` on the marks and
+ * `prompt_cache_options: { ttl: "12h" }`.
+ *
+ * @param prompt what each step is assembled from
+ * @param options the model and the conversation's options
+ * @returns the conversation
+ *
+ * @example A tool round trip
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { responsesConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are a support assistant." });
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "track", description: "Track a parcel.", parameters: { type: "object" } }],
+ * }));
+ * const conv = responsesConversation(prompt, { model: "gpt-5.6", cache: true });
+ * conv.user("Where is my parcel?");
+ * await conv.request(); // send it: await client.responses.create(body)
+ * const calls = conv.record({
+ *   object: "response",
+ *   output: [{ type: "function_call", call_id: "c1", name: "track", arguments: "{}" }],
+ * });
+ * for (const call of calls) conv.toolResult(call.id, "In transit.");
+ * const body = await conv.request();
+ * console.log(body.input.length); // 4: system, user, function_call, function_call_output
+ * await prompt.dispose();
+ * ```
+ */
+export function responsesConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  options: ResponsesConversationOptions,
+): ResponsesConversation<C> {
+  return new ConversationShell(prompt, responsesWire(options), options);
+}
+
+/**
+ * Resumes a Responses conversation from its recording, as
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`).
+ *
+ * @param prompt what each step is assembled from
+ * @param recording the recording's text (JSON lines)
+ * @param options options that replace the recording's
+ * @returns the conversation, as it was after its last recorded step
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   responsesConversation,
+ *   resumeResponsesConversation,
+ * } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = responsesConversation(new SystemPrompt(), { model: "gpt-5.6" });
+ * const again = resumeResponsesConversation(new SystemPrompt(), conv.save());
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeResponsesConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ResponsesConversationOptions>,
+): ResponsesConversation<C> {
+  const parsed = parseRecording(recording, RESPONSES_PROVIDER);
+  const merged = {
+    ...(parsed.header.options as Partial<ResponsesConversationOptions>),
+    ...options,
+  } as ResponsesConversationOptions;
+  return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
+}
+
+type ResponsesItem = ResponsesConversationItem;
+
+/** Reads the options and returns the wire. */
+function responsesWire(
+  options: ResponsesConversationOptions,
+): ConversationWire<ResponsesItem, ResponsesConversationBody> {
+  const form = "responsesConversation";
+  const model = readModel(options, form);
+  const limit = readLimit(
+    options.max_output_tokens,
+    "max_output_tokens",
+    form,
+    {
+      required: false,
+    },
+  );
+  const cache = breakpointOf(options.cache);
+  const adapter = adapterOptions(options, form);
+  const saved: Record<string, unknown> = { model, ...adapter };
+  if (limit !== undefined) saved.max_output_tokens = limit;
+  if (options.cache !== undefined) saved.cache = options.cache;
+  if (options.promptCacheKey !== undefined) {
+    saved.promptCacheKey = options.promptCacheKey;
+  }
+  const parts = (content: unknown, what: string) =>
+    copyBlocks(content, what, {
+      allowString: true,
+      forbid: [],
+      text: "input_text",
+    });
+  return {
+    provider: RESPONSES_PROVIDER,
+    options: saved,
+    build: (input) =>
+      responsesBuild(input, {
+        model,
+        limit,
+        cache,
+        adapter,
+        key: options.promptCacheKey,
+      }),
+    read: responsesRead,
+    personInput: (input) => parts(input, "user()"),
+    resultContent: (content, id) =>
+      parts(content, `toolResult(${JSON.stringify(id)})`),
+  };
+}
+
+/** The adapter options a conversation passes through, checked. */
+function adapterOptions(
+  options: Record<string, unknown> | ChatConversationOptions,
+  form: string,
+): OpenAIOptions {
+  const adapter: OpenAIOptions = {};
+  for (
+    const key of [
+      "maxCacheBreakpoints",
+      "breakpoints",
+      "toolChoiceMode",
+      "strict",
+    ] as const
+  ) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) (adapter as Record<string, unknown>)[key] = value;
+  }
+  readOpenAIOptions(adapter, form);
+  return adapter;
+}
+
+/**
+ * The OpenAI forms' marks: on the last item and on the previous request's
+ * end, each on the last part of `partsOf(item)` (items the model wrote
+ * carry none). Returns the marked copy and where the marks went.
+ */
+function markOpenAIEnds<T>(
+  history: readonly T[],
+  previousLength: number,
+  mark: PromptCacheBreakpoint | undefined,
+  partsOf: (item: T) => { key: string; parts: unknown[] } | undefined,
+): { items: T[]; marks: WireMark[] } {
+  const items = [...history];
+  const marks: WireMark[] = [];
+  if (mark === undefined) return { items, marks };
+  const ends = previousLength > 0 && previousLength < history.length
+    ? [previousLength - 1, history.length - 1]
+    : [history.length - 1];
+  for (const at of ends) {
+    const found = partsOf(items[at]);
+    if (found === undefined || found.parts.length === 0) continue;
+    const parts = [...found.parts];
+    const block = parts.length - 1;
+    parts[block] = {
+      ...parts[block] as Record<string, unknown>,
+      prompt_cache_breakpoint: { ...mark },
+    };
+    items[at] = { ...items[at], [found.key]: parts };
+    marks.push({ message: at + 1, block, mark: { ...mark } });
+  }
+  return { items, marks };
+}
+
+function responsesBuild(
+  input: WireBuild<ResponsesItem>,
+  options: {
+    model: string;
+    limit: number | undefined;
+    cache: PromptCacheBreakpoint | undefined;
+    adapter: OpenAIOptions;
+    key: string | undefined;
+  },
+): WireBuilt<ResponsesItem, ResponsesConversationBody> {
+  const tail: ResponsesItem[] = input.results.map((result) => ({
+    type: "function_call_output",
+    call_id: result.id,
+    output: result.content as ResponsesTextPart[],
+  }));
+  if (input.person.length > 0) {
+    tail.push({ role: "user", content: input.person as ResponsesTextPart[] });
+  }
+  if (input.update !== undefined) {
+    tail.push({
+      role: "user",
+      content: [{ type: "input_text", text: input.update }],
+    });
+  }
+  const history = [...input.history, ...tail];
+  if (history.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  const key = typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const pause = input.awaiting === "person";
+  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+    ? undefined
+    : pause
+    ? { mode: "explicit", ttl: "12h" }
+    : options.cache;
+  const { items, marks } = markOpenAIEnds(
+    history,
+    input.previousLength,
+    mark,
+    (item) =>
+      "role" in item && item.role === "user"
+        ? { key: "content", parts: item.content }
+        : item.type === "function_call_output"
+        ? { key: "output", parts: item.output }
+        : undefined,
+  );
+  const fields = mark === undefined
+    ? toResponses(input.assembly, { ...options.adapter })
+    : toResponses(input.assembly, {
+      ...options.adapter,
+      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
+      promptCacheKey: key,
+    });
+  const system = "system" in fields
+    ? fields.system
+    : { role: "system" as const, content: fields.instructions };
+  const head: Omit<ResponsesConversationBody, "input"> = {
+    model: options.model,
+    ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+    ...(fields.tool_choice === undefined
+      ? {}
+      : { tool_choice: fields.tool_choice }),
+    prompt_cache_key: key,
+    ...(pause ? { prompt_cache_options: { ttl: "12h" as const } } : {}),
+    ...(options.limit === undefined
+      ? {}
+      : { max_output_tokens: options.limit }),
+  };
+  return {
+    body: { ...head, input: [system, ...items] },
+    tail,
+    marks,
+    head: { ...head, system },
+    state: { promptCacheKey: key },
+  };
+}
+
+function responsesRead(response: unknown): WireAnswer<ResponsesItem> {
+  detectOtherProvider(response, "an OpenAI Responses");
+  if (isObject(response) && response.object === "response.compaction") {
+    throw new SystemPromptError(
+      "COMPACTION_UNSUPPORTED",
+      `record() was given a compaction: server-side compaction is not ` +
+        `supported by the conversation yet; nothing was recorded.`,
+    );
+  }
+  const output = isObject(response) ? response.output : undefined;
+  if (!Array.isArray(output)) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the openai SDK's Response (object "response", output ` +
+        `items), as responses.create() or a stream's finalResponse() ` +
+        `returns it.`,
+    );
+  }
+  const calls: ToolCall[] = [];
+  for (const item of output) {
+    if (!isObject(item) || typeof item.type !== "string") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's output holds an item without a type.`,
+      );
+    }
+    if (item.type === "compaction") {
+      throw new SystemPromptError(
+        "COMPACTION_UNSUPPORTED",
+        `The response holds a compaction item: server-side compaction is ` +
+          `not supported by the conversation yet; nothing was recorded.`,
+      );
+    }
+    if (item.type === "function_call") {
+      if (typeof item.call_id !== "string" || typeof item.name !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A function_call of the response has no string call_id and name.`,
+        );
+      }
+      calls.push({
+        id: item.call_id,
+        name: item.name,
+        input: parseArguments(item.arguments),
+      });
+    }
+  }
+  return {
+    messages: JSON.parse(JSON.stringify(output)),
+    calls,
+    usage: isObject(response) ? response.usage ?? null : null,
+  };
 }

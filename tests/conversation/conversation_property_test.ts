@@ -15,7 +15,13 @@ import { sessionArbitrary } from "./session.ts";
 import { FORMS } from "./forms.ts";
 import { runSession } from "./run_session.ts";
 
-type Body = { messages: { content?: unknown }[]; tools?: unknown[] };
+type Item = { content?: unknown; output?: unknown };
+type Body = { messages?: Item[]; input?: Item[]; tools?: unknown[] };
+
+/** The body's history: `messages`, or the Responses `input`. */
+function itemsOf(body: Body): Item[] {
+  return body.messages ?? body.input ?? [];
+}
 
 describe("conversation bodies (property)", () => {
   for (const form of FORMS) {
@@ -31,15 +37,20 @@ describe("conversation bodies (property)", () => {
             if (index === 0) continue;
             const before = bodies[index - 1];
             assert.ok(
-              continues(before.messages, body.messages),
+              continues(itemsOf(before), itemsOf(body)),
               `step ${index + 1} rewrote an earlier message`,
             );
-            before.messages.forEach((message, at) =>
+            itemsOf(before).forEach((message, at) => {
+              const now = itemsOf(body)[at];
               assert.equal(
                 Array.isArray(message.content),
-                Array.isArray(body.messages[at].content),
-              )
-            );
+                Array.isArray(now.content),
+              );
+              assert.equal(
+                Array.isArray(message.output),
+                Array.isArray(now.output),
+              );
+            });
             // The tools of the first request stay listed, byte for byte (a
             // rebuild only inserts).
             const listed = JSON.stringify(unmarked(body.tools ?? []));

@@ -11,6 +11,7 @@ import { anthropicConversation } from "../../adapters/anthropic.ts";
 import {
   chatConversation,
   type ChatConversationStreamingBody,
+  responsesConversation,
 } from "../../adapters/openai.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, continues, markCount } from "./helpers.ts";
@@ -47,14 +48,43 @@ function chatReply(message: Record<string, unknown>): unknown {
   };
 }
 
+function responsesReply(output: Record<string, unknown>[]): unknown {
+  return {
+    id: "resp_loopback",
+    object: "response",
+    created_at: 0,
+    status: "completed",
+    model: "gpt-loopback",
+    output,
+    parallel_tool_calls: true,
+    tool_choice: "auto",
+    tools: [],
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    metadata: {},
+    temperature: 1,
+    top_p: 1,
+    usage: {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 105,
+    },
+  };
+}
+
 /** Checks the prefix property and the marks of the bodies received. */
 function checkBodies(received: string[]): void {
   const bodies = received.map((text) => JSON.parse(text));
   assert.equal(bodies.length, 3);
+  const items = (body: { messages?: unknown[]; input?: unknown[] }) =>
+    body.messages ?? body.input ?? [];
   for (let index = 0; index < bodies.length; index++) {
     assert.ok(markCount(bodies[index]) <= 4);
     if (index > 0) {
-      assert.ok(continues(bodies[index - 1].messages, bodies[index].messages));
+      assert.ok(continues(items(bodies[index - 1]), items(bodies[index])));
       assert.equal(
         JSON.stringify(bodies[index].tools),
         JSON.stringify(bodies[0].tools),
@@ -164,6 +194,57 @@ describe(
         checkBodies(received);
         const keys = received.map((text) => JSON.parse(text).prompt_cache_key);
         assert.equal(new Set(keys).size, 1);
+      });
+      await a.prompt.dispose();
+    });
+
+    it("openai responses: three steps with a tool round trip", async () => {
+      const a = agent();
+      const message = (text: string) => ({
+        type: "message",
+        id: `msg_${text}`,
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text, annotations: [] }],
+      });
+      const replies = [
+        responsesReply([{
+          type: "function_call",
+          id: "fc_1",
+          call_id: "call_1",
+          name: "read_file",
+          arguments: '{"path":"a.ts"}',
+          status: "completed",
+        }]),
+        responsesReply([message("Fixed.")]),
+        responsesReply([message("Bye.")]),
+      ];
+      await withScript(replies, async (baseURL, received) => {
+        const client = new OpenAI({
+          apiKey: "sk-loopback",
+          baseURL,
+          maxRetries: 0,
+        });
+        const conv = responsesConversation(a.prompt, {
+          model: "gpt-loopback",
+          cache: true,
+        });
+        conv.user("Fix the test.");
+        for (let step = 0; step < 3; step++) {
+          const response: OpenAI.Responses.Response = await client.responses
+            .create(await conv.request(undefined, { awaiting: "person" }));
+          for (const call of conv.record(response)) {
+            conv.toolResult(call.id, `contents of ${call.name}`);
+          }
+          if (step === 1) {
+            a.branch = "fix/test";
+            conv.user("Thanks.");
+          }
+        }
+        checkBodies(received);
+        const last = JSON.parse(received[2]);
+        assert.deepEqual(last.prompt_cache_options, { ttl: "12h" });
+        assert.equal(last.input[0].role, "system");
       });
       await a.prompt.dispose();
     });

@@ -8,10 +8,12 @@ import {
 } from "../../adapters/anthropic.ts";
 import {
   chatConversation,
+  responsesConversation,
   resumeChatConversation,
+  resumeResponsesConversation,
 } from "../../adapters/openai.ts";
 import type { SystemPrompt, ToolCall } from "../../mod.ts";
-import { completion, message, toolUse } from "./helpers.ts";
+import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
 
 /** What the property tests need of a conversation. */
 export interface AnyConversation {
@@ -68,5 +70,20 @@ export const FORMS: readonly Form[] = [
     resume: (prompt, recording) =>
       resumeChatConversation(prompt, recording) as unknown as AnyConversation,
     answer: (calls) => completion(calls) as never,
+  },
+  {
+    name: "openai-responses",
+    start: (prompt) =>
+      responsesConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeResponsesConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) => responsesAnswer(calls) as never,
   },
 ];

@@ -141,3 +141,29 @@ export function completion(
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 }
+
+/** An `openai` SDK `Response` calling these tools (none: a text message). */
+export function responsesAnswer(
+  calls: { id: string; name: string }[],
+): { object: "response"; output: { type: string }[]; usage: unknown } {
+  return {
+    object: "response",
+    output: calls.length === 0
+      ? [{
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Done.", annotations: [] }],
+      } as { type: string }]
+      : calls.map(({ id, name }) => ({
+        type: "function_call",
+        id: `fc_${id}`,
+        call_id: id,
+        name,
+        arguments: '{"path":"a.ts"}',
+        status: "completed",
+      })),
+    usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+  };
+}
