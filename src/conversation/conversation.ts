@@ -383,7 +383,7 @@ export class ConversationShell<
       ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
       ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
       awaiting: built.awaiting,
-      response: copy(answer),
+      response: this.#wire.recordOf?.(answer) ?? copy(answer),
       usage: read.usage ?? null,
       time: new Date().toISOString(),
     };

@@ -130,4 +130,9 @@ export interface ConversationWire<M, Body> {
   personInput(input: unknown): unknown[];
   /** Checks and copies a tool result's content. */
   resultContent(content: unknown, id: string): unknown;
+  /**
+   * What a recording keeps of an answer (plain JSON that `read` reads back);
+   * default: the answer copied through JSON.
+   */
+  recordOf?(answer: unknown): unknown;
 }

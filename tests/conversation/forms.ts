@@ -12,6 +12,10 @@ import {
   resumeChatConversation,
   resumeResponsesConversation,
 } from "../../adapters/openai.ts";
+import {
+  aiSdkConversation,
+  resumeAiSdkConversation,
+} from "../../adapters/ai_sdk.ts";
 import type { SystemPrompt, ToolCall } from "../../mod.ts";
 import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
 
@@ -24,7 +28,7 @@ export interface AnyConversation {
   request(
     context?: undefined,
     options?: { awaiting?: "person" | "agent" },
-  ): Promise<{ messages: unknown[]; tools?: unknown[] }>;
+  ): Promise<{ messages?: unknown[]; input?: unknown[]; tools?: unknown }>;
   record(answer: never): ToolCall[];
   save(): string;
 }
@@ -85,5 +89,31 @@ export const FORMS: readonly Form[] = [
         recording,
       ) as unknown as AnyConversation,
     answer: (calls) => responsesAnswer(calls) as never,
+  },
+  {
+    name: "ai-sdk",
+    start: (prompt) =>
+      aiSdkConversation(prompt, {
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAiSdkConversation(prompt, recording) as unknown as AnyConversation,
+    answer: (calls) =>
+      ({
+        response: {
+          messages: [{
+            role: "assistant",
+            content: calls.length === 0
+              ? [{ type: "text", text: "Done." }]
+              : calls.map(({ id, name }) => ({
+                type: "tool-call",
+                toolCallId: id,
+                toolName: name,
+                input: { path: "a.ts" },
+              })),
+          }],
+        },
+        usage: { inputTokens: 10, outputTokens: 5 },
+      }) as never,
   },
 ];

@@ -68,24 +68,35 @@ export function toolUse(id: string, name: string): Record<string, unknown> {
   return { type: "tool_use", id, name, input: { path: "a.ts" } };
 }
 
-/** `value` without cache marks (`cache_control`, `prompt_cache_breakpoint`). */
+/**
+ * `value` without cache marks (`cache_control`, `prompt_cache_breakpoint`,
+ * and the AI SDK's `providerOptions: { anthropic: { cacheControl } }`).
+ */
 export function unmarked(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unmarked);
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     if (key === "cache_control" || key === "prompt_cache_breakpoint") continue;
+    if (key === "providerOptions" && isCacheOnly(inner)) continue;
     out[key] = unmarked(inner);
   }
   return out;
 }
 
+function isCacheOnly(options: unknown): boolean {
+  if (typeof options !== "object" || options === null) return false;
+  const anthropic = (options as { anthropic?: unknown }).anthropic;
+  return Object.keys(options).length === 1 &&
+    typeof anthropic === "object" && anthropic !== null &&
+    Object.keys(anthropic).join() === "cacheControl";
+}
+
 /** How many cache marks the body carries. */
 export function markCount(body: unknown): number {
   return (JSON.stringify(body).match(
-    /"(cache_control|prompt_cache_breakpoint)"/g,
-  ) ?? [])
-    .length;
+    /"(cache_control|prompt_cache_breakpoint|cacheControl)"/g,
+  ) ?? []).length;
 }
 
 /** Every mark of the body, as sent. */
@@ -95,7 +106,10 @@ export function marksOf(body: unknown): unknown[] {
     if (Array.isArray(value)) value.forEach(visit);
     else if (typeof value === "object" && value !== null) {
       for (const [key, inner] of Object.entries(value)) {
-        if (key === "cache_control" || key === "prompt_cache_breakpoint") {
+        if (
+          key === "cache_control" || key === "prompt_cache_breakpoint" ||
+          key === "cacheControl"
+        ) {
           found.push(inner);
         } else visit(inner);
       }
