@@ -13,6 +13,9 @@ import {
   type ChatConversationStreamingBody,
   responsesConversation,
 } from "../../adapters/openai.ts";
+import { generateText } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { aiSdkConversation } from "../../adapters/ai_sdk.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, continues, markCount } from "./helpers.ts";
 import { withScript } from "./scripted_loopback.ts";
@@ -245,6 +248,50 @@ describe(
         const last = JSON.parse(received[2]);
         assert.deepEqual(last.prompt_cache_options, { ttl: "12h" });
         assert.equal(last.input[0].role, "system");
+      });
+      await a.prompt.dispose();
+    });
+
+    it("ai: three generateText calls with a tool round trip", async () => {
+      const a = agent();
+      const replies = [
+        anthropicReply([{
+          type: "tool_use",
+          id: "toolu_1",
+          name: "read_file",
+          input: { path: "a.ts" },
+        }]),
+        anthropicReply([{ type: "text", text: "Fixed." }]),
+        anthropicReply([{ type: "text", text: "Bye." }]),
+      ];
+      await withScript(replies, async (baseURL, received) => {
+        const model = createAnthropic({ apiKey: "sk-loopback", baseURL })(
+          "claude-loopback",
+        );
+        const conv = aiSdkConversation(a.prompt);
+        conv.user("Fix the test.");
+        for (let step = 0; step < 3; step++) {
+          const result = await generateText({
+            model,
+            maxRetries: 0,
+            maxOutputTokens: 256,
+            ...await conv.request(),
+          });
+          for (const call of conv.record(result)) {
+            conv.toolResult(call.id, `contents of ${call.name}`);
+          }
+          if (step === 1) {
+            a.branch = "fix/test";
+            conv.user("Thanks.");
+          }
+        }
+        checkBodies(received);
+        const last = JSON.parse(received[2]);
+        assert.deepEqual(
+          last.messages.map((m: { role: string }) => m.role),
+          ["user", "assistant", "user", "assistant", "user"],
+        );
+        assert.ok(markCount(last) >= 2);
       });
       await a.prompt.dispose();
     });
