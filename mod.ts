@@ -121,7 +121,7 @@ export type {
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
-} from "./src/conversation/conversation.ts";
+} from "./src/conversation/types.ts";
 export type { Awaiting, ToolCall } from "./src/conversation/wire.ts";
 export type {
   RecordingHeader,

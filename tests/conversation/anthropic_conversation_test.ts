@@ -284,6 +284,31 @@ describe("anthropicConversation", () => {
     await a.prompt.dispose();
   });
 
+  it("turns what a hostile answer or input throws into a coded error, losing nothing", async () => {
+    const a = agent();
+    const conv = anthropicConversation(a.prompt, OPTIONS);
+    conv.user("Hi.");
+    await conv.request();
+    const hostile = new Proxy({}, {
+      get() {
+        throw new Error("boom");
+      },
+    });
+    assert.throws(
+      () => conv.record(hostile as never),
+      code("INVALID_RESPONSE"),
+    );
+    const cyclic: Record<string, unknown> = { type: "text", text: "x" };
+    cyclic.self = cyclic;
+    assert.throws(
+      () => conv.user([cyclic as never]),
+      code("INVALID_CONVERSATION_INPUT"),
+    );
+    conv.record(message([{ type: "text", text: "Hello." }]));
+    assert.equal(conv.messages.length, 2);
+    await a.prompt.dispose();
+  });
+
   it("checks its options", () => {
     const a = agent();
     assert.throws(
@@ -298,6 +323,19 @@ describe("anthropicConversation", () => {
         }),
       code("INVALID_CONFIG"),
     );
+    for (
+      const bad of [
+        { session: 42 },
+        { onRecord: "file.jsonl" },
+        { header: null },
+        { max_tokens: 0 },
+      ]
+    ) {
+      assert.throws(
+        () => anthropicConversation(a.prompt, { ...OPTIONS, ...bad } as never),
+        code("INVALID_CONFIG"),
+      );
+    }
   });
 
   it("has nothing to send before the first message", async () => {
