@@ -10,11 +10,15 @@ import { readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
+import { copy, deepFreeze, readAwaiting, readOptional } from "./checks.ts";
 import {
+  type InlineToolStep,
   listedAssembly,
   type ListedTool,
+  nextInlineToolSet,
   nextToolSet,
   refusalText,
+  type ToolSetStep,
 } from "./tool_set.ts";
 import {
   type ParsedRecording,
@@ -55,6 +59,8 @@ interface Committed<M> {
   readonly previousLength: number;
   readonly runtimeText: string;
   readonly listed: readonly ListedTool[] | undefined;
+  /** With inline tool changes: the tools the model has. */
+  readonly effective: readonly ListedTool[] | undefined;
   /** The calls of the last answer, in order. */
   readonly calls: readonly ToolCall[];
   readonly steps: number;
@@ -68,6 +74,8 @@ interface Built<M, Body> {
   readonly personCount: number;
   readonly listed: readonly ListedTool[];
   readonly toolsChanged: boolean;
+  readonly effective: readonly ListedTool[] | undefined;
+  readonly effectiveChanged: boolean;
   readonly runtimeText: string;
   readonly sentUpdate: boolean;
   readonly allowed: string[] | undefined;
@@ -79,6 +87,7 @@ const EMPTY_STATE: Committed<never> = {
   previousLength: 0,
   runtimeText: "",
   listed: undefined,
+  effective: undefined,
   calls: [],
   steps: 0,
   head: undefined,
@@ -245,6 +254,9 @@ export class ConversationShell<
       marks: wire.marks,
       ...(head === before.head ? {} : { head: wire.head }),
       ...(built.toolsChanged ? { tools: [...built.listed] } : {}),
+      ...(built.effectiveChanged
+        ? { inlineTools: [...built.effective ?? []] }
+        : {}),
       ...(state === JSON.stringify(before.state) ? {} : { state: wire.state }),
       ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
       ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
@@ -265,6 +277,7 @@ export class ConversationShell<
       previousLength: before.history.length + wire.tail.length,
       runtimeText: built.runtimeText,
       listed: built.listed,
+      effective: built.effective,
       calls: read.calls,
       steps: step.step,
       head,
@@ -337,8 +350,27 @@ export class ConversationShell<
       name: call.name,
       ...this.#results.get(call.id)!,
     }));
-    const tools = nextToolSet(committed.listed, assembly);
-    const listed = listedAssembly(assembly, tools);
+    const tools: {
+      listed: readonly ListedTool[];
+      changed: boolean;
+      rebuild?: ToolSetStep;
+      inline?: InlineToolStep;
+    } = this.#wire.inlineToolChanges === true
+      ? this.#inlineTools(assembly)
+      : (() => {
+        const rebuild = nextToolSet(committed.listed, assembly);
+        return { listed: rebuild.listed, changed: rebuild.changed, rebuild };
+      })();
+    const listed = tools.rebuild !== undefined
+      ? listedAssembly(assembly, tools.rebuild)
+      : { ...assembly, tools: tools.listed.map((tool) => tool.schema) };
+    if (tools.inline !== undefined) {
+      delete listed.activeTools;
+      delete listed.toolStability;
+    }
+    const allowed = tools.inline === undefined
+      ? listed.activeTools
+      : tools.inline.allowed;
     const runtimeText = renderRuntimeContext(assembly);
     const update = updateOfTexts(
       committed.runtimeText,
@@ -356,6 +388,7 @@ export class ConversationShell<
       awaiting,
       session: this.session,
       state: committed.state,
+      toolChanges: tools.inline?.changes,
     });
     wire.tail.forEach(deepFreeze);
     return {
@@ -363,10 +396,32 @@ export class ConversationShell<
       personCount: person.length,
       listed: tools.listed,
       toolsChanged: tools.changed,
+      effective: tools.inline?.effective,
+      effectiveChanged: tools.inline?.changed === true &&
+        committed.effective !== undefined,
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
-      allowed: listed.activeTools,
+      allowed,
       awaiting,
+    };
+  }
+
+  /** The tool step when changes go inline (the tools block never changes). */
+  #inlineTools(assembly: PromptAssembly): {
+    listed: readonly ListedTool[];
+    changed: boolean;
+    inline: InlineToolStep;
+  } {
+    const committed = this.#committed;
+    const inline = nextInlineToolSet(
+      committed.listed,
+      committed.effective,
+      assembly,
+    );
+    return {
+      listed: inline.listed,
+      changed: committed.listed === undefined,
+      inline,
     };
   }
 
@@ -400,6 +455,10 @@ export class ConversationShell<
         previousLength: state.history.length + tail.length,
         runtimeText: step.runtimeContext ?? state.runtimeText,
         listed: step.tools ?? state.listed,
+        effective: step.inlineTools ??
+          (this.#wire.inlineToolChanges === true
+            ? state.effective ?? step.tools
+            : undefined),
         calls: read.calls,
         steps: step.step,
         head: step.head === undefined ? state.head : JSON.stringify(step.head),
@@ -410,53 +469,6 @@ export class ConversationShell<
     this.#results = this.#refusals(state.calls, allowed);
     return state;
   }
-}
-
-/** An optional option of the given type, or `INVALID_CONFIG` naming it. */
-function readOptional<T extends "string" | "function">(
-  value: unknown,
-  name: string,
-  type: T,
-):
-  | (T extends "string" ? string : (line: string) => void)
-  | undefined {
-  if (value === undefined || typeof value === type) {
-    return value as
-      | (T extends "string" ? string : (line: string) => void)
-      | undefined;
-  }
-  throw new SystemPromptError(
-    "INVALID_CONFIG",
-    `The conversation's ${name} is ${typeof value}; it must be a ${type}, or be left out.`,
-  );
-}
-
-function readAwaiting(value: unknown, fallback: Awaiting): Awaiting {
-  if (value === undefined) return fallback;
-  if (value === "person" || value === "agent") return value;
-  throw new SystemPromptError(
-    "INVALID_CONFIG",
-    `awaiting is ${
-      JSON.stringify(value) ?? String(value)
-    }; it must be "person" (the next request waits for a person: long-lived ` +
-      `cache marks) or "agent" (the default).`,
-  );
-}
-
-/** `value`, frozen with everything it holds (the history is read-only). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) {
-      deepFreeze((value as Record<string, unknown>)[key]);
-    }
-  }
-  return value;
-}
-
-/** A deep copy through JSON: what is kept is exactly what is sent. */
-export function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value));
 }
 
 export type { Awaiting, ToolCall };

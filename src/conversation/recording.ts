@@ -80,6 +80,11 @@ export interface RecordingStep {
   head?: Record<string, unknown>;
   /** The listed tools (definitions and stabilities), when changed. */
   tools?: ListedTool[];
+  /**
+   * With inline tool changes: the tools the model has after this step, when
+   * a change went inline.
+   */
+  inlineTools?: ListedTool[];
   /** The wire's own state (e.g. the OpenAI cache key), when changed. */
   state?: Record<string, unknown>;
   /** The rendered runtime context the model has now, when this step sent it. */
@@ -214,6 +219,9 @@ function readStep(value: unknown, line: number, step: number): RecordingStep {
   }
   if (value.tools !== undefined && !Array.isArray(value.tools)) {
     throw bad("its tools are not an array");
+  }
+  if (value.inlineTools !== undefined && !Array.isArray(value.inlineTools)) {
+    throw bad("its inlineTools are not an array");
   }
   if (
     value.runtimeContext !== undefined &&

@@ -163,3 +163,95 @@ function withStability(
 ): ListedTool {
   return stability === undefined ? { schema } : { schema, stability };
 }
+
+/** A tool change sent inline (Anthropic `toolChanges: "inline"`). */
+export interface InlineToolChanges {
+  /** The tools the model loses, by name. */
+  readonly removed: readonly string[];
+  /**
+   * The tools the model gains: `reference` when the first request listed
+   * the same definition (a `tool_reference`), else the whole definition.
+   */
+  readonly added: readonly {
+    readonly schema: ToolSchema;
+    readonly reference: boolean;
+  }[];
+}
+
+/** The tools of the next request when tool changes go inline. */
+export interface InlineToolStep {
+  /** The tools block: the first request's, never rebuilt. */
+  readonly listed: readonly ListedTool[];
+  /** The tools the model has after this request. */
+  readonly effective: readonly ListedTool[];
+  /** Whether `effective` differs from before. */
+  readonly changed: boolean;
+  /** What this request tells the model. */
+  readonly changes: InlineToolChanges;
+  /** The names the model may call, when not every listed tool. */
+  readonly allowed: string[] | undefined;
+}
+
+/**
+ * The tools of the next request when changes go inline: the tools block
+ * stays the first request's; a tool the registry dropped is removed, an
+ * added one (or a changed definition: a removal and an addition) added, in
+ * the conversation (SPEC 9.8).
+ */
+export function nextInlineToolSet(
+  listed: readonly ListedTool[] | undefined,
+  effective: readonly ListedTool[] | undefined,
+  assembly: Pick<PromptAssembly, "tools" | "activeTools">,
+): InlineToolStep {
+  const now = assembly.tools.map((schema) => ({ schema }));
+  const gate = (names: string[]) =>
+    assembly.activeTools === undefined
+      ? names
+      : names.filter((name) => assembly.activeTools!.includes(name));
+  if (listed === undefined || effective === undefined) {
+    return {
+      listed: now,
+      effective: now,
+      changed: true,
+      changes: { removed: [], added: [] },
+      allowed: assembly.activeTools === undefined
+        ? undefined
+        : gate(now.map((tool) => tool.schema.name)),
+    };
+  }
+  const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
+  const had = new Map(effective.map((tool) => [tool.schema.name, tool]));
+  const first = new Map(listed.map((tool) => [tool.schema.name, tool]));
+  const removed: string[] = [];
+  for (const { schema } of effective) {
+    const next = current.get(schema.name);
+    if (next === undefined || !sameDefinition(schema, next)) {
+      removed.push(schema.name);
+    }
+  }
+  const added = assembly.tools.flatMap((schema) => {
+    const before = had.get(schema.name);
+    if (before !== undefined && sameDefinition(before.schema, schema)) {
+      return [];
+    }
+    const listedBefore = first.get(schema.name);
+    return [{
+      schema,
+      reference: listedBefore !== undefined &&
+        sameDefinition(listedBefore.schema, schema),
+    }];
+  });
+  const changed = removed.length > 0 || added.length > 0;
+  const names = now.map((tool) => tool.schema.name);
+  const allListed = listed.every((tool) => current.has(tool.schema.name)) &&
+    names.every((name) => first.has(name));
+  return {
+    listed,
+    effective: changed ? now : effective,
+    changed,
+    changes: { removed, added },
+    allowed: assembly.activeTools === undefined && allListed
+      ? undefined
+      : gate(names),
+  };
+}

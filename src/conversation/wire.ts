@@ -8,6 +8,7 @@
  */
 
 import type { PromptAssembly } from "../types.ts";
+import type { InlineToolChanges } from "./tool_set.ts";
 
 /**
  * Who answers the request after this one (SPEC 9.1, 9.8): `"person"`
@@ -90,6 +91,8 @@ export interface WireBuild<M> {
   readonly session: string;
   /** The wire's own state, as committed (`{}` before the first request). */
   readonly state: Readonly<Record<string, unknown>>;
+  /** With inline tool changes: what this request tells the model. */
+  readonly toolChanges?: InlineToolChanges;
 }
 
 /** One request as a wire built it. */
@@ -120,6 +123,8 @@ export interface WireAnswer<M> {
 export interface ConversationWire<M, Body> {
   /** The provider's name in recordings, e.g. `"anthropic-messages"`. */
   readonly provider: string;
+  /** Tool-set changes go into the conversation (Anthropic `"inline"`). */
+  readonly inlineToolChanges?: boolean;
   /** The options saved in a recording's header (plain JSON). */
   readonly options: Record<string, unknown>;
   /** Builds one request's body. */
