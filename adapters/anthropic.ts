@@ -39,6 +39,7 @@ import {
   parseRecording,
   type RecordingHeader,
 } from "../src/conversation/recording.ts";
+import type { InlineToolChanges } from "../src/conversation/tool_set.ts";
 import type {
   ConversationWire,
   WireAnswer,
@@ -436,6 +437,89 @@ export interface MessagesMessage {
 }
 
 /**
+ * A mid-conversation tool change block (`toolChanges: "inline"`): a tool
+ * added (its whole definition, or a reference to a tool the first request
+ * listed) or removed.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesToolChangeBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesToolChangeBlock = {
+ *   type: "tool_removal",
+ *   tool: { type: "tool_reference", name: "restart_service" },
+ * };
+ * ```
+ */
+export type MessagesToolChangeBlock =
+  | {
+    type: "tool_addition";
+    tool:
+      | { type: "tool_definition"; definition: MessagesTool }
+      | { type: "tool_reference"; name: string };
+    cache_control?: MessagesCacheControl;
+  }
+  | {
+    type: "tool_removal";
+    tool: { type: "tool_reference"; name: string };
+    cache_control?: MessagesCacheControl;
+  };
+
+/**
+ * The `role: "system"` message that carries tool changes into the
+ * conversation (`toolChanges: "inline"`), after the tool results.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesToolChangeMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const message: MessagesToolChangeMessage = {
+ *   role: "system",
+ *   content: [{ type: "tool_addition", tool: { type: "tool_reference", name: "shell" } }],
+ * };
+ * ```
+ */
+export interface MessagesToolChangeMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** The removals, then the additions. */
+  content: MessagesToolChangeBlock[];
+}
+
+/**
+ * The body of a conversation with `toolChanges: "inline"`: for
+ * `client.beta.messages.create(body)`, with the betas for mid-conversation
+ * tool changes.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicInlineConversationBody } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const body: AnthropicInlineConversationBody = {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   system: [],
+ *   messages: [],
+ *   betas: ["mid-conversation-tool-changes-2026-07-01", "inline-tools-2026-09-15"],
+ * };
+ * ```
+ */
+export interface AnthropicInlineConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The output limit, from the options. */
+  max_tokens: number;
+  /** One text block per prompt block (`toMessages`). */
+  system: MessagesTextBlock[];
+  /** The first request's tools, never rebuilt; absent when there are none. */
+  tools?: MessagesTool[];
+  /** The history, tool changes included, and this step's new messages. */
+  messages: (MessagesMessage | MessagesToolChangeMessage)[];
+  /** The betas of mid-conversation tool changes. */
+  betas: string[];
+}
+
+/**
  * The whole body of one conversation request: pass it to
  * `client.messages.create(body)` (or `.stream(body)`).
  *
@@ -544,6 +628,16 @@ export interface AnthropicConversationOptions extends ConversationOptions {
    * conversation keeps the total within the API's four).
    */
   maxCacheBreakpoints?: number;
+  /**
+   * What a change of the tool set after the first request does:
+   * `"rebuild"` (default) rebuilds the tools block once (a dropped tool
+   * stays listed and inactive); `"inline"` keeps the tools block and tells
+   * the model in the conversation (`tool_removal` / `tool_addition` in a
+   * `role: "system"` message), with the betas
+   * `mid-conversation-tool-changes-2026-07-01` and `inline-tools-2026-09-15`:
+   * send such bodies with `client.beta.messages.create`.
+   */
+  toolChanges?: "rebuild" | "inline";
 }
 
 /**
@@ -567,8 +661,9 @@ export interface AnthropicConversationOptions extends ConversationOptions {
  */
 export type AnthropicConversation<
   C extends AssembleContext = AssembleContext,
+  Body = AnthropicConversationBody,
 > = Conversation<
-  AnthropicConversationBody,
+  Body,
   MessagesAnswer,
   string | MessagesInputBlock[],
   string | MessagesInputBlock[],
@@ -631,8 +726,71 @@ export function anthropicConversation<
   C extends AssembleContext = AssembleContext,
 >(
   prompt: ConversationPrompt<C>,
+  options: AnthropicConversationOptions & { toolChanges: "inline" },
+): AnthropicConversation<C, AnthropicInlineConversationBody>;
+/**
+ * {@linkcode anthropicConversation} with the tools block rebuilt on a tool
+ * change (the default).
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { anthropicConversation } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const conv = anthropicConversation(new SystemPrompt(), {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 64,
+ *   toolChanges: "rebuild",
+ * });
+ * console.log(conv.openCalls); // []
+ * ```
+ */
+export function anthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  options: AnthropicConversationOptions & { toolChanges?: "rebuild" },
+): AnthropicConversation<C>;
+/**
+ * {@linkcode anthropicConversation} when the tool-change mode is known only
+ * at run time.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   type AnthropicConversationOptions,
+ *   anthropicConversation,
+ * } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const options: AnthropicConversationOptions = {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 64,
+ *   toolChanges: Math.random() < 2 ? "inline" : "rebuild",
+ * };
+ * const conv = anthropicConversation(new SystemPrompt(), options);
+ * conv.user("Hi.");
+ * console.log("betas" in await conv.request()); // true
+ * ```
+ */
+export function anthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
   options: AnthropicConversationOptions,
-): AnthropicConversation<C> {
+): AnthropicConversation<
+  C,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+>;
+export function anthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  options: AnthropicConversationOptions,
+): AnthropicConversation<
+  C,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+> {
   return new ConversationShell(prompt, messagesWire(options), options);
 }
 
@@ -681,7 +839,10 @@ export function resumeAnthropicConversation<
   prompt: ConversationPrompt<C>,
   recording: string,
   options?: Partial<AnthropicConversationOptions>,
-): AnthropicConversation<C> {
+): AnthropicConversation<
+  C,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+> {
   const parsed = parseRecording(recording, PROVIDER);
   const merged = {
     ...(parsed.header.options as Partial<AnthropicConversationOptions>),
@@ -693,7 +854,10 @@ export function resumeAnthropicConversation<
 /** Reads the options and returns the wire. */
 function messagesWire(
   options: AnthropicConversationOptions,
-): ConversationWire<MessagesMessage, AnthropicConversationBody> {
+): ConversationWire<
+  MessagesMessage,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+> {
   const model = readModel(options, "anthropicConversation");
   const max_tokens = readLimit(
     options.max_tokens,
@@ -708,10 +872,26 @@ function messagesWire(
   if (options.maxCacheBreakpoints !== undefined) {
     saved.maxCacheBreakpoints = limit;
   }
+  const toolChanges = options.toolChanges;
+  if (
+    toolChanges !== undefined && toolChanges !== "rebuild" &&
+    toolChanges !== "inline"
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `anthropicConversation's toolChanges is ${
+        quote(toolChanges)
+      }; it must be "rebuild" (the default) or "inline".`,
+    );
+  }
+  const inline = toolChanges === "inline";
+  if (inline) saved.toolChanges = "inline";
   return {
     provider: PROVIDER,
     options: saved,
-    build: (input) => build(input, { model, max_tokens, limit, breakpoints }),
+    inlineToolChanges: inline,
+    build: (input) =>
+      build(input, { model, max_tokens, limit, breakpoints, inline }),
     read,
     personInput: (input) =>
       copyBlocks(input, "user()", {
@@ -741,8 +921,12 @@ function build(
     max_tokens: number;
     limit: number;
     breakpoints: "auto" | "explicit" | undefined;
+    inline: boolean;
   },
-): WireBuilt<MessagesMessage, AnthropicConversationBody> {
+): WireBuilt<
+  MessagesMessage,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+> {
   const content: MessagesContentBlock[] = [
     ...input.results.map((result): MessagesContentBlock =>
       result.isError
@@ -766,6 +950,14 @@ function build(
   const tail: MessagesMessage[] = content.length === 0
     ? []
     : [{ role: "user", content }];
+  const changes = input.toolChanges;
+  if (
+    changes !== undefined &&
+    (changes.removed.length > 0 || changes.added.length > 0)
+  ) {
+    // After the tool results, as the SDK's own BetaToolRunner sends them.
+    tail.push(toolChangeMessage(changes) as unknown as MessagesMessage);
+  }
   const history = [...input.history, ...tail];
   if (history.length === 0) {
     throw new SystemPromptError(
@@ -815,13 +1007,39 @@ function build(
     system,
     ...(tools === undefined ? {} : { tools }),
   };
+  const betas = options.inline ? { betas: [...INLINE_BETAS] } : {};
   return {
-    body: { ...head, messages },
+    body: { ...head, messages, ...betas },
     tail,
     marks,
-    head: { ...head },
+    head: { ...head, ...betas },
     state: {},
   };
+}
+
+/** The betas of mid-conversation tool changes (SPEC 9.8). */
+const INLINE_BETAS = [
+  "mid-conversation-tool-changes-2026-07-01",
+  "inline-tools-2026-09-15",
+] as const;
+
+/** The system message telling the model of tool changes. */
+function toolChangeMessage(
+  changes: InlineToolChanges,
+): MessagesToolChangeMessage {
+  const content: MessagesToolChangeBlock[] = changes.removed.map((name) => ({
+    type: "tool_removal",
+    tool: { type: "tool_reference", name },
+  }));
+  for (const { schema, reference } of changes.added) {
+    content.push({
+      type: "tool_addition",
+      tool: reference
+        ? { type: "tool_reference", name: schema.name }
+        : { type: "tool_definition", definition: toTool(schema) },
+    });
+  }
+  return { role: "system", content };
 }
 
 function read(response: unknown): WireAnswer<MessagesMessage> {

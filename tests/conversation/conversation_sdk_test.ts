@@ -7,7 +7,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { anthropicConversation } from "../../adapters/anthropic.ts";
+import {
+  anthropicConversation,
+  type AnthropicInlineConversationBody,
+} from "../../adapters/anthropic.ts";
 import {
   chatConversation,
   type ChatConversationStreamingBody,
@@ -94,6 +97,14 @@ function checkBodies(received: string[]): void {
       );
     }
   }
+}
+
+/** Type proof only (not called): an inline-tools body goes to the beta API. */
+export function inlineTools(
+  client: Anthropic,
+  body: AnthropicInlineConversationBody,
+): Promise<Anthropic.Beta.BetaMessage> {
+  return client.beta.messages.create(body);
 }
 
 /** Type proof only (not called): a streaming body takes the streaming overload. */

@@ -64,6 +64,27 @@ export const FORMS: readonly Form[] = [
       ) as never,
   },
   {
+    name: "anthropic-inline",
+    start: (prompt) =>
+      anthropicConversation(prompt, {
+        model: "claude-sonnet-4-5",
+        max_tokens: 1024,
+        session: "s-1",
+        toolChanges: "inline",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAnthropicConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) =>
+      message(
+        calls.length === 0
+          ? [{ type: "text", text: "Done." }]
+          : calls.map(({ id, name }) => toolUse(id, name)),
+      ) as never,
+  },
+  {
     name: "openai-chat",
     start: (prompt) =>
       chatConversation(prompt, {
