@@ -153,8 +153,23 @@ export function refusalText(
   } is not active this step; ${allowed}. Call one of those instead.`;
 }
 
-function sameDefinition(a: ToolSchema, b: ToolSchema): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether two definitions are the same bytes. The JSON of a listed
+ * definition is kept (they are compared again at every step).
+ */
+function sameDefinition(listed: ToolSchema, now: ToolSchema): boolean {
+  return jsonOf(listed) === JSON.stringify(now);
+}
+
+const JSON_OF = new WeakMap<ToolSchema, string>();
+
+function jsonOf(schema: ToolSchema): string {
+  let json = JSON_OF.get(schema);
+  if (json === undefined) {
+    json = JSON.stringify(schema);
+    JSON_OF.set(schema, json);
+  }
+  return json;
 }
 
 function withStability(
