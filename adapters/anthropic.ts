@@ -838,16 +838,57 @@ export function resumeAnthropicConversation<
 >(
   prompt: ConversationPrompt<C>,
   recording: string,
+  options: Partial<AnthropicConversationOptions> & { toolChanges: "inline" },
+): AnthropicConversation<C, AnthropicInlineConversationBody>;
+/**
+ * {@linkcode resumeAnthropicConversation} of a conversation whose tool
+ * changes rebuild the tools block (a recording made with
+ * `toolChanges: "inline"` needs that option again: `INVALID_CONFIG`
+ * otherwise, so the body's type is the one sent).
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   anthropicConversation,
+ *   resumeAnthropicConversation,
+ * } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const prompt = new SystemPrompt();
+ * const conv = anthropicConversation(prompt, { model: "claude-sonnet-4-5", max_tokens: 64 });
+ * console.log(resumeAnthropicConversation(prompt, conv.save()).resumed); // { steps: 0, truncated: false }
+ * ```
+ */
+export function resumeAnthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<AnthropicConversationOptions> & {
+    toolChanges?: "rebuild";
+  },
+): AnthropicConversation<C>;
+export function resumeAnthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
   options?: Partial<AnthropicConversationOptions>,
 ): AnthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
   const parsed = parseRecording(recording, PROVIDER);
-  const merged = {
-    ...(parsed.header.options as Partial<AnthropicConversationOptions>),
-    ...options,
-  } as AnthropicConversationOptions;
+  const saved = parsed.header.options as Partial<AnthropicConversationOptions>;
+  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The recording is of a conversation with toolChanges "inline"; ` +
+        `resume it with { toolChanges: "inline" } (its bodies go to ` +
+        `client.beta.messages.create).`,
+    );
+  }
+  const merged = { ...saved, ...options } as AnthropicConversationOptions;
   return new ConversationShell(prompt, messagesWire(merged), merged, parsed);
 }
 

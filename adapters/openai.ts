@@ -1248,13 +1248,47 @@ export function resumeChatConversation<
 >(
   prompt: ConversationPrompt<C>,
   recording: string,
+  options: Partial<ChatConversationOptions> & { stream: true },
+): ChatConversation<ChatConversationStreamingBody, C>;
+/**
+ * {@linkcode resumeChatConversation} of a conversation without streaming
+ * (a recording made with `stream: true` needs `stream` given again:
+ * `INVALID_CONFIG` otherwise, so the body's type is the one sent).
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation, resumeChatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * console.log(resumeChatConversation(new SystemPrompt(), conv.save()).resumed?.steps); // 0
+ * ```
+ */
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ChatConversationOptions> & { stream?: false },
+): ChatConversation<ChatConversationBody, C>;
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
   options?: Partial<ChatConversationOptions>,
 ): ChatConversation<ChatConversationBody | ChatConversationStreamingBody, C> {
   const parsed = parseRecording(recording, CHAT_PROVIDER);
-  const merged = {
-    ...(parsed.header.options as Partial<ChatConversationOptions>),
-    ...options,
-  } as ChatConversationOptions;
+  const saved = parsed.header.options as Partial<ChatConversationOptions>;
+  if (saved.stream === true && options?.stream === undefined) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The recording is of a streaming conversation; resume it with ` +
+        `{ stream: true } (or { stream: false } to stop streaming), so the ` +
+        `body's type says which it is.`,
+    );
+  }
+  const merged = { ...saved, ...options } as ChatConversationOptions;
   return new ConversationShell(prompt, chatWire(merged), merged, parsed);
 }
 

@@ -125,6 +125,14 @@ describe("chatConversation", () => {
     const body = await conv.request();
     assert.equal(body.stream, true);
     assert.deepEqual(body.stream_options, { include_usage: true });
+    assert.throws(
+      () => resumeChatConversation(a.prompt, conv.save()),
+      code("INVALID_CONFIG"),
+    );
+    const again = resumeChatConversation(a.prompt, conv.save(), {
+      stream: true,
+    });
+    assert.equal((await again.request()).stream, true);
     await a.prompt.dispose();
   });
 

@@ -76,6 +76,7 @@ export const FORMS: readonly Form[] = [
       resumeAnthropicConversation(
         prompt,
         recording,
+        { toolChanges: "inline" },
       ) as unknown as AnyConversation,
     answer: (calls) =>
       message(

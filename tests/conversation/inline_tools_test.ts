@@ -11,6 +11,7 @@ import {
   anthropicConversation,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic.ts";
+import { SystemPromptError } from "../../mod.ts";
 import {
   agent,
   continues,
@@ -84,7 +85,14 @@ describe("inline tool changes", () => {
       ],
     );
     // Resumed, the next request is the same bytes.
-    const again = resumeAnthropicConversation(a.prompt, conv.save());
+    assert.throws(
+      () => resumeAnthropicConversation(a.prompt, conv.save()),
+      (error: unknown) =>
+        error instanceof SystemPromptError && error.code === "INVALID_CONFIG",
+    );
+    const again = resumeAnthropicConversation(a.prompt, conv.save(), {
+      toolChanges: "inline",
+    });
     again.toolResult("t3", "found");
     assert.equal(JSON.stringify(await again.request()), JSON.stringify(third));
     await a.prompt.dispose();
