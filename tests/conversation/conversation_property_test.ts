@@ -65,7 +65,7 @@ describe("conversation bodies (property)", () => {
             }
           }
         }),
-        { seed: 33, numRuns: fuzzRuns(60) },
+        { seed: 33, numRuns: fuzzRuns(40) },
       );
     });
   }
