@@ -124,6 +124,7 @@ export type {
 } from "./src/conversation/types.ts";
 export type { Awaiting, ToolCall } from "./src/conversation/wire.ts";
 export type {
+  RecordingFork,
   RecordingHeader,
   RecordingStep,
 } from "./src/conversation/recording.ts";

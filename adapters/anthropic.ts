@@ -1042,6 +1042,12 @@ function build(
       ? {}
       : { breakpoints: options.breakpoints }),
   });
+  if (input.sharedWith !== undefined) {
+    markSharedPrefix([...tools ?? [], ...system], input.sharedWith, {
+      marker,
+      limit: 4 - marks.length,
+    });
+  }
   const head: Omit<AnthropicConversationBody, "messages"> = {
     model: options.model,
     max_tokens: options.max_tokens,
@@ -1056,6 +1062,43 @@ function build(
     head: { ...head, ...betas },
     state: {},
   };
+}
+
+/**
+ * A fork's first request (SPEC 9.8): a marker at the end of the longest
+ * prefix of tools and system blocks it shares with its parent's last
+ * request, so sibling forks read it; within `limit` markers, the marker
+ * closest before it gives way.
+ */
+function markSharedPrefix(
+  items: { cache_control?: MessagesCacheControl }[],
+  parent: Readonly<Record<string, unknown>>,
+  { marker, limit }: { marker: MessagesCacheControl; limit: number },
+): void {
+  const before = [
+    ...(Array.isArray(parent.tools) ? parent.tools : []),
+    ...(Array.isArray(parent.system) ? parent.system : []),
+  ] as { cache_control?: unknown }[];
+  let shared = 0;
+  while (
+    shared < items.length && shared < before.length &&
+    unmarkedJson(items[shared]) === unmarkedJson(before[shared])
+  ) shared++;
+  const end = shared - 1;
+  if (end < 0 || items[end].cache_control !== undefined) return;
+  items[end].cache_control = { ...marker };
+  const marked = items.flatMap((item, index) =>
+    item.cache_control === undefined ? [] : [index]
+  );
+  if (marked.length <= limit) return;
+  const yielding = marked.filter((index) => index < end).at(-1) ??
+    marked.find((index) => index > end)!;
+  delete items[yielding].cache_control;
+}
+
+function unmarkedJson(item: { cache_control?: unknown }): string {
+  const { cache_control: _mark, ...rest } = item;
+  return JSON.stringify(rest);
 }
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */

@@ -11,6 +11,7 @@ import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import { copy, deepFreeze, readAwaiting, readOptional } from "./checks.ts";
+import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
 import {
   type InlineToolStep,
   listedAssembly,
@@ -24,6 +25,7 @@ import {
   type ParsedRecording,
   RECORDING_FORMAT,
   RECORDING_VERSION,
+  type RecordingFork,
   type RecordingHeader,
   recordingLine,
   type RecordingStep,
@@ -32,7 +34,6 @@ import type {
   Awaiting,
   ConversationWire,
   ToolCall,
-  WireBuilt,
   WireResult,
 } from "./wire.ts";
 import type {
@@ -51,47 +52,6 @@ export type {
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
-};
-
-/** The committed state: everything the next request's bytes depend on. */
-interface Committed<M> {
-  readonly history: readonly M[];
-  readonly previousLength: number;
-  readonly runtimeText: string;
-  readonly listed: readonly ListedTool[] | undefined;
-  /** With inline tool changes: the tools the model has. */
-  readonly effective: readonly ListedTool[] | undefined;
-  /** The calls of the last answer, in order. */
-  readonly calls: readonly ToolCall[];
-  readonly steps: number;
-  readonly head: string | undefined;
-  readonly state: Readonly<Record<string, unknown>>;
-}
-
-/** A body built and not yet recorded. */
-interface Built<M, Body> {
-  readonly wire: WireBuilt<M, Body>;
-  readonly personCount: number;
-  readonly listed: readonly ListedTool[];
-  readonly toolsChanged: boolean;
-  readonly effective: readonly ListedTool[] | undefined;
-  readonly effectiveChanged: boolean;
-  readonly runtimeText: string;
-  readonly sentUpdate: boolean;
-  readonly allowed: string[] | undefined;
-  readonly awaiting: Awaiting;
-}
-
-const EMPTY_STATE: Committed<never> = {
-  history: [],
-  previousLength: 0,
-  runtimeText: "",
-  listed: undefined,
-  effective: undefined,
-  calls: [],
-  steps: 0,
-  head: undefined,
-  state: {},
 };
 
 /** The shell behind every provider form (internal). */
@@ -117,11 +77,14 @@ export class ConversationShell<
   readonly session: string;
   readonly resumed: ResumeInfo | undefined;
 
+  readonly #fork: RecordingFork | undefined;
+
   constructor(
     prompt: ConversationPrompt<C>,
     wire: ConversationWire<M, Body>,
     options: ConversationOptions = {},
     recording?: ParsedRecording,
+    fork?: RecordingFork,
   ) {
     this.#prompt = prompt;
     this.#wire = wire;
@@ -132,10 +95,13 @@ export class ConversationShell<
     if (recording === undefined) {
       this.session = session ?? globalThis.crypto.randomUUID();
       this.resumed = undefined;
+      this.#fork = fork;
+      this.#committed = startOf(fork, wire);
       return;
     }
     const parsed = recording;
     this.session = parsed.header.session;
+    this.#fork = parsed.header.fork;
     this.#committed = this.#replay(parsed);
     this.#lines.push(recordingLine(parsed.header));
     for (const step of parsed.steps) this.#lines.push(recordingLine(step));
@@ -253,11 +219,15 @@ export class ConversationShell<
       tail: wire.tail,
       marks: wire.marks,
       ...(head === before.head ? {} : { head: wire.head }),
-      ...(built.toolsChanged ? { tools: [...built.listed] } : {}),
+      ...(built.toolsChanged || before.steps === 0
+        ? { tools: [...built.listed] }
+        : {}),
       ...(built.effectiveChanged
         ? { inlineTools: [...built.effective ?? []] }
         : {}),
-      ...(state === JSON.stringify(before.state) ? {} : { state: wire.state }),
+      ...(state === JSON.stringify(before.state) && before.steps > 0
+        ? {}
+        : { state: wire.state }),
       ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
       ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
       awaiting: built.awaiting,
@@ -316,6 +286,31 @@ export class ConversationShell<
     return results;
   }
 
+  fork(
+    options: ConversationOptions = {},
+  ): Conversation<Body, Answer, Input, Result, M, C> {
+    const committed = this.#committed;
+    const head = committed.head === undefined
+      ? undefined
+      : JSON.parse(committed.head);
+    return new ConversationShell<Body, Answer, Input, Result, M, C>(
+      this.#prompt,
+      this.#wire,
+      {
+        awaiting: this.#awaiting,
+        ...(this.#header === undefined ? {} : { header: this.#header }),
+        ...options,
+      },
+      undefined,
+      {
+        session: this.session,
+        listed: [...committed.listed ?? []],
+        state: { ...committed.state },
+        ...(head === undefined ? {} : { head }),
+      },
+    );
+  }
+
   #headerRecord(): RecordingHeader {
     return {
       format: RECORDING_FORMAT,
@@ -327,6 +322,7 @@ export class ConversationShell<
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
       },
+      ...(this.#fork === undefined ? {} : { fork: this.#fork }),
     };
   }
 
@@ -389,6 +385,9 @@ export class ConversationShell<
       session: this.session,
       state: committed.state,
       toolChanges: tools.inline?.changes,
+      ...(committed.steps === 0 && this.#fork?.head !== undefined
+        ? { sharedWith: this.#fork.head }
+        : {}),
     });
     wire.tail.forEach(deepFreeze);
     return {
@@ -427,7 +426,7 @@ export class ConversationShell<
 
   /** The committed state a recording describes, checked as it is read. */
   #replay(parsed: ParsedRecording): Committed<M> {
-    let state: Committed<M> = EMPTY_STATE;
+    let state: Committed<M> = startOf(parsed.header.fork, this.#wire);
     let allowed: string[] | undefined;
     for (const step of parsed.steps) {
       if (step.at !== state.history.length) {

@@ -44,6 +44,36 @@ export interface RecordingHeader {
   session: string;
   /** The options that decide the bytes (model, limits, defaults). */
   options: Record<string, unknown>;
+  /** A fork's start: what it took from its parent (`conv.fork()`). */
+  fork?: RecordingFork;
+}
+
+/**
+ * What a fork took from its parent conversation: the listed tools (and,
+ * with inline tool changes, the tools the model has), the provider form's
+ * state (OpenAI's `prompt_cache_key`) and the parent's last request head,
+ * whose shared prefix the fork's first request marks.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingFork } from "@rxprompt/system-prompt";
+ *
+ * const fork: RecordingFork = {
+ *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
+ *   listed: [],
+ *   state: { promptCacheKey: "0123456789abcdef" },
+ * };
+ * ```
+ */
+export interface RecordingFork {
+  /** The parent's session id. */
+  session: string;
+  /** The parent's listed tools. */
+  listed: ListedTool[];
+  /** The state of the parent's form (e.g. its `promptCacheKey`). */
+  state: Record<string, unknown>;
+  /** The parent's last request without its messages, when it had one. */
+  head?: Record<string, unknown>;
 }
 
 /**
@@ -183,6 +213,17 @@ function readHeader(value: unknown, provider: string): RecordingHeader {
       } conversation; it can be resumed as ${
         JSON.stringify(value.provider)
       } only, not as "${provider}".`,
+    );
+  }
+  if (
+    value.fork !== undefined &&
+    !(isObject(value.fork) && Array.isArray(value.fork.listed) &&
+      isObject(value.fork.state))
+  ) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `The recording's header has a fork that is not { session, listed, ` +
+        `state, head? }.`,
     );
   }
   if (typeof value.session !== "string" || !isObject(value.options)) {

@@ -162,6 +162,22 @@ export interface Conversation<
    * committed step): what the resume functions read back.
    */
   save(): string;
+  /**
+   * A child conversation (a sub-agent) that starts from this one's committed
+   * state: the same listed tools (its own differences go through the tool
+   * change rules), the same `prompt_cache_key`, an empty history and a
+   * session of its own. Its first request marks the end of the prefix it
+   * shares with this conversation's last request (Anthropic), so sibling
+   * forks read it. Pass the child's scope in its `request({ scope })`.
+   */
+  fork(options?: ConversationOptions): Conversation<
+    Body,
+    Answer,
+    Input,
+    Result,
+    Message,
+    C
+  >;
 }
 
 /**

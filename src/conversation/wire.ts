@@ -93,6 +93,11 @@ export interface WireBuild<M> {
   readonly state: Readonly<Record<string, unknown>>;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
+  /**
+   * A fork's first request: its parent's last head, whose shared prefix
+   * the request marks.
+   */
+  readonly sharedWith?: Readonly<Record<string, unknown>>;
 }
 
 /** One request as a wire built it. */
