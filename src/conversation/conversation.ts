@@ -143,7 +143,9 @@ export class ConversationShell<
         "DUPLICATE_TOOL_RESULT",
         `Call ${JSON.stringify(id)} (tool ${
           JSON.stringify(call.name)
-        }) already has a result; each call gets one.`,
+        }) already has a result (given before, or the conversation's own ` +
+          `refusal of an inactive tool); each call gets one. The calls ` +
+          `waiting for a result are in openCalls.`,
       );
     }
     const isError = options?.isError ?? false;
