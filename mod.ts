@@ -114,3 +114,19 @@ export type {
   RegistrarOptions,
 } from "./src/registrar/registrar_api.ts";
 export { SystemPrompt } from "./src/system_prompt.ts";
+export type {
+  Conversation,
+  ConversationOptions,
+  ConversationPrompt,
+  RequestOptions,
+  ResumeInfo,
+  ToolResultOptions,
+} from "./src/conversation/types.ts";
+export type { Awaiting, ToolCall } from "./src/conversation/wire.ts";
+export type {
+  RecordingFork,
+  RecordingHeader,
+  RecordingStep,
+} from "./src/conversation/recording.ts";
+export type { ListedTool } from "./src/conversation/tool_set.ts";
+export type { WireMark } from "./src/conversation/wire.ts";

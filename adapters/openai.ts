@@ -27,10 +27,33 @@
  */
 
 import {
+  type AssembleContext,
   type AssembledSection,
   type PromptAssembly,
   SystemPromptError,
 } from "../mod.ts";
+import {
+  type Conversation,
+  type ConversationOptions,
+  type ConversationPrompt,
+  ConversationShell,
+} from "../src/conversation/conversation.ts";
+import { parseRecording } from "../src/conversation/recording.ts";
+import type {
+  ConversationWire,
+  ToolCall,
+  WireAnswer,
+  WireBuild,
+  WireBuilt,
+  WireMark,
+} from "../src/conversation/wire.ts";
+import {
+  copyBlocks,
+  detectOtherProvider,
+  isObject,
+  readLimit,
+  readModel,
+} from "./_conversation_shared.ts";
 import { quote } from "../src/errors.ts";
 import {
   type AdapterInput,
@@ -913,4 +936,1046 @@ function cachedParts(
       undefined,
     );
   return { parts, key };
+}
+
+// The conversation (SPEC 9.1): the whole body of each step.
+
+/**
+ * A part of a person's message in a Chat Completions conversation: text
+ * or an image.
+ *
+ * @example
+ * ```ts
+ * import type { ChatUserPart } from "@rxprompt/system-prompt/openai";
+ *
+ * const part: ChatUserPart = { type: "text", text: "Where is my parcel?" };
+ * ```
+ */
+export type ChatUserPart = ChatTextPart | {
+  /** Always `"image_url"`. */
+  type: "image_url";
+  /** The image. */
+  image_url: { url: string; detail?: "auto" | "low" | "high" };
+  /** A cache mark (placed by the conversation only). */
+  prompt_cache_breakpoint?: PromptCacheBreakpoint;
+};
+
+/**
+ * One message of a Chat Completions conversation's history. The model's
+ * messages are kept verbatim (every field the SDK returned); the ones the
+ * conversation writes always have content parts, so a mark can come and
+ * go without changing their shape.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationMessage } from "@rxprompt/system-prompt/openai";
+ *
+ * const message: ChatConversationMessage = {
+ *   role: "tool",
+ *   tool_call_id: "call_1",
+ *   content: [{ type: "text", text: "42 lines" }],
+ * };
+ * ```
+ */
+export type ChatConversationMessage =
+  | { role: "user"; content: ChatUserPart[] }
+  | { role: "tool"; tool_call_id: string; content: ChatTextPart[] }
+  | {
+    role: "assistant";
+    content?: string | null;
+    refusal?: string | null;
+    tool_calls?: {
+      id: string;
+      type: "function";
+      function: { name: string; arguments: string };
+    }[];
+  };
+
+/**
+ * The whole body of one Chat Completions conversation request: pass it to
+ * `client.chat.completions.create(body)`.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ChatConversationBody = {
+ *   model: "gpt-5.6",
+ *   messages: [{ role: "system", content: [{ type: "text", text: "You are terse." }] }],
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface ChatConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The system message, then the history and this step's new messages. */
+  messages: (
+    | { role: "system"; content: string | ChatTextPart[] }
+    | ChatConversationMessage
+  )[];
+  /** Every listed tool; absent when there are none. */
+  tools?: ChatCompletionsTool[];
+  /** The allowed tools, when gates (or a dropped tool) limit them. */
+  tool_choice?: ChatToolChoice;
+  /** Fixed at the first request: one session per conversation. */
+  prompt_cache_key: string;
+  /** From the options, when given. */
+  max_completion_tokens?: number;
+}
+
+/**
+ * {@linkcode ChatConversationBody} for `stream: true`: it asks for the
+ * usage in the stream's last chunk.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationStreamingBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ChatConversationStreamingBody = {
+ *   model: "gpt-5.6",
+ *   messages: [],
+ *   prompt_cache_key: "0123456789abcdef",
+ *   stream: true,
+ *   stream_options: { include_usage: true },
+ * };
+ * ```
+ */
+export interface ChatConversationStreamingBody extends ChatConversationBody {
+  /** Always `true`. */
+  stream: true;
+  /** The usage comes with the stream's last chunk. */
+  stream_options: { include_usage: true };
+}
+
+/**
+ * What `record()` takes: the SDK's `ChatCompletion` (`create()`, or a
+ * stream's `finalChatCompletion()`).
+ *
+ * @example
+ * ```ts
+ * import type { ChatAnswer } from "@rxprompt/system-prompt/openai";
+ *
+ * const answer: ChatAnswer = {
+ *   object: "chat.completion",
+ *   choices: [{ message: { role: "assistant", content: "Done." } }],
+ * };
+ * ```
+ */
+export interface ChatAnswer {
+  /** `"chat.completion"`. */
+  readonly object?: string;
+  /** The first choice's message is the answer. */
+  readonly choices: readonly {
+    readonly message: {
+      readonly role: "assistant";
+      readonly content?: string | null;
+      readonly refusal?: string | null;
+      readonly tool_calls?: readonly {
+        readonly id: string;
+        readonly type: string;
+        readonly function?: {
+          readonly name: string;
+          readonly arguments: string;
+        };
+      }[];
+    };
+    readonly index?: number;
+    readonly finish_reason?: string | null;
+  }[];
+  /** The reported usage. */
+  readonly usage?: unknown;
+}
+
+/**
+ * Options of {@linkcode chatConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { ChatConversationOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: ChatConversationOptions = { model: "gpt-5.6", cache: true };
+ * ```
+ */
+export interface ChatConversationOptions extends ConversationOptions {
+  /** The model of every request. */
+  model: string;
+  /** `max_completion_tokens` of every request, when given. */
+  max_completion_tokens?: number;
+  /**
+   * Explicit cache breakpoints (gpt-5.6 and later), as `toChatCompletions`'
+   * `cache`: the system prompt's marks, and the conversation's on its last
+   * item and on the end of the previous request. Absent: automatic caching.
+   */
+  cache?: boolean | { ttl: "30m" | "12h" };
+  /** `toChatCompletions`' `maxCacheBreakpoints` (default 2). */
+  maxCacheBreakpoints?: number;
+  /** `toChatCompletions`' `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+  /** `toChatCompletions`' `toolChoiceMode` (default `"auto"`). */
+  toolChoiceMode?: "auto" | "required";
+  /** `toChatCompletions`' `strict`. */
+  strict?: boolean;
+  /** The `prompt_cache_key` (default: `promptCacheKey` with the session). */
+  promptCacheKey?: string;
+  /** Streaming bodies, with `stream_options.include_usage`. */
+  stream?: boolean;
+}
+
+/**
+ * A Chat Completions conversation: {@linkcode Conversation} with the
+ * `openai` SDK's shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { type ChatConversation, chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv: ChatConversation = chatConversation(new SystemPrompt(), { model: "gpt-5.6" });
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type ChatConversation<
+  Body = ChatConversationBody,
+  C extends AssembleContext = AssembleContext,
+> = Conversation<
+  Body,
+  ChatAnswer,
+  string | ChatUserPart[],
+  string | ChatTextPart[],
+  ChatConversationMessage,
+  C
+>;
+
+const CHAT_PROVIDER = "openai-chat";
+
+/**
+ * Starts an OpenAI Chat Completions conversation (SPEC 9.1): each
+ * `request()` returns the whole body for `client.chat.completions.create`,
+ * with the request loop's rules applied: the tools listed first stay
+ * byte-identical (a dropped tool stays listed, outside `allowed_tools`);
+ * the `allowed_tools` tool choice from the gates; the runtime context, when
+ * it changed, as a new user message after the last tool result; with
+ * `cache`, explicit marks on the last item and on the end of the previous
+ * request (OpenAI reads only at a request's own marks), `ttl: "12h"` on
+ * every mark when a person answers next; `prompt_cache_key` fixed at the
+ * first request (one session per conversation); with `stream: true`,
+ * `stream_options.include_usage`.
+ *
+ * @param prompt what each step is assembled from
+ * @param options the model and the conversation's options
+ * @returns the conversation
+ *
+ * @example A tool round trip
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are a support assistant." });
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "track", description: "Track a parcel.", parameters: { type: "object" } }],
+ * }));
+ * const conv = chatConversation(prompt, { model: "gpt-5.6", cache: true });
+ * conv.user("Where is my parcel?");
+ * await conv.request(); // send it: await client.chat.completions.create(body)
+ * const calls = conv.record({
+ *   object: "chat.completion",
+ *   choices: [{
+ *     message: {
+ *       role: "assistant",
+ *       content: null,
+ *       tool_calls: [{ id: "c1", type: "function", function: { name: "track", arguments: "{}" } }],
+ *     },
+ *   }],
+ * });
+ * for (const call of calls) conv.toolResult(call.id, "In transit.");
+ * const body = await conv.request();
+ * console.log(body.messages.map((m) => m.role)); // ["system", "user", "assistant", "tool"]
+ * await prompt.dispose();
+ * ```
+ */
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions & { stream: true },
+): ChatConversation<ChatConversationStreamingBody, C>;
+/**
+ * {@linkcode chatConversation} without streaming.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * conv.user("Hi.");
+ * console.log("stream" in await conv.request()); // false
+ * ```
+ */
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions & { stream?: false },
+): ChatConversation<ChatConversationBody, C>;
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions,
+): ChatConversation<ChatConversationBody, C> {
+  return new ConversationShell(prompt, chatWire(options), options);
+}
+
+/**
+ * Resumes a Chat Completions conversation from its recording, as
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`): the
+ * next request is byte-identical to the one the original would have built,
+ * `prompt_cache_key` included; the recording's options apply unless
+ * `options` gives them again.
+ *
+ * @param prompt what each step is assembled from
+ * @param recording the recording's text (JSON lines)
+ * @param options options that replace the recording's
+ * @returns the conversation, as it was after its last recorded step
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation, resumeChatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * const again = resumeChatConversation(new SystemPrompt(), conv.save());
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options: Partial<ChatConversationOptions> & { stream: true },
+): ChatConversation<ChatConversationStreamingBody, C>;
+/**
+ * {@linkcode resumeChatConversation} of a conversation without streaming
+ * (a recording made with `stream: true` needs `stream` given again:
+ * `INVALID_CONFIG` otherwise, so the body's type is the one sent).
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation, resumeChatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5" });
+ * console.log(resumeChatConversation(new SystemPrompt(), conv.save()).resumed?.steps); // 0
+ * ```
+ */
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ChatConversationOptions> & { stream?: false },
+): ChatConversation<ChatConversationBody, C>;
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ChatConversationOptions>,
+): ChatConversation<ChatConversationBody | ChatConversationStreamingBody, C> {
+  const parsed = parseRecording(recording, CHAT_PROVIDER);
+  const saved = parsed.header.options as Partial<ChatConversationOptions>;
+  if (saved.stream === true && options?.stream === undefined) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The recording is of a streaming conversation; resume it with ` +
+        `{ stream: true } (or { stream: false } to stop streaming), so the ` +
+        `body's type says which it is.`,
+    );
+  }
+  const merged = { ...saved, ...options } as ChatConversationOptions;
+  return new ConversationShell(prompt, chatWire(merged), merged, parsed);
+}
+
+type ChatMessage = ChatConversationMessage;
+type ChatBody = ChatConversationBody | ChatConversationStreamingBody;
+
+/** Reads the options and returns the wire. */
+function chatWire(
+  options: ChatConversationOptions,
+): ConversationWire<ChatMessage, ChatBody> {
+  const model = readModel(options, "chatConversation");
+  const limit = readLimit(
+    options.max_completion_tokens,
+    "max_completion_tokens",
+    "chatConversation",
+    { required: false },
+  );
+  const cache = breakpointOf(options.cache);
+  if (options.stream !== undefined && typeof options.stream !== "boolean") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `chatConversation's stream is ${
+        quote(options.stream)
+      }; it must be true or false.`,
+    );
+  }
+  const adapter = adapterOptions(options, "chatConversation");
+  const saved: Record<string, unknown> = { model, ...adapter };
+  if (limit !== undefined) saved.max_completion_tokens = limit;
+  if (options.cache !== undefined) saved.cache = options.cache;
+  if (options.promptCacheKey !== undefined) {
+    saved.promptCacheKey = options.promptCacheKey;
+  }
+  if (options.stream === true) saved.stream = true;
+  return {
+    provider: CHAT_PROVIDER,
+    options: saved,
+    build: (input) =>
+      chatBuild(input, {
+        model,
+        limit,
+        cache,
+        adapter,
+        key: options.promptCacheKey,
+        stream: options.stream === true,
+      }),
+    read: chatRead,
+    personInput: (input) =>
+      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+    resultContent: (content, id) =>
+      copyBlocks(content, `toolResult(${JSON.stringify(id)})`, {
+        allowString: true,
+        forbid: [],
+      }),
+  };
+}
+
+function chatBuild(
+  input: WireBuild<ChatMessage>,
+  options: {
+    model: string;
+    limit: number | undefined;
+    cache: PromptCacheBreakpoint | undefined;
+    adapter: OpenAIOptions;
+    key: string | undefined;
+    stream: boolean;
+  },
+): WireBuilt<ChatMessage, ChatBody> {
+  const tail: ChatMessage[] = input.results.map((result) => ({
+    role: "tool",
+    tool_call_id: result.id,
+    content: result.content as ChatTextPart[],
+  }));
+  if (input.person.length > 0) {
+    tail.push({ role: "user", content: input.person as ChatUserPart[] });
+  }
+  if (input.update !== undefined) {
+    tail.push({
+      role: "user",
+      content: [{ type: "text", text: input.update }],
+    });
+  }
+  const history = [...input.history, ...tail];
+  if (history.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  const key = typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+    ? undefined
+    : input.awaiting === "person"
+    ? { mode: "explicit", ttl: "12h" }
+    : options.cache;
+  const { items: messages, marks } = markOpenAIEnds(
+    history,
+    input.previousLength,
+    mark,
+    (message) =>
+      message.role === "assistant"
+        ? undefined
+        : { key: "content", parts: message.content },
+  );
+  const fields = mark === undefined
+    ? toChatCompletions(input.assembly, { ...options.adapter })
+    : toChatCompletions(input.assembly, {
+      ...options.adapter,
+      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
+      promptCacheKey: key,
+    });
+  const head: Record<string, unknown> = {
+    model: options.model,
+    system: fields.system,
+    ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+    ...(fields.tool_choice === undefined
+      ? {}
+      : { tool_choice: fields.tool_choice }),
+    prompt_cache_key: key,
+    ...(options.limit === undefined
+      ? {}
+      : { max_completion_tokens: options.limit }),
+    ...(options.stream
+      ? { stream: true, stream_options: { include_usage: true } }
+      : {}),
+  };
+  const { system: _system, ...rest } = head;
+  const body = {
+    ...rest,
+    messages: [fields.system, ...messages],
+  } as unknown as ChatBody;
+  return {
+    body,
+    tail,
+    marks,
+    head,
+    state: { promptCacheKey: key },
+  };
+}
+
+function chatRead(response: unknown): WireAnswer<ChatMessage> {
+  detectOtherProvider(response, "an OpenAI Chat Completions");
+  const choices = isObject(response) ? response.choices : undefined;
+  const message = Array.isArray(choices) && isObject(choices[0])
+    ? choices[0].message
+    : undefined;
+  if (!isObject(message) || message.role !== "assistant") {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the openai SDK's ChatCompletion (choices[0].message ` +
+        `with role "assistant"), as chat.completions.create() or a stream's ` +
+        `finalChatCompletion() returns it.`,
+    );
+  }
+  const calls: ToolCall[] = [];
+  const toolCalls = message.tool_calls;
+  if (toolCalls !== undefined && toolCalls !== null) {
+    if (!Array.isArray(toolCalls)) {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The message's tool_calls is not an array.`,
+      );
+    }
+    for (const call of toolCalls) {
+      if (
+        !isObject(call) || typeof call.id !== "string" ||
+        !isObject(call.function) || typeof call.function.name !== "string"
+      ) {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool call of the message has no string id and function name.`,
+        );
+      }
+      calls.push({
+        id: call.id,
+        name: call.function.name,
+        input: parseArguments(call.function.arguments),
+      });
+    }
+  }
+  return {
+    messages: [JSON.parse(JSON.stringify(message))],
+    calls,
+    usage: isObject(response) ? response.usage ?? null : null,
+  };
+}
+
+/** A call's arguments parsed, or the text as it came when it is not JSON. */
+function parseArguments(text: unknown): unknown {
+  if (typeof text !== "string") return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * One item of a Responses conversation's input history. The model's
+ * output items are kept verbatim (every field the SDK returned); the items
+ * the conversation writes always have content parts, so a mark can come
+ * and go without changing their shape.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationItem } from "@rxprompt/system-prompt/openai";
+ *
+ * const item: ResponsesConversationItem = {
+ *   type: "function_call_output",
+ *   call_id: "call_1",
+ *   output: [{ type: "input_text", text: "42 lines" }],
+ * };
+ * ```
+ */
+export type ResponsesConversationItem =
+  | { role: "user"; content: ResponsesTextPart[] }
+  | {
+    type: "function_call_output";
+    call_id: string;
+    output: ResponsesTextPart[];
+  }
+  | {
+    type: "function_call";
+    call_id: string;
+    name: string;
+    arguments: string;
+    id?: string;
+  }
+  | {
+    type: "message";
+    id: string;
+    role: "assistant";
+    status: "in_progress" | "completed" | "incomplete";
+    content: { type: "output_text"; text: string; annotations: never[] }[];
+  }
+  | {
+    type: "reasoning";
+    id: string;
+    summary: { type: "summary_text"; text: string }[];
+    encrypted_content?: string | null;
+  };
+
+/**
+ * The whole body of one Responses conversation request, stateless (the
+ * whole input every time, the system message first): pass it to
+ * `client.responses.create(body)`.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationBody } from "@rxprompt/system-prompt/openai";
+ *
+ * const body: ResponsesConversationBody = {
+ *   model: "gpt-5.6",
+ *   input: [{ role: "system", content: "You are terse." }],
+ *   prompt_cache_key: "0123456789abcdef",
+ * };
+ * ```
+ */
+export interface ResponsesConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The system message, then the history and this step's new items. */
+  input: (
+    | { role: "system"; content: string | ResponsesTextPart[] }
+    | ResponsesConversationItem
+  )[];
+  /** Every listed tool; absent when there are none. */
+  tools?: ResponsesTool[];
+  /** The allowed tools, when gates (or a dropped tool) limit them. */
+  tool_choice?: ResponsesToolChoice;
+  /** Fixed at the first request: one session per conversation. */
+  prompt_cache_key: string;
+  /** `{ ttl: "12h" }` when a person answers next. */
+  prompt_cache_options?: { ttl: "12h" };
+  /** From the options, when given. */
+  max_output_tokens?: number;
+}
+
+/**
+ * What `record()` takes: the SDK's `Response` (`responses.create()`, or a
+ * stream's `finalResponse()`).
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesAnswer } from "@rxprompt/system-prompt/openai";
+ *
+ * const answer: ResponsesAnswer = {
+ *   object: "response",
+ *   output: [{ type: "function_call", call_id: "c1", name: "track", arguments: "{}" }],
+ * };
+ * ```
+ */
+export interface ResponsesAnswer {
+  /** `"response"`. */
+  readonly object?: string;
+  /** The output items, kept verbatim in the history. */
+  readonly output: readonly {
+    readonly type: string;
+    readonly call_id?: string | null;
+    readonly name?: string | null;
+    readonly arguments?: unknown;
+  }[];
+  /** The reported usage. */
+  readonly usage?: unknown;
+}
+
+/**
+ * Options of {@linkcode responsesConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesConversationOptions } from "@rxprompt/system-prompt/openai";
+ *
+ * const options: ResponsesConversationOptions = { model: "gpt-5.6", cache: true };
+ * ```
+ */
+export interface ResponsesConversationOptions extends ConversationOptions {
+  /** The model of every request. */
+  model: string;
+  /** `max_output_tokens` of every request, when given. */
+  max_output_tokens?: number;
+  /** As {@linkcode ChatConversationOptions}' `cache`. */
+  cache?: boolean | { ttl: "30m" | "12h" };
+  /** `toResponses`' `maxCacheBreakpoints` (default 2). */
+  maxCacheBreakpoints?: number;
+  /** `toResponses`' `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+  /** `toResponses`' `toolChoiceMode` (default `"auto"`). */
+  toolChoiceMode?: "auto" | "required";
+  /** `toResponses`' `strict`. */
+  strict?: boolean;
+  /** The `prompt_cache_key` (default: `promptCacheKey` with the session). */
+  promptCacheKey?: string;
+}
+
+/**
+ * A Responses conversation: {@linkcode Conversation} with the `openai`
+ * SDK's shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   type ResponsesConversation,
+ *   responsesConversation,
+ * } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv: ResponsesConversation = responsesConversation(new SystemPrompt(), {
+ *   model: "gpt-5.6",
+ * });
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type ResponsesConversation<
+  C extends AssembleContext = AssembleContext,
+> = Conversation<
+  ResponsesConversationBody,
+  ResponsesAnswer,
+  string | ResponsesTextPart[],
+  string | ResponsesTextPart[],
+  ResponsesConversationItem,
+  C
+>;
+
+const RESPONSES_PROVIDER = "openai-responses";
+
+/**
+ * Starts an OpenAI Responses conversation (SPEC 9.1), stateless: each
+ * `request()` returns the whole input (the system message first, then the
+ * history) for `client.responses.create`, with the rules of
+ * {@linkcode chatConversation}: the tools listed first kept byte for byte,
+ * `allowed_tools` from the gates, the runtime context as a new user
+ * message after the last tool output, explicit marks (with `cache`) on the
+ * last item and the previous request's end, `prompt_cache_key` fixed at the
+ * first request; when a person answers next, `ttl: "12h"` on the marks and
+ * `prompt_cache_options: { ttl: "12h" }`.
+ *
+ * @param prompt what each step is assembled from
+ * @param options the model and the conversation's options
+ * @returns the conversation
+ *
+ * @example A tool round trip
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { responsesConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are a support assistant." });
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "track", description: "Track a parcel.", parameters: { type: "object" } }],
+ * }));
+ * const conv = responsesConversation(prompt, { model: "gpt-5.6", cache: true });
+ * conv.user("Where is my parcel?");
+ * await conv.request(); // send it: await client.responses.create(body)
+ * const calls = conv.record({
+ *   object: "response",
+ *   output: [{ type: "function_call", call_id: "c1", name: "track", arguments: "{}" }],
+ * });
+ * for (const call of calls) conv.toolResult(call.id, "In transit.");
+ * const body = await conv.request();
+ * console.log(body.input.length); // 4: system, user, function_call, function_call_output
+ * await prompt.dispose();
+ * ```
+ */
+export function responsesConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  options: ResponsesConversationOptions,
+): ResponsesConversation<C> {
+  return new ConversationShell(prompt, responsesWire(options), options);
+}
+
+/**
+ * Resumes a Responses conversation from its recording, as
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`).
+ *
+ * @param prompt what each step is assembled from
+ * @param recording the recording's text (JSON lines)
+ * @param options options that replace the recording's
+ * @returns the conversation, as it was after its last recorded step
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   responsesConversation,
+ *   resumeResponsesConversation,
+ * } from "@rxprompt/system-prompt/openai";
+ *
+ * const conv = responsesConversation(new SystemPrompt(), { model: "gpt-5.6" });
+ * const again = resumeResponsesConversation(new SystemPrompt(), conv.save());
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeResponsesConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ResponsesConversationOptions>,
+): ResponsesConversation<C> {
+  const parsed = parseRecording(recording, RESPONSES_PROVIDER);
+  const merged = {
+    ...(parsed.header.options as Partial<ResponsesConversationOptions>),
+    ...options,
+  } as ResponsesConversationOptions;
+  return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
+}
+
+type ResponsesItem = ResponsesConversationItem;
+
+/** Reads the options and returns the wire. */
+function responsesWire(
+  options: ResponsesConversationOptions,
+): ConversationWire<ResponsesItem, ResponsesConversationBody> {
+  const form = "responsesConversation";
+  const model = readModel(options, form);
+  const limit = readLimit(
+    options.max_output_tokens,
+    "max_output_tokens",
+    form,
+    {
+      required: false,
+    },
+  );
+  const cache = breakpointOf(options.cache);
+  const adapter = adapterOptions(options, form);
+  const saved: Record<string, unknown> = { model, ...adapter };
+  if (limit !== undefined) saved.max_output_tokens = limit;
+  if (options.cache !== undefined) saved.cache = options.cache;
+  if (options.promptCacheKey !== undefined) {
+    saved.promptCacheKey = options.promptCacheKey;
+  }
+  const parts = (content: unknown, what: string) =>
+    copyBlocks(content, what, {
+      allowString: true,
+      forbid: [],
+      text: "input_text",
+    });
+  return {
+    provider: RESPONSES_PROVIDER,
+    options: saved,
+    build: (input) =>
+      responsesBuild(input, {
+        model,
+        limit,
+        cache,
+        adapter,
+        key: options.promptCacheKey,
+      }),
+    read: responsesRead,
+    personInput: (input) => parts(input, "user()"),
+    resultContent: (content, id) =>
+      parts(content, `toolResult(${JSON.stringify(id)})`),
+  };
+}
+
+/** The adapter options a conversation passes through, checked. */
+function adapterOptions(
+  options: Record<string, unknown> | ChatConversationOptions,
+  form: string,
+): OpenAIOptions {
+  const adapter: OpenAIOptions = {};
+  for (
+    const key of [
+      "maxCacheBreakpoints",
+      "breakpoints",
+      "toolChoiceMode",
+      "strict",
+    ] as const
+  ) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) (adapter as Record<string, unknown>)[key] = value;
+  }
+  readOpenAIOptions(adapter, form);
+  return adapter;
+}
+
+/**
+ * The OpenAI forms' marks: on the last item and on the previous request's
+ * end, each on the last part of `partsOf(item)` (items the model wrote
+ * carry none). Returns the marked copy and where the marks went.
+ */
+function markOpenAIEnds<T>(
+  history: readonly T[],
+  previousLength: number,
+  mark: PromptCacheBreakpoint | undefined,
+  partsOf: (item: T) => { key: string; parts: unknown[] } | undefined,
+): { items: T[]; marks: WireMark[] } {
+  const items = [...history];
+  const marks: WireMark[] = [];
+  if (mark === undefined) return { items, marks };
+  const ends = previousLength > 0 && previousLength < history.length
+    ? [previousLength - 1, history.length - 1]
+    : [history.length - 1];
+  for (const at of ends) {
+    const found = partsOf(items[at]);
+    if (found === undefined || found.parts.length === 0) continue;
+    const parts = [...found.parts];
+    const block = parts.length - 1;
+    parts[block] = {
+      ...parts[block] as Record<string, unknown>,
+      prompt_cache_breakpoint: { ...mark },
+    };
+    items[at] = { ...items[at], [found.key]: parts };
+    marks.push({ message: at + 1, block, mark: { ...mark } });
+  }
+  return { items, marks };
+}
+
+function responsesBuild(
+  input: WireBuild<ResponsesItem>,
+  options: {
+    model: string;
+    limit: number | undefined;
+    cache: PromptCacheBreakpoint | undefined;
+    adapter: OpenAIOptions;
+    key: string | undefined;
+  },
+): WireBuilt<ResponsesItem, ResponsesConversationBody> {
+  const tail: ResponsesItem[] = input.results.map((result) => ({
+    type: "function_call_output",
+    call_id: result.id,
+    output: result.content as ResponsesTextPart[],
+  }));
+  if (input.person.length > 0) {
+    tail.push({ role: "user", content: input.person as ResponsesTextPart[] });
+  }
+  if (input.update !== undefined) {
+    tail.push({
+      role: "user",
+      content: [{ type: "input_text", text: input.update }],
+    });
+  }
+  const history = [...input.history, ...tail];
+  if (history.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  const key = typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const pause = input.awaiting === "person";
+  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+    ? undefined
+    : pause
+    ? { mode: "explicit", ttl: "12h" }
+    : options.cache;
+  const { items, marks } = markOpenAIEnds(
+    history,
+    input.previousLength,
+    mark,
+    (item) =>
+      "role" in item && item.role === "user"
+        ? { key: "content", parts: item.content }
+        : item.type === "function_call_output"
+        ? { key: "output", parts: item.output }
+        : undefined,
+  );
+  const fields = mark === undefined
+    ? toResponses(input.assembly, { ...options.adapter })
+    : toResponses(input.assembly, {
+      ...options.adapter,
+      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
+      promptCacheKey: key,
+    });
+  const system = "system" in fields
+    ? fields.system
+    : { role: "system" as const, content: fields.instructions };
+  const head: Omit<ResponsesConversationBody, "input"> = {
+    model: options.model,
+    ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+    ...(fields.tool_choice === undefined
+      ? {}
+      : { tool_choice: fields.tool_choice }),
+    prompt_cache_key: key,
+    ...(pause ? { prompt_cache_options: { ttl: "12h" as const } } : {}),
+    ...(options.limit === undefined
+      ? {}
+      : { max_output_tokens: options.limit }),
+  };
+  return {
+    body: { ...head, input: [system, ...items] },
+    tail,
+    marks,
+    head: { ...head, system },
+    state: { promptCacheKey: key },
+  };
+}
+
+function responsesRead(response: unknown): WireAnswer<ResponsesItem> {
+  detectOtherProvider(response, "an OpenAI Responses");
+  if (isObject(response) && response.object === "response.compaction") {
+    throw new SystemPromptError(
+      "COMPACTION_UNSUPPORTED",
+      `record() was given a compaction: server-side compaction is not ` +
+        `supported by the conversation yet; nothing was recorded.`,
+    );
+  }
+  const output = isObject(response) ? response.output : undefined;
+  if (!Array.isArray(output)) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the openai SDK's Response (object "response", output ` +
+        `items), as responses.create() or a stream's finalResponse() ` +
+        `returns it.`,
+    );
+  }
+  const calls: ToolCall[] = [];
+  for (const item of output) {
+    if (!isObject(item) || typeof item.type !== "string") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's output holds an item without a type.`,
+      );
+    }
+    if (item.type === "compaction") {
+      throw new SystemPromptError(
+        "COMPACTION_UNSUPPORTED",
+        `The response holds a compaction item: server-side compaction is ` +
+          `not supported by the conversation yet; nothing was recorded.`,
+      );
+    }
+    if (item.type === "function_call") {
+      if (typeof item.call_id !== "string" || typeof item.name !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A function_call of the response has no string call_id and name.`,
+        );
+      }
+      calls.push({
+        id: item.call_id,
+        name: item.name,
+        input: parseArguments(item.arguments),
+      });
+    }
+  }
+  return {
+    messages: JSON.parse(JSON.stringify(output)),
+    calls,
+    usage: isObject(response) ? response.usage ?? null : null,
+  };
 }

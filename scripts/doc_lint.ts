@@ -6,7 +6,7 @@
  * API names it. {@linkcode DEPENDENCY_TYPES} lists those types by name with
  * the npm package they come from (RxJS's `Observable` in `change$` and
  * `AssembleListener`; the AI SDK's `SystemModelMessage` and `ToolSet` in
- * `./ai-sdk`'s result; the MCP SDK's `Client` in `./mcp`). They are their packages' to document, and
+ * `./ai-sdk`'s result, and its message types in the conversation's; the MCP SDK's `Client` in `./mcp`). They are their packages' to document, and
  * re-exporting them would make the linter demand JSDoc for the packages'
  * internals. A report is allowed only if it names one of them and the
  * reporting file imports that name from that package; every other
@@ -20,6 +20,9 @@ const DEPENDENCY_TYPES: Record<string, string> = {
   Observable: "rxjs",
   SystemModelMessage: "ai",
   ToolSet: "ai",
+  UserModelMessage: "ai",
+  AssistantModelMessage: "ai",
+  ToolModelMessage: "ai",
   Client: "@modelcontextprotocol/sdk/client",
   CallToolResult: "@modelcontextprotocol/sdk/types",
 };

@@ -11,7 +11,7 @@ import type { PromptAssembly } from "../types.ts";
 import { runtimeContextFor } from "./prompt.ts";
 
 /** The default first line of an update. */
-const DEFAULT_HEADER =
+export const DEFAULT_HEADER: string =
   "Runtime context (replaces any earlier runtime context):";
 
 /**
@@ -83,6 +83,18 @@ export function runtimeContextUpdate(
   const before = previous === undefined
     ? ""
     : renderArgument(previous, "previous");
+  return updateOfTexts(before, now, header);
+}
+
+/**
+ * The update for two rendered runtime contexts (`before` is `""` when none
+ * was sent yet), or `undefined` when they are equal.
+ */
+export function updateOfTexts(
+  before: string,
+  now: string,
+  header: string = DEFAULT_HEADER,
+): string | undefined {
   if (now === before) return undefined;
   return `${header}\n${now === "" ? "(none)" : now}`;
 }

@@ -1,0 +1,117 @@
+/**
+ * What the provider forms of the conversation share: option reading, the
+ * check of inputs, the recognition of another provider's answer.
+ * Internal: not a subpath export.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../mod.ts";
+import { quote } from "../src/errors.ts";
+
+/** A plain object, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The model every form needs, checked (and the options object). */
+export function readModel(options: unknown, form: string): string {
+  if (!isObject(options)) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s options must be an object { model, ... }; got ` +
+        `${quote(options)}.`,
+    );
+  }
+  const { model } = options;
+  if (typeof model !== "string" || model === "") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s model is ${quote(model)}; it must be the model's name.`,
+    );
+  }
+  return model;
+}
+
+/** An output-token limit option, checked (`undefined` when absent and allowed). */
+export function readLimit(
+  value: unknown,
+  name: string,
+  form: string,
+  { required }: { required: boolean },
+): number | undefined {
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s ${name} is ${quote(value)}; it must be a positive integer.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A person's input or a tool result's content checked and copied: a
+ * non-empty string becomes one text block (when `allowString`), or a
+ * non-empty array of objects with a string `type`, none of the `forbid`
+ * types and none carrying a cache mark (the conversation places those).
+ */
+export function copyBlocks(
+  input: unknown,
+  what: string,
+  options: { allowString: boolean; forbid: readonly string[]; text?: string },
+): unknown[] {
+  const text = options.text ?? "text";
+  if (typeof input === "string" && options.allowString && input !== "") {
+    return [{ type: text, text: input }];
+  }
+  const invalid = (detail: string) =>
+    new SystemPromptError(
+      "INVALID_CONVERSATION_INPUT",
+      `${what} takes a non-empty string or a non-empty array of content ` +
+        `blocks; ${detail}.`,
+    );
+  if (!Array.isArray(input) || input.length === 0) {
+    throw invalid(`got ${quote(input)}`);
+  }
+  for (const block of input) {
+    if (!isObject(block) || typeof block.type !== "string") {
+      throw invalid("a block is not an object with a string type");
+    }
+    if (options.forbid.includes(block.type)) {
+      throw invalid(
+        `a ${quote(block.type)} block goes through toolResult(id, content)`,
+      );
+    }
+    if ("cache_control" in block || "prompt_cache_breakpoint" in block) {
+      throw invalid(
+        "a block carries a cache mark; the conversation places the marks",
+      );
+    }
+  }
+  return JSON.parse(JSON.stringify(input));
+}
+
+/**
+ * Throws `RESPONSE_OF_OTHER_PROVIDER` when `response` has the shape of an
+ * answer of another API than `expected`.
+ */
+export function detectOtherProvider(response: unknown, expected: string): void {
+  if (!isObject(response)) return;
+  const other = Array.isArray(response.choices) ||
+      response.object === "chat.completion"
+    ? "an OpenAI Chat Completions"
+    : response.object === "response" || Array.isArray(response.output)
+    ? "an OpenAI Responses"
+    : response.type === "message" && Array.isArray(response.content)
+    ? "an Anthropic Messages"
+    : isObject(response.response) && Array.isArray(response.steps)
+    ? "an AI SDK"
+    : undefined;
+  if (other === undefined || other === expected) return;
+  throw new SystemPromptError(
+    "RESPONSE_OF_OTHER_PROVIDER",
+    `record() was given ${other} response; this is ${expected} ` +
+      `conversation. Nothing was recorded.`,
+  );
+}

@@ -1,0 +1,475 @@
+/**
+ * `Conversation`: the request loop as an object (SPEC 9.1, 9.8). A thin
+ * stateful shell around the committed state; the bytes come from the
+ * provider's wire (adapters/) and the pure rules of this room.
+ *
+ * @module
+ */
+
+import { readGuarded, SystemPromptError } from "../errors.ts";
+import type { AssembleContext, PromptAssembly } from "../types.ts";
+import { renderRuntimeContext } from "../render/prompt.ts";
+import { updateOfTexts } from "../render/runtime_context_update.ts";
+import { copy, deepFreeze, readAwaiting, readOptional } from "./checks.ts";
+import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
+import {
+  type InlineToolStep,
+  listedAssembly,
+  type ListedTool,
+  nextInlineToolSet,
+  nextToolSet,
+  refusalText,
+  type ToolSetStep,
+} from "./tool_set.ts";
+import {
+  type ParsedRecording,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  type RecordingFork,
+  type RecordingHeader,
+  recordingLine,
+  type RecordingStep,
+} from "./recording.ts";
+import type {
+  Awaiting,
+  ConversationWire,
+  ToolCall,
+  WireResult,
+} from "./wire.ts";
+import type {
+  Conversation,
+  ConversationOptions,
+  ConversationPrompt,
+  RequestOptions,
+  ResumeInfo,
+  ToolResultOptions,
+} from "./types.ts";
+
+export type {
+  Conversation,
+  ConversationOptions,
+  ConversationPrompt,
+  RequestOptions,
+  ResumeInfo,
+  ToolResultOptions,
+};
+
+/** The shell behind every provider form (internal). */
+export class ConversationShell<
+  Body,
+  Answer,
+  Input,
+  Result,
+  M = unknown,
+  C extends AssembleContext = AssembleContext,
+> implements Conversation<Body, Answer, Input, Result, M, C> {
+  readonly #prompt: ConversationPrompt<C>;
+  readonly #wire: ConversationWire<M, Body>;
+  readonly #awaiting: Awaiting;
+  readonly #header: string | undefined;
+  readonly #onRecord: ((line: string) => void) | undefined;
+  readonly #lines: string[] = [];
+  #committed: Committed<M> = EMPTY_STATE;
+  #person: unknown[] = [];
+  #results = new Map<string, { content: unknown; isError: boolean }>();
+  #built: Built<M, Body> | undefined;
+  #building = false;
+  readonly session: string;
+  readonly resumed: ResumeInfo | undefined;
+
+  readonly #fork: RecordingFork | undefined;
+
+  constructor(
+    prompt: ConversationPrompt<C>,
+    wire: ConversationWire<M, Body>,
+    options: ConversationOptions = {},
+    recording?: ParsedRecording,
+    fork?: RecordingFork,
+  ) {
+    this.#prompt = prompt;
+    this.#wire = wire;
+    this.#awaiting = readAwaiting(options.awaiting, "agent");
+    this.#header = readOptional(options.header, "header", "string");
+    this.#onRecord = readOptional(options.onRecord, "onRecord", "function");
+    const session = readOptional(options.session, "session", "string");
+    if (recording === undefined) {
+      this.session = session ?? globalThis.crypto.randomUUID();
+      this.resumed = undefined;
+      this.#fork = fork;
+      this.#committed = startOf(fork, wire);
+      return;
+    }
+    const parsed = recording;
+    this.session = parsed.header.session;
+    this.#fork = parsed.header.fork;
+    this.#committed = this.#replay(parsed);
+    this.#lines.push(recordingLine(parsed.header));
+    for (const step of parsed.steps) this.#lines.push(recordingLine(step));
+    this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
+  }
+
+  get messages(): readonly M[] {
+    return this.#committed.history;
+  }
+
+  get openCalls(): readonly ToolCall[] {
+    return this.#committed.calls.filter((call) => !this.#results.has(call.id));
+  }
+
+  user(input: Input): void {
+    this.#person.push(
+      ...readGuarded(
+        () => this.#wire.personInput(input),
+        "INVALID_CONVERSATION_INPUT",
+        () => `user() could not read its input; pass plain JSON content.`,
+      ),
+    );
+  }
+
+  toolResult(id: string, content: Result, options?: ToolResultOptions): void {
+    const call = this.#committed.calls.find((open) => open.id === id);
+    if (call === undefined) {
+      const open = this.openCalls.map((c) => JSON.stringify(c.id));
+      throw new SystemPromptError(
+        "UNKNOWN_TOOL_CALL",
+        `No call of the last answer has id ${JSON.stringify(id)}; the calls ` +
+          `waiting for a result are ${
+            open.length === 0 ? "none" : open.join(", ")
+          }.`,
+      );
+    }
+    if (this.#results.has(id)) {
+      throw new SystemPromptError(
+        "DUPLICATE_TOOL_RESULT",
+        `Call ${JSON.stringify(id)} (tool ${
+          JSON.stringify(call.name)
+        }) already has a result (given before, or the conversation's own ` +
+          `refusal of an inactive tool); each call gets one. The calls ` +
+          `waiting for a result are in openCalls.`,
+      );
+    }
+    const isError = options?.isError ?? false;
+    if (typeof isError !== "boolean") {
+      throw new SystemPromptError(
+        "INVALID_CONVERSATION_INPUT",
+        `toolResult's isError must be true or false; got ${String(isError)}.`,
+      );
+    }
+    this.#results.set(id, {
+      content: readGuarded(
+        () => this.#wire.resultContent(content, id),
+        "INVALID_CONVERSATION_INPUT",
+        () =>
+          `toolResult(${
+            JSON.stringify(id)
+          }) could not read its content; pass plain JSON content.`,
+      ),
+      isError,
+    });
+  }
+
+  async request(context?: C, options?: RequestOptions): Promise<Body> {
+    if (this.#building) {
+      throw new SystemPromptError(
+        "CONVERSATION_BUSY",
+        `request() was called while another request() of this ` +
+          `conversation was still being built; await it first.`,
+      );
+    }
+    const awaiting = readAwaiting(options?.awaiting, this.#awaiting);
+    this.#building = true;
+    try {
+      const assembly = await this.#prompt.assemble(context);
+      const built = this.#build(assembly, awaiting);
+      this.#built = built;
+      return built.wire.body;
+    } finally {
+      this.#building = false;
+    }
+  }
+
+  record(answer: Answer): ToolCall[] {
+    if (this.#building) {
+      throw new SystemPromptError(
+        "CONVERSATION_BUSY",
+        `record() was called while request() was still building the body; ` +
+          `await request(), send its body, then record the answer.`,
+      );
+    }
+    const built = this.#built;
+    if (built === undefined) {
+      throw new SystemPromptError(
+        "NOTHING_PENDING",
+        `record() has no request to commit the answer to; call request(), ` +
+          `send the body it returns, then record its answer.`,
+      );
+    }
+    const read = readGuarded(
+      () => this.#wire.read(answer),
+      "INVALID_RESPONSE",
+      () =>
+        `record() could not read the answer (a getter or Proxy threw, or it ` +
+        `is not JSON); pass the SDK's answer object.`,
+    );
+    const before = this.#committed;
+    const wire = built.wire;
+    const head = JSON.stringify(wire.head);
+    const state = JSON.stringify(wire.state);
+    const step: RecordingStep = {
+      step: before.steps + 1,
+      at: before.history.length,
+      tail: wire.tail,
+      marks: wire.marks,
+      ...(head === before.head ? {} : { head: wire.head }),
+      ...(built.toolsChanged || before.steps === 0
+        ? { tools: [...built.listed] }
+        : {}),
+      ...(built.effectiveChanged
+        ? { inlineTools: [...built.effective ?? []] }
+        : {}),
+      ...(state === JSON.stringify(before.state) && before.steps > 0
+        ? {}
+        : { state: wire.state }),
+      ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
+      ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
+      awaiting: built.awaiting,
+      response: this.#wire.recordOf?.(answer) ?? copy(answer),
+      usage: read.usage ?? null,
+      time: new Date().toISOString(),
+    };
+    const lines = before.steps === 0 && this.#lines.length === 0
+      ? [recordingLine(this.#headerRecord()), recordingLine(step)]
+      : [recordingLine(step)];
+    this.#committed = {
+      history: [
+        ...before.history,
+        ...wire.tail,
+        ...read.messages.map(deepFreeze),
+      ],
+      previousLength: before.history.length + wire.tail.length,
+      runtimeText: built.runtimeText,
+      listed: built.listed,
+      effective: built.effective,
+      calls: read.calls,
+      steps: step.step,
+      head,
+      state: wire.state,
+    };
+    this.#built = undefined;
+    this.#person = this.#person.slice(built.personCount);
+    this.#results = this.#refusals(read.calls, built.allowed);
+    this.#lines.push(...lines);
+    for (const line of lines) this.#onRecord?.(line);
+    return read.calls.filter((call) => !this.#results.has(call.id));
+  }
+
+  save(): string {
+    if (this.#lines.length === 0) return recordingLine(this.#headerRecord());
+    return this.#lines.join("");
+  }
+
+  /** The refusals the conversation itself gives calls of inactive tools. */
+  #refusals(
+    calls: readonly ToolCall[],
+    allowed: readonly string[] | undefined,
+  ): Map<string, { content: unknown; isError: boolean }> {
+    const results = new Map<string, { content: unknown; isError: boolean }>();
+    if (allowed === undefined) return results;
+    const active = new Set(allowed);
+    for (const call of calls) {
+      if (!active.has(call.name)) {
+        const text = refusalText(call.name, allowed);
+        results.set(call.id, {
+          content: this.#wire.resultContent(text, call.id),
+          isError: true,
+        });
+      }
+    }
+    return results;
+  }
+
+  fork(
+    options: ConversationOptions = {},
+  ): Conversation<Body, Answer, Input, Result, M, C> {
+    const committed = this.#committed;
+    const head = committed.head === undefined
+      ? undefined
+      : JSON.parse(committed.head);
+    return new ConversationShell<Body, Answer, Input, Result, M, C>(
+      this.#prompt,
+      this.#wire,
+      {
+        awaiting: this.#awaiting,
+        ...(this.#header === undefined ? {} : { header: this.#header }),
+        ...options,
+      },
+      undefined,
+      {
+        session: this.session,
+        listed: [...committed.listed ?? []],
+        state: { ...committed.state },
+        ...(head === undefined ? {} : { head }),
+      },
+    );
+  }
+
+  #headerRecord(): RecordingHeader {
+    return {
+      format: RECORDING_FORMAT,
+      version: RECORDING_VERSION,
+      provider: this.#wire.provider,
+      session: this.session,
+      options: {
+        ...this.#wire.options,
+        awaiting: this.#awaiting,
+        ...(this.#header === undefined ? {} : { header: this.#header }),
+      },
+      ...(this.#fork === undefined ? {} : { fork: this.#fork }),
+    };
+  }
+
+  #build(assembly: PromptAssembly, awaiting: Awaiting): Built<M, Body> {
+    const committed = this.#committed;
+    const missing = committed.calls.filter((call) =>
+      !this.#results.has(call.id)
+    );
+    if (missing.length > 0) {
+      throw new SystemPromptError(
+        "TOOL_RESULTS_MISSING",
+        `The last answer's tool calls ${
+          missing.map((call) => `${JSON.stringify(call.id)} (${call.name})`)
+            .join(", ")
+        } have no result; give each one with toolResult(id, content) ` +
+          `(an error result with { isError: true }) before the next request.`,
+      );
+    }
+    const results: WireResult[] = committed.calls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      ...this.#results.get(call.id)!,
+    }));
+    const tools: {
+      listed: readonly ListedTool[];
+      changed: boolean;
+      rebuild?: ToolSetStep;
+      inline?: InlineToolStep;
+    } = this.#wire.inlineToolChanges === true
+      ? this.#inlineTools(assembly)
+      : (() => {
+        const rebuild = nextToolSet(committed.listed, assembly);
+        return { listed: rebuild.listed, changed: rebuild.changed, rebuild };
+      })();
+    const listed = tools.rebuild !== undefined
+      ? listedAssembly(assembly, tools.rebuild)
+      : { ...assembly, tools: tools.listed.map((tool) => tool.schema) };
+    if (tools.inline !== undefined) {
+      delete listed.activeTools;
+      delete listed.toolStability;
+    }
+    const allowed = tools.inline === undefined
+      ? listed.activeTools
+      : tools.inline.allowed;
+    const runtimeText = renderRuntimeContext(assembly);
+    const update = updateOfTexts(
+      committed.runtimeText,
+      runtimeText,
+      this.#header,
+    );
+    const person = [...this.#person];
+    const wire = this.#wire.build({
+      assembly: listed,
+      history: committed.history,
+      previousLength: committed.previousLength,
+      results,
+      person,
+      update,
+      awaiting,
+      session: this.session,
+      state: committed.state,
+      toolChanges: tools.inline?.changes,
+      ...(committed.steps === 0 && this.#fork?.head !== undefined
+        ? { sharedWith: this.#fork.head }
+        : {}),
+    });
+    wire.tail.forEach(deepFreeze);
+    return {
+      wire,
+      personCount: person.length,
+      listed: tools.listed,
+      toolsChanged: tools.changed,
+      effective: tools.inline?.effective,
+      effectiveChanged: tools.inline?.changed === true &&
+        committed.effective !== undefined,
+      runtimeText: update === undefined ? committed.runtimeText : runtimeText,
+      sentUpdate: update !== undefined,
+      allowed,
+      awaiting,
+    };
+  }
+
+  /** The tool step when changes go inline (the tools block never changes). */
+  #inlineTools(assembly: PromptAssembly): {
+    listed: readonly ListedTool[];
+    changed: boolean;
+    inline: InlineToolStep;
+  } {
+    const committed = this.#committed;
+    const inline = nextInlineToolSet(
+      committed.listed,
+      committed.effective,
+      assembly,
+    );
+    return {
+      listed: inline.listed,
+      changed: committed.listed === undefined,
+      inline,
+    };
+  }
+
+  /** The committed state a recording describes, checked as it is read. */
+  #replay(parsed: ParsedRecording): Committed<M> {
+    let state: Committed<M> = startOf(parsed.header.fork, this.#wire);
+    let allowed: string[] | undefined;
+    for (const step of parsed.steps) {
+      if (step.at !== state.history.length) {
+        throw new SystemPromptError(
+          "RECORDING_DISCONTINUOUS",
+          `Step ${step.step} of the recording starts at message ${step.at}, ` +
+            `but the steps before it hold ${state.history.length} messages: ` +
+            `its history does not continue its own earlier requests.`,
+        );
+      }
+      let read;
+      try {
+        read = this.#wire.read(step.response);
+      } catch (error) {
+        throw new SystemPromptError(
+          "RECORDING_UNPARSABLE",
+          `Step ${step.step} of the recording holds a response this ` +
+            `conversation cannot read.`,
+          { cause: error },
+        );
+      }
+      const tail = (step.tail as M[]).map(deepFreeze);
+      state = {
+        history: [...state.history, ...tail, ...read.messages.map(deepFreeze)],
+        previousLength: state.history.length + tail.length,
+        runtimeText: step.runtimeContext ?? state.runtimeText,
+        listed: step.tools ?? state.listed,
+        effective: step.inlineTools ??
+          (this.#wire.inlineToolChanges === true
+            ? state.effective ?? step.tools
+            : undefined),
+        calls: read.calls,
+        steps: step.step,
+        head: step.head === undefined ? state.head : JSON.stringify(step.head),
+        state: step.state ?? state.state,
+      };
+      allowed = step.allowedTools;
+    }
+    this.#results = this.#refusals(state.calls, allowed);
+    return state;
+  }
+}
+
+export type { Awaiting, ToolCall };

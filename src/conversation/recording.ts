@@ -1,0 +1,301 @@
+/**
+ * The conversation's recording: one versioned JSON-lines format for saving,
+ * resuming and the provider report (SPEC 9.1, 9.3, 9.8). A header line,
+ * then one line per committed step holding that step's new tail (not the
+ * whole body again), so it grows linearly with the conversation. Pure:
+ * encoding, and parsing into checked records.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { ListedTool } from "./tool_set.ts";
+import type { Awaiting, WireMark } from "./wire.ts";
+
+/** The format name on a recording's first line. */
+export const RECORDING_FORMAT = "rxprompt-conversation";
+/** The version this module writes and reads. */
+export const RECORDING_VERSION = 1;
+
+/**
+ * A recording's first line.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingHeader } from "@rxprompt/system-prompt";
+ *
+ * const header: RecordingHeader = {
+ *   format: "rxprompt-conversation",
+ *   version: 1,
+ *   provider: "anthropic-messages",
+ *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
+ *   options: { model: "claude-sonnet-4-5", max_tokens: 1024 },
+ * };
+ * ```
+ */
+export interface RecordingHeader {
+  /** Always `"rxprompt-conversation"`. */
+  format: string;
+  /** The format version (1). */
+  version: number;
+  /** The wire: `"anthropic-messages"`, `"openai-chat"`. */
+  provider: string;
+  /** The conversation's session id (OpenAI's `prompt_cache_key` session). */
+  session: string;
+  /** The options that decide the bytes (model, limits, defaults). */
+  options: Record<string, unknown>;
+  /** A fork's start: what it took from its parent (`conv.fork()`). */
+  fork?: RecordingFork;
+}
+
+/**
+ * What a fork took from its parent conversation: the listed tools (and,
+ * with inline tool changes, the tools the model has), the provider form's
+ * state (OpenAI's `prompt_cache_key`) and the parent's last request head,
+ * whose shared prefix the fork's first request marks.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingFork } from "@rxprompt/system-prompt";
+ *
+ * const fork: RecordingFork = {
+ *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
+ *   listed: [],
+ *   state: { promptCacheKey: "0123456789abcdef" },
+ * };
+ * ```
+ */
+export interface RecordingFork {
+  /** The parent's session id. */
+  session: string;
+  /** The parent's listed tools. */
+  listed: ListedTool[];
+  /** The state of the parent's form (e.g. its `promptCacheKey`). */
+  state: Record<string, unknown>;
+  /** The parent's last request without its messages, when it had one. */
+  head?: Record<string, unknown>;
+}
+
+/**
+ * One committed step of a recording: the request's new tail and the
+ * answer. Fields marked "when changed" are absent when equal to the last
+ * step's.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingStep } from "@rxprompt/system-prompt";
+ *
+ * const step: RecordingStep = {
+ *   step: 1,
+ *   at: 0,
+ *   tail: [{ role: "user", content: [{ type: "text", text: "Hi." }] }],
+ *   marks: [{ message: 0, block: 0, mark: { type: "ephemeral" } }],
+ *   awaiting: "agent",
+ *   response: { type: "message", role: "assistant", content: [] },
+ *   usage: null,
+ *   time: "2026-12-06T00:00:00.000Z",
+ * };
+ * ```
+ */
+export interface RecordingStep {
+  /** 1 for the first request, then one more per step. */
+  step: number;
+  /** The history's length before this request's tail. */
+  at: number;
+  /** The messages this request added, cache marks removed. */
+  tail: unknown[];
+  /** Where the request's messages carried cache marks. */
+  marks: WireMark[];
+  /** The body without its messages (model, system, tools, ...), when changed. */
+  head?: Record<string, unknown>;
+  /** The listed tools (definitions and stabilities), when changed. */
+  tools?: ListedTool[];
+  /**
+   * With inline tool changes: the tools the model has after this step, when
+   * a change went inline.
+   */
+  inlineTools?: ListedTool[];
+  /** The wire's own state (e.g. the OpenAI cache key), when changed. */
+  state?: Record<string, unknown>;
+  /** The rendered runtime context the model has now, when this step sent it. */
+  runtimeContext?: string;
+  /** The tools the model might call this step, when gates or drops limit them. */
+  allowedTools?: string[];
+  /** Who was to answer next. */
+  awaiting: Awaiting;
+  /** The provider's answer, as returned. */
+  response: unknown;
+  /** Its usage (also inside `response`), or `null`. */
+  usage: unknown;
+  /** When the answer was recorded (ISO 8601). */
+  time: string;
+}
+
+/** One line of a recording, ending with a newline. */
+export function recordingLine(record: RecordingHeader | RecordingStep): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** A recording read back. */
+export interface ParsedRecording {
+  readonly header: RecordingHeader;
+  readonly steps: RecordingStep[];
+  /** The last line was cut mid-way and left out. */
+  readonly truncated: boolean;
+}
+
+/**
+ * Reads a recording for `provider`: the header checked (format, version,
+ * provider), each step line parsed and checked for shape and continuity
+ * of its step numbers. A last line cut mid-way (no final newline, not
+ * JSON) is left out and reported as `truncated`.
+ */
+export function parseRecording(
+  recording: unknown,
+  provider: string,
+): ParsedRecording {
+  if (typeof recording !== "string") {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `A recording is the JSON-lines text a conversation saved (save() or ` +
+        `its recording option); got ${describe(recording)}.`,
+    );
+  }
+  const lines = recording.split("\n");
+  const complete = recording.endsWith("\n");
+  if (complete) lines.pop();
+  let truncated = false;
+  const values: unknown[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    try {
+      values.push(JSON.parse(lines[index]));
+    } catch (error) {
+      if (!complete && index === lines.length - 1 && index > 0) {
+        truncated = true;
+        break;
+      }
+      throw new SystemPromptError(
+        "RECORDING_UNPARSABLE",
+        `Line ${index + 1} of the recording is not JSON; every line is one ` +
+          `JSON record (only a last line cut mid-way is left out).`,
+        { cause: error },
+      );
+    }
+  }
+  const header = readHeader(values[0], provider);
+  const steps = values.slice(1).map((value, index) =>
+    readStep(value, index + 2, index + 1)
+  );
+  return { header, steps, truncated };
+}
+
+function readHeader(value: unknown, provider: string): RecordingHeader {
+  if (!isObject(value) || value.format !== RECORDING_FORMAT) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `The recording's first line is not a conversation header (format ` +
+        `"${RECORDING_FORMAT}"); got ${describe(value)}.`,
+    );
+  }
+  if (value.version !== RECORDING_VERSION) {
+    throw new SystemPromptError(
+      "RECORDING_VERSION",
+      `The recording has format version ${
+        JSON.stringify(value.version)
+      }; this version of rxprompt reads version ${RECORDING_VERSION}.`,
+    );
+  }
+  if (value.provider !== provider) {
+    throw new SystemPromptError(
+      "RECORDING_OTHER_PROVIDER",
+      `The recording is of a ${
+        JSON.stringify(value.provider)
+      } conversation; it can be resumed as ${
+        JSON.stringify(value.provider)
+      } only, not as "${provider}".`,
+    );
+  }
+  if (
+    value.fork !== undefined &&
+    !(isObject(value.fork) && Array.isArray(value.fork.listed) &&
+      isObject(value.fork.state))
+  ) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `The recording's header has a fork that is not { session, listed, ` +
+        `state, head? }.`,
+    );
+  }
+  if (typeof value.session !== "string" || !isObject(value.options)) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `The recording's header needs a string session and an options ` +
+        `object.`,
+    );
+  }
+  return value as unknown as RecordingHeader;
+}
+
+function readStep(value: unknown, line: number, step: number): RecordingStep {
+  const bad = (what: string) =>
+    new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `Line ${line} of the recording is not a step record: ${what}.`,
+    );
+  if (!isObject(value)) throw bad(`got ${describe(value)}`);
+  if (value.step !== step) {
+    throw new SystemPromptError(
+      "RECORDING_DISCONTINUOUS",
+      `Line ${line} of the recording is step ${
+        JSON.stringify(value.step)
+      }; step ${step} was expected there (a step is missing, repeated or ` +
+        `moved).`,
+    );
+  }
+  if (!Number.isInteger(value.at)) throw bad("its at is not an integer");
+  if (!Array.isArray(value.tail)) throw bad("its tail is not an array");
+  if (!Array.isArray(value.marks)) throw bad("its marks are not an array");
+  if (value.awaiting !== "person" && value.awaiting !== "agent") {
+    throw bad(`awaiting is ${describe(value.awaiting)}`);
+  }
+  if (value.tools !== undefined && !Array.isArray(value.tools)) {
+    throw bad("its tools are not an array");
+  }
+  if (value.inlineTools !== undefined && !Array.isArray(value.inlineTools)) {
+    throw bad("its inlineTools are not an array");
+  }
+  if (
+    value.runtimeContext !== undefined &&
+    typeof value.runtimeContext !== "string"
+  ) {
+    throw bad("its runtimeContext is not a string");
+  }
+  if (value.head !== undefined && !isObject(value.head)) {
+    throw bad("its head is not an object");
+  }
+  if (value.state !== undefined && !isObject(value.state)) {
+    throw bad("its state is not an object");
+  }
+  if (
+    value.allowedTools !== undefined &&
+    !(Array.isArray(value.allowedTools) &&
+      value.allowedTools.every((name) => typeof name === "string"))
+  ) {
+    throw bad("its allowedTools are not a list of names");
+  }
+  return value as unknown as RecordingStep;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") {
+    return `a string ${JSON.stringify(value.slice(0, 40))}`;
+  }
+  return String(value);
+}

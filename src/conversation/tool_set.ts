@@ -1,0 +1,272 @@
+/**
+ * The tools a conversation lists, step by step (SPEC 9.1, 9.8 "Tool
+ * changes"): the tools of its first request stay listed byte for byte; a
+ * tool the registry dropped stays listed and inactive; an added tool (or
+ * a changed definition) rebuilds the list once, the added tool at its
+ * canonical place. Pure.
+ *
+ * @module
+ */
+
+import type { PromptAssembly, ToolSchema } from "../types.ts";
+
+/**
+ * One tool a conversation lists (in a recording's step).
+ *
+ * @example
+ * ```ts
+ * import type { ListedTool } from "@rxprompt/system-prompt";
+ *
+ * const listed: ListedTool = {
+ *   schema: { name: "shell", description: "Run a command.", parameters: {} },
+ *   stability: "volatile",
+ * };
+ * ```
+ */
+export interface ListedTool {
+  /** The definition as it is sent. */
+  readonly schema: ToolSchema;
+  /**
+   * Its stability for marker selection: absent for the tools of the
+   * conversation's first request (they count as stable), else the
+   * stability the registry gave it when it was listed.
+   */
+  readonly stability?: "agent" | "volatile";
+}
+
+/** The tools of the next request. */
+export interface ToolSetStep {
+  /** Every listed tool, in wire order. */
+  readonly listed: readonly ListedTool[];
+  /** Whether `listed` differs from the tools listed before. */
+  readonly changed: boolean;
+  /** The listed tools the assembly no longer has: inactive. */
+  readonly dropped: readonly string[];
+}
+
+/**
+ * The tools the next request lists, given the tools listed so far
+ * (`undefined` before the first request) and this step's assembly.
+ */
+export function nextToolSet(
+  before: readonly ListedTool[] | undefined,
+  assembly: Pick<PromptAssembly, "tools" | "toolStability">,
+): ToolSetStep {
+  const stabilityOf = (name: string) =>
+    Object.hasOwn(assembly.toolStability ?? {}, name)
+      ? assembly.toolStability![name]
+      : undefined;
+  if (before === undefined) {
+    return {
+      listed: assembly.tools.map((schema) => ({ schema })),
+      changed: true,
+      dropped: [],
+    };
+  }
+  const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
+  const listed: ListedTool[] = [];
+  const dropped: string[] = [];
+  let changed = false;
+  for (const tool of before) {
+    const now = current.get(tool.schema.name);
+    if (now === undefined) {
+      dropped.push(tool.schema.name);
+      listed.push(tool);
+    } else if (sameDefinition(tool.schema, now)) {
+      listed.push(tool);
+    } else {
+      // A changed definition is sent as the registry has it now.
+      changed = true;
+      listed.push(withStability(now, tool.stability));
+    }
+  }
+  const names = new Set(before.map((tool) => tool.schema.name));
+  let previous: string | undefined;
+  for (const tool of assembly.tools) {
+    if (!names.has(tool.name)) {
+      // An added tool goes right after its canonical predecessor.
+      const at = previous === undefined
+        ? 0
+        : listed.findIndex((entry) => entry.schema.name === previous) + 1;
+      listed.splice(at, 0, withStability(tool, stabilityOf(tool.name)));
+      names.add(tool.name);
+      changed = true;
+    }
+    previous = tool.name;
+  }
+  return { listed, changed, dropped };
+}
+
+/**
+ * The names the next request allows: the assembly's `activeTools` (or all
+ * its tools) without the dropped ones; `undefined` when every listed tool
+ * is active.
+ */
+export function activeToolNames(
+  step: ToolSetStep,
+  activeTools: readonly string[] | undefined,
+): string[] | undefined {
+  if (activeTools === undefined && step.dropped.length === 0) return undefined;
+  const dropped = new Set(step.dropped);
+  const active = activeTools === undefined ? undefined : new Set(activeTools);
+  return step.listed.flatMap(({ schema: { name } }) =>
+    !dropped.has(name) && (active === undefined || active.has(name))
+      ? [name]
+      : []
+  );
+}
+
+/**
+ * The assembly as the adapter reads it for this request: the listed
+ * tools, their stabilities (the first request's count as stable) and the
+ * active names.
+ */
+export function listedAssembly(
+  assembly: PromptAssembly,
+  step: ToolSetStep,
+): PromptAssembly {
+  const toolStability: Record<string, "agent" | "volatile"> = {};
+  for (const { schema, stability } of step.listed) {
+    if (stability !== undefined) toolStability[schema.name] = stability;
+  }
+  const active = activeToolNames(step, assembly.activeTools);
+  const listed: PromptAssembly = {
+    ...assembly,
+    tools: step.listed.map((tool) => tool.schema),
+    toolStability,
+  };
+  if (active === undefined) delete listed.activeTools;
+  else listed.activeTools = active;
+  return listed;
+}
+
+/** The refusal a call of an inactive tool gets (SPEC 8.5). */
+export function refusalText(
+  name: string,
+  active: readonly string[],
+): string {
+  const allowed = active.length === 0
+    ? "no tool is active this step"
+    : `the active tools are ${active.map((n) => JSON.stringify(n)).join(", ")}`;
+  return `Tool ${
+    JSON.stringify(name)
+  } is not active this step; ${allowed}. Call one of those instead.`;
+}
+
+/**
+ * Whether two definitions are the same bytes. The JSON of a listed
+ * definition is kept (they are compared again at every step).
+ */
+function sameDefinition(listed: ToolSchema, now: ToolSchema): boolean {
+  return jsonOf(listed) === JSON.stringify(now);
+}
+
+const JSON_OF = new WeakMap<ToolSchema, string>();
+
+function jsonOf(schema: ToolSchema): string {
+  let json = JSON_OF.get(schema);
+  if (json === undefined) {
+    json = JSON.stringify(schema);
+    JSON_OF.set(schema, json);
+  }
+  return json;
+}
+
+function withStability(
+  schema: ToolSchema,
+  stability: "agent" | "volatile" | undefined,
+): ListedTool {
+  return stability === undefined ? { schema } : { schema, stability };
+}
+
+/** A tool change sent inline (Anthropic `toolChanges: "inline"`). */
+export interface InlineToolChanges {
+  /** The tools the model loses, by name. */
+  readonly removed: readonly string[];
+  /**
+   * The tools the model gains: `reference` when the first request listed
+   * the same definition (a `tool_reference`), else the whole definition.
+   */
+  readonly added: readonly {
+    readonly schema: ToolSchema;
+    readonly reference: boolean;
+  }[];
+}
+
+/** The tools of the next request when tool changes go inline. */
+export interface InlineToolStep {
+  /** The tools block: the first request's, never rebuilt. */
+  readonly listed: readonly ListedTool[];
+  /** The tools the model has after this request. */
+  readonly effective: readonly ListedTool[];
+  /** Whether `effective` differs from before. */
+  readonly changed: boolean;
+  /** What this request tells the model. */
+  readonly changes: InlineToolChanges;
+  /** The names the model may call, when not every listed tool. */
+  readonly allowed: string[] | undefined;
+}
+
+/**
+ * The tools of the next request when changes go inline: the tools block
+ * stays the first request's; a tool the registry dropped is removed, an
+ * added one (or a changed definition: a removal and an addition) added, in
+ * the conversation (SPEC 9.8).
+ */
+export function nextInlineToolSet(
+  listed: readonly ListedTool[] | undefined,
+  effective: readonly ListedTool[] | undefined,
+  assembly: Pick<PromptAssembly, "tools" | "activeTools">,
+): InlineToolStep {
+  const now = assembly.tools.map((schema) => ({ schema }));
+  const gate = (names: string[]) =>
+    assembly.activeTools === undefined
+      ? names
+      : names.filter((name) => assembly.activeTools!.includes(name));
+  if (listed === undefined || effective === undefined) {
+    return {
+      listed: now,
+      effective: now,
+      changed: true,
+      changes: { removed: [], added: [] },
+      allowed: assembly.activeTools === undefined
+        ? undefined
+        : gate(now.map((tool) => tool.schema.name)),
+    };
+  }
+  const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
+  const had = new Map(effective.map((tool) => [tool.schema.name, tool]));
+  const first = new Map(listed.map((tool) => [tool.schema.name, tool]));
+  const removed: string[] = [];
+  for (const { schema } of effective) {
+    const next = current.get(schema.name);
+    if (next === undefined || !sameDefinition(schema, next)) {
+      removed.push(schema.name);
+    }
+  }
+  const added = assembly.tools.flatMap((schema) => {
+    const before = had.get(schema.name);
+    if (before !== undefined && sameDefinition(before.schema, schema)) {
+      return [];
+    }
+    const listedBefore = first.get(schema.name);
+    return [{
+      schema,
+      reference: listedBefore !== undefined &&
+        sameDefinition(listedBefore.schema, schema),
+    }];
+  });
+  const changed = removed.length > 0 || added.length > 0;
+  const names = now.map((tool) => tool.schema.name);
+  const allListed = listed.every((tool) => current.has(tool.schema.name)) &&
+    names.every((name) => first.has(name));
+  return {
+    listed,
+    effective: changed ? now : effective,
+    changed,
+    changes: { removed, added },
+    allowed: assembly.activeTools === undefined && allListed
+      ? undefined
+      : gate(names),
+  };
+}

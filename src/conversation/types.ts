@@ -1,0 +1,196 @@
+/**
+ * The conversation's public types (SPEC 9.1): the interface every provider
+ * form returns and its options.
+ *
+ * @module
+ */
+
+import type { AssembleContext, PromptAssembly } from "../types.ts";
+import type { Awaiting, ToolCall } from "./wire.ts";
+
+/**
+ * What a conversation assembles its system prompt and tools from: a
+ * `SystemPrompt` (or anything with its `assemble`).
+ *
+ * @example
+ * ```ts
+ * import { type ConversationPrompt, SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt: ConversationPrompt = new SystemPrompt();
+ * await prompt.assemble();
+ * ```
+ */
+export interface ConversationPrompt<
+  C extends AssembleContext = AssembleContext,
+> {
+  /** Assembles one step (`SystemPrompt.assemble`). */
+  assemble(context?: C): Promise<PromptAssembly>;
+}
+
+/**
+ * The options every form of the conversation takes.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationOptions } from "@rxprompt/system-prompt";
+ *
+ * const lines: string[] = [];
+ * const options: ConversationOptions = {
+ *   awaiting: "person",
+ *   onRecord: (line) => lines.push(line),
+ * };
+ * ```
+ */
+export interface ConversationOptions {
+  /**
+   * Who answers next, when `request()` does not say (default `"agent"`):
+   * `"person"` gives every cache mark of the request a long lifetime.
+   */
+  awaiting?: Awaiting;
+  /** The session id (default: a random UUID); OpenAI's cache-key session. */
+  session?: string;
+  /**
+   * The first line of a runtime-context update (default
+   * `"Runtime context (replaces any earlier runtime context):"`).
+   */
+  header?: string;
+  /**
+   * Called with each line of the recording as it is committed (the header
+   * first), each ending with a newline: append them to a file or a row.
+   */
+  onRecord?: (line: string) => void;
+}
+
+/**
+ * Options of {@linkcode Conversation.request}.
+ *
+ * @example
+ * ```ts
+ * import type { RequestOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: RequestOptions = { awaiting: "person" };
+ * ```
+ */
+export interface RequestOptions {
+  /** Who answers the request after this one (default: the option's). */
+  awaiting?: Awaiting;
+}
+
+/**
+ * How a resumed conversation was read.
+ *
+ * @example
+ * ```ts
+ * import type { ResumeInfo } from "@rxprompt/system-prompt";
+ *
+ * const info: ResumeInfo = { steps: 3, truncated: false };
+ * ```
+ */
+export interface ResumeInfo {
+  /** The committed steps read. */
+  readonly steps: number;
+  /** The recording's last line was cut mid-way and left out. */
+  readonly truncated: boolean;
+}
+
+/**
+ * One agent conversation: keeps the history as sent and builds each
+ * step's whole request body (system, tools, messages, cache marks), cache
+ * optimal, for one provider. Made by the provider forms:
+ * `anthropicConversation` (`./anthropic`), `chatConversation` (`./openai`),
+ * and resumed from a recording by `resumeAnthropicConversation` /
+ * `resumeChatConversation`.
+ *
+ * `request()` builds the next body without committing it (a retry builds
+ * it again from the same state); `record(answer)` commits it with the
+ * answer and returns the tool calls to run. Person messages (`user()`) and
+ * tool results (`toolResult()`) are inputs of the next request.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { anthropicConversation } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are terse." });
+ * const conv = anthropicConversation(prompt, { model: "claude-sonnet-4-5", max_tokens: 256 });
+ * conv.user("Hello.");
+ * const body = await conv.request();
+ * console.log(body.messages.length); // 1
+ * await prompt.dispose();
+ * ```
+ */
+export interface Conversation<
+  Body,
+  Answer,
+  Input,
+  Result,
+  Message,
+  C extends AssembleContext = AssembleContext,
+> {
+  /** The conversation's session id (kept across save and resume). */
+  readonly session: string;
+  /** Set on a resumed conversation: how its recording was read. */
+  readonly resumed: ResumeInfo | undefined;
+  /** The committed history, as sent (cache marks removed); frozen. */
+  readonly messages: readonly Message[];
+  /** The calls of the last answer still waiting for a result. */
+  readonly openCalls: readonly ToolCall[];
+  /** A person's message (text or content blocks): an input of the next request. */
+  user(input: Input): void;
+  /**
+   * The result of one tool call of the last answer: an input of the next
+   * request. Results go in the order of the calls, whatever order they are
+   * given in; `isError` marks a failure.
+   */
+  toolResult(id: string, content: Result, options?: ToolResultOptions): void;
+  /**
+   * Builds the next request's whole body from the committed state, the
+   * inputs given since, and this step's assembly. Nothing is committed
+   * until `record()`: calling it again (a retry) builds from the same
+   * state.
+   */
+  request(context?: C, options?: RequestOptions): Promise<Body>;
+  /**
+   * Commits the last body `request()` built with the model's answer (the
+   * SDK's own response object) and returns the tool calls to run. Calls of
+   * tools the gates left inactive are answered by the conversation itself
+   * with a refusal and are not returned.
+   */
+  record(answer: Answer): ToolCall[];
+  /**
+   * The whole recording so far (JSON lines: the header, then one line per
+   * committed step): what the resume functions read back.
+   */
+  save(): string;
+  /**
+   * A child conversation (a sub-agent) that starts from this one's committed
+   * state: the same listed tools (its own differences go through the tool
+   * change rules), the same `prompt_cache_key`, an empty history and a
+   * session of its own. Its first request marks the end of the prefix it
+   * shares with this conversation's last request (Anthropic), so sibling
+   * forks read it. Pass the child's scope in its `request({ scope })`.
+   */
+  fork(options?: ConversationOptions): Conversation<
+    Body,
+    Answer,
+    Input,
+    Result,
+    Message,
+    C
+  >;
+}
+
+/**
+ * Options of {@linkcode Conversation.toolResult}.
+ *
+ * @example
+ * ```ts
+ * import type { ToolResultOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: ToolResultOptions = { isError: true };
+ * ```
+ */
+export interface ToolResultOptions {
+  /** The call failed: the content says why. Default `false`. */
+  isError?: boolean;
+}

@@ -1,0 +1,153 @@
+/**
+ * SPEC 9.1, 9.8: a fork (a sub-agent) starts from its parent's listed tools
+ * and prompt_cache_key; its first request marks the end of the prefix it
+ * shares with its parent's last request; save and resume keep all of it.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  anthropicConversation,
+  type AnthropicConversationBody,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic.ts";
+import {
+  chatConversation,
+  resumeChatConversation,
+} from "../../adapters/openai.ts";
+import { SystemPrompt } from "../../mod.ts";
+import { completion, markCount, message, schema, unmarked } from "./helpers.ts";
+
+const OPTIONS = { model: "claude-sonnet-4-5", max_tokens: 1024 };
+
+/** A parent prompt and a reviewer scope with four cut points of its own. */
+function registry(): SystemPrompt {
+  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
+  prompt.section({
+    name: "rules",
+    order: 100,
+    text: "Follow the house rules.",
+    cacheBreakpoint: true,
+  });
+  prompt.section({
+    name: "notes",
+    order: 900,
+    text: "Be brief.",
+    cacheBreakpoint: true,
+  });
+  const reviewer = prompt.scope("reviewer");
+  for (const [index, name] of ["a", "b", "c", "d"].entries()) {
+    reviewer.section({
+      name: `review:${name}`,
+      order: 200 + index,
+      text: `Review rule ${name}.`,
+      cacheBreakpoint: true,
+    });
+  }
+  return prompt;
+}
+
+function systemMarks(body: AnthropicConversationBody): boolean[] {
+  return body.system.map((block) => block.cache_control !== undefined);
+}
+
+describe("fork", () => {
+  it("marks the end of the prefix the first request shares with its parent, within four markers", async () => {
+    const prompt = registry();
+    const parent = anthropicConversation(prompt, OPTIONS);
+    parent.user("Plan the change.");
+    const parentBody = await parent.request();
+    parent.record(message([{ type: "text", text: "Planned." }]));
+    const child = parent.fork();
+    child.user("Review the change.");
+    const first = await child.request({ scope: "reviewer" });
+    assert.equal(
+      JSON.stringify(unmarked(first.tools)),
+      JSON.stringify(unmarked(parentBody.tools)),
+    );
+    assert.equal(first.system[0].text, parentBody.system[0].text);
+    assert.equal(systemMarks(first)[0], true); // the shared prefix's end
+    assert.ok(markCount(first) <= 4);
+    child.record(message([{ type: "text", text: "Looks fine." }]));
+    child.user("Anything else?");
+    const second = await child.request({ scope: "reviewer" });
+    assert.equal(systemMarks(second)[0], false); // the adapter's choice again
+    assert.equal(child.messages.length, 2);
+    assert.notEqual(child.session, parent.session);
+    await prompt.dispose();
+  });
+
+  it("resumes a fork to the very bytes, before and after its first step", async () => {
+    const prompt = registry();
+    const parent = anthropicConversation(prompt, OPTIONS);
+    parent.user("Plan.");
+    await parent.request();
+    parent.record(message([{ type: "text", text: "Planned." }]));
+    const child = parent.fork();
+    const early = resumeAnthropicConversation(prompt, child.save());
+    child.user("Review.");
+    early.user("Review.");
+    const first = await child.request({ scope: "reviewer" });
+    assert.equal(
+      JSON.stringify(await early.request({ scope: "reviewer" })),
+      JSON.stringify(first),
+    );
+    child.record(message([{ type: "text", text: "Fine." }]));
+    const late = resumeAnthropicConversation(prompt, child.save());
+    child.user("More?");
+    late.user("More?");
+    assert.equal(
+      JSON.stringify(await late.request({ scope: "reviewer" })),
+      JSON.stringify(await child.request({ scope: "reviewer" })),
+    );
+    await prompt.dispose();
+  });
+
+  it("inherits prompt_cache_key on OpenAI, also across a resume", async () => {
+    const prompt = registry();
+    const parent = chatConversation(prompt, { model: "gpt-5.6", cache: true });
+    parent.user("Plan.");
+    const key = (await parent.request()).prompt_cache_key;
+    parent.record(completion([]));
+    const child = parent.fork();
+    child.user("Review.");
+    assert.equal(
+      (await child.request({ scope: "reviewer" })).prompt_cache_key,
+      key,
+    );
+    child.record(completion([]));
+    const again = resumeChatConversation(prompt, child.save());
+    again.user("More?");
+    assert.equal(
+      (await again.request({ scope: "reviewer" })).prompt_cache_key,
+      key,
+    );
+    await prompt.dispose();
+  });
+
+  it("with inline tool changes, lists the parent's tools and adds its own in the conversation", async () => {
+    const prompt = registry();
+    prompt.scope("reviewer").tools(() => ({ schemas: [schema("annotate")] }));
+    const parent = anthropicConversation(prompt, {
+      ...OPTIONS,
+      toolChanges: "inline",
+    });
+    parent.user("Plan.");
+    const parentBody = await parent.request();
+    parent.record(message([{ type: "text", text: "Planned." }]));
+    const child = parent.fork();
+    child.user("Review.");
+    const first = await child.request({ scope: "reviewer" });
+    assert.equal(
+      JSON.stringify(unmarked(first.tools)),
+      JSON.stringify(unmarked(parentBody.tools)),
+    );
+    const change = first.messages.at(-1)!;
+    assert.equal(change.role, "system");
+    assert.deepEqual(
+      change.content.map((block) => block.type),
+      ["tool_addition"],
+    );
+    await prompt.dispose();
+  });
+});

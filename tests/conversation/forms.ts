@@ -1,0 +1,141 @@
+/**
+ * The provider forms of the conversation, driven the same way by the
+ * property tests: start, resume, and a model answer in the SDK's shape.
+ */
+import {
+  anthropicConversation,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic.ts";
+import {
+  chatConversation,
+  responsesConversation,
+  resumeChatConversation,
+  resumeResponsesConversation,
+} from "../../adapters/openai.ts";
+import {
+  aiSdkConversation,
+  resumeAiSdkConversation,
+} from "../../adapters/ai_sdk.ts";
+import type { SystemPrompt, ToolCall } from "../../mod.ts";
+import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
+
+/** What the property tests need of a conversation. */
+export interface AnyConversation {
+  readonly openCalls: readonly ToolCall[];
+  readonly messages: readonly unknown[];
+  user(input: string): void;
+  toolResult(id: string, content: string): void;
+  request(
+    context?: undefined,
+    options?: { awaiting?: "person" | "agent" },
+  ): Promise<{ messages?: unknown[]; input?: unknown[]; tools?: unknown }>;
+  record(answer: never): ToolCall[];
+  save(): string;
+}
+
+/** One provider form. */
+export interface Form {
+  readonly name: string;
+  start(prompt: SystemPrompt): AnyConversation;
+  resume(prompt: SystemPrompt, recording: string): AnyConversation;
+  /** The model answer calling these tools (none: a text answer). */
+  answer(calls: { id: string; name: string }[]): never;
+}
+
+export const FORMS: readonly Form[] = [
+  {
+    name: "anthropic",
+    start: (prompt) =>
+      anthropicConversation(prompt, {
+        model: "claude-sonnet-4-5",
+        max_tokens: 1024,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAnthropicConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) =>
+      message(
+        calls.length === 0
+          ? [{ type: "text", text: "Done." }]
+          : calls.map(({ id, name }) => toolUse(id, name)),
+      ) as never,
+  },
+  {
+    name: "anthropic-inline",
+    start: (prompt) =>
+      anthropicConversation(prompt, {
+        model: "claude-sonnet-4-5",
+        max_tokens: 1024,
+        session: "s-1",
+        toolChanges: "inline",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAnthropicConversation(
+        prompt,
+        recording,
+        { toolChanges: "inline" },
+      ) as unknown as AnyConversation,
+    answer: (calls) =>
+      message(
+        calls.length === 0
+          ? [{ type: "text", text: "Done." }]
+          : calls.map(({ id, name }) => toolUse(id, name)),
+      ) as never,
+  },
+  {
+    name: "openai-chat",
+    start: (prompt) =>
+      chatConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeChatConversation(prompt, recording) as unknown as AnyConversation,
+    answer: (calls) => completion(calls) as never,
+  },
+  {
+    name: "openai-responses",
+    start: (prompt) =>
+      responsesConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeResponsesConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) => responsesAnswer(calls) as never,
+  },
+  {
+    name: "ai-sdk",
+    start: (prompt) =>
+      aiSdkConversation(prompt, {
+        session: "s-1",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeAiSdkConversation(prompt, recording) as unknown as AnyConversation,
+    answer: (calls) =>
+      ({
+        response: {
+          messages: [{
+            role: "assistant",
+            content: calls.length === 0
+              ? [{ type: "text", text: "Done." }]
+              : calls.map(({ id, name }) => ({
+                type: "tool-call",
+                toolCallId: id,
+                toolName: name,
+                input: { path: "a.ts" },
+              })),
+          }],
+        },
+        usage: { inputTokens: 10, outputTokens: 5 },
+      }) as never,
+  },
+];
