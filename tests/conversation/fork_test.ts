@@ -9,6 +9,7 @@ import {
   anthropicConversation,
   type AnthropicConversationBody,
   resumeAnthropicConversation,
+  toMessages,
 } from "../../adapters/anthropic.ts";
 import {
   chatConversation,
@@ -71,7 +72,16 @@ describe("fork", () => {
     child.record(message([{ type: "text", text: "Looks fine." }]));
     child.user("Anything else?");
     const second = await child.request({ scope: "reviewer" });
-    assert.equal(systemMarks(second)[0], false); // the adapter's choice again
+    // Past the first request, the adapter's own choice of markers again.
+    const adapter = toMessages(await prompt.assemble({ scope: "reviewer" }), {
+      cache: true,
+      gating: "keep",
+      maxCacheBreakpoints: 3,
+    });
+    assert.deepEqual(
+      systemMarks(second),
+      adapter.system.map((block) => block.cache_control !== undefined),
+    );
     assert.equal(child.messages.length, 2);
     assert.notEqual(child.session, parent.session);
     await prompt.dispose();
