@@ -118,6 +118,8 @@ export type {
   Conversation,
   ConversationOptions,
   ConversationPrompt,
+  ConversationReportOptions,
+  ConversationRequest,
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
@@ -126,6 +128,8 @@ export type { Awaiting, ToolCall } from "./src/conversation/wire.ts";
 export type {
   RecordingFork,
   RecordingHeader,
+  RecordingOrigin,
+  RecordingProvenance,
   RecordingStep,
 } from "./src/conversation/recording.ts";
 export type { ListedTool } from "./src/conversation/tool_set.ts";

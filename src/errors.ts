@@ -74,7 +74,8 @@ export type SystemPromptErrorCode =
   | "RECORDING_UNPARSABLE"
   | "RECORDING_VERSION"
   | "RECORDING_OTHER_PROVIDER"
-  | "RECORDING_DISCONTINUOUS";
+  | "RECORDING_DISCONTINUOUS"
+  | "REPORT_UNSUPPORTED";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -87,6 +87,13 @@ export interface ReportedRequest {
   thread?: string;
   /** `prompt.explain(context)` of the assembly behind the body. */
   explanation?: PromptExplanation;
+  /**
+   * The registration behind this request's change of tools or system
+   * since the previous request, attributed when it was built
+   * (`attributeChange`; a conversation's recording keeps it): used when
+   * the two explanations are not given.
+   */
+  contributor?: CacheContributor;
 }
 
 /**

@@ -237,14 +237,11 @@ export function judgeRequest(
   // assemblies say which registration did it.
   const ours = (verdict === "layout" && judgement.change !== undefined) ||
     (verdict === "request" && judgement.change?.option === "tool_choice");
-  if (
-    ours && previous.explanation !== undefined &&
-    current.explanation !== undefined
-  ) {
-    const contributor = attributeChange(
-      previous.explanation,
-      current.explanation,
-    );
+  if (ours) {
+    const contributor = previous.explanation !== undefined &&
+        current.explanation !== undefined
+      ? attributeChange(previous.explanation, current.explanation)
+      : current.contributor;
     if (contributor !== undefined) judgement.contributor = contributor;
   }
   return judgement;

@@ -9,22 +9,34 @@ import { SystemPromptError } from "../errors.ts";
 import type { Awaiting } from "./wire.ts";
 
 /** An optional option of the given type, or `INVALID_CONFIG` naming it. */
-export function readOptional<T extends "string" | "function">(
-  value: unknown,
+export function readOptional<V>(
+  value: V | undefined,
   name: string,
-  type: T,
-):
-  | (T extends "string" ? string : (line: string) => void)
-  | undefined {
-  if (value === undefined || typeof value === type) {
-    return value as
-      | (T extends "string" ? string : (line: string) => void)
-      | undefined;
-  }
+  type: "string" | "function",
+): V | undefined {
+  if (value === undefined || typeof value === type) return value;
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `The conversation's ${name} is ${typeof value}; it must be a ${type}, or be left out.`,
   );
+}
+
+/** A boolean option, checked (`false` when left out). */
+export function readFlag(value: unknown, name: string): boolean {
+  if (value === undefined || typeof value === "boolean") return value === true;
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `The conversation's ${name} is ${typeof value}; it must be true or ` +
+      `false, or be left out.`,
+  );
+}
+
+/** A time of the conversation's clock as ISO 8601 (now, if not a time). */
+export function isoOf(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime())
+    ? new Date().toISOString()
+    : date.toISOString();
 }
 
 export function readAwaiting(value: unknown, fallback: Awaiting): Awaiting {

@@ -10,7 +10,14 @@ import { readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
-import { copy, deepFreeze, readAwaiting, readOptional } from "./checks.ts";
+import {
+  copy,
+  deepFreeze,
+  isoOf,
+  readAwaiting,
+  readFlag,
+  readOptional,
+} from "./checks.ts";
 import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
 import {
   type InlineToolStep,
@@ -21,6 +28,9 @@ import {
   refusalText,
   type ToolSetStep,
 } from "./tool_set.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
+import type { PromptCacheReport } from "../cache/report_types.ts";
+import { Observer } from "./observe.ts";
 import {
   type ParsedRecording,
   RECORDING_FORMAT,
@@ -40,6 +50,8 @@ import type {
   Conversation,
   ConversationOptions,
   ConversationPrompt,
+  ConversationReportOptions,
+  ConversationRequest,
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
@@ -49,6 +61,8 @@ export type {
   Conversation,
   ConversationOptions,
   ConversationPrompt,
+  ConversationReportOptions,
+  ConversationRequest,
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
@@ -69,6 +83,9 @@ export class ConversationShell<
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
   readonly #lines: string[] = [];
+  readonly #diagnostics: boolean;
+  readonly #observer: Observer;
+  readonly #clock: () => number;
   #committed: Committed<M> = EMPTY_STATE;
   #person: unknown[] = [];
   #results = new Map<string, { content: unknown; isError: boolean }>();
@@ -92,6 +109,13 @@ export class ConversationShell<
     this.#header = readOptional(options.header, "header", "string");
     this.#onRecord = readOptional(options.onRecord, "onRecord", "function");
     const session = readOptional(options.session, "session", "string");
+    this.#diagnostics = readFlag(options.diagnostics, "diagnostics");
+    this.#observer = new Observer(
+      wire.provider,
+      readOptional(options.onRequest, "onRequest", "function"),
+    );
+    this.#clock = readOptional(options.clock, "clock", "function") ??
+      Date.now;
     if (recording === undefined) {
       this.session = session ?? globalThis.crypto.randomUUID();
       this.resumed = undefined;
@@ -105,6 +129,7 @@ export class ConversationShell<
     this.#committed = this.#replay(parsed);
     this.#lines.push(recordingLine(parsed.header));
     for (const step of parsed.steps) this.#lines.push(recordingLine(step));
+    this.#observer.resume(parsed.steps);
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }
 
@@ -179,8 +204,13 @@ export class ConversationShell<
     const awaiting = readAwaiting(options?.awaiting, this.#awaiting);
     this.#building = true;
     try {
-      const assembly = await this.#prompt.assemble(context);
-      const built = this.#build(assembly, awaiting);
+      const sentAt = this.#clock();
+      const explanation = this.#diagnostics && this.#prompt.explain
+        ? await this.#prompt.explain(context)
+        : undefined;
+      const assembly = explanation?.assembly ??
+        await this.#prompt.assemble(context);
+      const built = this.#build(assembly, awaiting, explanation, sentAt);
       this.#built = built;
       return built.wire.body;
     } finally {
@@ -213,6 +243,8 @@ export class ConversationShell<
     );
     const before = this.#committed;
     const wire = built.wire;
+    const observed = this.#observer.observe(answer, built.explanation);
+    const time = this.#clock();
     const head = JSON.stringify(wire.head);
     const state = JSON.stringify(wire.state);
     const step: RecordingStep = {
@@ -235,7 +267,15 @@ export class ConversationShell<
       awaiting: built.awaiting,
       response: this.#wire.recordOf?.(answer) ?? copy(answer),
       usage: read.usage ?? null,
-      time: new Date().toISOString(),
+      reported: observed.reported,
+      ...(observed.provenance === undefined
+        ? {}
+        : { provenance: observed.provenance }),
+      ...(observed.contributor === undefined
+        ? {}
+        : { contributor: observed.contributor }),
+      sent: isoOf(built.sentAt),
+      time: isoOf(time),
     };
     const lines = before.steps === 0 && this.#lines.length === 0
       ? [recordingLine(this.#headerRecord()), recordingLine(step)]
@@ -260,7 +300,23 @@ export class ConversationShell<
     this.#results = this.#refusals(read.calls, built.allowed);
     this.#lines.push(...lines);
     for (const line of lines) this.#onRecord?.(line);
+    this.#observer.committed(step, observed, {
+      session: this.session,
+      header: this.#headerRecord(),
+      body: wire.body,
+      explanation: built.explanation,
+      sentAt: built.sentAt,
+      time,
+    });
     return read.calls.filter((call) => !this.#results.has(call.id));
+  }
+
+  report(options: ConversationReportOptions): PromptCacheReport {
+    return this.#observer.report(
+      this.#headerRecord(),
+      (response) => this.#wire.read(response).messages,
+      options,
+    );
   }
 
   save(): string {
@@ -301,6 +357,11 @@ export class ConversationShell<
       {
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
+        diagnostics: this.#diagnostics,
+        clock: this.#clock,
+        ...(this.#observer.onRequest === undefined
+          ? {}
+          : { onRequest: this.#observer.onRequest }),
         ...options,
       },
       undefined,
@@ -323,12 +384,18 @@ export class ConversationShell<
         ...this.#wire.options,
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
+        ...(this.#diagnostics ? { diagnostics: true } : {}),
       },
       ...(this.#fork === undefined ? {} : { fork: this.#fork }),
     };
   }
 
-  #build(assembly: PromptAssembly, awaiting: Awaiting): Built<M, Body> {
+  #build(
+    assembly: PromptAssembly,
+    awaiting: Awaiting,
+    explanation: PromptExplanation | undefined,
+    sentAt: number,
+  ): Built<M, Body> {
     const committed = this.#committed;
     const missing = committed.calls.filter((call) =>
       !this.#results.has(call.id)
@@ -387,6 +454,9 @@ export class ConversationShell<
       session: this.session,
       state: committed.state,
       toolChanges: tools.inline?.changes,
+      ...(this.#diagnostics
+        ? { diagnostics: { previous: this.#observer.previousId } }
+        : {}),
       ...(committed.steps === 0 && this.#fork?.head !== undefined
         ? { sharedWith: this.#fork.head }
         : {}),
@@ -404,6 +474,8 @@ export class ConversationShell<
       sentUpdate: update !== undefined,
       allowed,
       awaiting,
+      explanation,
+      sentAt,
     };
   }
 

@@ -9,6 +9,9 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
+import type { ScopeKey, Stability } from "../types.ts";
+import type { ReportedUsage } from "../cache/reported_types.ts";
+import type { CacheContributor } from "../cache/report_types.ts";
 import type { ListedTool } from "./tool_set.ts";
 import type { Awaiting, WireMark } from "./wire.ts";
 
@@ -127,8 +130,66 @@ export interface RecordingStep {
   response: unknown;
   /** Its usage (also inside `response`), or `null`. */
   usage: unknown;
+  /**
+   * The usage and the provider's diagnosis as `readReportedUsage` read
+   * them (a malformed figure listed in `malformed` with its raw value).
+   */
+  reported?: ReportedUsage;
+  /** With `diagnostics`: who registered each system block and tool, when changed. */
+  provenance?: RecordingProvenance;
+  /**
+   * With `diagnostics`: the registration behind this step's change of the
+   * tools or system prompt since the step before (`attributeChange`).
+   */
+  contributor?: CacheContributor;
+  /** When `request()` built the body (ISO 8601). */
+  sent?: string;
   /** When the answer was recorded (ISO 8601). */
   time: string;
+}
+
+/**
+ * Who registered each system block and tool of a step (SPEC 9.8: the
+ * recording carries the provenance), from `explain()`.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingProvenance } from "@rxprompt/system-prompt";
+ *
+ * const provenance: RecordingProvenance = {
+ *   system: [{ sections: [{ name: "rules", registrar: "registry", layer: "global" }] }],
+ *   tools: [{ name: "git_log", registrar: "registry/git", layer: "global" }],
+ * };
+ * ```
+ */
+export interface RecordingProvenance {
+  /** Per system block in wire order, the sections it renders. */
+  system: { sections: RecordingOrigin[] }[];
+  /** Per tool of the assembly, in order. */
+  tools: RecordingOrigin[];
+}
+
+/**
+ * One registration in a recording's provenance.
+ *
+ * @example
+ * ```ts
+ * import type { RecordingOrigin } from "@rxprompt/system-prompt";
+ *
+ * const origin: RecordingOrigin = { name: "git", registrar: "registry/git", layer: "scope", scope: "reviewer" };
+ * ```
+ */
+export interface RecordingOrigin {
+  /** The section's or tool's name. */
+  name: string;
+  /** The label of the registrar that registered it. */
+  registrar?: string;
+  /** Where it was registered. */
+  layer: "global" | "scope" | "listener";
+  /** The scope, for a scope registration. */
+  scope?: ScopeKey;
+  /** Its stability. */
+  stability?: Stability;
 }
 
 /** One line of a recording, ending with a newline. */

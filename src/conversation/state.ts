@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { PromptExplanation } from "../explain/explanation.ts";
 import type { ListedTool } from "./tool_set.ts";
 import type { RecordingFork } from "./recording.ts";
 import type { Awaiting, ToolCall, WireBuilt } from "./wire.ts";
@@ -37,6 +38,10 @@ export interface Built<M, Body> {
   readonly sentUpdate: boolean;
   readonly allowed: string[] | undefined;
   readonly awaiting: Awaiting;
+  /** With `diagnostics`: `explain()` of the step's assembly. */
+  readonly explanation: PromptExplanation | undefined;
+  /** When the body was built (ms, the conversation's clock). */
+  readonly sentAt: number;
 }
 
 export const EMPTY_STATE: Committed<never> = {

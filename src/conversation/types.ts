@@ -6,6 +6,13 @@
  */
 
 import type { AssembleContext, PromptAssembly } from "../types.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
+import type { ReportedUsage } from "../cache/reported_types.ts";
+import type {
+  CacheReportOptions,
+  PromptCacheReport,
+} from "../cache/report_types.ts";
+import type { CacheProvider } from "../cache/types.ts";
 import type { Awaiting, ToolCall } from "./wire.ts";
 
 /**
@@ -25,6 +32,12 @@ export interface ConversationPrompt<
 > {
   /** Assembles one step (`SystemPrompt.assemble`). */
   assemble(context?: C): Promise<PromptAssembly>;
+  /**
+   * Assembles one step and says who registered each part
+   * (`SystemPrompt.explain`): used instead of `assemble` when the
+   * conversation's `diagnostics` option is on.
+   */
+  explain?(context?: C): Promise<PromptExplanation>;
 }
 
 /**
@@ -59,7 +72,92 @@ export interface ConversationOptions {
    * first), each ending with a newline: append them to a file or a row.
    */
   onRecord?: (line: string) => void;
+  /**
+   * Ask the provider why a request read less from the cache than the one
+   * before (Anthropic `diagnostics.previous_message_id`, OpenAI Responses
+   * `prompt_cache_options.comparison_response_id`; Chat Completions and
+   * the AI SDK have no diagnosis: there it only records the provenance),
+   * and record the provenance of every system block and tool and the
+   * registration behind each change (`prompt.explain()` instead of
+   * `assemble()`, which costs more per request). Default `false`; saved
+   * and resumed with the conversation.
+   */
+  diagnostics?: boolean;
+  /**
+   * Called by `record()` with each committed request: its body, what the
+   * provider reported and the request before it (e.g. `conversationSpans`
+   * of `./otel` records an OpenTelemetry span per request). Whatever it
+   * throws is ignored: recording goes on.
+   */
+  onRequest?: (request: ConversationRequest) => void;
+  /** The clock of the recording's times, in ms (default `Date.now`). */
+  clock?: () => number;
 }
+
+/**
+ * One committed request of a conversation, as `onRequest` gets it.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationRequest } from "@rxprompt/system-prompt";
+ *
+ * const request: ConversationRequest = {
+ *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
+ *   step: 1,
+ *   provider: "anthropic-messages",
+ *   cacheProvider: "anthropic",
+ *   body: { model: "claude-sonnet-4-5", system: [], messages: [] },
+ *   usage: { source: "anthropic", diagnosis: { status: "none" } },
+ *   sentAt: 0,
+ *   time: 900,
+ * };
+ * ```
+ */
+export interface ConversationRequest {
+  /** The conversation's session id. */
+  readonly session: string;
+  /** 1 for the first request, then one more per step. */
+  readonly step: number;
+  /** The wire: `"anthropic-messages"`, `"openai-chat"`, ... */
+  readonly provider: string;
+  /** The cache model of the wire, for `cacheReport` (none for the AI SDK). */
+  readonly cacheProvider?: CacheProvider;
+  /** The whole body sent. */
+  readonly body: unknown;
+  /** What the provider reported (`readReportedUsage` of the answer). */
+  readonly usage: ReportedUsage;
+  /** When `request()` built the body (ms, the conversation's clock). */
+  readonly sentAt: number;
+  /** When the answer was recorded (ms). */
+  readonly time: number;
+  /** With `diagnostics`: `explain()` of the step's assembly. */
+  readonly explanation?: PromptExplanation;
+  /** The request before it in this conversation (this process's). */
+  readonly previous?: {
+    readonly body: unknown;
+    readonly usage: ReportedUsage;
+    readonly time: number;
+    readonly explanation?: PromptExplanation;
+  };
+}
+
+/**
+ * Options of {@linkcode Conversation.report}: those of `cacheReport`
+ * (`countTokens`, `prices`, `minPrefixTokens`); the provider is the
+ * conversation's own.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationReportOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: ConversationReportOptions = {
+ *   countTokens: (text) => Math.ceil(text.length / 4),
+ * };
+ * ```
+ */
+export type ConversationReportOptions =
+  & Omit<CacheReportOptions, "provider">
+  & { provider?: CacheProvider };
 
 /**
  * Options of {@linkcode Conversation.request}.
@@ -162,6 +260,16 @@ export interface Conversation<
    * committed step): what the resume functions read back.
    */
   save(): string;
+  /**
+   * The cache report of the committed requests (`cacheReport` over the
+   * recording, SPEC 9.3): per request the reported input, cache reads and
+   * writes, the simulator's estimate for the same body, and for a request
+   * that read less than it could the verdict, the provider's diagnosis
+   * and (with `diagnostics`) the registration behind it; totals with the
+   * hit ratio, writes, re-write factor and cost. `rxprompt report FILE`
+   * prints the same from the recording.
+   */
+  report(options: ConversationReportOptions): PromptCacheReport;
   /**
    * A child conversation (a sub-agent) that starts from this one's committed
    * state: the same listed tools (its own differences go through the tool

@@ -98,6 +98,13 @@ export interface WireBuild<M> {
    * the request marks.
    */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
+  /**
+   * With the `diagnostics` option: ask the provider to compare this
+   * request with the response `previous` names (`null` on the first
+   * request: opt in without one). A wire whose API has no diagnosis
+   * ignores it; it goes in the body only, never in the head.
+   */
+  readonly diagnostics?: { readonly previous: string | null };
 }
 
 /** One request as a wire built it. */

@@ -1,0 +1,239 @@
+/**
+ * What `record()` reads of an answer besides the history (SPEC 9.3, 9.8):
+ * the usage and the provider's diagnosis, the provenance of the step's
+ * system blocks and tools and the registration behind a change; and the
+ * conversation's report over its recording. Pure, and never throws on
+ * what the provider reported.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
+import { attributeChange } from "../cache/contributor.ts";
+import { cacheReport } from "../cache/report.ts";
+import { readReportedUsage } from "../cache/reported.ts";
+import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
+import type {
+  CacheContributor,
+  PromptCacheReport,
+} from "../cache/report_types.ts";
+import type {
+  RecordingHeader,
+  RecordingProvenance,
+  RecordingStep,
+} from "./recording.ts";
+import {
+  cacheProviderOf,
+  provenanceOf,
+  recordedRequests,
+  reportedOf,
+  usageSourceOf,
+} from "./report.ts";
+import type {
+  ConversationReportOptions,
+  ConversationRequest,
+} from "./types.ts";
+
+/**
+ * The conversation's record of what the provider reported (internal):
+ * the committed steps, the last answer's id (what the next diagnosis
+ * compares with), the last explanation and provenance, and the
+ * `onRequest` observer.
+ */
+export class Observer {
+  readonly #source: UsageSource;
+  readonly #steps: RecordingStep[] = [];
+  readonly onRequest: ((request: ConversationRequest) => void) | undefined;
+  /** The last answer's id, or `null` before the first. */
+  previousId: string | null = null;
+  #explanation: PromptExplanation | undefined;
+  #provenanceKey: string | undefined;
+  #previous: ConversationRequest["previous"];
+
+  constructor(
+    provider: string,
+    onRequest: ((request: ConversationRequest) => void) | undefined,
+  ) {
+    this.#source = usageSourceOf(provider);
+    this.onRequest = onRequest;
+  }
+
+  /** Takes over a resumed recording's steps. */
+  resume(steps: readonly RecordingStep[]): void {
+    this.#steps.push(...steps);
+    const last = steps.at(-1);
+    if (last !== undefined) {
+      this.previousId = reportedOf(last, this.#source).responseId ?? null;
+    }
+    for (let index = steps.length - 1; index >= 0; index--) {
+      const provenance = steps[index].provenance;
+      if (provenance !== undefined) {
+        this.#provenanceKey = JSON.stringify(provenance);
+        break;
+      }
+    }
+  }
+
+  /** What the step about to be committed records of its answer. */
+  observe(
+    answer: unknown,
+    explanation: PromptExplanation | undefined,
+  ): Observed {
+    return observe(answer, this.#source, {
+      current: explanation,
+      previous: this.#explanation,
+      provenanceKey: this.#provenanceKey,
+    });
+  }
+
+  /** Keeps a committed step and gives `onRequest` its request. */
+  committed(
+    step: RecordingStep,
+    observed: Observed,
+    request: {
+      session: string;
+      header: RecordingHeader;
+      body: unknown;
+      explanation: PromptExplanation | undefined;
+      sentAt: number;
+      time: number;
+    },
+  ): void {
+    this.#steps.push(step);
+    this.previousId = observed.reported.responseId ?? null;
+    this.#explanation = request.explanation;
+    this.#provenanceKey = observed.provenanceKey ?? this.#provenanceKey;
+    const previous = this.#previous;
+    const explained = request.explanation === undefined
+      ? {}
+      : { explanation: request.explanation };
+    this.#previous = {
+      body: request.body,
+      usage: observed.reported,
+      time: request.sentAt,
+      ...explained,
+    };
+    if (this.onRequest === undefined) return;
+    const cacheProvider = cacheProviderOf(request.header);
+    try {
+      this.onRequest({
+        session: request.session,
+        step: step.step,
+        provider: request.header.provider,
+        ...(cacheProvider === undefined ? {} : { cacheProvider }),
+        body: request.body,
+        usage: observed.reported,
+        sentAt: request.sentAt,
+        time: request.time,
+        ...explained,
+        ...(previous === undefined ? {} : { previous }),
+      });
+    } catch {
+      // An observer's failure is not the conversation's: the step is
+      // committed and recorded.
+    }
+  }
+
+  /** The cache report of the committed steps. */
+  report(
+    header: RecordingHeader,
+    read: (response: unknown) => readonly unknown[],
+    options: ConversationReportOptions,
+  ): PromptCacheReport {
+    return conversationReport(header, this.#steps, read, options);
+  }
+}
+
+/** What a step records of its answer and assembly. */
+export interface Observed {
+  readonly reported: ReportedUsage;
+  /** The provenance, when it changed since the last step's. */
+  readonly provenance?: RecordingProvenance;
+  /** The provenance's JSON (to compare the next step's with). */
+  readonly provenanceKey?: string;
+  readonly contributor?: CacheContributor;
+}
+
+/**
+ * Reads the answer's usage and diagnosis (never throws: a payload of the
+ * wrong shape is `unknown` with its raw value) and, with explanations,
+ * the provenance and the registration behind a change.
+ */
+export function observe(
+  answer: unknown,
+  source: UsageSource,
+  explanations: {
+    readonly current: PromptExplanation | undefined;
+    readonly previous: PromptExplanation | undefined;
+    readonly provenanceKey: string | undefined;
+  },
+): Observed {
+  let reported: ReportedUsage;
+  try {
+    reported = readReportedUsage(answer, source);
+  } catch {
+    reported = {
+      source,
+      diagnosis: { status: "unknown", raw: rawOf(answer) },
+    };
+  }
+  const { current, previous } = explanations;
+  if (current === undefined) return { reported };
+  let provenance: RecordingProvenance | undefined;
+  let contributor: CacheContributor | undefined;
+  try {
+    provenance = provenanceOf(current);
+    if (previous !== undefined) {
+      contributor = attributeChange(previous, current);
+    }
+  } catch {
+    // Provenance is a help for the report: an explanation it cannot read
+    // leaves it out, the step is still recorded.
+  }
+  const key = provenance === undefined ? undefined : JSON.stringify(provenance);
+  return {
+    reported,
+    ...(provenance !== undefined && key !== explanations.provenanceKey
+      ? { provenance }
+      : {}),
+    ...(key === undefined ? {} : { provenanceKey: key }),
+    ...(contributor === undefined ? {} : { contributor }),
+  };
+}
+
+/** The answer's usage and diagnosis as plain JSON, for `raw`. */
+function rawOf(answer: unknown): unknown {
+  try {
+    const value = answer as { usage?: unknown; diagnostics?: unknown };
+    return JSON.parse(
+      JSON.stringify({ usage: value?.usage, diagnostics: value?.diagnostics }),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The cache report of a recording's steps (`cacheReport`), the provider
+ * taken from the header unless the options name one.
+ *
+ * @throws {SystemPromptError} `REPORT_UNSUPPORTED` for an AI SDK
+ * recording; `INVALID_CONFIG` for options `cacheReport` refuses
+ */
+export function conversationReport(
+  header: RecordingHeader,
+  steps: readonly RecordingStep[],
+  read: (response: unknown) => readonly unknown[],
+  options: ConversationReportOptions,
+): PromptCacheReport {
+  if (typeof options !== "object" || options === null) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      "report() needs options { countTokens, prices?, minPrefixTokens? }",
+    );
+  }
+  const requests = recordedRequests(header, steps, read);
+  const provider = options.provider ?? cacheProviderOf(header)!;
+  return cacheReport(requests, { ...options, provider });
+}
