@@ -19,7 +19,7 @@ export const COMMANDS = {
   },
   inspect: {
     positionals: ["CONFIG"],
-    options: ["scope", "port", "session"],
+    options: ["scope", "port", "session", "recording"],
     summary: "tabulate sections and tools with their sizes in tokens " +
       "(--serve: a live page)",
   },
@@ -43,6 +43,12 @@ export const COMMANDS = {
     positionals: ["SESSION"],
     options: ["provider"],
     summary: "how much of a session's input the prompt cache would serve",
+  },
+  report: {
+    positionals: ["FILE"],
+    options: ["provider"],
+    summary: "what the provider's cache served in a recorded conversation, " +
+      "and why each miss",
   },
 } as const;
 
@@ -111,6 +117,8 @@ export interface Args {
   readonly port?: number;
   /** `inspect --serve --session SESSION`: a session module to chart. */
   readonly session?: string;
+  /** `inspect --serve --recording FILE`: a recorded conversation to chart. */
+  readonly recording?: string;
 }
 
 /** What the command line asks for: a command, or help. */
@@ -132,6 +140,7 @@ const STRING_OPTIONS = [
   "provider",
   "port",
   "session",
+  "recording",
   "golden",
   "shares",
 ] as const;
@@ -323,16 +332,24 @@ function serveOptions(
   seen: ReadonlyMap<string, string>,
   given: ReadonlySet<string>,
   json: boolean,
-): { serve?: true; port?: number; session?: string } {
+): { serve?: true; port?: number; session?: string; recording?: string } {
   if (!given.has("serve")) {
-    const needs = ["port", "session"].find((name) => seen.has(name));
+    const needs = ["port", "session", "recording"].find((name) =>
+      seen.has(name)
+    );
     if (needs !== undefined) {
       throw new CliError(
         `option --${needs} of inspect needs --serve (rxprompt inspect ` +
-          `CONFIG --serve [--port N] [--session SESSION])`,
+          `CONFIG --serve [--port N] [--session SESSION | --recording FILE])`,
       );
     }
     return {};
+  }
+  if (seen.has("session") && seen.has("recording")) {
+    throw new CliError(
+      "inspect --serve charts a session module or a recording, not both; " +
+        "give --session SESSION or --recording FILE",
+    );
   }
   if (seen.has("scope")) {
     throw new CliError(
@@ -349,6 +366,7 @@ function serveOptions(
     serve: true,
     port: readPort(seen.get("port")),
     ...optional("session", seen.get("session")),
+    ...optional("recording", seen.get("recording")),
   };
 }
 

@@ -55,6 +55,7 @@ const VALUES: Record<string, string> = {
   provider: PROVIDERS.join("|"),
   port: "N",
   session: "SESSION",
+  recording: "FILE",
 };
 
 const HELP: Record<CommandName, string[]> = {
@@ -74,6 +75,9 @@ const HELP: Record<CommandName, string[]> = {
     "                printed)",
     "--session S     with --serve: chart a session module's requests",
     "                (cached, written, uncached tokens; see simulate)",
+    "--recording F   with --serve: chart a recorded conversation's requests",
+    "                (the provider's reported tokens and the verdicts; see",
+    "                report)",
     "Tokens are counted with the o200k_base encoding.",
     "Exit 1 when the assembly fails.",
   ],
@@ -120,6 +124,20 @@ const HELP: Record<CommandName, string[]> = {
     "built the README's way; tokens are counted with o200k_base (Anthropic's",
     "tokenizer differs: an estimate).",
   ],
+  report: [
+    "--provider P    the cache rules to judge by: anthropic, openai",
+    "                (automatic) or openai-explicit (default: the",
+    "                recording's own)",
+    "FILE is a conversation's JSON-lines recording (save(), onRecord).",
+    "Per request: the reported input, cache reads and writes, the",
+    "simulator's estimate for the same body (* where they differ), and for",
+    "each request that read less than it could: the verdict (layout,",
+    "conversation, request, provider, unknown), the provider's reason and",
+    "the registration behind it (recorded with diagnostics: true). Totals",
+    "observed and simulated. A recording cut mid-line is read up to its",
+    "last complete record, and the report says so. Exit 2 on a file that",
+    "is not a recording.",
+  ],
 };
 
 const COMMON = [
@@ -128,7 +146,7 @@ const COMMON = [
   "either. --json prints machine-readable output. --timeout SECONDS",
   "(default 10) bounds each wait: loading a config or session, each",
   "assembly (aborted at the limit), watch's first view, each simulate",
-  "step; past it, exit 2 with one line naming what did not settle (watch",
+  "step, reading a recording; past it, exit 2 with one line naming what did not settle (watch",
   "reports it and keeps watching). Exit codes: 0 ok, 1 findings, 2 usage",
   "or config error. rxprompt --version prints the version.",
 ];

@@ -16,13 +16,14 @@ import { inspect } from "./inspect.ts";
 import type { Output } from "./output.ts";
 import { render } from "./render.ts";
 import { VERSION } from "./version.ts";
+import { report } from "./report.ts";
 import { simulate } from "./simulate.ts";
 import { watch } from "./watch.ts";
 
 const RUN: Record<
   CommandName,
   (args: Args, output: Output) => Promise<number>
-> = { render, inspect, check, diff, watch, simulate };
+> = { render, inspect, check, diff, watch, simulate, report };
 
 /** Runs the command `argv` names; resolves to the exit code. */
 export async function run(

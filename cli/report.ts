@@ -1,0 +1,377 @@
+/**
+ * `rxprompt report FILE [--provider P] [--json]`: the cache report of a
+ * recorded conversation (SPEC 9.3): the JSON-lines recording a
+ * conversation writes (`save()`, `onRecord`) read back, each request's
+ * body rebuilt, and `conv.report()` printed: per request the reported
+ * input, cache reads and writes beside the simulator's estimate, and for
+ * each request that read less than it could the verdict, the provider's
+ * reason and the registration behind it; the totals observed and
+ * simulated, and where they differ.
+ *
+ * @module
+ */
+
+import { type AssembleContext, SystemPromptError } from "../mod.ts";
+import { resumeAnthropicConversation } from "../adapters/anthropic.ts";
+import { resumeAiSdkConversation } from "../adapters/ai_sdk.ts";
+import {
+  resumeChatConversation,
+  resumeResponsesConversation,
+} from "../adapters/openai.ts";
+import type {
+  CacheProvider,
+  CacheReportRequest,
+  PromptCacheReport,
+} from "../src/cache/mod.ts";
+import type { ConversationPrompt } from "../src/conversation/types.ts";
+import type { Args } from "./args.ts";
+import { CliError, describeError } from "./cli_error.ts";
+import { within } from "./deadline.ts";
+import type { Output } from "./output.ts";
+import { tokenCounter } from "./tokens.ts";
+
+const NOTE = "Estimates count tokens with o200k_base; the provider's own " +
+  "tokenizer differs, so observed and simulated figures differ a little.";
+
+/** A recording read and reported. */
+export interface RecordingReport {
+  /** The recording's path, as given. */
+  file: string;
+  /** The wire the conversation spoke (`anthropic-messages`, ...). */
+  wire: string;
+  /** The conversation's session id. */
+  session: string;
+  /** The cache rules the report applied. */
+  provider: CacheProvider;
+  /** The recording's last line was cut mid-way and left out. */
+  truncated: boolean;
+  report: PromptCacheReport;
+}
+
+/** Runs `report`; resolves to the exit code. */
+export async function report(args: Args, output: Output): Promise<number> {
+  const [file] = args.configs;
+  const result = await reportOfFile(file, {
+    timeoutMs: args.timeoutMs,
+    ...(args.provider === undefined ? {} : { provider: args.provider }),
+  });
+  if (args.json) {
+    output.line(JSON.stringify(
+      { ...result, tokenizer: "o200k_base", note: NOTE },
+      null,
+      2,
+    ));
+    return 0;
+  }
+  for (const line of reportLines(result)) output.line(line);
+  return 0;
+}
+
+/**
+ * Reads the recording at `file` and reports it.
+ *
+ * @throws {CliError} naming the file and what is wrong with it
+ */
+export async function reportOfFile(
+  file: string,
+  options: { timeoutMs?: number; provider?: CacheProvider },
+): Promise<RecordingReport> {
+  const text = await within(
+    {
+      what: `recording ${file}`,
+      verb: "was not read",
+      ...(options.timeoutMs === undefined
+        ? {}
+        : { timeoutMs: options.timeoutMs }),
+    },
+    () => readText(file),
+  );
+  const count = await tokenCounter();
+  const memo = new Map<string, number>();
+  const countTokens = (value: string) => {
+    let tokens = memo.get(value);
+    if (tokens === undefined) memo.set(value, tokens = count(value));
+    return tokens;
+  };
+  try {
+    const { wire, conv } = resumed(text);
+    const report = conv.report({
+      countTokens,
+      ...(options.provider === undefined ? {} : { provider: options.provider }),
+    });
+    return {
+      file,
+      wire,
+      session: conv.session,
+      provider: options.provider ?? providerOf(wire, text),
+      truncated: conv.resumed?.truncated ?? false,
+      report,
+    };
+  } catch (error) {
+    if (error instanceof SystemPromptError || error instanceof CliError) {
+      throw new CliError(`recording ${file}: ${describeError(error)}`);
+    }
+    throw error;
+  }
+}
+
+/** A prompt the report never assembles (it only reads what was sent). */
+const NO_PROMPT: ConversationPrompt<AssembleContext> = {
+  assemble: () =>
+    Promise.reject(new Error("a recorded conversation is not assembled")),
+};
+
+interface Reportable {
+  readonly session: string;
+  readonly resumed: { readonly truncated: boolean } | undefined;
+  report(
+    options: Parameters<
+      ReturnType<typeof resumeAnthropicConversation>["report"]
+    >[0],
+  ): PromptCacheReport;
+}
+
+/** The recording resumed as the conversation its header names. */
+function resumed(text: string): { wire: string; conv: Reportable } {
+  const header = headerOf(text);
+  switch (header.provider) {
+    case "anthropic-messages":
+      return {
+        wire: header.provider,
+        conv: resumeAnthropicConversation(NO_PROMPT, text),
+      };
+    case "openai-chat":
+      return {
+        wire: header.provider,
+        conv: header.options.stream === true
+          ? resumeChatConversation(NO_PROMPT, text, { stream: true })
+          : resumeChatConversation(NO_PROMPT, text),
+      };
+    case "openai-responses":
+      return {
+        wire: header.provider,
+        conv: resumeResponsesConversation(NO_PROMPT, text),
+      };
+    case "ai-sdk":
+      return {
+        wire: header.provider,
+        conv: resumeAiSdkConversation(NO_PROMPT, text),
+      };
+    default:
+      throw new CliError(
+        `its header names the provider ${
+          JSON.stringify(header.provider)
+        }; a conversation recording is of anthropic-messages, openai-chat, ` +
+          `openai-responses or ai-sdk`,
+      );
+  }
+}
+
+/** The first line's provider and options, or a one-line error. */
+function headerOf(
+  text: string,
+): { provider: unknown; options: Record<string, unknown> } {
+  const end = text.indexOf("\n");
+  let value: unknown;
+  try {
+    value = JSON.parse(end === -1 ? text : text.slice(0, end));
+  } catch {
+    throw new CliError(
+      `its first line is not JSON; a recording is the JSON lines a ` +
+        `conversation writes (save(), onRecord), a header first`,
+    );
+  }
+  const header = value as { provider?: unknown; options?: unknown } | null;
+  if (
+    typeof header !== "object" || header === null ||
+    typeof header.options !== "object" || header.options === null
+  ) {
+    throw new CliError(
+      `its first line is not a conversation header { format, version, ` +
+        `provider, session, options }`,
+    );
+  }
+  return {
+    provider: header.provider,
+    options: header.options as Record<string, unknown>,
+  };
+}
+
+/** The cache rules of the recording's wire and cache option. */
+function providerOf(
+  wire: string,
+  text: string,
+): CacheProvider {
+  if (wire === "anthropic-messages") return "anthropic";
+  return headerOf(text).options.cache === undefined
+    ? "openai"
+    : "openai-explicit";
+}
+
+/** `node:fs/promises`' readFile, under a computed specifier (cli/node.ts). */
+async function readText(file: string): Promise<string> {
+  const fs = await import(["node", "fs/promises"].join(":")) as {
+    readFile(path: string, encoding: "utf8"): Promise<string>;
+  };
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    throw new CliError(
+      code === "ENOENT"
+        ? `recording ${file} not found`
+        : `recording ${file} could not be read: ${describeError(error)}`,
+    );
+  }
+}
+
+/** The report as text: a line per request, the misses, the totals. */
+export function reportLines(result: RecordingReport): string[] {
+  const { report, file } = result;
+  const lines = [
+    `rxprompt report ${file}: ${report.requests.length} requests of a ` +
+    `${result.wire} conversation (session ${result.session}), cache rules ` +
+    `${result.provider}.`,
+  ];
+  if (result.truncated) {
+    lines.push(
+      `The recording's last line was cut mid-way: read up to its last ` +
+        `complete record.`,
+    );
+  }
+  lines.push(NOTE, "");
+  const rows = report.requests.map(row);
+  const header = ["step", "input", "read", "written", "estimate", "verdict"];
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((cells) => cells[i].length))
+  );
+  const pad = (cells: string[]) =>
+    cells.map((cell, i) =>
+      i === cells.length - 1 ? cell : cell.padStart(widths[i])
+    ).join("  ").trimEnd();
+  lines.push(pad(header), ...rows.map(pad));
+  const misses = report.requests.filter((request) =>
+    request.judgement?.missed === true
+  );
+  if (misses.length > 0) lines.push("", "Misses:");
+  for (const request of misses) lines.push(...missLines(request));
+  const totals = report.totals;
+  lines.push(
+    "",
+    `Observed: hit ratio ${percent(totals.hitRatio)}, ` +
+      `${totals.cacheReadTokens} read of ${totals.inputTokens} input tokens, ` +
+      `${totals.cacheWriteTokens} written, re-write factor ${
+        totals.rewriteFactor === undefined
+          ? "n/a"
+          : totals.rewriteFactor.toFixed(2)
+      }${
+        totals.cost === undefined
+          ? " (cost: a write of unknown lifetime has no price)"
+          : `, cost ${round(totals.cost)} input-token units`
+      }.`,
+  );
+  if (totals.estimate !== undefined) {
+    lines.push(
+      `Simulated: hit ratio ${percent(totals.estimatedHitRatio)}, ` +
+        `${totals.estimate.cachedTokens} read of ` +
+        `${totals.estimate.inputTokens} input tokens, ` +
+        `${totals.estimate.writtenTokens} written.`,
+    );
+  } else if (totals.estimateError !== undefined) {
+    lines.push(`Simulated: not available (${totals.estimateError}).`);
+  }
+  if (totals.differsFromEstimate) {
+    lines.push(
+      `Observed and simulated differ by more than 5 points of hit ratio: ` +
+        `the misses above say where the provider served less (or more) ` +
+        `than the bytes allowed.`,
+    );
+  }
+  const verdicts = Object.entries(totals.verdicts).filter(([, n]) => n > 0);
+  lines.push(
+    `Misses by verdict: ${
+      verdicts.length === 0
+        ? "none"
+        : verdicts.map(([verdict, n]) => `${verdict} ${n}`).join(", ")
+    }${
+      totals.unreadableRequests === 0
+        ? ""
+        : `; ${totals.unreadableRequests} request(s) with unreadable usage`
+    }.`,
+  );
+  return lines;
+}
+
+function row(request: CacheReportRequest): string[] {
+  const judgement = request.judgement;
+  const verdict = judgement?.missed === true
+    ? `${judgement.verdict ?? "unknown"}${
+      judgement.expired === true ? " (expired)" : ""
+    }`
+    : "";
+  return [
+    String(request.index + 1),
+    figure(request.inputTokens),
+    figure(request.cacheReadTokens),
+    figure(request.cacheWriteTokens),
+    request.estimate === undefined
+      ? "-"
+      : `${request.estimate.cachedTokens}${
+        request.differsFromEstimate ? "*" : ""
+      }`,
+    verdict,
+  ];
+}
+
+function missLines(request: CacheReportRequest): string[] {
+  const judgement = request.judgement!;
+  const lines = [
+    `  step ${request.index + 1}: ${judgement.verdict ?? "unknown"}: ${
+      judgement.reason ?? "no reason"
+    }`,
+  ];
+  const contributor = judgement.contributor;
+  if (contributor !== undefined) {
+    lines.push(
+      `    contributor: ${contributor.kind} ${contributor.name} ` +
+        `(${contributor.change}) registered by ${
+          contributor.registrar ?? contributor.layer ?? "?"
+        }${
+          contributor.scope === undefined
+            ? ""
+            : ` in scope ${String(contributor.scope)}`
+        }${
+          contributor.variable === undefined
+            ? ""
+            : `, through variable ${contributor.variable.name}`
+        }${contributor.gate === undefined ? "" : `, gate ${contributor.gate}`}`,
+    );
+  }
+  const provider = judgement.provider;
+  if (provider.status !== "none") {
+    lines.push(
+      `    provider: ${provider.status}${
+        provider.reason === undefined ? "" : ` ${provider.reason}`
+      }${
+        provider.missedTokens === undefined
+          ? ""
+          : `, ${provider.missedTokens} tokens missed`
+      }${
+        judgement.providerAgrees === false ? " (the bytes say otherwise)" : ""
+      }`,
+    );
+  }
+  return lines;
+}
+
+function figure(value: number | undefined): string {
+  return value === undefined ? "?" : String(value);
+}
+
+function percent(value: number | undefined): string {
+  return value === undefined ? "n/a" : `${(value * 100).toFixed(1)}%`;
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

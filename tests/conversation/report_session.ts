@@ -1,0 +1,99 @@
+/**
+ * A conversation session for the report (SPEC 9.3): the coding agent of
+ * tests/cache/agent_fixture.ts talks through a conversation with
+ * `diagnostics` on, and between its steps a section changes (the git
+ * branch), the tool list changes (an MCP tool appears), the user lapses
+ * (10 minutes) and the provider evicts the prefix. Each answer reports the
+ * usage the simulator estimates for the body sent (a read of 0 at the
+ * eviction) and the diagnosis the provider would give.
+ */
+
+import { simulateCache } from "../../src/cache/mod.ts";
+import { agent } from "../cache/agent_fixture.ts";
+
+export const countTokens = (text: string): number => Math.ceil(text.length / 4);
+export const MINUTE = 60_000;
+
+/** One step: what happens before it, its time, and the provider's say. */
+export interface SessionStep {
+  question: string;
+  time: number;
+  change?: (state: ReturnType<typeof agent>["state"]) => void;
+  /** Anthropic's `cache_miss_reason`. */
+  reason: { type: string; cache_missed_input_tokens?: number } | null;
+  /** The provider evicted the prefix: nothing is read. */
+  evicted?: boolean;
+}
+
+export const SESSION: readonly SessionStep[] = [
+  { question: "Read the failing test.", time: 0, reason: null },
+  { question: "Fix it.", time: 20_000, reason: null },
+  {
+    question: "Commit.",
+    time: 40_000,
+    change: (state) => state.branch = "fix/cache",
+    reason: { type: "system_changed", cache_missed_input_tokens: 2800 },
+  },
+  {
+    question: "Look it up.",
+    time: 60_000,
+    change: (state) => state.mcp = ["search", "browse"],
+    reason: { type: "tools_changed", cache_missed_input_tokens: 4100 },
+  },
+  {
+    question: "Continue.",
+    time: 60_000 + 10 * MINUTE,
+    reason: { type: "unavailable" },
+  },
+  {
+    question: "The docs.",
+    time: 60_000 + 10 * MINUTE + 30_000,
+    reason: { type: "unavailable" },
+    evicted: true,
+  },
+];
+
+/** The verdicts the report gives the session's steps. */
+export const VERDICTS = [
+  undefined,
+  undefined,
+  "layout",
+  "layout",
+  "provider",
+  "provider",
+];
+
+/**
+ * The Anthropic usage of the last of `bodies` as the simulator estimates
+ * it (`read` 0 on an eviction: the prefix is written again).
+ */
+export function anthropicUsageOf(
+  bodies: readonly { body: unknown; time: number }[],
+  evicted: boolean,
+): {
+  input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_creation: {
+    ephemeral_5m_input_tokens: number;
+    ephemeral_1h_input_tokens: number;
+  };
+  output_tokens: number;
+} {
+  const estimate = simulateCache(bodies, { provider: "anthropic", countTokens })
+    .requests.at(-1)!;
+  const prefix = estimate.cachedTokens + estimate.writtenTokens;
+  const read = evicted ? 0 : estimate.cachedTokens;
+  return {
+    input_tokens: estimate.inputTokens - prefix,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: prefix - read,
+    cache_creation: {
+      ephemeral_5m_input_tokens: prefix - read,
+      ephemeral_1h_input_tokens: 0,
+    },
+    output_tokens: 12,
+  };
+}
+
+export { agent };
