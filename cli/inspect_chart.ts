@@ -14,7 +14,7 @@
  */
 
 import { diffAssemblies, renderRuntimeContext } from "../mod.ts";
-import type { CacheProvider } from "../src/cache/mod.ts";
+import type { CacheProvider, PromptCacheReport } from "../src/cache/mod.ts";
 import { describeError } from "./cli_error.ts";
 import type { RunStep } from "./session.ts";
 import { simulateSteps } from "./simulate.ts";
@@ -226,4 +226,74 @@ function lastIndexOf(
     if (steps[i].assembly === assembly) return i;
   }
   return null;
+}
+
+/**
+ * The chart of a recorded conversation (`rxprompt report`'s figures): the
+ * reported tokens per request, and for each request that read less than
+ * it could the verdict, the provider's reason and the registration behind
+ * it. A recording holds the bodies, not the assemblies: the diff names
+ * the contributor's change only.
+ */
+export function chartOfRecording(
+  result: {
+    file: string;
+    wire: string;
+    session: string;
+    report: PromptCacheReport;
+  },
+): CacheChart {
+  const requests = result.report.requests.map((row): ChartRequest => {
+    const input = row.inputTokens ?? 0;
+    const cached = row.cacheReadTokens ?? 0;
+    const written = row.cacheWriteTokens ?? 0;
+    const judgement = row.judgement;
+    const contributor = judgement?.contributor;
+    const diff: StepDiff = {
+      against: row.index === 0 ? null : row.index - 1,
+      sections: { added: [], removed: [], changed: [] },
+      tools: { added: [], removed: [], changed: [], reordered: false },
+      runtimeContextChanged: false,
+    };
+    if (contributor !== undefined && contributor.kind !== "activeTools") {
+      const list = contributor.kind === "tool" ? diff.tools : diff.sections;
+      if (contributor.change === "reordered") diff.tools.reordered = true;
+      else list[contributor.change].push(contributor.name);
+    }
+    const brokenBy = contributor?.brokenBy ?? judgement?.change?.block;
+    if (brokenBy !== undefined) diff.brokenBy = brokenBy;
+    const verdict: ChartVerdict | undefined = judgement?.missed === true
+      ? {
+        kind: judgement.verdict ?? "unknown",
+        ...(judgement.change?.block === undefined ? {} : {
+          firstMiss: {
+            block: judgement.change.block,
+            reason: judgement.reason ?? "",
+          },
+        }),
+        changed: contributor === undefined
+          ? judgement.reason ?? ""
+          : `${contributor.kind} ${contributor.name} ${contributor.change} ` +
+            `(${contributor.registrar ?? contributor.layer ?? "?"})`,
+        ...(judgement.provider.reason === undefined
+          ? {}
+          : { providerReason: judgement.provider.reason }),
+      }
+      : undefined;
+    return {
+      index: row.index,
+      thread: result.session,
+      inputTokens: input,
+      cachedTokens: cached,
+      writtenTokens: written,
+      uncachedTokens: Math.max(0, input - cached - written),
+      ...(verdict === undefined ? {} : { verdict }),
+      diff,
+    };
+  });
+  return {
+    source: { kind: "recording", file: result.file, provider: result.wire },
+    requests,
+    totals: totalsOf(requests),
+  };
 }

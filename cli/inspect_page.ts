@@ -354,7 +354,9 @@ export const PAGE_JS = String.raw`"use strict";
     var scrolled = window.scrollY;
     var open = Array.prototype.map.call(document.querySelectorAll("details[open]"), function (d) { return d.id; });
     document.getElementById("config").textContent = "Config " + state.config +
-      (state.session ? ", session " + state.session : "");
+      (state.session ? ", session " + state.session : "") +
+      (state.recording ? ", recording " + state.recording : "");
+    var charted = state.session || state.recording;
     var problems = document.getElementById("problems");
     problems.replaceChildren();
     if (state.status === "config-error") {
@@ -362,18 +364,18 @@ export const PAGE_JS = String.raw`"use strict";
         h("strong", { text: "Config error: " }), state.error, " (the page updates when the file is saved)"));
     }
     state.chartErrors.forEach(function (error) {
-      problems.appendChild(h("p", { className: "problem", role: "alert" }, h("strong", { text: "Session: " }), error));
+      problems.appendChild(h("p", { className: "problem", role: "alert" }, h("strong", { text: state.recording ? "Recording: " : "Session: " }), error));
     });
     var nav = document.getElementById("views-nav");
     nav.replaceChildren(h("ul", null, state.scopes.map(function (view) {
       return h("li", null, h("a", { href: "#" + view.id, id: "nav-" + view.id, text: view.title }));
-    }), state.session ? h("li", null, h("a", { href: "#requests", id: "nav-requests", text: "Requests" })) : ""));
+    }), charted ? h("li", null, h("a", { href: "#requests", id: "nav-requests", text: "Requests" })) : ""));
     var main = document.getElementById("main");
     main.replaceChildren();
     append(main, [
       state.scopes.map(scopeSection),
-      state.session ? h("section", { id: "requests", "aria-labelledby": "requests-h", tabindex: "-1" },
-        h("h2", { id: "requests-h", text: "Requests of the session (cached, written, uncached input tokens)" }),
+      charted ? h("section", { id: "requests", "aria-labelledby": "requests-h", tabindex: "-1" },
+        h("h2", { id: "requests-h", text: "Requests of the " + (state.recording ? "recording" : "session") + " (cached, written, uncached input tokens)" }),
         state.charts.length === 0 ? none("No chart.") : state.charts.map(chartSection)) : ""]);
     document.body.setAttribute("data-sequence", String(state.sequence));
     document.body.setAttribute("data-status", state.status);

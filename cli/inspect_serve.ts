@@ -1,5 +1,6 @@
 /**
- * `rxprompt inspect CONFIG --serve [--port N] [--session SESSION]`: the
+ * `rxprompt inspect CONFIG --serve [--port N] [--session SESSION |
+ * --recording FILE]`: the
  * inspector page on 127.0.0.1. The server (`node:http`, so it runs on
  * Deno, Node and Bun) sends the page, its script and style (no external
  * assets, no build step), the current state as JSON, and every new state
@@ -34,12 +35,17 @@ import {
   type Target,
   targets,
 } from "./config.ts";
-import { type CacheChart, chartsOfSimulation } from "./inspect_chart.ts";
+import {
+  type CacheChart,
+  chartOfRecording,
+  chartsOfSimulation,
+} from "./inspect_chart.ts";
 import { type ScopeView, scopeView } from "./inspect_model.ts";
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./inspect_page.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
 import { readmeWay } from "./readme_way.ts";
+import { reportOfFile } from "./report.ts";
 import { loadSession, runSession } from "./session.ts";
 import { PROVIDERS } from "./simulate.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
@@ -61,7 +67,9 @@ export interface InspectorState {
   scopes: ScopeView[];
   /** The session module's path, when one was given. */
   session?: string;
-  /** One chart per provider of the session's requests. */
+  /** The recording's path, when one was given. */
+  recording?: string;
+  /** One chart per provider of the session's requests (or the recording's). */
   charts: CacheChart[];
   /** Why the session (or a provider's chart) could not be charted. */
   chartErrors: string[];
@@ -77,7 +85,9 @@ export async function serveInspect(
 ): Promise<number> {
   const path = args.configs[0];
   const count = memo(await tokenCounter());
-  const session = args.session === undefined
+  const session = args.recording !== undefined
+    ? await recordingCharts(args.recording, args.timeoutMs)
+    : args.session === undefined
     ? { charts: [], errors: [] }
     : await sessionCharts(args.session, count);
   for (const error of session.errors) output.error(error);
@@ -87,6 +97,7 @@ export async function serveInspect(
     status: "loading",
     scopes: [],
     ...(args.session === undefined ? {} : { session: args.session }),
+    ...(args.recording === undefined ? {} : { recording: args.recording }),
     charts: session.charts,
     chartErrors: session.errors,
   });
@@ -212,6 +223,21 @@ async function sessionCharts(
     });
   } catch (error) {
     return { charts: [], errors: [`session error: ${oneLine(error)}`] };
+  }
+}
+
+/** Reads the recording and charts its reported requests. */
+async function recordingCharts(
+  file: string,
+  timeoutMs: number | undefined,
+): Promise<{ charts: CacheChart[]; errors: string[] }> {
+  try {
+    const result = await reportOfFile(file, {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
+    return { charts: [chartOfRecording(result)], errors: [] };
+  } catch (error) {
+    return { charts: [], errors: [`recording error: ${oneLine(error)}`] };
   }
 }
 

@@ -108,7 +108,10 @@ export async function reportOfFile(
       report,
     };
   } catch (error) {
-    if (error instanceof SystemPromptError || error instanceof CliError) {
+    if (error instanceof CliError) {
+      throw new CliError(`recording ${file}: ${error.message}`);
+    }
+    if (error instanceof SystemPromptError) {
       throw new CliError(`recording ${file}: ${describeError(error)}`);
     }
     throw error;
@@ -181,14 +184,17 @@ function headerOf(
         `conversation writes (save(), onRecord), a header first`,
     );
   }
-  const header = value as { provider?: unknown; options?: unknown } | null;
+  const header = value as
+    | { format?: unknown; provider?: unknown; options?: unknown }
+    | null;
   if (
     typeof header !== "object" || header === null ||
+    header.format !== "rxprompt-conversation" ||
     typeof header.options !== "object" || header.options === null
   ) {
     throw new CliError(
-      `its first line is not a conversation header { format, version, ` +
-        `provider, session, options }`,
+      `its first line is not a conversation header { format: ` +
+        `"rxprompt-conversation", version, provider, session, options }`,
     );
   }
   return {
