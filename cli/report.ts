@@ -236,8 +236,8 @@ export function reportLines(result: RecordingReport): string[] {
   const { report, file } = result;
   const lines = [
     `rxprompt report ${file}: ${report.requests.length} requests of a ` +
-    `${result.wire} conversation (session ${result.session}), cache rules ` +
-    `${result.provider}.`,
+    `conversation over ${result.wire} (session ${result.session}), cache ` +
+    `rules ${result.provider}.`,
   ];
   if (result.truncated) {
     lines.push(
