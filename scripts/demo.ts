@@ -45,7 +45,7 @@ import {
   TOOL_GUIDANCE_ORDER,
   TOOL_ORDER_REST,
 } from "../mod.ts";
-import { toMessages } from "../adapters/anthropic.ts";
+import { toMessages } from "../adapters/anthropic/mod.ts";
 import { recordOneRequest } from "./_recording_server.ts";
 
 interface Agent {
