@@ -47,7 +47,7 @@ import {
 import {
   anthropicConversation,
   type AnthropicConversationBody,
-} from "../adapters/anthropic.ts";
+} from "../adapters/anthropic/mod.ts";
 import { recordOneRequest } from "./_recording_server.ts";
 
 interface Agent {

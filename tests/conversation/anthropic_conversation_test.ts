@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import {
   anthropicConversation,
   type AnthropicConversationBody,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
   agent,
