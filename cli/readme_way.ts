@@ -26,8 +26,8 @@
  */
 
 import { type PromptAssembly, runtimeContextUpdate } from "../mod.ts";
-import { toMessages } from "../adapters/anthropic.ts";
-import { promptCacheKey, toChatCompletions } from "../adapters/openai.ts";
+import { toMessages } from "../adapters/anthropic/mod.ts";
+import { promptCacheKey, toChatCompletions } from "../adapters/openai/mod.ts";
 import type { SessionMessage } from "../src/cache/mod.ts";
 
 /** The wire a way builds for: Anthropic Messages or OpenAI Chat Completions. */
