@@ -12,12 +12,12 @@
  */
 
 import { type AssembleContext, SystemPromptError } from "../mod.ts";
-import { resumeAnthropicConversation } from "../adapters/anthropic.ts";
-import { resumeAiSdkConversation } from "../adapters/ai_sdk.ts";
+import { resumeAnthropicConversation } from "../adapters/anthropic/mod.ts";
+import { resumeAiSdkConversation } from "../adapters/ai_sdk/mod.ts";
 import {
   resumeChatConversation,
   resumeResponsesConversation,
-} from "../adapters/openai.ts";
+} from "../adapters/openai/mod.ts";
 import type {
   CacheProvider,
   CacheReportRequest,

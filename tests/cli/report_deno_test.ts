@@ -6,7 +6,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anthropicConversation } from "../../adapters/anthropic.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import {
   agent,
   anthropicUsageOf,

@@ -6,8 +6,8 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anthropicConversation } from "../../adapters/anthropic.ts";
-import { chatConversation } from "../../adapters/openai.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { chatConversation } from "../../adapters/openai/mod.ts";
 import {
   type ConversationRequest,
   type RecordingStep,
