@@ -49,6 +49,11 @@ export interface AnthropicInlineConversationBody {
   messages: (MessagesMessage | MessagesToolChangeMessage)[];
   /** The betas of mid-conversation tool changes. */
   betas: string[];
+  /**
+   * With the `diagnostics` option: the previous answer's id (`null` on
+   * the first request), for the provider's `cache_miss_reason`.
+   */
+  diagnostics?: { previous_message_id: string | null };
 }
 
 /**
@@ -78,6 +83,12 @@ export interface AnthropicConversationBody {
   tools?: MessagesTool[];
   /** The history and this step's new message, the last block marked. */
   messages: MessagesMessage[];
+  /**
+   * With the `diagnostics` option: the previous answer's id (`null` on
+   * the first request), for the provider's `cache_miss_reason`
+   * (generally available: no beta header).
+   */
+  diagnostics?: { previous_message_id: string | null };
 }
 
 /**
@@ -102,8 +113,12 @@ export interface MessagesAnswer {
   readonly role: "assistant";
   /** The blocks, kept verbatim in the history. */
   readonly content: readonly MessagesAnswerBlock[];
+  /** The answer's id (`msg_...`): what the next diagnosis compares with. */
+  readonly id?: string;
   /** The reported usage. */
   readonly usage?: unknown;
+  /** With `diagnostics`: the provider's `cache_miss_reason`. */
+  readonly diagnostics?: unknown;
 }
 
 /**

@@ -206,8 +206,13 @@ function build(
     ...(tools === undefined ? {} : { tools }),
   };
   const betas = options.inline ? { betas: [...INLINE_BETAS] } : {};
+  // The diagnosis names the previous answer: in the body, never the head
+  // (the recording would keep a new head every step).
+  const diagnostics = input.diagnostics === undefined
+    ? {}
+    : { diagnostics: { previous_message_id: input.diagnostics.previous } };
   return {
-    body: { ...head, messages, ...betas },
+    body: { ...head, messages, ...betas, ...diagnostics },
     tail,
     marks,
     head: { ...head, ...betas },

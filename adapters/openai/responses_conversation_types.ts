@@ -91,8 +91,15 @@ export interface ResponsesConversationBody {
   tool_choice?: ResponsesToolChoice;
   /** Fixed at the first request: one session per conversation. */
   prompt_cache_key: string;
-  /** `{ ttl: "12h" }` when a person answers next. */
-  prompt_cache_options?: { ttl: "12h" };
+  /**
+   * `ttl: "12h"` when a person answers next; with the `diagnostics`
+   * option, `comparison_response_id`: the previous answer's id (`null` on
+   * the first request), for the provider's `prompt_cache_diagnostics`.
+   */
+  prompt_cache_options?: {
+    ttl?: "12h";
+    comparison_response_id?: string | null;
+  };
   /** From the options, when given. */
   max_output_tokens?: number;
 }
@@ -121,8 +128,12 @@ export interface ResponsesAnswer {
     readonly name?: string | null;
     readonly arguments?: unknown;
   }[];
+  /** The answer's id (`resp_...`): what the next diagnosis compares with. */
+  readonly id?: string;
   /** The reported usage. */
   readonly usage?: unknown;
+  /** With `diagnostics`: the provider's `prompt_cache_diagnostics`. */
+  readonly prompt_cache_diagnostics?: unknown;
 }
 
 /**

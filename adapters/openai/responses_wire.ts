@@ -163,8 +163,22 @@ function responsesBuild(
       ? {}
       : { max_output_tokens: options.limit }),
   };
+  // The diagnosis names the previous answer: in the body, never the head
+  // (the recording would keep a new head every step).
+  const cacheOptions = input.diagnostics === undefined
+    ? head.prompt_cache_options
+    : {
+      ...head.prompt_cache_options,
+      comparison_response_id: input.diagnostics.previous,
+    };
   return {
-    body: { ...head, input: [system, ...items] },
+    body: {
+      ...head,
+      ...(cacheOptions === undefined
+        ? {}
+        : { prompt_cache_options: cacheOptions }),
+      input: [system, ...items],
+    },
     tail,
     marks,
     head: { ...head, system },

@@ -1,0 +1,310 @@
+// Deno-only: issue 34's "done when". A conversation with `diagnostics` sends
+// its bodies through the real `@anthropic-ai/sdk` and `openai` clients (no
+// cast: the bodies go to the typed methods) to a loopback server that
+// answers each with the usage the simulator estimates for the body that
+// reached the wire and the diagnosis the provider would give, a read of 0
+// where the provider evicted the prefix. Between the steps a section
+// changes, the tool list changes, the user lapses and the provider evicts:
+// `conv.report()` and `rxprompt report FILE` give each miss its verdict and
+// contributor, with the observed and simulated totals and their difference.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { responsesConversation } from "../../adapters/openai/mod.ts";
+import { conversationSpans } from "../../adapters/otel.ts";
+import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
+import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
+import { rxprompt } from "../cli/cli_process.ts";
+import {
+  agent,
+  anthropicUsageOf,
+  countTokens,
+  SESSION,
+  VERDICTS,
+} from "./report_session.ts";
+
+/** A loopback server answering each request with `reply(index, bodies)`. */
+async function withServer<T>(
+  reply: (index: number, bodies: unknown[]) => unknown,
+  body: (baseURL: string, received: unknown[]) => Promise<T>,
+): Promise<T> {
+  const received: unknown[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Uint8Array[] = [];
+    request.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(reply(received.length - 1, received)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await body(`http://127.0.0.1:${port}`, received);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+function verdictsOf(report: PromptCacheReport): unknown[] {
+  return report.requests.map((request) =>
+    request.judgement?.missed ? request.judgement.verdict : undefined
+  );
+}
+
+/** `rxprompt report FILE --json` of a recording. */
+async function reportOfRecording(text: string): Promise<PromptCacheReport> {
+  const file = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    await Deno.writeTextFile(file, text);
+    const run = await rxprompt(["report", file, "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout).report;
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+describe("the conversation's report through the real SDKs", {
+  skip: SDK_PERMISSIONS,
+}, () => {
+  it("@anthropic-ai/sdk: a changed section, a changed tool list, a lapse, an eviction", async () => {
+    const { prompt, state } = agent();
+    const exporter = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    }).getTracer("report-test");
+    const spans = conversationSpans({ tracer, countTokens });
+    let now = 1_000_000;
+    const conv = anthropicConversation(prompt, {
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      diagnostics: true,
+      clock: () => now,
+      onRequest: spans,
+    });
+    try {
+      const reply = (index: number, bodies: unknown[]): Anthropic.Message => ({
+        id: `msg_0${index}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: "Done.", citations: null }],
+        container: null,
+        context_management: null,
+        diagnostics: {
+          cache_miss_reason: SESSION[index].reason as
+            | Anthropic.Messages.CacheMissReason
+            | null,
+        },
+        stop_details: null,
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: {
+          ...anthropicUsageOf(
+            bodies.map((body, at) => ({ body, time: SESSION[at].time })),
+            SESSION[index].evicted === true,
+          ),
+          inference_geo: null,
+          server_tool_use: null,
+          service_tier: "standard",
+        } as Anthropic.Messages.Usage,
+      } as Anthropic.Message);
+      const received = await withServer(reply, async (baseURL, received) => {
+        const client = new Anthropic({
+          apiKey: "sk-loopback",
+          baseURL,
+          maxRetries: 0,
+        });
+        for (const step of SESSION) {
+          step.change?.(state);
+          now = 1_000_000 + step.time;
+          conv.user(step.question);
+          const body = await conv.request();
+          conv.record(await client.messages.create(body));
+        }
+        return received;
+      });
+      // Each request names the previous answer for the diagnosis.
+      assert.deepEqual(
+        received.map((body) => (body as { diagnostics?: unknown }).diagnostics),
+        [null, "msg_00", "msg_01", "msg_02", "msg_03", "msg_04"].map((id) => ({
+          previous_message_id: id,
+        })),
+      );
+      const report = conv.report({ countTokens });
+      assert.deepEqual(verdictsOf(report), VERDICTS);
+      const judgements = report.requests.map((request) => request.judgement);
+      assert.equal(judgements[2]?.contributor?.name, "git");
+      assert.equal(judgements[2]?.contributor?.variable?.name, "branch");
+      assert.equal(judgements[2]?.provider.reason, "system_changed");
+      assert.equal(judgements[2]?.providerAgrees, true);
+      assert.equal(judgements[3]?.contributor?.name, "browse");
+      assert.equal(judgements[3]?.contributor?.registrar, "registry/mcp");
+      assert.equal(judgements[3]?.provider.reason, "tools_changed");
+      assert.equal(judgements[4]?.expired, true);
+      assert.equal(judgements[5]?.expired, false);
+      // Observed and simulated both, and they differ at the eviction.
+      assert.ok(report.totals.estimate !== undefined);
+      assert.equal(report.totals.differsFromEstimate, true);
+      assert.equal(report.requests[5].differsFromEstimate, true);
+
+      // The recording says the same through `rxprompt report FILE`.
+      const fromFile = await reportOfRecording(conv.save());
+      assert.deepEqual(verdictsOf(fromFile), VERDICTS);
+      assert.equal(fromFile.requests[2].judgement?.contributor?.name, "git");
+      assert.equal(
+        fromFile.requests[3].judgement?.contributor?.name,
+        "browse",
+      );
+      assert.equal(fromFile.totals.differsFromEstimate, true);
+
+      // One span per request, with the verdict.
+      await spans.flush();
+      const finished = exporter.getFinishedSpans();
+      assert.equal(finished.length, SESSION.length);
+      const attributes = finished.map((span) => span.attributes);
+      assert.deepEqual(
+        attributes.map((a) => a["rxprompt.cache.verdict"]),
+        [undefined, undefined, "layout", "layout", "provider", "provider"],
+      );
+      assert.equal(
+        attributes[2]["rxprompt.cache.contributor"],
+        "registry/git:section:git",
+      );
+      assert.equal(
+        attributes[3]["rxprompt.cache.provider_reason"],
+        "tools_changed",
+      );
+      assert.equal(attributes[0]["gen_ai.conversation.id"], conv.session);
+      assert.equal(attributes[0]["gen_ai.response.id"], "msg_00");
+      assert.ok(
+        (attributes[0]["rxprompt.tool.contributors"] as string[]).includes(
+          "registry/files:read_file",
+        ),
+      );
+      assert.equal(
+        finished[4].startTime[0],
+        (1_000_000 + SESSION[4].time) / 1000,
+      );
+    } finally {
+      await prompt.dispose();
+    }
+  });
+
+  it("openai Responses: the same session, prompt_cache_diagnostics beside the verdicts", async () => {
+    const { prompt, state } = agent();
+    let now = 1_000_000;
+    const conv = responsesConversation(prompt, {
+      model: "gpt-5.6",
+      diagnostics: true,
+      clock: () => now,
+    });
+    const diagnoses: (OpenAI.Responses.Response["prompt_cache_diagnostics"])[] =
+      [
+        undefined,
+        { type: "cache_hit" },
+        {
+          type: "cache_miss",
+          reason: "input_changed",
+          cache_missed_tokens: 2800,
+        },
+        { type: "cache_miss", reason: "tools_changed" },
+        { type: "unavailable" },
+        { type: "unavailable" },
+      ] as OpenAI.Responses.Response["prompt_cache_diagnostics"][];
+    try {
+      const reply = (index: number, bodies: unknown[]) => {
+        const estimate = simulateCache(
+          bodies.map((body, at) => ({ body, time: SESSION[at].time })),
+          { provider: "openai", countTokens },
+        ).requests[index];
+        return {
+          id: `resp_0${index}`,
+          object: "response",
+          created_at: 0,
+          status: "completed",
+          model: "gpt-5.6",
+          output: [{
+            type: "message",
+            id: `msg_${index}`,
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: "Done.", annotations: [] }],
+          }],
+          parallel_tool_calls: true,
+          tool_choice: "auto",
+          tools: [],
+          error: null,
+          incomplete_details: null,
+          instructions: null,
+          metadata: {},
+          temperature: 1,
+          top_p: 1,
+          usage: {
+            input_tokens: estimate.inputTokens,
+            input_tokens_details: {
+              cached_tokens: SESSION[index].evicted ? 0 : estimate.cachedTokens,
+            },
+            output_tokens: 5,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: estimate.inputTokens + 5,
+          },
+          ...(diagnoses[index] === undefined
+            ? {}
+            : { prompt_cache_diagnostics: diagnoses[index] }),
+        };
+      };
+      const received = await withServer(reply, async (baseURL, received) => {
+        const client = new OpenAI({
+          apiKey: "sk-loopback",
+          baseURL,
+          maxRetries: 0,
+        });
+        for (const step of SESSION) {
+          step.change?.(state);
+          now = 1_000_000 + step.time;
+          conv.user(step.question);
+          const body = await conv.request();
+          conv.record(await client.responses.create(body));
+        }
+        return received;
+      });
+      assert.deepEqual(
+        received.map((body) =>
+          (body as {
+            prompt_cache_options?: { comparison_response_id?: unknown };
+          })
+            .prompt_cache_options?.comparison_response_id
+        ),
+        [null, "resp_00", "resp_01", "resp_02", "resp_03", "resp_04"],
+      );
+      const report = conv.report({ countTokens });
+      assert.deepEqual(verdictsOf(report), VERDICTS);
+      const judgements = report.requests.map((request) => request.judgement);
+      assert.equal(judgements[2]?.contributor?.name, "git");
+      assert.equal(judgements[2]?.provider.reason, "input_changed");
+      assert.equal(judgements[3]?.contributor?.name, "browse");
+      assert.equal(judgements[4]?.expired, true);
+      assert.equal(judgements[5]?.expired, false);
+      assert.equal(report.requests[5].differsFromEstimate, true);
+      const fromFile = await reportOfRecording(conv.save());
+      assert.deepEqual(verdictsOf(fromFile), VERDICTS);
+      assert.equal(fromFile.requests[3].judgement?.contributor?.name, "browse");
+    } finally {
+      await prompt.dispose();
+    }
+  });
+});
