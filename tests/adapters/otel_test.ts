@@ -31,9 +31,13 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic/mod.ts";
+import {
+  anthropicConversation,
+  toMessages,
+} from "../../adapters/anthropic/mod.ts";
 import { promptCacheKey } from "../../adapters/openai/mod.ts";
 import {
+  conversationSpans,
   recordRequestSpan,
   requestSpanAttributes,
 } from "../../adapters/otel.ts";
@@ -269,5 +273,92 @@ describe("recordRequestSpan", () => {
     // A later attempt imports again (the failure is not kept).
     const api = await loadOtelApi();
     assert.equal(api.SpanKind.CLIENT, SpanKind.CLIENT);
+  });
+});
+
+describe("conversationSpans", () => {
+  afterEach(() => resetOtelApi());
+
+  it("records a span per committed request of a conversation, with the verdict", async () => {
+    const { exporter, tracer } = tracing();
+    const spans = conversationSpans({ tracer });
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "rules", order: 10, text: "Rule. ".repeat(1500) });
+    let now = 5_000;
+    const conv = anthropicConversation(prompt, {
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      diagnostics: true,
+      clock: () => now,
+      onRequest: spans,
+    });
+    const answers = [
+      anthropicMessage("msg_01", anthropicUsage(10, 0, { "5m": 2300 })),
+      anthropicMessage("msg_02", anthropicUsage(10, 0, { "5m": 2310 }), {
+        type: "system_changed",
+        cache_missed_input_tokens: 2300,
+      }),
+    ];
+    try {
+      for (const [index, answer] of answers.entries()) {
+        conv.user(`Step ${index}.`);
+        await conv.request();
+        now += 1_000;
+        conv.record({
+          ...answer,
+          type: "message",
+          role: "assistant",
+          content: [{ type: "text", text: "Done." }],
+        });
+      }
+      await spans.flush();
+      const finished = exporter.getFinishedSpans();
+      assert.equal(finished.length, 2);
+      assert.equal(finished[0].name, "chat claude-sonnet-4-5");
+      assert.equal(finished[0].kind, SpanKind.CLIENT);
+      assert.equal(finished[0].attributes["gen_ai.provider.name"], "anthropic");
+      assert.equal(finished[0].attributes["rxprompt.cache.verdict"], undefined);
+      assert.deepEqual(
+        finished[0].attributes["rxprompt.system.contributors"],
+        ["registry:rules"],
+      );
+      // The second read nothing of the first's prefix: the provider's miss.
+      assert.equal(finished[1].attributes["rxprompt.cache.missed"], true);
+      assert.equal(
+        finished[1].attributes["rxprompt.cache.verdict"],
+        "provider",
+      );
+      assert.equal(
+        finished[1].attributes["rxprompt.cache.provider_reason"],
+        "system_changed",
+      );
+      assert.deepEqual(finished[1].startTime, [6, 0]);
+      assert.deepEqual(finished[1].endTime, [7, 0]);
+    } finally {
+      await prompt.dispose();
+    }
+  });
+
+  it("flush() rejects with MISSING_PEER_DEPENDENCY without @opentelemetry/api; record() goes on", async () => {
+    const missing = new Error("Cannot find package '@opentelemetry/api'");
+    await assert.rejects(loadOtelApi(() => Promise.reject(missing)));
+    const spans = conversationSpans();
+    const blocked = loadOtelApi(() => Promise.reject(missing));
+    spans({
+      session: "s",
+      step: 1,
+      provider: "openai-chat",
+      body: {},
+      usage: { source: "openai-chat", diagnosis: { status: "none" } },
+      sentAt: 0,
+      time: 1,
+    });
+    await assert.rejects(blocked);
+    await assert.rejects(spans.flush(), (error) => {
+      assert.ok(error instanceof SystemPromptError);
+      assert.equal(error.code, "MISSING_PEER_DEPENDENCY");
+      return true;
+    });
+    await spans.flush(); // the failure is reported once
   });
 });

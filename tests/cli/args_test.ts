@@ -96,7 +96,7 @@ describe("parseCommandLine", () => {
     fails(["__proto__", "a.ts"], /^unknown command "__proto__"/);
     fails(
       ["inspect", "a.ts", "--format", "json"],
-      /^inspect has no option --format; its options are --scope, --port, --session, --timeout, --serve, --json/,
+      /^inspect has no option --format; its options are --scope, --port, --session, --recording, --timeout, --serve, --json/,
     );
     fails(["inspect", "a.ts", "--fail-on", "any"], /^inspect has no option/);
     fails(["check", "a.ts", "--scope=x", "--scope=x"], /names "x" twice/);
@@ -217,7 +217,7 @@ describe("parseCommandLine", () => {
     fails(["render", "a.ts", "--serve"], /^render has no option --serve/);
     assert.match(
       usage("inspect"),
-      /\[--port N\] \[--session SESSION\] \[--serve\]/,
+      /\[--port N\] \[--session SESSION\] \[--recording FILE\] \[--serve\]/,
     );
   });
 });

@@ -6,7 +6,10 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import {
+  anthropicConversation,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic/mod.ts";
 import { chatConversation } from "../../adapters/openai/mod.ts";
 import {
   type ConversationRequest,
@@ -229,5 +232,35 @@ describe("conversation report", () => {
     assert.ok(!JSON.stringify(body).includes("comparison_response_id"));
     assert.ok(!("diagnostics" in body));
     await prompt.dispose();
+  });
+
+  it("asks for the diagnosis with the previous answer's id, saved and resumed", async () => {
+    const { prompt, conv } = await runSession({ diagnostics: true });
+    try {
+      const again = resumeAnthropicConversation(prompt, conv.save());
+      for (const next of [conv, again]) {
+        next.user("And now?");
+        const body = await next.request();
+        assert.deepEqual(body.diagnostics, { previous_message_id: "msg_5" });
+      }
+      // The resumed report is the original's.
+      assert.deepEqual(
+        again.report({ countTokens }),
+        conv.report({ countTokens }),
+      );
+      const plain = anthropicConversation(prompt, OPTIONS);
+      plain.user("Hi.");
+      assert.ok(!("diagnostics" in await plain.request()));
+      const first = anthropicConversation(prompt, {
+        ...OPTIONS,
+        diagnostics: true,
+      });
+      first.user("Hi.");
+      assert.deepEqual((await first.request()).diagnostics, {
+        previous_message_id: null,
+      });
+    } finally {
+      await prompt.dispose();
+    }
   });
 });
