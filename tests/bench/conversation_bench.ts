@@ -11,18 +11,26 @@ import { buildW1, W1_CONTEXT } from "./w1.ts";
 const prompt = buildW1();
 const context = W1_CONTEXT;
 
-async function conversationOf(steps: number) {
+async function conversationOf(steps: number, diagnostics = false) {
   const conv = anthropicConversation(prompt, {
     model: "claude-sonnet-4-5",
     max_tokens: 1024,
+    diagnostics,
   });
   for (let step = 0; step < steps; step++) {
     conv.user(`Step ${step}: go on.`);
     await conv.request(context);
     conv.record({
+      id: `msg_${step}`,
       type: "message",
       role: "assistant",
       content: [{ type: "text", text: `Done with step ${step}.` }],
+      usage: {
+        input_tokens: 12,
+        cache_read_input_tokens: 4096,
+        cache_creation_input_tokens: 80,
+        output_tokens: 9,
+      },
     });
   }
   conv.user("Next.");
@@ -31,6 +39,9 @@ async function conversationOf(steps: number) {
 
 const short = await conversationOf(20);
 const long = await conversationOf(200);
+// `diagnostics: true` explains each step (`explain()` instead of
+// `assemble()`: the provenance of every block and tool), an opt-in cost.
+const diagnosed = await conversationOf(20, true);
 
 Deno.bench(
   "assemble + toMessages",
@@ -48,3 +59,10 @@ Deno.bench("conversation request(), 20 steps", { group: "step" }, async () => {
 Deno.bench("conversation request(), 200 steps", { group: "step" }, async () => {
   await long.request(context);
 });
+Deno.bench(
+  "conversation request(), 20 steps, diagnostics",
+  { group: "diagnostics" },
+  async () => {
+    await diagnosed.request(context);
+  },
+);
