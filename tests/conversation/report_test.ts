@@ -11,12 +11,15 @@ import {
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import { chatConversation } from "../../adapters/openai/mod.ts";
+import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import {
   type ConversationRequest,
   type RecordingStep,
   SystemPrompt,
   SystemPromptError,
 } from "../../mod.ts";
+import { parseRecording } from "../../src/conversation/recording.ts";
+import { recordedRequests } from "../../src/conversation/report.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -259,6 +262,80 @@ describe("conversation report", () => {
       assert.deepEqual((await first.request()).diagnostics, {
         previous_message_id: null,
       });
+    } finally {
+      await prompt.dispose();
+    }
+  });
+
+  it("reports a Chat Completions conversation from usage and bytes; the AI SDK has no report", async () => {
+    const prompt = new SystemPrompt({ persona: "House rules. ".repeat(800) });
+    const conv = chatConversation(prompt, { model: "gpt-5.6", cache: true });
+    const completion = (prompt_tokens: number, cached: number) => ({
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      model: "gpt-5.6",
+      choices: [{
+        index: 0,
+        finish_reason: "stop",
+        message: { role: "assistant" as const, content: "Done." },
+      }],
+      usage: {
+        prompt_tokens,
+        completion_tokens: 2,
+        total_tokens: prompt_tokens + 2,
+        prompt_tokens_details: { cached_tokens: cached, cache_write_tokens: 0 },
+      },
+    });
+    try {
+      for (const cached of [0, 2560, 0]) {
+        conv.user("Go on.");
+        await conv.request();
+        conv.record(completion(2620, cached));
+      }
+      const report = conv.report({ countTokens });
+      assert.equal(report.requests[1].judgement?.missed, false);
+      assert.equal(report.requests[2].judgement?.missed, true);
+      assert.equal(report.requests[2].judgement?.verdict, "provider");
+      assert.equal(report.requests[2].judgement?.provider.status, "none");
+      // The rebuilt bodies carry the system message and the marks.
+      assert.ok(report.requests[0].estimate !== undefined);
+      assert.throws(
+        () => aiSdkConversation(prompt).report({ countTokens }),
+        (error) =>
+          error instanceof SystemPromptError &&
+          error.code === "REPORT_UNSUPPORTED",
+      );
+    } finally {
+      await prompt.dispose();
+    }
+  });
+
+  it("rebuilds from the recording the very bodies that were sent", async () => {
+    const { prompt, conv, seen } = await runSession({ diagnostics: true });
+    try {
+      const parsed = parseRecording(conv.save(), "anthropic-messages");
+      const rebuilt = recordedRequests(
+        parsed.header,
+        parsed.steps,
+        (response) => [{
+          role: "assistant",
+          content: (response as { content: unknown }).content,
+        }],
+      );
+      assert.deepEqual(
+        rebuilt.map((request) => request.body),
+        seen.map((request) => {
+          const { diagnostics: _, ...body } = request.body as Record<
+            string,
+            unknown
+          >;
+          return body;
+        }),
+      );
+      assert.deepEqual(
+        rebuilt.map((request) => request.time),
+        SESSION.map((step) => 1_000_000 + step.time),
+      );
     } finally {
       await prompt.dispose();
     }
