@@ -22,6 +22,12 @@ declare const document: {
   getElementById(id: string): unknown;
 };
 
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import {
+  agent,
+  anthropicUsageOf,
+  SESSION as REPORT_SESSION,
+} from "../conversation/report_session.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const CONFIG = "tests/cli/fixtures/inspector.ts";
 const SESSION = "tests/cli/fixtures/inspector_session.ts";
@@ -129,6 +135,36 @@ function rowsOf(page: Page, view: string, attribute: string) {
       ])) as Record<string, Row>,
     attribute,
   );
+}
+
+/** The report session's recording (tests/conversation/report_session.ts). */
+async function sessionRecording(): Promise<string> {
+  const { prompt, state } = agent();
+  let now = 1_000_000;
+  const conv = anthropicConversation(prompt, {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    diagnostics: true,
+    clock: () => now,
+  });
+  const sent: { body: unknown; time: number }[] = [];
+  for (const [index, step] of REPORT_SESSION.entries()) {
+    step.change?.(state);
+    now = 1_000_000 + step.time;
+    conv.user(step.question);
+    sent.push({ body: await conv.request(), time: step.time });
+    const answer = {
+      id: `msg_${index}`,
+      type: "message",
+      role: "assistant" as const,
+      content: [{ type: "text", text: "Done." }],
+      usage: anthropicUsageOf(sent, step.evicted === true),
+      diagnostics: { cache_miss_reason: step.reason },
+    };
+    conv.record(answer);
+  }
+  await prompt.dispose();
+  return conv.save();
 }
 
 describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
@@ -367,6 +403,38 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
       const { code, stdout } = await server.stop();
       assert.equal(code, 0);
       assert.equal(stdout.at(-1), "rxprompt inspect: stopped");
+    }
+  });
+
+  it("charts a recorded conversation: the reported tokens, the verdicts and the provider's reasons", async () => {
+    const file = `${folder}/session.jsonl`;
+    await Deno.writeTextFile(file, await sessionRecording());
+    const server = await serve([CONFIG, "--recording", file]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("#chart-anthropic-messages a.bar", WAIT);
+      const bars = await page.$$eval(
+        "#chart-anthropic-messages a.bar",
+        (found) =>
+          found.map((bar) => ({
+            miss: bar.classList.contains("miss"),
+            cached: Number(bar.getAttribute("data-cached")),
+          })),
+      );
+      assert.deepEqual(
+        bars.map((bar) => bar.miss),
+        [false, false, true, true, true, true],
+      );
+      assert.ok(bars[1].cached > 0);
+      assert.equal(bars[5].cached, 0);
+      const text = await page.$eval("#requests", (found) => found.textContent);
+      assert.match(text ?? "", /reported in .*session\.jsonl/);
+      assert.match(text ?? "", /The provider's reason: system_changed/);
+      assert.match(text ?? "", /Changed: tool browse added \(registry\/mcp\)/);
+    } finally {
+      await page.close();
+      assert.equal((await server.stop()).code, 0);
     }
   });
 
