@@ -21,64 +21,25 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, continues, markCount } from "./helpers.ts";
-import { withScript } from "./scripted_loopback.ts";
+import {
+  anthropicMessage,
+  chatCompletion,
+  openaiResponse,
+  withScript,
+} from "../adapters/loopback.ts";
 
 const USAGE = { input_tokens: 100, output_tokens: 5 };
 
 function anthropicReply(content: unknown[]): unknown {
-  return {
-    id: "msg_loopback",
-    type: "message",
-    role: "assistant",
-    model: "claude-loopback",
-    content,
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage: USAGE,
-  };
+  return anthropicMessage(content, USAGE);
 }
 
 function chatReply(message: Record<string, unknown>): unknown {
-  return {
-    id: "chatcmpl-loopback",
-    object: "chat.completion",
-    created: 0,
-    model: "gpt-loopback",
-    choices: [{
-      index: 0,
-      message: { refusal: null, ...message },
-      finish_reason: "stop",
-      logprobs: null,
-    }],
-    usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 },
-  };
+  return chatCompletion(message, USAGE);
 }
 
 function responsesReply(output: Record<string, unknown>[]): unknown {
-  return {
-    id: "resp_loopback",
-    object: "response",
-    created_at: 0,
-    status: "completed",
-    model: "gpt-loopback",
-    output,
-    parallel_tool_calls: true,
-    tool_choice: "auto",
-    tools: [],
-    error: null,
-    incomplete_details: null,
-    instructions: null,
-    metadata: {},
-    temperature: 1,
-    top_p: 1,
-    usage: {
-      input_tokens: 100,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 105,
-    },
-  };
+  return openaiResponse(output, USAGE);
 }
 
 /** Checks the prefix property and the marks of the bodies received. */
