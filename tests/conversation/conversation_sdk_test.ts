@@ -42,6 +42,31 @@ function responsesReply(output: Record<string, unknown>[]): unknown {
   return openaiResponse(output, USAGE);
 }
 
+/**
+ * The three steps every form takes: "Fix the test." answered with a tool
+ * call, its result sent back, then the branch changes and "Thanks.".
+ */
+async function threeSteps<Answer>(
+  a: ReturnType<typeof agent>,
+  conv: {
+    user(text: string): unknown;
+    record(answer: Answer): readonly { id: string; name: string }[];
+    toolResult(id: string, content: string): unknown;
+  },
+  send: () => Promise<Answer>,
+): Promise<void> {
+  conv.user("Fix the test.");
+  for (let step = 0; step < 3; step++) {
+    for (const call of conv.record(await send())) {
+      conv.toolResult(call.id, `contents of ${call.name}`);
+    }
+    if (step === 1) {
+      a.branch = "fix/test";
+      conv.user("Thanks.");
+    }
+  }
+}
+
 /** Checks the prefix property and the marks of the bodies received. */
 function checkBodies(received: string[]): void {
   const bodies = received.map((text) => JSON.parse(text));
@@ -105,19 +130,12 @@ describe(
           model: "claude-loopback",
           max_tokens: 256,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const message: Anthropic.Message = await client.messages.create(
             await conv.request(),
           );
-          for (const call of conv.record(message)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return message;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(
@@ -154,18 +172,11 @@ describe(
           model: "gpt-loopback",
           cache: true,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const completion: OpenAI.Chat.ChatCompletion = await client.chat
             .completions.create(await conv.request());
-          for (const call of conv.record(completion)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return completion;
+        });
         checkBodies(received);
         const keys = received.map((text) => JSON.parse(text).prompt_cache_key);
         assert.equal(new Set(keys).size, 1);
@@ -204,18 +215,11 @@ describe(
           model: "gpt-loopback",
           cache: true,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const response: OpenAI.Responses.Response = await client.responses
             .create(await conv.request(undefined, { awaiting: "person" }));
-          for (const call of conv.record(response)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return response;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(last.prompt_cache_options, { ttl: "12h" });
@@ -241,22 +245,15 @@ describe(
           "claude-loopback",
         );
         const conv = aiSdkConversation(a.prompt);
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const result = await generateText({
             model,
             maxRetries: 0,
             maxOutputTokens: 256,
             ...await conv.request(),
           });
-          for (const call of conv.record(result)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return result;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(
