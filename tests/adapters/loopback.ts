@@ -27,12 +27,15 @@ export interface LoopbackOptions {
 const MAX_REQUESTS = 16;
 const MAX_BODY_BYTES = 1 << 20;
 const TIME_LIMIT_MS = 20_000;
-const LOOPBACK_USAGE = { input_tokens: 1, output_tokens: 1 };
+/** The tokens a reply reports, in Anthropic's names. */
+type TokenUsage = { input_tokens: number; output_tokens: number };
+
+const LOOPBACK_USAGE: TokenUsage = { input_tokens: 1, output_tokens: 1 };
 
 /** A whole Anthropic `Message` with `content`. */
 export function anthropicMessage(
   content: unknown[],
-  usage: { input_tokens: number; output_tokens: number } = LOOPBACK_USAGE,
+  usage: TokenUsage = LOOPBACK_USAGE,
 ): Record<string, unknown> {
   return {
     id: "msg_loopback",
@@ -49,7 +52,7 @@ export function anthropicMessage(
 /** A whole OpenAI `ChatCompletion` whose one choice is `message`. */
 export function chatCompletion(
   message: Record<string, unknown>,
-  usage: { input_tokens: number; output_tokens: number } = LOOPBACK_USAGE,
+  usage: TokenUsage = LOOPBACK_USAGE,
 ): Record<string, unknown> {
   return {
     id: "chatcmpl-loopback",
@@ -73,7 +76,7 @@ export function chatCompletion(
 /** A whole OpenAI Responses `Response` with `output`. */
 export function openaiResponse(
   output: Record<string, unknown>[],
-  usage: { input_tokens: number; output_tokens: number } = LOOPBACK_USAGE,
+  usage: TokenUsage = LOOPBACK_USAGE,
 ): Record<string, unknown> {
   return {
     id: "resp_loopback",
