@@ -115,3 +115,23 @@ export function detectOtherProvider(response: unknown, expected: string): void {
       `conversation. Nothing was recorded.`,
   );
 }
+
+/**
+ * The history a step sends: what was recorded, then this step's `tail`;
+ * refused when there is nothing yet (no person's message before the first
+ * request).
+ */
+export function historyToSend<T>(
+  history: readonly T[],
+  tail: readonly T[],
+): T[] {
+  const items = [...history, ...tail];
+  if (items.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  return items;
+}

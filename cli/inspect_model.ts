@@ -148,11 +148,7 @@ export async function scopeView(
   target: Target & { context: () => AssembleContext; position: number },
   options: { count: CountTokens; names: ScopeNames },
 ): Promise<ScopeView> {
-  const base = {
-    id: target.position === 0 ? "view-global" : `view-${target.position}`,
-    name: targetJson(target),
-    title: describeTarget(target),
-  };
+  const base = viewBase(target);
   let explanation: PromptExplanation;
   try {
     explanation = await prompt.explain(target.context(), {
@@ -160,16 +156,18 @@ export async function scopeView(
     });
     return { ...base, ...layout(explanation, options) };
   } catch (error) {
-    return {
-      ...base,
-      error: describeError(error).split("\n", 1)[0],
-      ...empty(),
-    };
+    return failedView(target, describeError(error).split("\n", 1)[0]);
   }
 }
 
-function empty(): Omit<ScopeView, "id" | "name" | "title" | "error"> {
+/** The view of `target` whose assembly failed: `error`, the lists empty. */
+export function failedView(
+  target: Target & { position: number },
+  error: string,
+): ScopeView {
   return {
+    ...viewBase(target),
+    error,
     blocks: [],
     tools: [],
     runtimeContext: [],
@@ -177,6 +175,16 @@ function empty(): Omit<ScopeView, "id" | "name" | "title" | "error"> {
     shadowed: [],
     pruned: [],
     totals: { promptTokens: 0, toolTokens: 0, runtimeContextTokens: 0 },
+  };
+}
+
+function viewBase(
+  target: Target & { position: number },
+): Pick<ScopeView, "id" | "name" | "title"> {
+  return {
+    id: target.position === 0 ? "view-global" : `view-${target.position}`,
+    name: targetJson(target),
+    title: describeTarget(target),
   };
 }
 

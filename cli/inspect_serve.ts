@@ -40,7 +40,7 @@ import {
   chartOfRecording,
   chartsOfSimulation,
 } from "./inspect_chart.ts";
-import { type ScopeView, scopeView } from "./inspect_model.ts";
+import { failedView, type ScopeView, scopeView } from "./inspect_model.ts";
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./inspect_page.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
@@ -185,23 +185,7 @@ function scopes$(
       return config.prompt.watch(context);
     }).pipe(
       switchMap(() => from(scopeView(config.prompt, view, { count, names }))),
-      catchError((error: unknown) =>
-        of<ScopeView>({
-          id: position === 0 ? "view-global" : `view-${position}`,
-          name: target.name ?? null,
-          title: target.name === undefined
-            ? "the global view"
-            : `scope ${JSON.stringify(target.name)}`,
-          error: oneLine(error),
-          blocks: [],
-          tools: [],
-          runtimeContext: [],
-          variables: [],
-          shadowed: [],
-          pruned: [],
-          totals: { promptTokens: 0, toolTokens: 0, runtimeContextTokens: 0 },
-        })
-      ),
+      catchError((error: unknown) => of(failedView(view, oneLine(error)))),
     );
   });
   return combineLatest(views).pipe(debounceTime(0));

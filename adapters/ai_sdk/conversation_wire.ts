@@ -18,6 +18,7 @@ import type {
 import {
   copyBlocks,
   detectOtherProvider,
+  historyToSend,
   isObject,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
@@ -129,14 +130,7 @@ function aiSdkBuild(
       : [{ type: "text" as const, text: input.update }]),
   ];
   if (user.length > 0) tail.push({ role: "user", content: user });
-  const history = [...input.history, ...tail];
-  if (history.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
+  const history = historyToSend(input.history, tail);
   const partsOf = (message: AIMessage): unknown[] =>
     typeof message.content === "string" ? [message.content] : message.content;
   let added = 0;

@@ -18,6 +18,7 @@ import type {
 import {
   copyBlocks,
   detectOtherProvider,
+  historyToSend,
   isObject,
   readLimit,
   readModel,
@@ -150,14 +151,7 @@ function build(
     // After the tool results, as the SDK's own BetaToolRunner sends them.
     tail.push(toolChangeMessage(changes) as unknown as MessagesMessage);
   }
-  const history = [...input.history, ...tail];
-  if (history.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
+  const history = historyToSend(input.history, tail);
   // The previous request's last block, when this step adds more than the
   // API looks back over.
   let added = 0;

@@ -16,12 +16,12 @@ import type {
 import {
   copyBlocks,
   detectOtherProvider,
+  historyToSend,
   isObject,
   readLimit,
   readModel,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
-import { promptCacheKey } from "./cache_key.ts";
 import { type ChatTextPart, toChatCompletions } from "./chat.ts";
 import type {
   ChatConversationBody,
@@ -32,8 +32,10 @@ import type {
 } from "./chat_conversation_types.ts";
 import {
   adapterOptions,
+  markedAdapter,
   markOpenAIEnds,
   parseArguments,
+  stepCache,
 } from "./conversation_shared.ts";
 import {
   breakpointOf,
@@ -123,22 +125,8 @@ function chatBuild(
       content: [{ type: "text", text: input.update }],
     });
   }
-  const history = [...input.history, ...tail];
-  if (history.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
-  const key = typeof input.state.promptCacheKey === "string"
-    ? input.state.promptCacheKey
-    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
-  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
-    ? undefined
-    : input.awaiting === "person"
-    ? { mode: "explicit", ttl: "12h" }
-    : options.cache;
+  const history = historyToSend(input.history, tail);
+  const { key, mark } = stepCache(input, options);
   const { items: messages, marks } = markOpenAIEnds(
     history,
     input.previousLength,
@@ -148,13 +136,10 @@ function chatBuild(
         ? undefined
         : { key: "content", parts: message.content },
   );
-  const fields = mark === undefined
-    ? toChatCompletions(input.assembly, { ...options.adapter })
-    : toChatCompletions(input.assembly, {
-      ...options.adapter,
-      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
-      promptCacheKey: key,
-    });
+  const fields = toChatCompletions(
+    input.assembly,
+    markedAdapter(options.adapter, { key, mark }),
+  );
   const head: Record<string, unknown> = {
     model: options.model,
     system: fields.system,

@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { WireMark } from "../../src/conversation/wire.ts";
+import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
+import { promptCacheKey } from "./cache_key.ts";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
 import {
   type OpenAIOptions,
@@ -74,4 +75,39 @@ export function markOpenAIEnds<T>(
     marks.push({ message: at + 1, block, mark: { ...mark } });
   }
   return { items, marks };
+}
+
+/**
+ * A step's prompt cache key (the one the conversation recorded first, then
+ * the option, then one derived from the assembly) and the mark its ends get:
+ * none without `cache`, 12 hours while a person is awaited.
+ */
+export function stepCache(
+  input: WireBuild<unknown>,
+  options: {
+    cache: PromptCacheBreakpoint | undefined;
+    key: string | undefined;
+  },
+): { key: string; mark: PromptCacheBreakpoint | undefined } {
+  const key = typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+    ? undefined
+    : input.awaiting === "person"
+    ? { mode: "explicit", ttl: "12h" }
+    : options.cache;
+  return { key, mark };
+}
+
+/** The adapter options of a step: with its mark and key when it is cached. */
+export function markedAdapter(
+  adapter: OpenAIOptions,
+  { key, mark }: { key: string; mark: PromptCacheBreakpoint | undefined },
+): OpenAIOptions {
+  return mark === undefined ? { ...adapter } : {
+    ...adapter,
+    cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
+    promptCacheKey: key,
+  };
 }

@@ -16,15 +16,17 @@ import type {
 import {
   copyBlocks,
   detectOtherProvider,
+  historyToSend,
   isObject,
   readLimit,
   readModel,
 } from "../_conversation_shared.ts";
-import { promptCacheKey } from "./cache_key.ts";
 import {
   adapterOptions,
+  markedAdapter,
   markOpenAIEnds,
   parseArguments,
+  stepCache,
 } from "./conversation_shared.ts";
 import {
   breakpointOf,
@@ -113,23 +115,9 @@ function responsesBuild(
       content: [{ type: "input_text", text: input.update }],
     });
   }
-  const history = [...input.history, ...tail];
-  if (history.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
-  const key = typeof input.state.promptCacheKey === "string"
-    ? input.state.promptCacheKey
-    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
+  const history = historyToSend(input.history, tail);
   const pause = input.awaiting === "person";
-  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
-    ? undefined
-    : pause
-    ? { mode: "explicit", ttl: "12h" }
-    : options.cache;
+  const { key, mark } = stepCache(input, options);
   const { items, marks } = markOpenAIEnds(
     history,
     input.previousLength,
@@ -141,13 +129,10 @@ function responsesBuild(
         ? { key: "output", parts: item.output }
         : undefined,
   );
-  const fields = mark === undefined
-    ? toResponses(input.assembly, { ...options.adapter })
-    : toResponses(input.assembly, {
-      ...options.adapter,
-      cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
-      promptCacheKey: key,
-    });
+  const fields = toResponses(
+    input.assembly,
+    markedAdapter(options.adapter, { key, mark }),
+  );
   const system = "system" in fields
     ? fields.system
     : { role: "system" as const, content: fields.instructions };

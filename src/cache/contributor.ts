@@ -56,37 +56,23 @@ export function attributeChange(
   const brokenBy = diff.cache.brokenBy;
   if (brokenBy?.startsWith("tool:")) {
     const name = brokenBy.slice("tool:".length);
-    const { added, removed, changed } = diff.tools;
     const origin = find(current.tools, name) ?? find(previous.tools, name);
     return {
       kind: "tool",
       name,
-      change: added.includes(name)
-        ? "added"
-        : removed.includes(name)
-        ? "removed"
-        : changed.includes(name)
-        ? "changed"
-        : "reordered",
+      change: changeOf(name, diff.tools),
       ...originOf(origin),
       brokenBy,
     };
   }
   if (brokenBy?.startsWith("section:")) {
     const name = brokenBy.slice("section:".length);
-    const { added, removed, changed } = diff.sections;
     const origin: SectionOrigin | undefined = find(current.sections, name) ??
       find(previous.sections, name);
     const contributor: CacheContributor = {
       kind: "section",
       name,
-      change: added.includes(name)
-        ? "added"
-        : removed.includes(name)
-        ? "removed"
-        : changed.includes(name)
-        ? "changed"
-        : "reordered",
+      change: changeOf(name, diff.sections),
       ...originOf(origin),
       brokenBy,
     };
@@ -108,6 +94,20 @@ export function attributeChange(
     find(previous.tools, name)?.inactiveBy;
   if (gate !== undefined) contributor.gate = gate;
   return contributor;
+}
+
+/** How `name` changed between two lists a diff compared. */
+function changeOf(
+  name: string,
+  { added, removed, changed }: {
+    added: readonly string[];
+    removed: readonly string[];
+    changed: readonly string[];
+  },
+): CacheContributor["change"] {
+  if (added.includes(name)) return "added";
+  if (removed.includes(name)) return "removed";
+  return changed.includes(name) ? "changed" : "reordered";
 }
 
 /** The first changed variable the section's text references. */

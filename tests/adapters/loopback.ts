@@ -1,15 +1,14 @@
 /**
- * A recording HTTP server on 127.0.0.1 for the SDK round trips: it answers
- * each model API with a minimal valid response so the real clients resolve,
- * and records every request body byte for byte. Bounded in requests, body
- * size and time; always closed. Imported only by the `*_sdk_test.ts` files.
+ * The loopback servers of the SDK round trips: HTTP on 127.0.0.1 that reads
+ * each request body byte for byte, answers it with JSON the real clients
+ * accept, and is always closed. `serveLoopback` is the one server;
+ * `withLoopback` answers each model API with a minimal valid response,
+ * `withScript` answers with the next reply of a script (the model's side of
+ * a conversation). Bounded in requests, body size and time. Imported only by
+ * the `*_sdk_test.ts` files and the demo.
  */
 
-import {
-  createServer,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One request the server received. */
@@ -19,67 +18,104 @@ export interface RecordedRequest {
   body: string;
 }
 
+/** How long a loopback run may take. */
+export interface LoopbackOptions {
+  /** Fail the run after this many milliseconds (default 20 000). */
+  timeLimitMs?: number;
+}
+
 const MAX_REQUESTS = 16;
 const MAX_BODY_BYTES = 1 << 20;
 const TIME_LIMIT_MS = 20_000;
+/** The tokens a reply reports, in Anthropic's names. */
+type TokenUsage = { input_tokens: number; output_tokens: number };
 
-const CHAT_COMPLETION = {
-  id: "chatcmpl-loopback",
-  object: "chat.completion",
-  created: 0,
-  model: "gpt-loopback",
-  choices: [{
-    index: 0,
-    message: { role: "assistant", content: "ok", refusal: null },
-    finish_reason: "stop",
-    logprobs: null,
-  }],
-  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-};
+const LOOPBACK_USAGE: TokenUsage = { input_tokens: 1, output_tokens: 1 };
 
-const RESPONSE = {
-  id: "resp_loopback",
-  object: "response",
-  created_at: 0,
-  status: "completed",
-  model: "gpt-loopback",
-  output: [{
-    type: "message",
+/** A whole Anthropic `Message` with `content`. */
+export function anthropicMessage(
+  content: unknown[],
+  usage: TokenUsage = LOOPBACK_USAGE,
+): Record<string, unknown> {
+  return {
     id: "msg_loopback",
-    status: "completed",
+    type: "message",
     role: "assistant",
-    content: [{ type: "output_text", text: "ok", annotations: [] }],
-  }],
-  parallel_tool_calls: true,
-  tool_choice: "auto",
-  tools: [],
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  metadata: {},
-  temperature: 1,
-  top_p: 1,
-  usage: {
-    input_tokens: 1,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 1,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 2,
-  },
-};
+    model: "claude-loopback",
+    content,
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage,
+  };
+}
 
-const MESSAGE = {
-  id: "msg_loopback",
+/** A whole OpenAI `ChatCompletion` whose one choice is `message`. */
+export function chatCompletion(
+  message: Record<string, unknown>,
+  usage: TokenUsage = LOOPBACK_USAGE,
+): Record<string, unknown> {
+  return {
+    id: "chatcmpl-loopback",
+    object: "chat.completion",
+    created: 0,
+    model: "gpt-loopback",
+    choices: [{
+      index: 0,
+      message: { refusal: null, ...message },
+      finish_reason: "stop",
+      logprobs: null,
+    }],
+    usage: {
+      prompt_tokens: usage.input_tokens,
+      completion_tokens: usage.output_tokens,
+      total_tokens: usage.input_tokens + usage.output_tokens,
+    },
+  };
+}
+
+/** A whole OpenAI Responses `Response` with `output`. */
+export function openaiResponse(
+  output: Record<string, unknown>[],
+  usage: TokenUsage = LOOPBACK_USAGE,
+): Record<string, unknown> {
+  return {
+    id: "resp_loopback",
+    object: "response",
+    created_at: 0,
+    status: "completed",
+    model: "gpt-loopback",
+    output,
+    parallel_tool_calls: true,
+    tool_choice: "auto",
+    tools: [],
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    metadata: {},
+    temperature: 1,
+    top_p: 1,
+    usage: {
+      input_tokens: usage.input_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.output_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.input_tokens + usage.output_tokens,
+    },
+  };
+}
+
+const MESSAGE = anthropicMessage([{ type: "text", text: "ok" }]);
+const CHAT_COMPLETION = chatCompletion({ role: "assistant", content: "ok" });
+const RESPONSE = openaiResponse([{
   type: "message",
+  id: "msg_loopback",
+  status: "completed",
   role: "assistant",
-  model: "claude-loopback",
-  content: [{ type: "text", text: "ok" }],
-  stop_reason: "end_turn",
-  stop_sequence: null,
-  usage: { input_tokens: 1, output_tokens: 1 },
-};
+  content: [{ type: "output_text", text: "ok", annotations: [] }],
+}]);
 
-function replyFor(path: string): unknown {
+/** The minimal valid answer of the model API at `path`, if any. */
+export function replyFor(path: string): unknown {
   if (path.endsWith("/chat/completions")) return CHAT_COMPLETION;
   if (path.endsWith("/responses")) return RESPONSE;
   if (path.endsWith("/messages")) return MESSAGE;
@@ -87,15 +123,31 @@ function replyFor(path: string): unknown {
 }
 
 /**
- * Starts the server on an ephemeral port, runs `body` with its base URL and
- * the requests recorded so far, and closes it whatever happens.
+ * Starts a server on an ephemeral port that answers each request with
+ * `answer(request)` (HTTP 200; `undefined` or a body over 1 MiB: HTTP 400),
+ * runs `run` with its base URL, and closes it whatever happens; the run
+ * fails after `timeLimitMs`.
  */
-export async function withLoopback<T>(
-  body: (baseURL: string, requests: RecordedRequest[]) => Promise<T>,
+export async function serveLoopback<T>(
+  answer: (request: RecordedRequest) => unknown,
+  run: (baseURL: string) => Promise<T>,
+  options: LoopbackOptions = {},
 ): Promise<T> {
-  const requests: RecordedRequest[] = [];
+  const timeLimitMs = options.timeLimitMs ?? TIME_LIMIT_MS;
   const server = createServer((request, response) => {
-    record(request, response, requests);
+    readBody(request).then((body) => {
+      const reply = body === undefined ? undefined : answer({
+        method: request.method ?? "",
+        path: request.url ?? "",
+        body,
+      });
+      response.writeHead(reply === undefined ? 400 : 200, {
+        "content-type": "application/json",
+      });
+      response.end(
+        JSON.stringify(reply ?? { error: { message: "rejected by loopback" } }),
+      );
+    }, () => response.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -106,14 +158,11 @@ export async function withLoopback<T>(
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`loopback run exceeded ${TIME_LIMIT_MS} ms`)),
-        TIME_LIMIT_MS,
+        () => reject(new Error(`loopback run exceeded ${timeLimitMs} ms`)),
+        timeLimitMs,
       );
     });
-    return await Promise.race([
-      body(`http://127.0.0.1:${port}`, requests),
-      timeout,
-    ]);
+    return await Promise.race([run(`http://127.0.0.1:${port}`), timeout]);
   } finally {
     clearTimeout(timer);
     server.closeAllConnections();
@@ -121,39 +170,61 @@ export async function withLoopback<T>(
   }
 }
 
-function record(
-  request: IncomingMessage,
-  response: ServerResponse,
-  requests: RecordedRequest[],
-): void {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  request.on("data", (chunk: Uint8Array) => {
-    size += chunk.length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-  });
-  request.on("end", () => {
-    const path = request.url ?? "";
-    const reply = replyFor(path);
-    if (requests.length >= MAX_REQUESTS || size > MAX_BODY_BYTES || !reply) {
-      response.writeHead(400, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: "rejected by loopback" } }),
-      );
-      return;
+/**
+ * Runs `body` with the base URL of a server answering each model API with
+ * a minimal valid response, and the requests recorded so far (at most 16;
+ * a request past them, or to another path, is answered with HTTP 400).
+ */
+export function withLoopback<T>(
+  body: (baseURL: string, requests: RecordedRequest[]) => Promise<T>,
+): Promise<T> {
+  const requests: RecordedRequest[] = [];
+  return serveLoopback((request) => {
+    const reply = replyFor(request.path);
+    if (requests.length >= MAX_REQUESTS || reply === undefined) {
+      return undefined;
     }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-    requests.push({
-      method: request.method ?? "",
-      path,
-      body: new TextDecoder().decode(bytes),
+    requests.push(request);
+    return reply;
+  }, (baseURL) => body(baseURL, requests));
+}
+
+/**
+ * Runs `body` with the base URL of a scripted server and the bodies
+ * received so far; request n is answered with `replies[n]` (past the end:
+ * HTTP 400).
+ */
+export function withScript<T>(
+  replies: readonly unknown[],
+  body: (baseURL: string, received: string[]) => Promise<T>,
+): Promise<T> {
+  const received: string[] = [];
+  return serveLoopback((request) => {
+    const reply = replies[received.length];
+    received.push(request.body);
+    return reply;
+  }, (baseURL) => body(baseURL, received));
+}
+
+/** The request body as text, or `undefined` when it is over 1 MiB. */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    request.on("data", (chunk: Uint8Array) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify(reply));
+    request.on("end", () => {
+      if (size > MAX_BODY_BYTES) return resolve(undefined);
+      const bytes = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, offset);
+        offset += chunk.length;
+      }
+      resolve(new TextDecoder().decode(bytes));
+    });
+    request.on("error", reject);
   });
 }

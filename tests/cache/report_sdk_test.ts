@@ -4,9 +4,6 @@
 // bodies that reached the wire.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import {
@@ -16,40 +13,13 @@ import {
   type ReportedRequest,
   simulateCache,
 } from "../../src/cache/mod.ts";
+import { openaiResponse, withScript } from "../adapters/loopback.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, type Step } from "./agent_fixture.ts";
 import { anthropicUsage, responsesResponse } from "./reported_fixtures.ts";
 
 const countTokens = (text: string): number => Math.ceil(text.length / 4);
 const MINUTE = 60_000;
-
-/** A server on 127.0.0.1 answering each request with the next reply. */
-async function withServer<T>(
-  replies: unknown[],
-  body: (baseURL: string, received: unknown[]) => Promise<T>,
-): Promise<T> {
-  const received: unknown[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Uint8Array[] = [];
-    request.on("data", (chunk: Uint8Array) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      const reply = replies.shift();
-      response.writeHead(reply === undefined ? 400 : 200, {
-        "content-type": "application/json",
-      });
-      response.end(JSON.stringify(reply ?? { error: { message: "no reply" } }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const { port } = server.address() as AddressInfo;
-    return await body(`http://127.0.0.1:${port}`, received);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 /** A whole `Message` as the API sends it. */
 function message(
@@ -111,7 +81,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
         reply(4, { type: "unavailable" }),
         reply(5, { type: "unavailable" }, 0), // evicted
       ];
-      const requests = await withServer(replies, async (baseURL, received) => {
+      const requests = await withScript(replies, async (baseURL, received) => {
         const client = new Anthropic({
           apiKey: "sk-loopback",
           baseURL,
@@ -127,7 +97,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
           const answer = await client.messages.create(params);
           previousId = answer.id;
           requests.push({
-            body: received[index], // the body as it reached the wire
+            body: JSON.parse(received[index]), // the body as it reached the wire
             usage: readReportedUsage(answer, "anthropic"),
             time,
             explanation,
@@ -185,19 +155,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
       payload: ReturnType<typeof responsesResponse>,
     ): OpenAI.Responses.Response =>
       ({
-        object: "response",
-        created_at: 0,
-        status: "completed",
-        output: [],
-        parallel_tool_calls: true,
-        tool_choice: "auto",
-        tools: [],
-        error: null,
-        incomplete_details: null,
-        instructions: null,
-        metadata: {},
-        temperature: 1,
-        top_p: 1,
+        ...openaiResponse([]),
         ...payload,
       }) as unknown as OpenAI.Responses.Response;
     const replies = [
@@ -209,7 +167,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
         comparison_reusable_tokens: 1925,
       })),
     ];
-    const requests = await withServer(replies, async (baseURL, received) => {
+    const requests = await withScript(replies, async (baseURL, received) => {
       const client = new OpenAI({
         apiKey: "sk-loopback",
         baseURL,
@@ -226,7 +184,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
         });
         previous = answer.id;
         requests.push({
-          body: received[index],
+          body: JSON.parse(received[index]),
           usage: readReportedUsage(answer, "openai-responses"),
         });
       }

@@ -184,53 +184,54 @@ function at(response: unknown, path: string): unknown {
   return value;
 }
 
+/** Checks `check` on what `readReportedUsage` reads from any response. */
+function forEveryReading(
+  check: (
+    reading: { response: unknown; source: UsageSource; usage: ReportedUsage },
+  ) => void,
+): void {
+  fc.assert(
+    fc.property(
+      anyResponse,
+      fc.constantFrom(...SOURCES),
+      (response, source) =>
+        check({ response, source, usage: readReportedUsage(response, source) }),
+    ),
+    { seed: SEED, numRuns: RUNS },
+  );
+}
+
 describe("readReportedUsage (properties)", () => {
   it("never throws; counts are non-negative integers or undefined", () => {
-    fc.assert(
-      fc.property(
-        anyResponse,
-        fc.constantFrom(...SOURCES),
-        (response, source) => {
-          const usage = readReportedUsage(response, source);
-          assert.equal(usage.source, source);
-          for (const value of counts(usage)) {
-            assert.ok(isCountOrAbsent(value), `not a count: ${String(value)}`);
-          }
-          if (
-            usage.inputTokens !== undefined &&
-            usage.cacheReadTokens !== undefined &&
-            usage.cacheWriteTokens !== undefined && source === "anthropic"
-          ) {
-            assert.ok(
-              usage.inputTokens >=
-                usage.cacheReadTokens + usage.cacheWriteTokens,
-            );
-          }
-        },
-      ),
-      { seed: SEED, numRuns: RUNS },
-    );
+    forEveryReading(({ source, usage }) => {
+      assert.equal(usage.source, source);
+      for (const value of counts(usage)) {
+        assert.ok(isCountOrAbsent(value), `not a count: ${String(value)}`);
+      }
+      if (
+        usage.inputTokens !== undefined &&
+        usage.cacheReadTokens !== undefined &&
+        usage.cacheWriteTokens !== undefined && source === "anthropic"
+      ) {
+        assert.ok(
+          usage.inputTokens >=
+            usage.cacheReadTokens + usage.cacheWriteTokens,
+        );
+      }
+    });
   });
 
   it("names each malformed field with the very value found there", () => {
-    fc.assert(
-      fc.property(
-        anyResponse,
-        fc.constantFrom(...SOURCES),
-        (response, source) => {
-          const usage = readReportedUsage(response, source);
-          for (const { field, raw } of usage.malformed ?? []) {
-            assert.ok(Object.is(at(response, field), raw), field);
-            // A readable count is never a malformed count (objects, types and
-            // reasons are other checks).
-            if (/tokens$/i.test(field)) {
-              assert.ok(raw === undefined || !isCountOrAbsent(raw), field);
-            }
-          }
-        },
-      ),
-      { seed: SEED, numRuns: RUNS },
-    );
+    forEveryReading(({ response, usage }) => {
+      for (const { field, raw } of usage.malformed ?? []) {
+        assert.ok(Object.is(at(response, field), raw), field);
+        // A readable count is never a malformed count (objects, types and
+        // reasons are other checks).
+        if (/tokens$/i.test(field)) {
+          assert.ok(raw === undefined || !isCountOrAbsent(raw), field);
+        }
+      }
+    });
   });
 
   it("keeps the raw value of a diagnosis it cannot name", () => {

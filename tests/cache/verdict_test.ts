@@ -47,6 +47,17 @@ function answer(
   );
 }
 
+/** The judgement of step `index` of `requests` against the step before. */
+function judgeStep(
+  requests: readonly ReportedRequest[],
+  index: number,
+): ReturnType<typeof judgeRequest> {
+  return judgeRequest(
+    { previous: requests[index - 1], current: requests[index] },
+    options,
+  );
+}
+
 describe("judgeRequest and cacheReport (Anthropic session)", () => {
   let dispose: (() => Promise<void>) | undefined;
   afterEach(async () => {
@@ -95,10 +106,7 @@ describe("judgeRequest and cacheReport (Anthropic session)", () => {
 
   it("reads a normal step as no miss", async () => {
     const requests = await session();
-    const judgement = judgeRequest(
-      { previous: requests[0], current: requests[1] },
-      options,
-    );
+    const judgement = judgeStep(requests, 1);
     assert.equal(judgement.missed, false);
     assert.equal(judgement.verdict, undefined);
     assert.equal(judgement.readLessThanItCould, false);
@@ -106,10 +114,7 @@ describe("judgeRequest and cacheReport (Anthropic session)", () => {
 
   it("names the section and the variable behind a layout miss", async () => {
     const requests = await session();
-    const judgement = judgeRequest(
-      { previous: requests[1], current: requests[2] },
-      options,
-    );
+    const judgement = judgeStep(requests, 2);
     assert.equal(judgement.missed, true);
     assert.equal(judgement.verdict, "layout");
     assert.deepEqual(judgement.change, { region: "system", block: "system:0" });
@@ -129,10 +134,7 @@ describe("judgeRequest and cacheReport (Anthropic session)", () => {
 
   it("names the tool source behind a changed tool list", async () => {
     const requests = await session();
-    const judgement = judgeRequest(
-      { previous: requests[2], current: requests[3] },
-      options,
-    );
+    const judgement = judgeStep(requests, 3);
     assert.equal(judgement.verdict, "layout");
     assert.equal(judgement.change?.region, "tools");
     assert.equal(judgement.provider.reason, "tools_changed");
@@ -144,20 +146,14 @@ describe("judgeRequest and cacheReport (Anthropic session)", () => {
 
   it("tells a lapse from an eviction", async () => {
     const requests = await session();
-    const lapse = judgeRequest(
-      { previous: requests[3], current: requests[4] },
-      options,
-    );
+    const lapse = judgeStep(requests, 4);
     assert.equal(lapse.verdict, "provider");
     assert.equal(lapse.expired, true);
     assert.equal(lapse.lifetimeMs, 5 * MINUTE);
     assert.equal(lapse.change, undefined);
     assert.equal(lapse.readLessThanItCould, true);
     assert.equal(lapse.contributor, undefined);
-    const eviction = judgeRequest(
-      { previous: requests[4], current: requests[5] },
-      options,
-    );
+    const eviction = judgeStep(requests, 5);
     assert.equal(eviction.verdict, "provider");
     assert.equal(eviction.expired, false);
     assert.equal(eviction.estimatePredictsMiss, false);

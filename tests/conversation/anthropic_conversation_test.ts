@@ -33,6 +33,24 @@ function lastBlock(body: AnthropicConversationBody): Record<string, unknown> {
   return content.at(-1) as Record<string, unknown>;
 }
 
+/**
+ * A conversation whose first request listed a_tool and c_tool, answered;
+ * then c_tool drops (its MCP server goes away) and the user speaks again.
+ */
+async function afterDroppedTool(a: ReturnType<typeof agent>): Promise<{
+  conv: ReturnType<typeof anthropicConversation>;
+  first: AnthropicConversationBody;
+}> {
+  a.tools = [schema("a_tool"), schema("c_tool")];
+  const conv = anthropicConversation(a.prompt, OPTIONS);
+  conv.user("Go.");
+  const first = await conv.request();
+  conv.record(message([{ type: "text", text: "Done." }]));
+  a.tools = [schema("a_tool")]; // c_tool drops
+  conv.user("Again.");
+  return { conv, first };
+}
+
 describe("anthropicConversation", () => {
   it("runs a tool round trip: runtime context after the results, the last block marked", async () => {
     const a = agent();
@@ -255,13 +273,7 @@ describe("anthropicConversation", () => {
 
   it("keeps a dropped tool listed and inactive, and rebuilds once for an added one", async () => {
     const a = agent();
-    a.tools = [schema("a_tool"), schema("c_tool")];
-    const conv = anthropicConversation(a.prompt, OPTIONS);
-    conv.user("Go.");
-    const first = await conv.request();
-    conv.record(message([{ type: "text", text: "Done." }]));
-    a.tools = [schema("a_tool")]; // c_tool dropped
-    conv.user("Again.");
+    const { conv, first } = await afterDroppedTool(a);
     const second = await conv.request();
     assert.equal(JSON.stringify(second.tools), JSON.stringify(first.tools));
     conv.record(message([toolUse("t1", "c_tool")]));
@@ -286,13 +298,7 @@ describe("anthropicConversation", () => {
 
   it("makes a dropped tool active again when its server comes back, the tools block unchanged", async () => {
     const a = agent();
-    a.tools = [schema("a_tool"), schema("c_tool")];
-    const conv = anthropicConversation(a.prompt, OPTIONS);
-    conv.user("Go.");
-    const first = await conv.request();
-    conv.record(message([{ type: "text", text: "Done." }]));
-    a.tools = [schema("a_tool")]; // the MCP server of c_tool drops
-    conv.user("Again.");
+    const { conv, first } = await afterDroppedTool(a);
     await conv.request();
     assert.deepEqual(conv.record(message([toolUse("t1", "c_tool")])), []);
     a.tools = [schema("a_tool"), schema("c_tool")]; // it reconnects

@@ -21,64 +21,50 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, continues, markCount } from "./helpers.ts";
-import { withScript } from "./scripted_loopback.ts";
+import {
+  anthropicMessage,
+  chatCompletion,
+  openaiResponse,
+  withScript,
+} from "../adapters/loopback.ts";
 
 const USAGE = { input_tokens: 100, output_tokens: 5 };
 
 function anthropicReply(content: unknown[]): unknown {
-  return {
-    id: "msg_loopback",
-    type: "message",
-    role: "assistant",
-    model: "claude-loopback",
-    content,
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage: USAGE,
-  };
+  return anthropicMessage(content, USAGE);
 }
 
 function chatReply(message: Record<string, unknown>): unknown {
-  return {
-    id: "chatcmpl-loopback",
-    object: "chat.completion",
-    created: 0,
-    model: "gpt-loopback",
-    choices: [{
-      index: 0,
-      message: { refusal: null, ...message },
-      finish_reason: "stop",
-      logprobs: null,
-    }],
-    usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 },
-  };
+  return chatCompletion(message, USAGE);
 }
 
 function responsesReply(output: Record<string, unknown>[]): unknown {
-  return {
-    id: "resp_loopback",
-    object: "response",
-    created_at: 0,
-    status: "completed",
-    model: "gpt-loopback",
-    output,
-    parallel_tool_calls: true,
-    tool_choice: "auto",
-    tools: [],
-    error: null,
-    incomplete_details: null,
-    instructions: null,
-    metadata: {},
-    temperature: 1,
-    top_p: 1,
-    usage: {
-      input_tokens: 100,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 105,
-    },
-  };
+  return openaiResponse(output, USAGE);
+}
+
+/**
+ * The three steps every form takes: "Fix the test." answered with a tool
+ * call, its result sent back, then the branch changes and "Thanks.".
+ */
+async function threeSteps<Answer>(
+  a: ReturnType<typeof agent>,
+  conv: {
+    user(text: string): unknown;
+    record(answer: Answer): readonly { id: string; name: string }[];
+    toolResult(id: string, content: string): unknown;
+  },
+  send: () => Promise<Answer>,
+): Promise<void> {
+  conv.user("Fix the test.");
+  for (let step = 0; step < 3; step++) {
+    for (const call of conv.record(await send())) {
+      conv.toolResult(call.id, `contents of ${call.name}`);
+    }
+    if (step === 1) {
+      a.branch = "fix/test";
+      conv.user("Thanks.");
+    }
+  }
 }
 
 /** Checks the prefix property and the marks of the bodies received. */
@@ -144,19 +130,12 @@ describe(
           model: "claude-loopback",
           max_tokens: 256,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const message: Anthropic.Message = await client.messages.create(
             await conv.request(),
           );
-          for (const call of conv.record(message)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return message;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(
@@ -193,18 +172,11 @@ describe(
           model: "gpt-loopback",
           cache: true,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const completion: OpenAI.Chat.ChatCompletion = await client.chat
             .completions.create(await conv.request());
-          for (const call of conv.record(completion)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return completion;
+        });
         checkBodies(received);
         const keys = received.map((text) => JSON.parse(text).prompt_cache_key);
         assert.equal(new Set(keys).size, 1);
@@ -243,18 +215,11 @@ describe(
           model: "gpt-loopback",
           cache: true,
         });
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const response: OpenAI.Responses.Response = await client.responses
             .create(await conv.request(undefined, { awaiting: "person" }));
-          for (const call of conv.record(response)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return response;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(last.prompt_cache_options, { ttl: "12h" });
@@ -280,22 +245,15 @@ describe(
           "claude-loopback",
         );
         const conv = aiSdkConversation(a.prompt);
-        conv.user("Fix the test.");
-        for (let step = 0; step < 3; step++) {
+        await threeSteps(a, conv, async () => {
           const result = await generateText({
             model,
             maxRetries: 0,
             maxOutputTokens: 256,
             ...await conv.request(),
           });
-          for (const call of conv.record(result)) {
-            conv.toolResult(call.id, `contents of ${call.name}`);
-          }
-          if (step === 1) {
-            a.branch = "fix/test";
-            conv.user("Thanks.");
-          }
-        }
+          return result;
+        });
         checkBodies(received);
         const last = JSON.parse(received[2]);
         assert.deepEqual(

@@ -42,6 +42,15 @@ export interface Form {
   answer(calls: { id: string; name: string }[]): never;
 }
 
+/** The model's Anthropic answer: the calls asked for, or "Done.". */
+function anthropicAnswer(calls: readonly { id: string; name: string }[]) {
+  return message(
+    calls.length === 0
+      ? [{ type: "text", text: "Done." }]
+      : calls.map(({ id, name }) => toolUse(id, name)),
+  );
+}
+
 export const FORMS: readonly Form[] = [
   {
     name: "anthropic",
@@ -56,12 +65,7 @@ export const FORMS: readonly Form[] = [
         prompt,
         recording,
       ) as unknown as AnyConversation,
-    answer: (calls) =>
-      message(
-        calls.length === 0
-          ? [{ type: "text", text: "Done." }]
-          : calls.map(({ id, name }) => toolUse(id, name)),
-      ) as never,
+    answer: (calls) => anthropicAnswer(calls) as never,
   },
   {
     name: "anthropic-inline",
@@ -78,12 +82,7 @@ export const FORMS: readonly Form[] = [
         recording,
         { toolChanges: "inline" },
       ) as unknown as AnyConversation,
-    answer: (calls) =>
-      message(
-        calls.length === 0
-          ? [{ type: "text", text: "Done." }]
-          : calls.map(({ id, name }) => toolUse(id, name)),
-      ) as never,
+    answer: (calls) => anthropicAnswer(calls) as never,
   },
   {
     name: "openai-chat",
