@@ -62,7 +62,7 @@ describe("report's text and chart", () => {
     const text = lines.join("\n");
     assert.match(
       text,
-      /step 4: layout: .*\n    contributor: tool browse \(added\) registered by registry\/mcp/,
+      /step 4: layout: .*\n {4}contributor: tool browse \(added\) registered by registry\/mcp/,
     );
     assert.match(text, /^Observed: hit ratio \d/m);
     assert.match(text, /^Simulated: hit ratio \d/m);
