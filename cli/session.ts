@@ -19,7 +19,7 @@ import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
-import type { Way, WayWire } from "./readme_way.ts";
+import { plainMessages, type Way, type WayWire } from "./readme_way.ts";
 import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
@@ -138,6 +138,13 @@ export interface RunOptions {
   timeoutMs?: number;
   /** The session's path, for the time limit's line. */
   source?: string;
+  /**
+   * A harness restart before step `at`: the session is disposed and
+   * `session()` builds it afresh (a fresh registry), its first `at` steps
+   * run again to bring it to the same point (their requests are not
+   * built), and each way resumes its saved state.
+   */
+  restart?: { at: number; session: () => Promise<CacheSession> };
 }
 
 /**
@@ -150,11 +157,12 @@ export interface RunOptions {
  * in time, naming the step
  */
 export async function runSession(
-  session: CacheSession,
+  first: CacheSession,
   ways: Readonly<Record<string, Way>>,
   options: RunOptions = {},
 ): Promise<RunStep[]> {
   const { timeoutMs } = options;
+  let session = first;
   const label = options.source === undefined
     ? "the session"
     : `session ${options.source}`;
@@ -166,18 +174,37 @@ export async function runSession(
   let failed = false;
   try {
     const count = Math.min(session.steps.length, options.limit ?? Infinity);
+    const runOne = (index: number) =>
+      within(
+        {
+          timeoutMs,
+          what: `${label}: step ${index}`,
+          why: "its step function never answered",
+        },
+        () => runStep(session.steps[index], index),
+      );
     for (let index = 0; index < count; index++) {
       let request: SessionRequest;
       let assembly: PromptAssembly;
+      const resumed = options.restart?.at === index && index > 0;
+      if (resumed) {
+        await disposeWithin(session, { timeoutMs, label });
+        session = await options.restart!.session();
+        try {
+          for (let replayed = 0; replayed < index; replayed++) {
+            await runOne(replayed);
+          }
+        } catch (error) {
+          if (error instanceof CliError) throw error;
+          throw new CliError(
+            `replaying the session up to step ${index} failed: ${
+              describeError(error)
+            }`,
+          );
+        }
+      }
       try {
-        request = await within(
-          {
-            timeoutMs,
-            what: `${label}: step ${index}`,
-            why: "its step function never answered",
-          },
-          () => runStep(session.steps[index], index),
-        );
+        request = await runOne(index);
         const context = request.scope === undefined
           ? { ...request.context }
           : { ...request.context, scope: request.scope };
@@ -197,6 +224,7 @@ export async function runSession(
       time = request.time ?? time + STEP_INTERVAL;
       const previous = last.get(thread);
       const bodies = new Map<string, Record<WayWire, unknown>>();
+      const messages = plainMessages(request.messages);
       for (const [name, way] of Object.entries(ways)) {
         const build = (wire: WayWire) =>
           way({
@@ -204,14 +232,16 @@ export async function runSession(
             thread,
             assembly,
             previous,
-            messages: request.messages,
+            messages,
+            request,
             volatileSections,
             state: stateOf(states, `${name}\u0000${wire}\u0000${thread}`),
+            ...(resumed ? { resumed } : {}),
           });
         try {
           bodies.set(name, {
-            anthropic: build("anthropic"),
-            openai: build("openai"),
+            anthropic: await build("anthropic"),
+            openai: await build("openai"),
           });
         } catch (error) {
           throw new CliError(
@@ -226,7 +256,7 @@ export async function runSession(
         assembly,
         previous,
         before: steps.at(-1)?.assembly,
-        messages: request.messages,
+        messages,
         bodies,
       });
       last.set(thread, assembly);

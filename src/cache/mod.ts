@@ -69,6 +69,8 @@ export type {
   CacheTotals,
   CountTokens,
   SessionMessage,
+  SessionToolCall,
+  SessionToolResult,
   SessionRequest,
   SessionStep,
   SessionStepState,
