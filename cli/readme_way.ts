@@ -13,7 +13,10 @@
  *   assistant turn is the answer to the pending request (`record()`, its
  *   tool calls as the provider's own blocks), a user turn's tool results
  *   go to `toolResult()` and its text to `user()`;
- * - then `request(context, { awaiting })` builds the step's body.
+ * - then `request(context, { awaiting })` builds the step's body; on
+ *   OpenAI a request awaiting a person also asks for
+ *   `prompt_cache_retention: "24h"` (automatic caching's extended
+ *   retention, which the conversation leaves to the harness).
  *
  * A conversation the session rewrote (compacted) starts a new conversation.
  * On the first step after a restart (`resumed`), each conversation is saved
@@ -29,7 +32,10 @@ import {
   anthropicConversation,
   resumeAnthropicConversation,
 } from "../adapters/anthropic.ts";
-import { chatConversation, resumeChatConversation } from "../adapters/openai.ts";
+import {
+  chatConversation,
+  resumeChatConversation,
+} from "../adapters/openai.ts";
 import type {
   SessionMessage,
   SessionRequest,
@@ -73,7 +79,11 @@ export type Way = (
 /** The part of a conversation the way drives (every provider form has it). */
 interface Driven {
   user(input: string): void;
-  toolResult(id: string, content: string, options?: { isError?: boolean }): void;
+  toolResult(
+    id: string,
+    content: string,
+    options?: { isError?: boolean },
+  ): void;
   request(
     context?: unknown,
     options?: { awaiting?: "person" | "agent" },
@@ -151,11 +161,15 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       }
     }
     memory.seen = [...messages];
-    const body = await conversation.request(undefined, {
-      awaiting: input.request.awaiting ?? "agent",
-    });
+    const awaiting = input.request.awaiting ?? "agent";
+    const body = await conversation.request(undefined, { awaiting });
     memory.pending = true;
-    return body as Record<string, unknown>;
+    // OpenAI automatic caching (models before explicit marks) keeps a
+    // prefix in memory for minutes; a harness that waits for a person asks
+    // for the extended retention itself (SPEC 9.8: on request).
+    return input.wire === "openai" && awaiting === "person"
+      ? { ...body as Record<string, unknown>, prompt_cache_retention: "24h" }
+      : body as Record<string, unknown>;
   };
 }
 
@@ -253,7 +267,10 @@ function answerOf(
           tool_calls: calls.map((call) => ({
             id: call.id,
             type: "function",
-            function: { name: call.name, arguments: JSON.stringify(call.input) },
+            function: {
+              name: call.name,
+              arguments: JSON.stringify(call.input),
+            },
           })),
         }),
       },

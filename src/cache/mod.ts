@@ -69,11 +69,11 @@ export type {
   CacheTotals,
   CountTokens,
   SessionMessage,
-  SessionToolCall,
-  SessionToolResult,
   SessionRequest,
   SessionStep,
   SessionStepState,
+  SessionToolCall,
+  SessionToolResult,
   SimulateCacheOptions,
 } from "./types.ts";
 export { readReportedUsage } from "./reported.ts";
