@@ -99,6 +99,10 @@ interface LoopState {
   seen?: readonly SessionMessage[];
   /** A request was built and waits for its answer. */
   pending?: boolean;
+  /** Who answers next, as the pending request said. */
+  awaiting?: "person" | "agent";
+  /** Of `seen`, the messages the conversation has committed. */
+  committed?: number;
   /** The assembly the conversation's next request() reads. */
   assembly?: PromptAssembly;
   toolChanges?: "rebuild" | "inline";
@@ -127,8 +131,9 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     if (!grew || memory.conversation === undefined) {
       // The first step, or the harness rewrote the conversation (compacted
       // it): a new conversation, which sends the whole runtime context.
-      memory.conversation = start(input.wire, memory, toolChanges);
+      memory.conversation = start(input, memory, toolChanges);
       memory.seen = [];
+      memory.committed = 0;
       memory.pending = false;
       memory.toolChanges = toolChanges;
     } else if (toolChanges !== memory.toolChanges) {
@@ -138,32 +143,38 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
           `conversation's tool changes are fixed by its first step`,
       );
     } else if (input.resumed === true) {
+      // The harness restarted while its last request was in flight: the
+      // conversation resumes from what it recorded, is given that
+      // request's inputs again and rebuilds it (a retry: the same body).
       memory.conversation = resume(input.wire, memory, toolChanges);
+      const inputs = memory.seen!.slice(memory.committed ?? 0);
+      if (memory.pending === true) {
+        for (const message of inputs) give(memory.conversation, message);
+        await memory.conversation.request(undefined, {
+          awaiting: memory.awaiting,
+        });
+      }
     }
     memory.assembly = input.assembly;
     const conversation = memory.conversation;
-    for (const message of messages.slice(memory.seen!.length)) {
+    const seen = memory.seen!.length;
+    for (const [at, message] of messages.slice(seen).entries()) {
       if (message.role === "assistant") {
         // An answer needs a request: a history the session starts with is
         // replayed through requests that are not sent.
         if (memory.pending !== true) await conversation.request();
         conversation.record(answerOf(input.wire, message, memory));
         memory.pending = false;
+        memory.committed = seen + at + 1;
         continue;
       }
-      for (const result of message.toolResults ?? []) {
-        conversation.toolResult(result.id, result.content, {
-          isError: result.isError ?? false,
-        });
-      }
-      if (message.content !== "" || message.toolResults === undefined) {
-        conversation.user(message.content);
-      }
+      give(conversation, message);
     }
     memory.seen = [...messages];
     const awaiting = input.request.awaiting ?? "agent";
     const body = await conversation.request(undefined, { awaiting });
     memory.pending = true;
+    memory.awaiting = awaiting;
     // OpenAI automatic caching (models before explicit marks) keeps a
     // prefix in memory for minutes; a harness that waits for a person asks
     // for the extended retention itself (SPEC 9.8: on request).
@@ -171,6 +182,18 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       ? { ...body as Record<string, unknown>, prompt_cache_retention: "24h" }
       : body as Record<string, unknown>;
   };
+}
+
+/** A user turn's tool results and text, as inputs of the next request. */
+function give(conversation: Driven, message: SessionMessage): void {
+  for (const result of message.toolResults ?? []) {
+    conversation.toolResult(result.id, result.content, {
+      isError: result.isError ?? false,
+    });
+  }
+  if (message.content !== "" || message.toolResults === undefined) {
+    conversation.user(message.content);
+  }
 }
 
 /** The README's way (see the module documentation). */
@@ -184,13 +207,16 @@ function promptOf(memory: LoopState): {
 }
 
 function start(
-  wire: WayWire,
+  { wire, thread }: WayInput,
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
 ): Driven {
   const prompt = promptOf(memory);
+  // A session id of the thread's own: runs of a session build the same
+  // bytes (OpenAI's prompt_cache_key included).
+  const session = `simulate-${thread}`;
   if (wire === "anthropic") {
-    const options = { model: MODEL.anthropic, max_tokens: 4096 };
+    const options = { model: MODEL.anthropic, max_tokens: 4096, session };
     return (toolChanges === "inline"
       ? anthropicConversation(prompt, { ...options, toolChanges })
       : anthropicConversation(prompt, options)) as unknown as Driven;
@@ -198,6 +224,7 @@ function start(
   return chatConversation(prompt, {
     model: MODEL.openai,
     cache: true,
+    session,
   }) as unknown as Driven;
 }
 
