@@ -27,7 +27,7 @@
  * @module
  */
 
-import type { PromptAssembly } from "../mod.ts";
+import { type PromptAssembly, SystemPromptError } from "../mod.ts";
 import {
   anthropicConversation,
   resumeAnthropicConversation,
@@ -137,10 +137,11 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       memory.pending = false;
       memory.toolChanges = toolChanges;
     } else if (toolChanges !== memory.toolChanges) {
-      throw new Error(
-        `the step asks for toolChanges "${toolChanges}", but thread ` +
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `The step asks for toolChanges "${toolChanges}", but thread ` +
           `"${input.thread}" started with "${memory.toolChanges}"; a ` +
-          `conversation's tool changes are fixed by its first step`,
+          `conversation's tool changes are fixed by its first step.`,
       );
     } else if (input.resumed === true) {
       // The harness restarted while its last request was in flight: the

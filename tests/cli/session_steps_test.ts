@@ -11,6 +11,7 @@ import { SystemPrompt } from "../../mod.ts";
 import type { SessionStep } from "../../src/cache/mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { CliError } from "../../cli/cli_error.ts";
+import { readmeWay } from "../../cli/readme_way.ts";
 
 const HELLO = [{ role: "user" as const, content: "Hello." }];
 
@@ -97,6 +98,23 @@ describe("rxprompt simulate: a step's result", () => {
     );
     assert.equal(messages[2].content, "[result c1]\ntext of a");
     assert.deepEqual(steps[1].messages, messages);
+  });
+
+  it("keeps a thread's tool changes as its first step set them", async () => {
+    await assert.rejects(
+      runSession(
+        session(() => ({ messages: HELLO, toolChanges: "inline" })),
+        { readme: readmeWay },
+      ),
+      (error) => {
+        assert.ok(error instanceof CliError, String(error));
+        assert.match(
+          error.message,
+          /^step 1: the readme way failed: INVALID_CONFIG: .*toolChanges "inline".*"main" started with "rebuild"/,
+        );
+        return true;
+      },
+    );
   });
 
   const bad: [string, () => unknown, RegExp][] = [
