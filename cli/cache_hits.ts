@@ -7,7 +7,7 @@
  * @module
  */
 
-import { toMessages } from "../adapters/anthropic.ts";
+import { toMessages } from "../adapters/anthropic/mod.ts";
 import type { PromptAssembly } from "../mod.ts";
 
 /** One cache marker of a request, in wire order (tools, then system). */

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { toMessages } from "../adapters/anthropic.ts";
+import { toMessages } from "../adapters/anthropic/mod.ts";
 import {
   type AssembleContext,
   type PromptExplanation,

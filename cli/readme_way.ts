@@ -31,11 +31,11 @@ import { type PromptAssembly, SystemPromptError } from "../mod.ts";
 import {
   anthropicConversation,
   resumeAnthropicConversation,
-} from "../adapters/anthropic.ts";
+} from "../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   resumeChatConversation,
-} from "../adapters/openai.ts";
+} from "../adapters/openai/mod.ts";
 import type {
   SessionMessage,
   SessionRequest,

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { toMessages } from "../adapters/anthropic.ts";
-import { toChatCompletions, toResponses } from "../adapters/openai.ts";
+import { toMessages } from "../adapters/anthropic/mod.ts";
+import { toChatCompletions, toResponses } from "../adapters/openai/mod.ts";
 import type { Args, Format } from "./args.ts";
 import {
   describeTarget,

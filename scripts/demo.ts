@@ -40,12 +40,14 @@ import {
   type Registrar,
   renderPrompt,
   renderRuntimeContext,
-  runtimeContextUpdate,
   SystemPrompt,
   TOOL_GUIDANCE_ORDER,
   TOOL_ORDER_REST,
 } from "../mod.ts";
-import { toMessages } from "../adapters/anthropic.ts";
+import {
+  anthropicConversation,
+  type AnthropicConversationBody,
+} from "../adapters/anthropic/mod.ts";
 import { recordOneRequest } from "./_recording_server.ts";
 
 interface Agent {
@@ -72,7 +74,7 @@ prompt.variable("model", (context) => context.scope?.model);
 prompt.variable("cwd", cwd$);
 // Volatile facts stay out of the system prompt (its bytes stay stable and
 // cacheable): the model gets them after the conversation's last message,
-// only when they changed (runtimeContextUpdate; see printWireRequest).
+// only when they changed (the conversation does it; see printWireRequest).
 prompt.runtimeContext({
   name: "date",
   order: 0,
@@ -234,42 +236,16 @@ function printExplanation(explanation: PromptExplanation): void {
 /**
  * One agent's step through the real Anthropic client, pointed at a local
  * recording server: the request body is what the API would receive. The
- * request is built as the README's request loop advises: the runtime
- * context after the conversation's last item only when it changed (the
- * first step's stays in the history), gated tools kept listed, and a cache
- * marker on the conversation's last block.
+ * body is the conversation's (`anthropicConversation`, the README's request
+ * loop): the runtime context after the conversation's last item only when
+ * it changed (the first step's stays in the history), gated tools kept
+ * listed, and a cache marker on the conversation's last block.
  */
 async function printWireRequest(
-  before: PromptAssembly,
-  assembly: PromptAssembly,
+  body: AnthropicConversationBody,
   step: string,
 ): Promise<void> {
   console.log(`\n${box(`on the wire: ${step} via @anthropic-ai/sdk`)}`);
-  const { system, tools } = toMessages(assembly, {
-    cache: true,
-    gating: "keep",
-  });
-  type Block = Anthropic.TextBlockParam;
-  const messages: { role: "user" | "assistant"; content: Block[] }[] = [];
-  const userTurn = (text: string, update: string | undefined) => {
-    const content: Block[] = [{ type: "text", text }];
-    if (update !== undefined) content.push({ type: "text", text: update });
-    messages.push({ role: "user", content });
-  };
-  userTurn(
-    "Run the tests and report.",
-    runtimeContextUpdate(undefined, before),
-  );
-  messages.push({
-    role: "assistant",
-    content: [{ type: "text", text: "Two tests fail in auth/. Fix them?" }],
-  });
-  userTurn("Yes, fix them.", runtimeContextUpdate(before, assembly));
-  const last = messages[messages.length - 1].content;
-  last[last.length - 1] = {
-    ...last[last.length - 1],
-    cache_control: { type: "ephemeral" },
-  };
   const request = await recordOneRequest(async (baseURL) => {
     const client = new Anthropic({
       apiKey: "sk-local-demo",
@@ -277,13 +253,7 @@ async function printWireRequest(
       maxRetries: 0,
       timeout: 5_000,
     });
-    await client.messages.create({
-      model: "claude-sonnet-4-5",
-      max_tokens: 1024,
-      system,
-      tools,
-      messages,
-    });
+    await client.messages.create(body);
   });
   console.log(
     `${request.method} ${request.path}\n` +
@@ -482,9 +452,22 @@ subscription.unsubscribe();
 const task$ = new BehaviorSubject("Fix the failing login test.");
 const tasks = prompt.fork({ label: "tasks" });
 tasks.section({ name: "task", order: 500, text: task$ });
+// The coder's conversation builds each step's whole request body.
+const conversation = anthropicConversation(prompt, {
+  model: "claude-sonnet-4-5",
+  max_tokens: 1024,
+});
+conversation.user("Run the tests and report.");
 const stepOne = await prompt.assemble({ scope: coder });
+await conversation.request({ scope: coder });
+conversation.record({
+  role: "assistant",
+  content: [{ type: "text", text: "Two tests fail in auth/. Fix them?" }],
+});
 task$.next("Add a test for the logout flow.");
 const stepTwo = await prompt.assemble({ scope: coder });
+conversation.user("Yes, fix them.");
+const requestTwo = await conversation.request({ scope: coder });
 await tasks.dispose();
 
 // 4b. A token budget: a memory plugin's section (live, so volatile) grows.
@@ -531,7 +514,7 @@ console.log("\ndone: registry disposed.");
 // 5. What reaches the wire: the coder's second step. Last, why that
 // request's prompt cache misses against the first step: the report
 // `rxprompt diff` prints.
-await printWireRequest(stepOne, stepTwo, "the coder's step 2");
+await printWireRequest(requestTwo, "the coder's step 2");
 console.log(`\n${box("step 1 → step 2 of the coder: the cache-break report")}`);
 console.log("> step 1; then the tasks plugin changed its section; step 2");
 const cacheBreak = diffAssemblies(stepOne, stepTwo);

@@ -24,8 +24,11 @@ import {
   renderPrompt,
   renderRuntimeContext,
 } from "../../mod.ts";
-import { type MessagesOptions, toMessages } from "../../adapters/anthropic.ts";
-import { toChatCompletions } from "../../adapters/openai.ts";
+import {
+  type MessagesOptions,
+  toMessages,
+} from "../../adapters/anthropic/mod.ts";
+import { toChatCompletions } from "../../adapters/openai/mod.ts";
 import { markLast, readmeWay, type Way } from "../../cli/readme_way.ts";
 
 import type { SessionOptions } from "./mod.ts";

@@ -33,7 +33,7 @@ import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
 
 async function load() {
   const [adapter, ai, openai, anthropic] = await Promise.all([
-    import("../../adapters/ai_sdk.ts"),
+    import("../../adapters/ai_sdk/mod.ts"),
     import("ai"),
     import("@ai-sdk/openai"),
     import("@ai-sdk/anthropic"),

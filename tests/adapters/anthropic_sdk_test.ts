@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { renderPromptBlocks } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import { buildRegistry, PLUGINS, sampleAssembly } from "./fixtures.ts";
 import { withLoopback } from "./loopback.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";

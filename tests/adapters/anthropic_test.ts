@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type AssembledSection, renderPrompt } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import { rejects } from "../assertions.ts";
 import {
   assertRejectsAddedTool,

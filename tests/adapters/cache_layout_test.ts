@@ -8,12 +8,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { renderPrompt, renderPromptBlocks } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import {
   promptCacheKey,
   toChatCompletions,
   toResponses,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import {
   selectMarkers,
   toolCandidates,

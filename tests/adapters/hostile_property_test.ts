@@ -5,8 +5,8 @@ import {
   type OpenAIOptions,
   toChatCompletions,
   toResponses,
-} from "../../adapters/openai.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+} from "../../adapters/openai/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import {
   assertRuntimeContext,
   assertSchemaObject,

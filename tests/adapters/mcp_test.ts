@@ -449,7 +449,7 @@ describe("mcpTools: ready and call without a listing (issue 21, defect 8)", () =
     // Typed: content is CallToolResult's, no cast.
     const [first] = result.content;
     assert.equal(first.type === "text" ? first.text : "", "echo: hi");
-    const { toAISDK } = await import("../../adapters/ai_sdk.ts");
+    const { toAISDK } = await import("../../adapters/ai_sdk/mod.ts");
     const { tools } = toAISDK(await prompt.assemble(), { execute });
     assert.equal(typeof tools.srv_math_add.execute, "function");
   });

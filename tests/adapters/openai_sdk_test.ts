@@ -9,7 +9,7 @@ import {
   promptCacheKey,
   toChatCompletions,
   toResponses,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import type { TestAssembly } from "./fixtures.ts";
 import { buildRegistry, PLUGINS, sampleAssembly } from "./fixtures.ts";
 import { withLoopback } from "./loopback.ts";

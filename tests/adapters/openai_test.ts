@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { renderPrompt } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
+import { toChatCompletions, toResponses } from "../../adapters/openai/mod.ts";
 import { rejects } from "../assertions.ts";
 import {
   assertRejectsAddedTool,

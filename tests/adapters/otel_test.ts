@@ -31,8 +31,8 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
-import { promptCacheKey } from "../../adapters/openai.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { promptCacheKey } from "../../adapters/openai/mod.ts";
 import {
   recordRequestSpan,
   requestSpanAttributes,

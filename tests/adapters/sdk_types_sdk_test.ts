@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import type OpenAI from "openai";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { generateText, LanguageModel, ModelMessage } from "ai";
-import type { toAISDK } from "../../adapters/ai_sdk.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import type { toAISDK } from "../../adapters/ai_sdk/mod.ts";
+import { toChatCompletions, toResponses } from "../../adapters/openai/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import { renderPrompt } from "../../mod.ts";
 import { sampleAssembly, type TestAssembly } from "./fixtures.ts";
 

@@ -6,9 +6,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { PromptAssembly } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
-import { toAISDK } from "../../adapters/ai_sdk.ts";
+import { toChatCompletions, toResponses } from "../../adapters/openai/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { toAISDK } from "../../adapters/ai_sdk/mod.ts";
 import { rejects } from "../assertions.ts";
 
 type Adapter = (assembly: unknown, options?: unknown) => unknown;

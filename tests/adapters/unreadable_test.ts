@@ -13,9 +13,9 @@ import {
   renderPromptBlocks,
   type SystemPromptError,
 } from "../../mod.ts";
-import { toChatCompletions, toResponses } from "../../adapters/openai.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
-import { toAISDK } from "../../adapters/ai_sdk.ts";
+import { toChatCompletions, toResponses } from "../../adapters/openai/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { toAISDK } from "../../adapters/ai_sdk/mod.ts";
 import { rejects } from "../assertions.ts";
 
 type Entry = (assembly: unknown, options?: unknown) => unknown;

@@ -11,12 +11,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { of } from "rxjs";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import {
   promptCacheKey,
   toChatCompletions,
   toResponses,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import {
   type AssembleListener,
   type PromptAssembly,

@@ -4,8 +4,8 @@
  * (the baseline). The goal: at most 1.3× the baseline, growing linearly in
  * the history (the history is copied once per step, never re-rendered).
  */
-import { anthropicConversation } from "../../adapters/anthropic.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import { buildW1, W1_CONTEXT } from "./w1.ts";
 
 const prompt = buildW1();

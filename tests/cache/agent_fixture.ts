@@ -6,7 +6,7 @@
 
 import type Anthropic from "@anthropic-ai/sdk";
 import { type PromptExplanation, SystemPrompt } from "../../mod.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 
 /** One step's explanation, body and time. */
 export interface Step {

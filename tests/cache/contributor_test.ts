@@ -8,7 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
-import { toChatCompletions } from "../../adapters/openai.ts";
+import { toChatCompletions } from "../../adapters/openai/mod.ts";
 import {
   attributeChange,
   judgeRequest,

@@ -6,8 +6,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { toMessages } from "../../adapters/anthropic.ts";
-import { toChatCompletions } from "../../adapters/openai.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { toChatCompletions } from "../../adapters/openai/mod.ts";
 import {
   type AssembleContext,
   countAssemblyTokens,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import {
   anthropicConversation,
   type AnthropicConversationBody,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
   agent,
@@ -281,6 +281,28 @@ describe("anthropicConversation", () => {
       JSON.stringify(unmarked(third.tools)),
     );
     assert.ok(continues(third.messages, fourth.messages));
+    await a.prompt.dispose();
+  });
+
+  it("makes a dropped tool active again when its server comes back, the tools block unchanged", async () => {
+    const a = agent();
+    a.tools = [schema("a_tool"), schema("c_tool")];
+    const conv = anthropicConversation(a.prompt, OPTIONS);
+    conv.user("Go.");
+    const first = await conv.request();
+    conv.record(message([{ type: "text", text: "Done." }]));
+    a.tools = [schema("a_tool")]; // the MCP server of c_tool drops
+    conv.user("Again.");
+    await conv.request();
+    assert.deepEqual(conv.record(message([toolUse("t1", "c_tool")])), []);
+    a.tools = [schema("a_tool"), schema("c_tool")]; // it reconnects
+    const back = await conv.request();
+    assert.equal(
+      JSON.stringify(unmarked(back.tools)),
+      JSON.stringify(unmarked(first.tools)),
+    );
+    const calls = conv.record(message([toolUse("t2", "c_tool")]));
+    assert.deepEqual(calls.map((call) => call.name), ["c_tool"]);
     await a.prompt.dispose();
   });
 

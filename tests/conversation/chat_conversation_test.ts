@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import {
   chatConversation,
   resumeChatConversation,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { agent, completion, marksOf, message } from "./helpers.ts";
 

@@ -10,15 +10,15 @@ import OpenAI from "openai";
 import {
   anthropicConversation,
   type AnthropicInlineConversationBody,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   type ChatConversationStreamingBody,
   responsesConversation,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import { generateText } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { aiSdkConversation } from "../../adapters/ai_sdk.ts";
+import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, continues, markCount } from "./helpers.ts";
 import { withScript } from "./scripted_loopback.ts";

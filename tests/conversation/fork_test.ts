@@ -10,11 +10,11 @@ import {
   type AnthropicConversationBody,
   resumeAnthropicConversation,
   toMessages,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   resumeChatConversation,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import { SystemPrompt } from "../../mod.ts";
 import { completion, markCount, message, schema, unmarked } from "./helpers.ts";
 

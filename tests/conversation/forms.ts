@@ -5,17 +5,17 @@
 import {
   anthropicConversation,
   resumeAnthropicConversation,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   responsesConversation,
   resumeChatConversation,
   resumeResponsesConversation,
-} from "../../adapters/openai.ts";
+} from "../../adapters/openai/mod.ts";
 import {
   aiSdkConversation,
   resumeAiSdkConversation,
-} from "../../adapters/ai_sdk.ts";
+} from "../../adapters/ai_sdk/mod.ts";
 import type { SystemPrompt, ToolCall } from "../../mod.ts";
 import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
 

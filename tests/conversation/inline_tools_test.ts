@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import {
   anthropicConversation,
   resumeAnthropicConversation,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
 import {
   agent,

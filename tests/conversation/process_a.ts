@@ -6,7 +6,7 @@
  * `"clean"` prints the body it would send next and exits; `"crash"` dies
  * while appending a line, with a tool round open.
  */
-import { anthropicConversation } from "../../adapters/anthropic.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { message, toolUse } from "./helpers.ts";
 import { processAgent, RESTART } from "./process_agent.ts";
 

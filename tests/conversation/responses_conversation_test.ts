@@ -5,7 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { responsesConversation } from "../../adapters/openai.ts";
+import { responsesConversation } from "../../adapters/openai/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { agent, completion, marksOf, responsesAnswer } from "./helpers.ts";
 

@@ -3,7 +3,7 @@
 // line by line; this process resumes from the file.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { resumeAnthropicConversation } from "../../adapters/anthropic.ts";
+import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { continues } from "./helpers.ts";
 import { processAgent, RESTART } from "./process_agent.ts";
 

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import {
   anthropicConversation,
   resumeAnthropicConversation,
-} from "../../adapters/anthropic.ts";
+} from "../../adapters/anthropic/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { agent, message, toolUse } from "./helpers.ts";

@@ -19,9 +19,9 @@ import {
   promptCacheKey,
   toChatCompletions,
   toResponses,
-} from "../../adapters/openai.ts";
-import { toMessages } from "../../adapters/anthropic.ts";
-import { toAISDK } from "../../adapters/ai_sdk.ts";
+} from "../../adapters/openai/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { toAISDK } from "../../adapters/ai_sdk/mod.ts";
 import {
   FUZZ_LABEL,
   FUZZ_OPTIONS,

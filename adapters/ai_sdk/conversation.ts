@@ -1,0 +1,101 @@
+/**
+ * Starting and resuming an AI SDK conversation (SPEC 9.1).
+ *
+ * @module
+ */
+
+import type { AssembleContext } from "../../mod.ts";
+import {
+  type ConversationPrompt,
+  ConversationShell,
+} from "../../src/conversation/conversation.ts";
+import { parseRecording } from "../../src/conversation/recording.ts";
+import type {
+  AISDKConversation,
+  AISDKConversationOptions,
+} from "./conversation_types.ts";
+import { AI_SDK_PROVIDER, aiSdkWire } from "./conversation_wire.ts";
+
+/**
+ * Starts an AI SDK conversation (SPEC 9.1): each `request()` returns the
+ * options of one `generateText` (or `streamText`) call: `system`, `tools`
+ * (every listed tool, `gating: "keep"`, no `execute`: the conversation
+ * returns the calls to run) and `messages`, with the request loop's rules
+ * applied as on Anthropic (Anthropic `cacheControl` provider options, the
+ * runtime context after the last item only when it changed, the listed
+ * tools kept, calls of inactive tools refused). One call per request: the
+ * SDK's own multi-step loop (`stopWhen`) would bypass the marks.
+ *
+ * @param prompt what each step is assembled from
+ * @param options the conversation's options
+ * @returns the conversation
+ *
+ * @example A tool round trip
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { aiSdkConversation } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }],
+ * }));
+ * const conv = aiSdkConversation(prompt);
+ * conv.user("What is in a.ts?");
+ * await conv.request(); // await generateText({ model, ...body })
+ * const calls = conv.record({
+ *   response: {
+ *     messages: [{
+ *       role: "assistant",
+ *       content: [{ type: "tool-call", toolCallId: "t1", toolName: "read_file", input: {} }],
+ *     }],
+ *   },
+ * });
+ * for (const call of calls) conv.toolResult(call.id, "export {};");
+ * const body = await conv.request();
+ * console.log(body.messages.map((m) => m.role)); // ["user", "assistant", "tool"]
+ * await prompt.dispose();
+ * ```
+ */
+export function aiSdkConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: AISDKConversationOptions = {},
+): AISDKConversation<C> {
+  return new ConversationShell(prompt, aiSdkWire(options), options);
+}
+
+/**
+ * Resumes an AI SDK conversation from its recording, as
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`).
+ *
+ * @param prompt what each step is assembled from
+ * @param recording the recording's text (JSON lines)
+ * @param options options that replace the recording's
+ * @returns the conversation, as it was after its last recorded step
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   aiSdkConversation,
+ *   resumeAiSdkConversation,
+ * } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const conv = aiSdkConversation(new SystemPrompt());
+ * const again = resumeAiSdkConversation(new SystemPrompt(), conv.save());
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeAiSdkConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: AISDKConversationOptions,
+): AISDKConversation<C> {
+  const parsed = parseRecording(recording, AI_SDK_PROVIDER);
+  const merged = {
+    ...(parsed.header.options as AISDKConversationOptions),
+    ...options,
+  };
+  return new ConversationShell(prompt, aiSdkWire(merged), merged, parsed);
+}

@@ -1,0 +1,137 @@
+/**
+ * The AI SDK conversation's types (SPEC 9.1): its messages, body, answer
+ * and options.
+ *
+ * @module
+ */
+
+import type {
+  AssistantModelMessage,
+  SystemModelMessage,
+  ToolModelMessage,
+  ToolSet,
+  UserModelMessage,
+} from "ai";
+import type { AssembleContext } from "../../mod.ts";
+import type {
+  Conversation,
+  ConversationOptions,
+} from "../../src/conversation/conversation.ts";
+
+/**
+ * One message of an AI SDK conversation's history: the SDK's own
+ * `ModelMessage` shapes (the model's messages kept verbatim).
+ *
+ * @example
+ * ```ts
+ * import type { AISDKConversationMessage } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const message: AISDKConversationMessage = {
+ *   role: "user",
+ *   content: [{ type: "text", text: "Fix the test." }],
+ * };
+ * ```
+ */
+export type AISDKConversationMessage =
+  | UserModelMessage
+  | AssistantModelMessage
+  | ToolModelMessage;
+
+/**
+ * The `generateText` / `streamText` options of one conversation request:
+ * spread them with the model, `generateText({ model, ...body })`, one call
+ * per request (the AI SDK's own multi-step loop would bypass the marks).
+ *
+ * @example
+ * ```ts
+ * import type { AISDKConversationBody } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const body: AISDKConversationBody = {
+ *   system: "You are terse.",
+ *   tools: {},
+ *   messages: [{ role: "user", content: [{ type: "text", text: "Hi." }] }],
+ * };
+ * ```
+ */
+export interface AISDKConversationBody {
+  /** The system prompt (one system message per block with `cache`). */
+  system: string | SystemModelMessage[];
+  /** Every listed tool, without `execute`: the conversation returns the calls. */
+  tools: ToolSet;
+  /** The history and this step's new messages. */
+  messages: AISDKConversationMessage[];
+}
+
+/**
+ * What `record()` takes: `generateText`'s result, or the `response` of a
+ * `generateText` / `streamText` result (its `messages`).
+ *
+ * @example
+ * ```ts
+ * import type { AISDKAnswer } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const answer: AISDKAnswer = {
+ *   response: { messages: [{ role: "assistant", content: "Done." }] },
+ * };
+ * ```
+ */
+export type AISDKAnswer =
+  | {
+    /** The result's response. */
+    readonly response: {
+      readonly messages: readonly (AssistantModelMessage | ToolModelMessage)[];
+    };
+    /** The reported usage. */
+    readonly usage?: unknown;
+  }
+  | {
+    /** The response's messages. */
+    readonly messages: readonly (AssistantModelMessage | ToolModelMessage)[];
+  };
+
+/**
+ * Options of {@linkcode aiSdkConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { AISDKConversationOptions } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const options: AISDKConversationOptions = { cache: true, awaiting: "person" };
+ * ```
+ */
+export interface AISDKConversationOptions extends ConversationOptions {
+  /**
+   * Anthropic cache markers (`cacheControl` provider options), as `toAISDK`'s
+   * `cache`: on the system and tools, and the conversation's on its last part
+   * (and the previous request's end when a step adds more than 20 parts).
+   * `awaiting: "person"` makes them 1-hour. Default `true`; `false` for none.
+   */
+  cache?: boolean;
+  /** `toAISDK`'s `maxCacheBreakpoints` (default 3). */
+  maxCacheBreakpoints?: number;
+  /** `toAISDK`'s `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+}
+
+/**
+ * An AI SDK conversation: {@linkcode Conversation} with the `ai` package's
+ * shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { type AISDKConversation, aiSdkConversation } from "@rxprompt/system-prompt/ai-sdk";
+ *
+ * const conv: AISDKConversation = aiSdkConversation(new SystemPrompt());
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type AISDKConversation<C extends AssembleContext = AssembleContext> =
+  Conversation<
+    AISDKConversationBody,
+    AISDKAnswer,
+    string | UserModelMessage["content"],
+    string,
+    AISDKConversationMessage,
+    C
+  >;

@@ -1,0 +1,258 @@
+/**
+ * The AI SDK conversation's wire: the call options of each step, and the
+ * answer read back.
+ *
+ * @module
+ */
+
+import type { UserModelMessage } from "ai";
+import { SystemPromptError } from "../../mod.ts";
+import type {
+  ConversationWire,
+  ToolCall,
+  WireAnswer,
+  WireBuild,
+  WireBuilt,
+  WireMark,
+} from "../../src/conversation/wire.ts";
+import {
+  copyBlocks,
+  detectOtherProvider,
+  isObject,
+} from "../_conversation_shared.ts";
+import { quote } from "../../src/errors.ts";
+import {
+  autoBreakpoints,
+  cacheBreakpointLimit,
+  type CacheControl,
+} from "../_shared.ts";
+import type {
+  AISDKConversationBody,
+  AISDKConversationMessage,
+  AISDKConversationOptions,
+} from "./conversation_types.ts";
+import { toAISDK } from "./request.ts";
+
+/** The provider a recording of this form names in its header. */
+export const AI_SDK_PROVIDER = "ai-sdk";
+
+type AIMessage = AISDKConversationMessage;
+
+/** Reads the options and returns the wire. */
+export function aiSdkWire(
+  options: AISDKConversationOptions,
+): ConversationWire<AIMessage, AISDKConversationBody> {
+  const breakpoints = isObject(options) ? options.breakpoints : undefined;
+  if (!isObject(options)) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `aiSdkConversation's options must be an object; got ${quote(options)}.`,
+    );
+  }
+  const cache = options.cache ?? true;
+  if (typeof cache !== "boolean") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `aiSdkConversation's cache is ${quote(cache)}; it must be true (the ` +
+        `default) or false.`,
+    );
+  }
+  const limit = cacheBreakpointLimit(options.maxCacheBreakpoints);
+  autoBreakpoints(options.breakpoints);
+  const saved: Record<string, unknown> = { cache };
+  if (options.maxCacheBreakpoints !== undefined) {
+    saved.maxCacheBreakpoints = limit;
+  }
+  if (options.breakpoints !== undefined) {
+    saved.breakpoints = options.breakpoints;
+  }
+  return {
+    provider: AI_SDK_PROVIDER,
+    options: saved,
+    build: (input) =>
+      aiSdkBuild(input, {
+        cache,
+        limit,
+        breakpoints: breakpoints as AISDKConversationOptions["breakpoints"],
+      }),
+    read: aiSdkRead,
+    recordOf: (answer) => {
+      const { messages, usage } = answerParts(answer);
+      return { response: { messages }, usage: usage ?? null };
+    },
+    personInput: (input) =>
+      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+    resultContent: (content, id) => {
+      if (typeof content !== "string") {
+        throw new SystemPromptError(
+          "INVALID_CONVERSATION_INPUT",
+          `toolResult(${JSON.stringify(id)}) takes a string result; got ${
+            quote(content)
+          }.`,
+        );
+      }
+      return content;
+    },
+  };
+}
+
+/** Anthropic finds an earlier entry up to 20 blocks before a marker. */
+const AI_SDK_LOOKBACK = 20;
+
+function aiSdkBuild(
+  input: WireBuild<AIMessage>,
+  options: {
+    cache: boolean;
+    limit: number;
+    breakpoints: "auto" | "explicit" | undefined;
+  },
+): WireBuilt<AIMessage, AISDKConversationBody> {
+  const tail: AIMessage[] = [];
+  if (input.results.length > 0) {
+    tail.push({
+      role: "tool",
+      content: input.results.map((result) => ({
+        type: "tool-result",
+        toolCallId: result.id,
+        toolName: result.name,
+        output: {
+          type: result.isError ? "error-text" : "text",
+          value: result.content as string,
+        },
+      })),
+    });
+  }
+  const user = [
+    ...input.person as Exclude<UserModelMessage["content"], string>,
+    ...(input.update === undefined
+      ? []
+      : [{ type: "text" as const, text: input.update }]),
+  ];
+  if (user.length > 0) tail.push({ role: "user", content: user });
+  const history = [...input.history, ...tail];
+  if (history.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  const partsOf = (message: AIMessage): unknown[] =>
+    typeof message.content === "string" ? [message.content] : message.content;
+  let added = 0;
+  for (let index = input.previousLength; index < history.length; index++) {
+    added += partsOf(history[index]).length;
+  }
+  const ends = [history.length - 1];
+  if (input.previousLength > 0 && added > AI_SDK_LOOKBACK) {
+    ends.unshift(input.previousLength - 1);
+  }
+  const marker: CacheControl = input.awaiting === "person"
+    ? { type: "ephemeral", ttl: "1h" }
+    : { type: "ephemeral" };
+  const messages = [...history];
+  const marks: WireMark[] = [];
+  if (options.cache) {
+    for (const at of ends) {
+      const message = messages[at];
+      if (typeof message.content === "string" || message.role === "assistant") {
+        continue;
+      }
+      const parts = [...message.content];
+      const block = parts.length - 1;
+      if (block < 0) continue;
+      parts[block] = {
+        ...parts[block],
+        providerOptions: { anthropic: { cacheControl: { ...marker } } },
+      } as (typeof parts)[number];
+      messages[at] = { ...message, content: parts } as AIMessage;
+      marks.push({ message: at, block, mark: { ...marker } });
+    }
+  }
+  const { system, tools } = toAISDK(input.assembly, {
+    gating: "keep",
+    ...(options.cache
+      ? {
+        cache: input.awaiting === "person" ? { ttl: "1h" } : true,
+        maxCacheBreakpoints: Math.min(options.limit, 4 - marks.length),
+      }
+      : {}),
+    ...(options.breakpoints === undefined
+      ? {}
+      : { breakpoints: options.breakpoints }),
+  });
+  return {
+    body: { system, tools, messages },
+    tail,
+    marks,
+    head: {
+      system,
+      tools: Object.entries(tools).map(([name, entry]) => ({
+        name,
+        description: entry.description,
+        providerOptions: entry.providerOptions,
+      })),
+    },
+    state: {},
+  };
+}
+
+/** The response messages and usage of an answer, or INVALID_RESPONSE. */
+function answerParts(
+  answer: unknown,
+): { messages: unknown[]; usage: unknown } {
+  detectOtherProvider(answer, "an AI SDK");
+  const response = isObject(answer) && isObject(answer.response)
+    ? answer.response
+    : answer;
+  const messages = isObject(response) ? response.messages : undefined;
+  if (!Array.isArray(messages)) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes generateText's result, or the response of a ` +
+        `generateText / streamText result (its messages).`,
+    );
+  }
+  return {
+    messages,
+    usage: isObject(answer) ? answer.usage ?? null : null,
+  };
+}
+
+function aiSdkRead(answer: unknown): WireAnswer<AIMessage> {
+  const { messages, usage } = answerParts(answer);
+  const calls: ToolCall[] = [];
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (
+      !isObject(message) ||
+      (message.role !== "assistant" && message.role !== "tool")
+    ) {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's messages are assistant and tool messages only.`,
+      );
+    }
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content) {
+      if (!isObject(part)) continue;
+      if (part.type === "tool-result") answered.add(String(part.toolCallId));
+      if (
+        part.type === "tool-call" && part.providerExecuted !== true &&
+        typeof part.toolCallId === "string" &&
+        typeof part.toolName === "string"
+      ) {
+        calls.push({
+          id: part.toolCallId,
+          name: part.toolName,
+          input: part.input,
+        });
+      }
+    }
+  }
+  return {
+    messages: JSON.parse(JSON.stringify(messages)),
+    calls: calls.filter((call) => !answered.has(call.id)),
+    usage,
+  };
+}

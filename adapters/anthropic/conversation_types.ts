@@ -1,0 +1,204 @@
+/**
+ * The Anthropic Messages conversation's types (SPEC 9.1): its bodies,
+ * answer and options.
+ *
+ * @module
+ */
+
+import type { AssembleContext } from "../../mod.ts";
+import type {
+  Conversation,
+  ConversationOptions,
+} from "../../src/conversation/conversation.ts";
+import type {
+  MessagesInputBlock,
+  MessagesMessage,
+  MessagesTextBlock,
+  MessagesTool,
+  MessagesToolChangeMessage,
+} from "./messages.ts";
+
+/**
+ * The body of a conversation with `toolChanges: "inline"`: for
+ * `client.beta.messages.create(body)`, with the betas for mid-conversation
+ * tool changes.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicInlineConversationBody } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const body: AnthropicInlineConversationBody = {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   system: [],
+ *   messages: [],
+ *   betas: ["mid-conversation-tool-changes-2026-07-01", "inline-tools-2026-09-15"],
+ * };
+ * ```
+ */
+export interface AnthropicInlineConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The output limit, from the options. */
+  max_tokens: number;
+  /** One text block per prompt block (`toMessages`). */
+  system: MessagesTextBlock[];
+  /** The first request's tools, never rebuilt; absent when there are none. */
+  tools?: MessagesTool[];
+  /** The history, tool changes included, and this step's new messages. */
+  messages: (MessagesMessage | MessagesToolChangeMessage)[];
+  /** The betas of mid-conversation tool changes. */
+  betas: string[];
+}
+
+/**
+ * The whole body of one conversation request: pass it to
+ * `client.messages.create(body)` (or `.stream(body)`).
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicConversationBody } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const body: AnthropicConversationBody = {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   system: [{ type: "text", text: "You are terse." }],
+ *   messages: [{ role: "user", content: [{ type: "text", text: "Hi." }] }],
+ * };
+ * ```
+ */
+export interface AnthropicConversationBody {
+  /** The model, from the options. */
+  model: string;
+  /** The output limit, from the options. */
+  max_tokens: number;
+  /** One text block per prompt block (`toMessages`). */
+  system: MessagesTextBlock[];
+  /** Every listed tool; absent when there are none. */
+  tools?: MessagesTool[];
+  /** The history and this step's new message, the last block marked. */
+  messages: MessagesMessage[];
+}
+
+/**
+ * What `record()` takes: the SDK's `Message` (`messages.create`, or a
+ * stream's `finalMessage()`).
+ *
+ * @example
+ * ```ts
+ * import type { MessagesAnswer } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const answer: MessagesAnswer = {
+ *   type: "message",
+ *   role: "assistant",
+ *   content: [{ type: "text", text: "Done." }],
+ * };
+ * ```
+ */
+export interface MessagesAnswer {
+  /** `"message"`. */
+  readonly type?: string;
+  /** Always `"assistant"`. */
+  readonly role: "assistant";
+  /** The blocks, kept verbatim in the history. */
+  readonly content: readonly MessagesAnswerBlock[];
+  /** The reported usage. */
+  readonly usage?: unknown;
+}
+
+/**
+ * One block of a model answer, as the SDK returns it (the fields named
+ * are those of the common blocks; every field is kept).
+ *
+ * @example
+ * ```ts
+ * import type { MessagesAnswerBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesAnswerBlock = { type: "tool_use", id: "t1", name: "shell", input: {} };
+ * ```
+ */
+export interface MessagesAnswerBlock {
+  /** The block's type: `"text"`, `"thinking"`, `"tool_use"`, ... */
+  readonly type: string;
+  /** A text block's text. */
+  readonly text?: string;
+  /** A thinking block's thinking. */
+  readonly thinking?: string;
+  /** A thinking block's signature. */
+  readonly signature?: string;
+  /** A tool call's id. */
+  readonly id?: string;
+  /** A tool call's tool name. */
+  readonly name?: string;
+  /** A tool call's arguments. */
+  readonly input?: unknown;
+}
+
+/**
+ * Options of {@linkcode anthropicConversation}.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicConversationOptions } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const options: AnthropicConversationOptions = {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   awaiting: "person",
+ * };
+ * ```
+ */
+export interface AnthropicConversationOptions extends ConversationOptions {
+  /** The model of every request. */
+  model: string;
+  /** `max_tokens` of every request. */
+  max_tokens: number;
+  /** `toMessages`' `breakpoints` (default `"auto"`). */
+  breakpoints?: "auto" | "explicit";
+  /**
+   * At most this many markers on the tools and system (default 3; the
+   * conversation keeps the total within the API's four).
+   */
+  maxCacheBreakpoints?: number;
+  /**
+   * What a change of the tool set after the first request does:
+   * `"rebuild"` (default) rebuilds the tools block once (a dropped tool
+   * stays listed and inactive); `"inline"` keeps the tools block and tells
+   * the model in the conversation (`tool_removal` / `tool_addition` in a
+   * `role: "system"` message), with the betas
+   * `mid-conversation-tool-changes-2026-07-01` and `inline-tools-2026-09-15`:
+   * send such bodies with `client.beta.messages.create`.
+   */
+  toolChanges?: "rebuild" | "inline";
+}
+
+/**
+ * An Anthropic Messages conversation: {@linkcode Conversation} with the
+ * SDK's shapes.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   type AnthropicConversation,
+ *   anthropicConversation,
+ * } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const conv: AnthropicConversation = anthropicConversation(new SystemPrompt(), {
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ * });
+ * console.log(conv.messages.length); // 0
+ * ```
+ */
+export type AnthropicConversation<
+  C extends AssembleContext = AssembleContext,
+  Body = AnthropicConversationBody,
+> = Conversation<
+  Body,
+  MessagesAnswer,
+  string | MessagesInputBlock[],
+  string | MessagesInputBlock[],
+  MessagesMessage,
+  C
+>;

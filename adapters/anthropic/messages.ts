@@ -1,0 +1,445 @@
+/**
+ * An assembly as the Messages API request fields, and the Messages API's
+ * content blocks and messages.
+ *
+ * @module
+ */
+
+import {
+  type AssembledSection,
+  type PromptAssembly,
+  SystemPromptError,
+} from "../../mod.ts";
+import { quote } from "../../src/errors.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  autoBreakpoints,
+  cacheBreakpointLimit,
+  type CacheControl,
+  cacheControlOf,
+  gatingOf,
+  type NameRule,
+  promptBlocks,
+  readOptions,
+  type ReadTool,
+  runtimeMessage,
+  WIRE_TOOL_NAME,
+  withAssembly,
+} from "../_shared.ts";
+import {
+  latestMarkers,
+  markableItems,
+  selectMarkers,
+} from "../_cache_markers.ts";
+
+/**
+ * Options of {@linkcode toMessages}.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesOptions } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const options: MessagesOptions = { cache: { ttl: "1h" }, maxCacheBreakpoints: 2 };
+ * ```
+ */
+export interface MessagesOptions {
+  /**
+   * Place `cache_control` markers (SPEC 8.3): on the last tool of each
+   * stability run followed by a more volatile tool or by the system prompt,
+   * and on every block with `cacheBreakpoint: true`, never on a volatile
+   * one nor on anything after the first volatile tool or block (SPEC 9.2);
+   * `{ ttl }` sets the cache's lifetime. Default `false`: no
+   * `cache_control` anywhere.
+   */
+  cache?: boolean | { ttl: "5m" | "1h" };
+  /**
+   * At most this many markers in all (default 3, leaving one of the API's
+   * four for the conversation; an integer from 0 to 4). When there are more
+   * candidates, kept in this order: the one that ends the prefix every
+   * scope shares (the last stable tool, or the last stable block), the last
+   * of all, then the others, latest first.
+   */
+  maxCacheBreakpoints?: number;
+  /**
+   * `"auto"` (default): blocks cut at stability boundaries too, markers as
+   * above. `"explicit"`: 0.2's blocks and markers (the last tool and every
+   * block, the latest `maxCacheBreakpoints`).
+   */
+  breakpoints?: "auto" | "explicit";
+  /**
+   * What to do with the tools the assembly's `activeTools` leaves out:
+   * `"remove"` (default) leaves them out of `tools`; `"keep"` lists every
+   * tool (the tools block stays cached) and returns the active names as
+   * `allowedTools`, for the harness to refuse other calls.
+   */
+  gating?: "remove" | "keep";
+}
+
+/**
+ * Anthropic's prompt-cache marker.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesCacheControl } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const marker: MessagesCacheControl = { type: "ephemeral", ttl: "1h" };
+ * ```
+ */
+export interface MessagesCacheControl {
+  /** Always `"ephemeral"`. */
+  type: "ephemeral";
+  /** The cache's lifetime; the API's default is 5 minutes. */
+  ttl?: "5m" | "1h";
+}
+
+/**
+ * One system text block: one prompt block (SPEC 7.6).
+ *
+ * @example
+ * ```ts
+ * import type { MessagesTextBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesTextBlock = {
+ *   type: "text",
+ *   text: "You are a coding agent.",
+ *   cache_control: { type: "ephemeral" },
+ * };
+ * ```
+ */
+export interface MessagesTextBlock {
+  /** Always `"text"`. */
+  type: "text";
+  /** The block's rendered text. */
+  text: string;
+  /** Present on a block the cache may end at. */
+  cache_control?: MessagesCacheControl;
+}
+
+/**
+ * One Messages API tool.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesTool } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const tool: MessagesTool = {
+ *   name: "shell",
+ *   description: "Run a command.",
+ *   input_schema: { type: "object", properties: { command: { type: "string" } } },
+ * };
+ * ```
+ */
+export interface MessagesTool {
+  /** The tool's name. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** The tool's parameters, with `type: "object"` (added when absent). */
+  input_schema: { type: "object"; [key: string]: unknown };
+  /** Present on the last tool when caching. */
+  cache_control?: MessagesCacheControl;
+}
+
+/**
+ * The Messages API request fields of one assembly.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesRequest } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const fields: MessagesRequest = {
+ *   system: [{ type: "text", text: "You are a coding agent." }],
+ * };
+ * ```
+ */
+export interface MessagesRequest {
+  /** One text block per prompt block, in order. */
+  system: MessagesTextBlock[];
+  /** The tools in the assembly's order; absent when there are none. */
+  tools?: MessagesTool[];
+  /** The rendered runtime context; absent when it renders empty. */
+  runtimeContext?: { role: "user"; content: string };
+  /**
+   * With `gating: "keep"` and gates in the assembly: the tools the model
+   * may call this step (refuse calls of the others). Not a request field.
+   */
+  allowedTools?: string[];
+}
+
+const ANTHROPIC_NAME: NameRule = {
+  pattern: WIRE_TOOL_NAME,
+  api: "Anthropic Messages API",
+};
+
+/**
+ * Maps an assembly to the Messages API request fields.
+ *
+ * `system` holds one text block per prompt block ({@linkcode renderPromptBlocks}:
+ * the prompt cut after every section with `cacheBreakpoint`, and by default
+ * at every stability boundary). With `cache`, `cache_control` markers go
+ * where {@linkcode MessagesOptions} says, at most `maxCacheBreakpoints`
+ * (default 3) in all, none after the first volatile tool or block. The
+ * runtime context comes out as a user message, only when it renders
+ * non-empty.
+ *
+ * `input_schema` is the tool's parameters; a schema without `type` gets
+ * `type: "object"`, any other `type` throws `INVALID_TOOL_SCHEMA`. Names must
+ * match `^[a-zA-Z0-9_-]{1,64}$` (`INVALID_TOOL_NAME`); a name listed twice
+ * throws `DUPLICATE_TOOL`; a bad or unreadable option throws
+ * `INVALID_CONFIG`; a non-assembly, or one a getter or Proxy cannot give,
+ * throws `INVALID_ASSEMBLY` (with the thrown value as `cause`).
+ *
+ * @param assembly what `assemble()` resolved to
+ * @param options `cache` and `maxCacheBreakpoints`
+ * @returns the request fields
+ *
+ * @example Cache the stable part; keep the volatile facts out of it
+ * ```ts
+ * import { toMessages } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const { system, tools, runtimeContext } = toMessages({
+ *   sections: [
+ *     { name: "identity", order: -100, text: "You are a coding agent.", cacheBreakpoint: true },
+ *     { name: "project", order: 50, text: "Project: {{project}}." },
+ *   ],
+ *   tools: [{ name: "shell", description: "Run a command.", parameters: {} }],
+ *   variables: { project: "rxprompt" },
+ *   runtimeContext: [{ name: "date", order: 0, text: "Today is Monday." }],
+ * }, { cache: true });
+ * console.log(system.map((block) => block.cache_control)); // two markers
+ * console.log(tools?.[0].input_schema); // { type: "object" }
+ * console.log(runtimeContext); // { role: "user", content: "Today is Monday." }
+ * ```
+ */
+export function toMessages(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options?: MessagesOptions,
+): MessagesRequest {
+  const { cache, maxCacheBreakpoints, breakpoints, gating } = readOptions(
+    options,
+    "toMessages",
+    MESSAGES_OPTIONS,
+  );
+  const marker = cacheControlOf(cache);
+  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const auto = autoBreakpoints(breakpoints);
+  const keep = gatingOf(gating);
+  return withAssembly(assembly, {
+    adapter: "toMessages",
+    rule: ANTHROPIC_NAME,
+  }, (input) => {
+    const active = activeNamesOf(input);
+    const sent = input.tools.flatMap((tool, index) =>
+      active === undefined || keep || active.has(tool.name) ? [index] : []
+    );
+    const wireTools = sent.map((index) => toTool(input.tools[index]));
+    const blocks = promptBlocks(input, { auto });
+    const system: MessagesTextBlock[] = blocks.map((block) => ({
+      type: "text",
+      text: block.text,
+    }));
+    if (marker !== undefined) {
+      // Wire order: tools, then system.
+      const items: { cache_control?: CacheControl }[] = [
+        ...wireTools,
+        ...system,
+      ];
+      const marked = auto
+        ? selectMarkers(
+          markableItems(sent.map((index) => input.toolRanks[index]), blocks),
+          limit,
+        )
+        : latestMarkers(system.length + Math.min(1, wireTools.length), limit)
+          .map((index) =>
+            index + wireTools.length - Math.min(1, wireTools.length)
+          );
+      for (const index of marked) items[index].cache_control = { ...marker };
+    }
+    const request: MessagesRequest = { system };
+    if (wireTools.length > 0) request.tools = wireTools;
+    const context = runtimeMessage(input);
+    if (context !== undefined) request.runtimeContext = context;
+    if (active !== undefined && keep) {
+      request.allowedTools = allowedToolNames(input.tools, active);
+    }
+    return request;
+  });
+}
+
+const MESSAGES_OPTIONS = [
+  "cache",
+  "maxCacheBreakpoints",
+  "breakpoints",
+  "gating",
+] as const;
+
+export function toTool(
+  { name, description, parameters }: ReadTool,
+): MessagesTool {
+  if (!Object.hasOwn(parameters, "type")) {
+    return {
+      name,
+      description,
+      input_schema: { type: "object", ...parameters },
+    };
+  }
+  const type = parameters.type;
+  if (type !== "object") {
+    throw new SystemPromptError(
+      "INVALID_TOOL_SCHEMA",
+      `Tool ${quote(name)} has parameters of type ${
+        quote(type)
+      }; the Anthropic Messages API takes an object schema as input_schema ` +
+        `(type "object", or no type at all).`,
+    );
+  }
+  return {
+    name,
+    description,
+    input_schema: parameters as MessagesTool["input_schema"],
+  };
+}
+
+/**
+ * An image in a Messages content block.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesImageBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const image: MessagesImageBlock = {
+ *   type: "image",
+ *   source: { type: "url", url: "https://example.com/a.png" },
+ * };
+ * ```
+ */
+export interface MessagesImageBlock {
+  /** Always `"image"`. */
+  type: "image";
+  /** Base64 data or a URL. */
+  source:
+    | {
+      type: "base64";
+      media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+      data: string;
+    }
+    | { type: "url"; url: string };
+  /** A cache mark (placed by the conversation only). */
+  cache_control?: MessagesCacheControl;
+}
+
+/**
+ * A block a person's message or a tool result may hold: text or an image.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesInputBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesInputBlock = { type: "text", text: "Fix the test." };
+ * ```
+ */
+export type MessagesInputBlock = MessagesTextBlock | MessagesImageBlock;
+
+/**
+ * One content block of a conversation message, as the Messages API takes
+ * it back. Blocks of the model's answers are kept verbatim (every field
+ * the SDK returned, thinking signatures included); the type names the
+ * common ones.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesContentBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesContentBlock = {
+ *   type: "tool_result",
+ *   tool_use_id: "toolu_1",
+ *   content: "42 lines",
+ * };
+ * ```
+ */
+export type MessagesContentBlock =
+  | MessagesInputBlock
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    input: unknown;
+    cache_control?: MessagesCacheControl;
+  }
+  | {
+    type: "tool_result";
+    tool_use_id: string;
+    content?: string | MessagesInputBlock[];
+    is_error?: boolean;
+    cache_control?: MessagesCacheControl;
+  };
+
+/**
+ * One message of the conversation's history.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const message: MessagesMessage = { role: "user", content: [{ type: "text", text: "Hi." }] };
+ * ```
+ */
+export interface MessagesMessage {
+  /** `"user"` or `"assistant"`. */
+  role: "user" | "assistant";
+  /** Always content blocks: a message keeps the shape it was sent in. */
+  content: MessagesContentBlock[];
+}
+
+/**
+ * A mid-conversation tool change block (`toolChanges: "inline"`): a tool
+ * added (its whole definition, or a reference to a tool the first request
+ * listed) or removed.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesToolChangeBlock } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const block: MessagesToolChangeBlock = {
+ *   type: "tool_removal",
+ *   tool: { type: "tool_reference", name: "restart_service" },
+ * };
+ * ```
+ */
+export type MessagesToolChangeBlock =
+  | {
+    type: "tool_addition";
+    tool:
+      | { type: "tool_definition"; definition: MessagesTool }
+      | { type: "tool_reference"; name: string };
+    cache_control?: MessagesCacheControl;
+  }
+  | {
+    type: "tool_removal";
+    tool: { type: "tool_reference"; name: string };
+    cache_control?: MessagesCacheControl;
+  };
+
+/**
+ * The `role: "system"` message that carries tool changes into the
+ * conversation (`toolChanges: "inline"`), after the tool results.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesToolChangeMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const message: MessagesToolChangeMessage = {
+ *   role: "system",
+ *   content: [{ type: "tool_addition", tool: { type: "tool_reference", name: "shell" } }],
+ * };
+ * ```
+ */
+export interface MessagesToolChangeMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** The removals, then the additions. */
+  content: MessagesToolChangeBlock[];
+}
