@@ -103,6 +103,8 @@ interface LoopState {
   awaiting?: "person" | "agent";
   /** Of `seen`, the messages the conversation has committed. */
   committed?: number;
+  /** The conversation's recording, when resumed in another process. */
+  recording?: string;
   /** The assembly the conversation's next request() reads. */
   assembly?: PromptAssembly;
   toolChanges?: "rebuild" | "inline";
@@ -128,7 +130,8 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     const before = memory.seen ?? [];
     const grew = before.length <= messages.length &&
       before.every((message, index) => same(message, messages[index]));
-    if (!grew || memory.conversation === undefined) {
+    const saved = memory.recording !== undefined && input.resumed === true;
+    if (!grew || (memory.conversation === undefined && !saved)) {
       // The first step, or the harness rewrote the conversation (compacted
       // it): a new conversation, which sends the whole runtime context.
       memory.conversation = start(input, memory, toolChanges);
@@ -149,6 +152,7 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       // request's inputs again and rebuilds it (a retry: the same body).
       memory.conversation = resume(input.wire, memory, toolChanges);
       const inputs = memory.seen!.slice(memory.committed ?? 0);
+      memory.assembly = input.previous ?? input.assembly;
       if (memory.pending === true) {
         for (const message of inputs) give(memory.conversation, message);
         await memory.conversation.request(undefined, {
@@ -157,7 +161,7 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       }
     }
     memory.assembly = input.assembly;
-    const conversation = memory.conversation;
+    const conversation = memory.conversation!;
     const seen = memory.seen!.length;
     for (const [at, message] of messages.slice(seen).entries()) {
       if (message.role === "assistant") {
@@ -183,6 +187,21 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       ? { ...body as Record<string, unknown>, prompt_cache_retention: "24h" }
       : body as Record<string, unknown>;
   };
+}
+
+/**
+ * A way's memory (`WayInput.state`) as plain JSON, its conversation as the
+ * recording `save()` returns: what a harness keeps to resume in another
+ * process (`runSession`'s `resumeAt` and `states`).
+ */
+export function savedState(
+  state: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const { conversation, assembly: _assembly, ...rest } = state as LoopState;
+  return JSON.parse(JSON.stringify({
+    ...rest,
+    ...(conversation === undefined ? {} : { recording: conversation.save() }),
+  }));
 }
 
 /** A user turn's tool results and text, as inputs of the next request. */
@@ -235,7 +254,8 @@ function resume(
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
 ): Driven {
-  const saved = memory.conversation!.save();
+  const saved = memory.recording ?? memory.conversation!.save();
+  memory.recording = undefined;
   const prompt = promptOf(memory);
   if (wire === "anthropic") {
     return (toolChanges === "inline"

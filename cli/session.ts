@@ -145,6 +145,27 @@ export interface RunOptions {
    * built), and each way resumes its saved state.
    */
   restart?: { at: number; session: () => Promise<CacheSession> };
+  /**
+   * A harness resumed in another process at step `at`: the steps before it
+   * only run their step functions (no assembly, no request, no `RunStep`),
+   * and each way resumes from the memory in `states` (as `readme_way.ts`'s
+   * `savedState` wrote it).
+   */
+  resumeAt?: number;
+  /**
+   * The ways' memory, keyed by way, wire and thread (`wayStateKey`); a map
+   * the caller gives to read it after the run, or to resume from it.
+   */
+  states?: Map<string, Record<string, unknown>>;
+}
+
+/** The key of a way's memory for one wire and thread in `states`. */
+export function wayStateKey(
+  way: string,
+  wire: WayWire,
+  thread: string,
+): string {
+  return `${way}\u0000${wire}\u0000${thread}`;
 }
 
 /**
@@ -169,7 +190,7 @@ export async function runSession(
   const volatileSections = new Set(options.volatileSections ?? []);
   const steps: RunStep[] = [];
   const last = new Map<string, PromptAssembly>();
-  const states = new Map<string, Record<string, unknown>>();
+  const states = options.states ?? new Map<string, Record<string, unknown>>();
   let time = -STEP_INTERVAL;
   let failed = false;
   try {
@@ -186,8 +207,12 @@ export async function runSession(
     for (let index = 0; index < count; index++) {
       let request: SessionRequest;
       let assembly: PromptAssembly;
-      const resumed = options.restart?.at === index && index > 0;
-      if (resumed) {
+      const replayed = options.resumeAt !== undefined &&
+        index < options.resumeAt;
+      const restarted = options.restart?.at === index && index > 0;
+      const resumed = restarted ||
+        (options.resumeAt === index && index > 0);
+      if (restarted) {
         await disposeWithin(session, { timeoutMs, label });
         session = await options.restart!.session();
         try {
@@ -222,6 +247,12 @@ export async function runSession(
       }
       const thread = request.thread ?? "main";
       time = request.time ?? time + STEP_INTERVAL;
+      if (replayed) {
+        // Before the resume point: the thread's last assembly is what its
+        // request in flight was built from.
+        last.set(thread, assembly);
+        continue;
+      }
       const previous = last.get(thread);
       const bodies = new Map<string, Record<WayWire, unknown>>();
       const messages = plainMessages(request.messages);
@@ -235,7 +266,7 @@ export async function runSession(
             messages,
             request,
             volatileSections,
-            state: stateOf(states, `${name}\u0000${wire}\u0000${thread}`),
+            state: stateOf(states, wayStateKey(name, wire, thread)),
             ...(resumed ? { resumed } : {}),
           });
         try {
