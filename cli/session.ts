@@ -19,7 +19,7 @@ import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
-import type { Way, WayWire } from "./readme_way.ts";
+import { plainMessages, type Way, type WayWire } from "./readme_way.ts";
 import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
@@ -138,6 +138,34 @@ export interface RunOptions {
   timeoutMs?: number;
   /** The session's path, for the time limit's line. */
   source?: string;
+  /**
+   * A harness restart before step `at`: the session is disposed and
+   * `session()` builds it afresh (a fresh registry), its first `at` steps
+   * run again to bring it to the same point (their requests are not
+   * built), and each way resumes its saved state.
+   */
+  restart?: { at: number; session: () => Promise<CacheSession> };
+  /**
+   * A harness resumed in another process at step `at`: the steps before it
+   * only run their step functions (no assembly, no request, no `RunStep`),
+   * and each way resumes from the memory in `states` (as `readme_way.ts`'s
+   * `savedState` wrote it).
+   */
+  resumeAt?: number;
+  /**
+   * The ways' memory, keyed by way, wire and thread (`wayStateKey`); a map
+   * the caller gives to read it after the run, or to resume from it.
+   */
+  states?: Map<string, Record<string, unknown>>;
+}
+
+/** The key of a way's memory for one wire and thread in `states`. */
+export function wayStateKey(
+  way: string,
+  wire: WayWire,
+  thread: string,
+): string {
+  return `${way}\u0000${wire}\u0000${thread}`;
 }
 
 /**
@@ -150,34 +178,58 @@ export interface RunOptions {
  * in time, naming the step
  */
 export async function runSession(
-  session: CacheSession,
+  first: CacheSession,
   ways: Readonly<Record<string, Way>>,
   options: RunOptions = {},
 ): Promise<RunStep[]> {
   const { timeoutMs } = options;
+  let session = first;
   const label = options.source === undefined
     ? "the session"
     : `session ${options.source}`;
   const volatileSections = new Set(options.volatileSections ?? []);
   const steps: RunStep[] = [];
   const last = new Map<string, PromptAssembly>();
-  const states = new Map<string, Record<string, unknown>>();
+  const states = options.states ?? new Map<string, Record<string, unknown>>();
   let time = -STEP_INTERVAL;
   let failed = false;
   try {
     const count = Math.min(session.steps.length, options.limit ?? Infinity);
+    const runOne = (index: number) =>
+      within(
+        {
+          timeoutMs,
+          what: `${label}: step ${index}`,
+          why: "its step function never answered",
+        },
+        () => runStep(session.steps[index], index),
+      );
     for (let index = 0; index < count; index++) {
       let request: SessionRequest;
       let assembly: PromptAssembly;
+      const replayed = options.resumeAt !== undefined &&
+        index < options.resumeAt;
+      const restarted = options.restart?.at === index && index > 0;
+      const resumed = restarted ||
+        (options.resumeAt === index && index > 0);
+      if (restarted) {
+        await disposeWithin(session, { timeoutMs, label });
+        session = await options.restart!.session();
+        try {
+          for (let replayed = 0; replayed < index; replayed++) {
+            await runOne(replayed);
+          }
+        } catch (error) {
+          if (error instanceof CliError) throw error;
+          throw new CliError(
+            `replaying the session up to step ${index} failed: ${
+              describeError(error)
+            }`,
+          );
+        }
+      }
       try {
-        request = await within(
-          {
-            timeoutMs,
-            what: `${label}: step ${index}`,
-            why: "its step function never answered",
-          },
-          () => runStep(session.steps[index], index),
-        );
+        request = await runOne(index);
         const context = request.scope === undefined
           ? { ...request.context }
           : { ...request.context, scope: request.scope };
@@ -195,8 +247,15 @@ export async function runSession(
       }
       const thread = request.thread ?? "main";
       time = request.time ?? time + STEP_INTERVAL;
+      if (replayed) {
+        // Before the resume point: the thread's last assembly is what its
+        // request in flight was built from.
+        last.set(thread, assembly);
+        continue;
+      }
       const previous = last.get(thread);
       const bodies = new Map<string, Record<WayWire, unknown>>();
+      const messages = plainMessages(request.messages);
       for (const [name, way] of Object.entries(ways)) {
         const build = (wire: WayWire) =>
           way({
@@ -204,14 +263,16 @@ export async function runSession(
             thread,
             assembly,
             previous,
-            messages: request.messages,
+            messages,
+            request,
             volatileSections,
-            state: stateOf(states, `${name}\u0000${wire}\u0000${thread}`),
+            state: stateOf(states, wayStateKey(name, wire, thread)),
+            ...(resumed ? { resumed } : {}),
           });
         try {
           bodies.set(name, {
-            anthropic: build("anthropic"),
-            openai: build("openai"),
+            anthropic: await build("anthropic"),
+            openai: await build("openai"),
           });
         } catch (error) {
           throw new CliError(
@@ -226,7 +287,7 @@ export async function runSession(
         assembly,
         previous,
         before: steps.at(-1)?.assembly,
-        messages: request.messages,
+        messages,
         bodies,
       });
       last.set(thread, assembly);

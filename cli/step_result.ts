@@ -1,6 +1,9 @@
 /**
  * What a session step returns, checked (SPEC 8.8, 9.7, 9.8): the messages
- * array itself, or `{ messages, thread?, scope?, context?, time? }`.
+ * array itself, or `{ messages, thread?, scope?, context?, time?,
+ * awaiting?, toolChanges? }`, each message `{ role, content, toolCalls?,
+ * toolResults? }` (a tool round: an assistant turn's calls, then a user
+ * turn with their results).
  * Anything else, an unknown key included, is one `INVALID_CONFIG` naming
  * the step; each field is read once.
  *
@@ -18,10 +21,12 @@ const KEYS: readonly string[] = [
   "scope",
   "context",
   "time",
+  "awaiting",
+  "toolChanges",
 ];
 
 const SHAPE = "a step returns the messages array, or { messages, thread?, " +
-  "scope?, context?, time? }";
+  "scope?, context?, time?, awaiting?, toolChanges? }";
 
 /**
  * Runs `step` and reads its request: a promise is awaited; a result whose
@@ -81,7 +86,8 @@ function requestOf(value: unknown, index: number): SessionRequest {
     if (!KEYS.includes(key)) throw invalid(`an unknown key ${shown(key)}`);
     fields[key] = (value as Record<string, unknown>)[key];
   }
-  const { messages, thread, scope, context, time } = fields;
+  const { messages, thread, scope, context, time, awaiting, toolChanges } =
+    fields;
   if (!Array.isArray(messages)) {
     throw invalid(`messages that are ${shown(messages)}, not an array`);
   }
@@ -106,6 +112,23 @@ function requestOf(value: unknown, index: number): SessionRequest {
     }
     request.time = time;
   }
+  if (awaiting !== undefined) {
+    if (awaiting !== "person" && awaiting !== "agent") {
+      throw invalid(
+        `an awaiting that is ${shown(awaiting)}, not "person" or "agent"`,
+      );
+    }
+    request.awaiting = awaiting;
+  }
+  if (toolChanges !== undefined) {
+    if (toolChanges !== "rebuild" && toolChanges !== "inline") {
+      throw invalid(
+        `a toolChanges that is ${shown(toolChanges)}, not "rebuild" or ` +
+          `"inline"`,
+      );
+    }
+    request.toolChanges = toolChanges;
+  }
   return request;
 }
 
@@ -124,6 +147,52 @@ function messagesOf(
         `messages[${position}] that is ${shown(message)}, not a message ` +
           `{ role, content }`,
       );
+    }
+    const { role, toolCalls, toolResults } = message as Record<
+      string,
+      unknown
+    >;
+    const where = `messages[${position}]`;
+    if (toolCalls !== undefined) {
+      if (role !== "assistant" || !Array.isArray(toolCalls)) {
+        throw invalid(
+          `${where}.toolCalls that is not an array on an assistant turn`,
+        );
+      }
+      toolCalls.forEach((call, at) => {
+        const { id, name, input } = (call ?? {}) as Record<string, unknown>;
+        if (
+          typeof id !== "string" || typeof name !== "string" ||
+          typeof input !== "object" || input === null || Array.isArray(input)
+        ) {
+          throw invalid(
+            `${where}.toolCalls[${at}] that is not { id, name, input } ` +
+              `(two strings and an object)`,
+          );
+        }
+      });
+    }
+    if (toolResults !== undefined) {
+      if (role !== "user" || !Array.isArray(toolResults)) {
+        throw invalid(
+          `${where}.toolResults that is not an array on a user turn`,
+        );
+      }
+      toolResults.forEach((result, at) => {
+        const { id, content, isError } = (result ?? {}) as Record<
+          string,
+          unknown
+        >;
+        if (
+          typeof id !== "string" || typeof content !== "string" ||
+          (isError !== undefined && typeof isError !== "boolean")
+        ) {
+          throw invalid(
+            `${where}.toolResults[${at}] that is not { id, content, ` +
+              `isError? } (two strings and a boolean)`,
+          );
+        }
+      });
     }
   });
   return copy as SessionMessage[];

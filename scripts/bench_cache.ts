@@ -24,6 +24,11 @@ import { tokenCounter } from "../cli/tokens.ts";
 import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";
 import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
 import type { WayWire } from "../cli/readme_way.ts";
+import {
+  inlineToolChanges,
+  pauseLosses,
+  resumedSession,
+} from "./bench_cache_checks.ts";
 
 const PROVIDERS: readonly CacheProvider[] = [
   "anthropic",
@@ -48,8 +53,17 @@ export async function benchRows(
   sessions: Readonly<Record<string, SessionModule>> = SESSIONS,
   options: { limit?: number } = {},
 ): Promise<BenchRow[]> {
+  return (await benchRuns(sessions, options)).rows;
+}
+
+/** The rows, and each session's run of the README's way. */
+export async function benchRuns(
+  sessions: Readonly<Record<string, SessionModule>> = SESSIONS,
+  options: { limit?: number } = {},
+): Promise<{ rows: BenchRow[]; readme: Map<string, RunStep[]> }> {
   const count = memo(await tokenCounter());
   const rows: BenchRow[] = [];
+  const readme = new Map<string, RunStep[]>();
   for (const [name, module] of Object.entries(sessions)) {
     // The scenario is run once per registration (SessionOptions), each
     // way reading the run registered its way.
@@ -67,6 +81,7 @@ export async function benchRows(
       );
       for (const way of Object.keys(ways)) runs.set(way, steps);
     }
+    readme.set(name, runs.get("readme")!);
     for (const provider of PROVIDERS) {
       const wire: WayWire = provider === "anthropic" ? "anthropic" : "openai";
       for (const way of Object.keys(WAYS)) {
@@ -96,10 +111,13 @@ export async function benchRows(
       }
     }
   }
-  return rows;
+  return { rows, readme };
 }
 
-function memo(count: (text: string) => number): (text: string) => number {
+/** Token counts, each text counted once. */
+export function memo(
+  count: (text: string) => number,
+): (text: string) => number {
   const counts = new Map<string, number>();
   return (text) => {
     let n = counts.get(text);
@@ -184,13 +202,16 @@ export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
 }
 
 /**
- * SPEC 8.8's goal for the README's way, per provider: the mean ratio to
- * the bound (≥ 0.95 for anthropic and openai-explicit with no session under
- * 0.90, ≥ 0.90 for openai), the tools and system prompt's ratio (≥ 0.95),
- * and the efficiency's lead over static-first (≥ 15 points).
+ * The goals for the README's way, per provider: 0.4's (SPEC 9.8) mean
+ * ratio to the bound (≥ 0.98 for anthropic and openai-explicit with no
+ * session under 0.95, ≥ 0.96 for openai), and 0.3's (SPEC 8.8) tools and
+ * system prompt's ratio (≥ 0.95) and efficiency's lead over static-first
+ * (≥ 15 points).
  */
 export function goal(rows: readonly BenchRow[]): string[] {
-  const lines = ["Goal of 0.3 for the readme way (SPEC 8.8):"];
+  const lines = [
+    "Goals for the readme way (SPEC 9.8; prompt and lead: SPEC 8.8):",
+  ];
   for (const provider of PROVIDERS) {
     const of = (way: string) =>
       rows.filter((row) => row.provider === provider && row.way === way);
@@ -206,8 +227,8 @@ export function goal(rows: readonly BenchRow[]): string[] {
       mean(of("static-first"), "efficiency")) * 100;
     const strict = provider !== "openai";
     const checks = [
-      [`mean ÷ bound ${fixed(ratio)}`, ratio >= (strict ? 0.95 : 0.90)],
-      ...(strict ? [[`lowest ${fixed(lowest)}`, lowest >= 0.90] as const] : []),
+      [`mean ÷ bound ${fixed(ratio)}`, ratio >= (strict ? 0.98 : 0.96)],
+      ...(strict ? [[`lowest ${fixed(lowest)}`, lowest >= 0.95] as const] : []),
       [`prompt ÷ bound ${fixed(prompt)}`, prompt >= 0.95],
       [`${lead.toFixed(1)} points over static-first`, lead >= 15],
     ] as const;
@@ -221,9 +242,69 @@ export function goal(rows: readonly BenchRow[]): string[] {
   return lines;
 }
 
+/** The lines of the checks under the table (scripts/bench_cache_checks.ts). */
+export async function checks(
+  readme: ReadonlyMap<string, RunStep[]>,
+  sessions: Readonly<Record<string, SessionModule>> = SESSIONS,
+): Promise<string[]> {
+  const count = memo(await tokenCounter());
+  const lines = [
+    "Pauses on OpenAI automatic caching (readme ÷ bound, as sent with " +
+    'prompt_cache_retention: "24h" when a person answers next / without it):',
+  ];
+  for (const [name, steps] of readme) {
+    const { asSent, withoutRetention } = pauseLosses(steps, count);
+    lines.push(
+      `  ${name.padEnd(13)} ${fixed(asSent)} / ${fixed(withoutRetention)}`,
+    );
+  }
+  lines.push(
+    'Tool-list changes with Anthropic toolChanges: "inline" (the change ' +
+      "step and the next: tokens lost ≤ the changed tools' own tokens):",
+  );
+  for (const name of TOOL_CHANGE_SESSIONS) {
+    for (const loss of await inlineToolChanges(sessions[name], count)) {
+      lines.push(
+        `  ${name.padEnd(13)} step ${loss.step} (${
+          loss.changed.join(", ")
+        }): ` +
+          `lost ${loss.lost} ≤ ${loss.toolTokens} ` +
+          (loss.lost <= loss.toolTokens ? "(met)" : "(not met)"),
+      );
+    }
+  }
+  const resumed = await resumedSession(
+    sessions[RESUMED.session],
+    count,
+    RESUMED.at,
+  );
+  const equal = PROVIDERS.every((provider) =>
+    resumed.cached[provider].straight === resumed.cached[provider].resumed
+  );
+  lines.push(
+    `Resumed session (${RESUMED.session}, saved before step ${resumed.at} and ` +
+      `resumed on a fresh registry; cached tokens straight / resumed):`,
+    `  ${
+      PROVIDERS.map((provider) =>
+        `${provider} ${resumed.cached[provider].straight} / ${
+          resumed.cached[provider].resumed
+        }`
+      ).join("; ")
+    }; bodies ${resumed.identical ? "identical" : "differ"} ${
+      equal && resumed.identical ? "(met)" : "(not met)"
+    }`,
+  );
+  return lines;
+}
+
+/** The sessions whose MCP tool list changes. */
+const TOOL_CHANGE_SESSIONS = ["coding-agent", "on-call"] as const;
+/** The session resumed mid-way, and where. */
+const RESUMED = { session: "on-call", at: 25 } as const;
+
 if (import.meta.main) {
   const started = performance.now();
-  const rows = await benchRows();
+  const { rows, readme } = await benchRuns();
   const markdown = Deno.args.includes("--markdown");
   console.log(
     `Cache report, ${new Date().toISOString().slice(0, 10)}: tokens counted ` +
@@ -234,5 +315,6 @@ if (import.meta.main) {
   );
   for (const line of table(rows, markdown)) console.log(line);
   for (const line of goal(rows)) console.log(line);
+  for (const line of await checks(readme)) console.log(line);
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }

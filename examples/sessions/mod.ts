@@ -12,6 +12,7 @@ import * as codingAgent from "./coding_agent.ts";
 import * as subAgents from "./sub_agents.ts";
 import * as supportBot from "./support_bot.ts";
 import * as pauses from "./pauses.ts";
+import * as onCall from "./on_call.ts";
 import type { CacheSession } from "../../src/cache/mod.ts";
 
 /**
@@ -39,4 +40,5 @@ export const SESSIONS: Readonly<Record<string, SessionModule>> = {
   "sub-agents": subAgents,
   "support-bot": supportBot,
   pauses,
+  "on-call": onCall,
 };

@@ -77,7 +77,12 @@ export default function session(): Promise<CacheSession> {
   let time = 0;
   const steps = Array.from({ length: STEPS }, (_, index) => () => {
     time += index === 0 ? 0 : PAUSES[index] ?? 20_000;
-    return { messages: conversations.turn("main", RESEARCH), time };
+    // Every answer goes to the person, who may step away after it.
+    return {
+      messages: conversations.turn("main", RESEARCH),
+      time,
+      awaiting: "person" as const,
+    };
   });
   return Promise.resolve({ prompt, steps });
 }

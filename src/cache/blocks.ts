@@ -44,6 +44,11 @@ export interface ParsedBody {
   readonly blocks: Block[];
   /** OpenAI `prompt_cache_options.mode` is `"explicit"`. */
   readonly explicitMode: boolean;
+  /**
+   * OpenAI automatic caching's lifetime when the body asks for more than
+   * the in-memory default (`prompt_cache_retention: "24h"`), in ms.
+   */
+  readonly automaticTtl?: number;
 }
 
 const MINUTE = 60_000;
@@ -182,6 +187,9 @@ function openAIBody(
   }
   const blocks: Block[] = [...toolBlocks(body.tools, "openai")];
   const options = cacheOptionsOf(body);
+  const retention = body.prompt_cache_retention === "24h"
+    ? { automaticTtl: 24 * 60 * MINUTE }
+    : {};
   let systemIndex = 0;
   if (!chat && body.instructions !== undefined) {
     if (typeof body.instructions !== "string") {
@@ -198,7 +206,7 @@ function openAIBody(
   const name = chat ? "messages" : "input";
   if (typeof items === "string" && !chat) {
     blocks.push(messageBlock("message:0.0", "user", items));
-    return { blocks, explicitMode: options.explicit };
+    return { blocks, explicitMode: options.explicit, ...retention };
   }
   if (!Array.isArray(items)) {
     throw bodyError(`${name} is ${kind(items)}; ${expected("openai")}`);
@@ -249,7 +257,7 @@ function openAIBody(
       }
     });
   });
-  return { blocks, explicitMode: options.explicit };
+  return { blocks, explicitMode: options.explicit, ...retention };
 }
 
 /** `prompt_cache_options`: the mode, and the marks' default lifetime. */

@@ -72,6 +72,8 @@ export type {
   SessionRequest,
   SessionStep,
   SessionStepState,
+  SessionToolCall,
+  SessionToolResult,
   SimulateCacheOptions,
 } from "./types.ts";
 export { readReportedUsage } from "./reported.ts";

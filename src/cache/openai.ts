@@ -4,7 +4,9 @@
  * of 128 tokens, nothing below the minimum (1024). Order tools, system,
  * messages (OpenAI does not document how it serialises tools: an
  * assumption). Entries live 5 minutes after their last use (an assumption:
- * OpenAI says 5 to 10 minutes of inactivity, up to an hour off-peak).
+ * OpenAI says 5 to 10 minutes of inactivity, up to an hour off-peak), or
+ * 24 hours when the body asks for `prompt_cache_retention: "24h"` (extended
+ * retention, "up to a maximum of 24 hours": modelled as its maximum).
  *
  * The match is exact at block boundaries; inside the first differing block
  * it is the common leading text of that block and the earlier request's,
@@ -44,6 +46,7 @@ interface Next {
   readonly key: string;
   readonly text: string;
   time: number;
+  ttl: number;
 }
 
 /** The automatic prefix cache over a session. */
@@ -73,7 +76,7 @@ export class AutomaticCache {
       for (
         const earlier of this.#next.get(parentOf(request, following)) ?? []
       ) {
-        if (earlier.time + AUTOMATIC_TTL <= time) continue;
+        if (earlier.time + earlier.ttl <= time) continue;
         partial = Math.max(partial, this.#partial(earlier, blocks[following]));
       }
       const own = tokensThrough(request, following) - matched;
@@ -88,10 +91,11 @@ export class AutomaticCache {
   /** Makes every prefix of `request` an entry (after it is served). */
   write(request: Prepared): void {
     const { nodes, blocks, time } = request;
+    const ttl = request.automaticTtl ?? AUTOMATIC_TTL;
     let parent = ROOT;
     nodes.forEach((node, at) => {
-      this.entries.touch(node, time, AUTOMATIC_TTL);
-      this.#remember(parent, { node, block: blocks[at] }, time);
+      this.entries.touch(node, time, ttl);
+      this.#remember(parent, { node, block: blocks[at] }, time, ttl);
       parent = node;
     });
   }
@@ -104,6 +108,7 @@ export class AutomaticCache {
     parent: number,
     { node, block }: { node: number; block: { key: string; text: string } },
     time: number,
+    ttl: number,
   ): void {
     const kept = this.#next.get(parent);
     const next = (): Next => ({
@@ -111,6 +116,7 @@ export class AutomaticCache {
       key: block.key,
       text: block.text,
       time,
+      ttl,
     });
     if (kept === undefined) {
       this.#next.set(parent, [next()]);
@@ -120,6 +126,7 @@ export class AutomaticCache {
     // The usual case: the same block again; no allocation.
     if (latest.node === node) {
       latest.time = time;
+      latest.ttl = Math.max(latest.ttl, ttl);
       return;
     }
     const others = kept.filter((earlier) => earlier.node !== node);

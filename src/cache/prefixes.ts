@@ -29,6 +29,8 @@ export interface Prepared {
   /** The tokens of the tools and system blocks. */
   readonly promptTokens: number;
   readonly explicitMode: boolean;
+  /** OpenAI automatic caching's lifetime asked for by the body, in ms. */
+  readonly automaticTtl?: number;
 }
 
 /** Numbers prefixes; remembers which were sent and which were extended. */
@@ -142,6 +144,7 @@ export function prepare(
     time: number;
     blocks: readonly Block[];
     explicitMode: boolean;
+    automaticTtl?: number;
   },
   index: PrefixIndex,
   count: CountTokens,

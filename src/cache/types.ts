@@ -275,6 +275,53 @@ export interface SessionMessage {
   role: "user" | "assistant";
   /** What they say. */
   content: string;
+  /** An assistant turn's tool calls, in the order the model made them. */
+  toolCalls?: readonly SessionToolCall[];
+  /**
+   * A user turn's tool results: one per call of the assistant turn before
+   * it (in any order), sent before the turn's `content` (if any).
+   */
+  toolResults?: readonly SessionToolResult[];
+}
+
+/**
+ * One tool call of an assistant turn of a session (a tool round).
+ *
+ * @example
+ * ```ts
+ * import type { SessionMessage, SessionToolCall } from "@rxprompt/system-prompt/cache";
+ *
+ * const call: SessionToolCall = { id: "c1", name: "read_file", input: { path: "a.ts" } };
+ * const answer: SessionMessage = { role: "assistant", content: "Reading.", toolCalls: [call] };
+ * ```
+ */
+export interface SessionToolCall {
+  /** The call's id, unique in the thread. */
+  id: string;
+  /** The tool called. */
+  name: string;
+  /** Its arguments (a JSON object). */
+  input: Record<string, unknown>;
+}
+
+/**
+ * The result of one tool call of a session, in the user turn after it.
+ *
+ * @example
+ * ```ts
+ * import type { SessionMessage, SessionToolResult } from "@rxprompt/system-prompt/cache";
+ *
+ * const result: SessionToolResult = { id: "c1", content: "export const a = 1;" };
+ * const turn: SessionMessage = { role: "user", content: "", toolResults: [result] };
+ * ```
+ */
+export interface SessionToolResult {
+  /** The id of the call it answers. */
+  id: string;
+  /** What the tool returned. */
+  content: string;
+  /** The call failed (default `false`). */
+  isError?: boolean;
 }
 
 /**
@@ -302,6 +349,16 @@ export interface SessionRequest {
   context?: AssembleContext;
   /** When it is sent, in ms since the session's start (default: 10 s after the previous step). */
   time?: number;
+  /**
+   * Who answers the model's answer to this request (default `"agent"`):
+   * `"person"` before a pause, for the conversation's long cache lifetimes.
+   */
+  awaiting?: "person" | "agent";
+  /**
+   * How the thread's conversation tells the model of a changed tool set
+   * (Anthropic; default `"rebuild"`): fixed by the thread's first step.
+   */
+  toolChanges?: "rebuild" | "inline";
 }
 
 /**

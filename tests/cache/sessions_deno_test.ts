@@ -7,7 +7,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bestLayoutTokens, simulateCache } from "../../src/cache/mod.ts";
 import { requestsOf, runSession } from "../../cli/session.ts";
+import type { SessionRequest } from "../../src/cache/mod.ts";
 import { SESSIONS } from "../../examples/sessions/mod.ts";
+import {
+  default as onCall,
+  MCP_BACK,
+  MCP_DROP,
+} from "../../examples/sessions/on_call.ts";
 import { REGISTRATIONS, WAYS } from "../../examples/sessions/ways.ts";
 
 const STEPS = 3;
@@ -60,4 +66,42 @@ describe("example sessions", () => {
       }
     });
   }
+
+  it("on-call: fan-outs of more than 20 new blocks, person pauses of 5-20 minutes, an MCP server that drops and comes back", async () => {
+    const requests: { toolCalls: number; awaiting?: string }[] = [];
+    const session = await onCall();
+    const steps = await runSession({
+      ...session,
+      steps: session.steps.map((step, index) => async () => {
+        const request = await step(index) as SessionRequest;
+        requests.push({
+          toolCalls: request.messages.at(-2)?.toolCalls?.length ?? 0,
+          awaiting: request.awaiting,
+        });
+        return request;
+      }),
+    }, {});
+    // A call and its result are a block each, with the answer's text.
+    assert.ok(requests.some((request) => 2 * request.toolCalls + 1 > 20));
+    const minutes = steps.slice(1).map((step, at) =>
+      (step.time - steps[at].time) / 60_000
+    );
+    const pauses = minutes.filter((gap) => gap >= 5 && gap <= 21);
+    assert.ok(pauses.length >= 5, String(minutes));
+    // The step before each pause says a person answers next.
+    minutes.forEach((gap, at) => {
+      if (gap >= 5) assert.equal(requests[at].awaiting, "person");
+    });
+    const tools = (at: number) =>
+      steps[at].assembly.tools.map((tool) => tool.name).filter((name) =>
+        name.startsWith("status_")
+      );
+    assert.equal(tools(MCP_DROP - 1).length, 3);
+    assert.deepEqual(tools(MCP_DROP), []);
+    assert.deepEqual(tools(MCP_BACK - 1), []);
+    assert.deepEqual(
+      tools(MCP_BACK).filter((name) => !tools(MCP_DROP - 1).includes(name)),
+      ["status_incident_postmortem"],
+    );
+  });
 });

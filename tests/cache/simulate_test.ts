@@ -287,6 +287,24 @@ describe("simulateCache, OpenAI automatic rules", () => {
     assert.deepEqual(served(0, 4 * MIN, 8 * MIN), [0, 1280, 1280]);
   });
 
+  it("keeps them 24 hours for a request with prompt_cache_retention: 24h", () => {
+    const body = chat(text(1300));
+    const kept = { ...body, prompt_cache_retention: "24h" };
+    const served = (first: unknown, ...times: number[]) =>
+      openai([
+        { body: first, time: 0 },
+        ...times.map((time) => ({ body, time })),
+      ]).requests.map((r) => r.cachedTokens);
+    assert.deepEqual(served(kept, 20 * MIN, 21 * 60 * MIN), [0, 1280, 1280]);
+    assert.deepEqual(served(kept, 24 * 60 * MIN), [0, 0]);
+    assert.deepEqual(served(body, 20 * MIN), [0, 0]);
+    // In-memory retention asked for: the 5-minute default.
+    assert.deepEqual(
+      served({ ...body, prompt_cache_retention: "in_memory" }, 20 * MIN),
+      [0, 0],
+    );
+  });
+
   it("reads tools first: a changed tool list loses the system prompt", () => {
     const body = (name: string) => ({
       tools: [{ type: "function", function: { name, parameters: {} } }],

@@ -1,7 +1,8 @@
 /**
  * What a session step of `rxprompt simulate` may return (SPEC 8.8, 9.7,
  * 9.8): the messages array itself, or `{ messages, thread?, scope?,
- * context?, time? }`; anything else is one `INVALID_CONFIG` line naming
+ * context?, time?, awaiting?, toolChanges? }` with tool rounds in its
+ * messages; anything else is one `INVALID_CONFIG` line naming
  * the step.
  */
 import { describe, it } from "node:test";
@@ -10,6 +11,7 @@ import { SystemPrompt } from "../../mod.ts";
 import type { SessionStep } from "../../src/cache/mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { CliError } from "../../cli/cli_error.ts";
+import { readmeWay } from "../../cli/readme_way.ts";
 
 const HELLO = [{ role: "user" as const, content: "Hello." }];
 
@@ -54,6 +56,67 @@ describe("rxprompt simulate: a step's result", () => {
     assert.equal(steps[1].time, 60_000);
   });
 
+  it("may say who answers next, how tools change, and carry tool rounds", async () => {
+    const round = [
+      ...HELLO,
+      {
+        role: "assistant" as const,
+        content: "Reading.",
+        toolCalls: [{ id: "c1", name: "read", input: { path: "a" } }],
+      },
+      {
+        role: "user" as const,
+        content: "",
+        toolResults: [{ id: "c1", content: "text of a", isError: false }],
+      },
+    ];
+    const seen: unknown[] = [];
+    const steps = await runSession(
+      session(() => ({
+        messages: round,
+        awaiting: "person",
+        toolChanges: "inline",
+      })),
+      {
+        probe: ({ request, messages }) => {
+          seen.push({ request, messages });
+          return {};
+        },
+      },
+    );
+    const { request, messages } = seen.at(-1) as {
+      request: { awaiting: string; toolChanges: string; messages: unknown };
+      messages: { content: string }[];
+    };
+    assert.equal(request.awaiting, "person");
+    assert.equal(request.toolChanges, "inline");
+    assert.deepEqual(request.messages, round);
+    // The ways that send text read the round written into the turns.
+    assert.equal(
+      messages[1].content,
+      'Reading.\n[call c1 read {"path":"a"}]',
+    );
+    assert.equal(messages[2].content, "[result c1]\ntext of a");
+    assert.deepEqual(steps[1].messages, messages);
+  });
+
+  it("keeps a thread's tool changes as its first step set them", async () => {
+    await assert.rejects(
+      runSession(
+        session(() => ({ messages: HELLO, toolChanges: "inline" })),
+        { readme: readmeWay },
+      ),
+      (error) => {
+        assert.ok(error instanceof CliError, String(error));
+        assert.match(
+          error.message,
+          /^step 1: the readme way failed: INVALID_CONFIG: .*toolChanges "inline".*"main" started with "rebuild"/,
+        );
+        return true;
+      },
+    );
+  });
+
   const bad: [string, () => unknown, RegExp][] = [
     ["undefined", () => undefined, /undefined/],
     ["a number", () => 5, /5/],
@@ -82,6 +145,44 @@ describe("rxprompt simulate: a step's result", () => {
       "a context that is not an object",
       () => ({ messages: HELLO, context: 3 }),
       /context/,
+    ],
+    [
+      "an awaiting that is neither person nor agent",
+      () => ({ messages: HELLO, awaiting: "user" }),
+      /awaiting/,
+    ],
+    [
+      "a toolChanges that is neither rebuild nor inline",
+      () => ({ messages: HELLO, toolChanges: true }),
+      /toolChanges/,
+    ],
+    [
+      "tool calls on a user turn",
+      () => [{ ...HELLO[0], toolCalls: [] }],
+      /messages\[0\]\.toolCalls/,
+    ],
+    [
+      "a tool call without an id",
+      () => [...HELLO, {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ name: "read", input: {} }],
+      }],
+      /messages\[1\]\.toolCalls\[0\]/,
+    ],
+    [
+      "tool results on an assistant turn",
+      () => [{ role: "assistant", content: "", toolResults: [] }],
+      /messages\[0\]\.toolResults/,
+    ],
+    [
+      "a tool result whose content is not a string",
+      () => [{
+        role: "user",
+        content: "",
+        toolResults: [{ id: "c", content: 1 }],
+      }],
+      /messages\[0\]\.toolResults\[0\]/,
     ],
     ["a revoked Proxy", revoked, /cannot be read/],
     [
