@@ -14,9 +14,10 @@
  *   tool calls as the provider's own blocks), a user turn's tool results
  *   go to `toolResult()` and its text to `user()`;
  * - then `request(context, { awaiting })` builds the step's body; on
- *   OpenAI a request awaiting a person also asks for
- *   `prompt_cache_retention: "24h"` (automatic caching's extended
- *   retention, which the conversation leaves to the harness).
+ *   OpenAI the conversation has `promptCacheRetention: "24h"` as well as
+ *   `cache: true`, so the same bodies serve both OpenAI rules: a request
+ *   awaiting a person asks for automatic caching's extended retention and
+ *   gets 12-hour explicit marks.
  *
  * A conversation the session rewrote (compacted) starts a new conversation.
  * On the first step after a restart (`resumed`), each conversation is saved
@@ -180,12 +181,7 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     const body = await conversation.request(undefined, { awaiting });
     memory.pending = true;
     memory.awaiting = awaiting;
-    // OpenAI automatic caching (models before explicit marks) keeps a
-    // prefix in memory for minutes; a harness that waits for a person asks
-    // for the extended retention itself (SPEC 9.8: on request).
-    return input.wire === "openai" && awaiting === "person"
-      ? { ...body as Record<string, unknown>, prompt_cache_retention: "24h" }
-      : body as Record<string, unknown>;
+    return body as Record<string, unknown>;
   };
 }
 
@@ -244,6 +240,7 @@ function start(
   return chatConversation(prompt, {
     model: MODEL.openai,
     cache: true,
+    promptCacheRetention: "24h",
     session,
   }) as unknown as Driven;
 }

@@ -99,6 +99,11 @@ export interface ChatConversationBody {
   prompt_cache_key: string;
   /** From the options, when given. */
   max_completion_tokens?: number;
+  /**
+   * The `promptCacheRetention` option, on a request that waits for a
+   * person.
+   */
+  prompt_cache_retention?: "24h";
 }
 
 /**
@@ -197,6 +202,15 @@ export interface ChatConversationOptions extends ConversationOptions {
   promptCacheKey?: string;
   /** Streaming bodies, with `stream_options.include_usage`. */
   stream?: boolean;
+  /**
+   * OpenAI automatic caching (no `cache`; models before explicit
+   * breakpoints): `prompt_cache_retention` sent on each request that waits
+   * for a person (`awaiting: "person"`), so a pause longer than the
+   * in-memory lifetime keeps the prefix. Sent only when given: the `openai`
+   * types mark the field deprecated in favour of explicit caching's
+   * lifetimes (`cache`, 12 hours while a person is awaited).
+   */
+  promptCacheRetention?: "24h";
 }
 
 /**

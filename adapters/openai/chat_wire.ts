@@ -35,6 +35,8 @@ import {
   markedAdapter,
   markOpenAIEnds,
   parseArguments,
+  readRetention,
+  retentionField,
   stepCache,
 } from "./conversation_shared.ts";
 import {
@@ -77,6 +79,11 @@ export function chatWire(
     saved.promptCacheKey = options.promptCacheKey;
   }
   if (options.stream === true) saved.stream = true;
+  const retention = readRetention(
+    options.promptCacheRetention,
+    "chatConversation",
+    saved,
+  );
   return {
     provider: CHAT_PROVIDER,
     options: saved,
@@ -88,6 +95,7 @@ export function chatWire(
         adapter,
         key: options.promptCacheKey,
         stream: options.stream === true,
+        retention,
       }),
     read: chatRead,
     personInput: (input) =>
@@ -109,6 +117,7 @@ function chatBuild(
     adapter: OpenAIOptions;
     key: string | undefined;
     stream: boolean;
+    retention: "24h" | undefined;
   },
 ): WireBuilt<ChatMessage, ChatBody> {
   const tail: ChatMessage[] = input.results.map((result) => ({
@@ -151,6 +160,7 @@ function chatBuild(
     ...(options.limit === undefined
       ? {}
       : { max_completion_tokens: options.limit }),
+    ...retentionField(options.retention, input.awaiting),
     ...(options.stream
       ? { stream: true, stream_options: { include_usage: true } }
       : {}),

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { quote } from "../../src/errors.ts";
+import { SystemPromptError } from "../../mod.ts";
 import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
@@ -110,4 +112,37 @@ export function markedAdapter(
     cache: mark.ttl === undefined ? true : { ttl: mark.ttl },
     promptCacheKey: key,
   };
+}
+
+/**
+ * The `promptCacheRetention` option, checked; saved in `saved` when given.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for any other value
+ */
+export function readRetention(
+  value: unknown,
+  form: string,
+  saved: Record<string, unknown>,
+): "24h" | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "24h") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s promptCacheRetention is ${
+        quote(value)
+      }; it must be "24h" or absent.`,
+    );
+  }
+  saved.promptCacheRetention = value;
+  return value;
+}
+
+/** The body field of `promptCacheRetention`, on a request awaiting a person. */
+export function retentionField(
+  retention: "24h" | undefined,
+  awaiting: string,
+): { prompt_cache_retention?: "24h" } {
+  return retention !== undefined && awaiting === "person"
+    ? { prompt_cache_retention: retention }
+    : {};
 }

@@ -102,6 +102,11 @@ export interface ResponsesConversationBody {
   };
   /** From the options, when given. */
   max_output_tokens?: number;
+  /**
+   * The `promptCacheRetention` option, on a request that waits for a
+   * person.
+   */
+  prompt_cache_retention?: "24h";
 }
 
 /**
@@ -163,6 +168,15 @@ export interface ResponsesConversationOptions extends ConversationOptions {
   strict?: boolean;
   /** The `prompt_cache_key` (default: `promptCacheKey` with the session). */
   promptCacheKey?: string;
+  /**
+   * OpenAI automatic caching (no `cache`; models before explicit
+   * breakpoints): `prompt_cache_retention` sent on each request that waits
+   * for a person (`awaiting: "person"`), so a pause longer than the
+   * in-memory lifetime keeps the prefix. Sent only when given: the `openai`
+   * types mark the field deprecated in favour of explicit caching's
+   * lifetimes (`cache`, and `prompt_cache_options.ttl`, 12 hours while a person is awaited).
+   */
+  promptCacheRetention?: "24h";
 }
 
 /**

@@ -26,6 +26,8 @@ import {
   markedAdapter,
   markOpenAIEnds,
   parseArguments,
+  readRetention,
+  retentionField,
   stepCache,
 } from "./conversation_shared.ts";
 import {
@@ -67,6 +69,11 @@ export function responsesWire(
   if (options.promptCacheKey !== undefined) {
     saved.promptCacheKey = options.promptCacheKey;
   }
+  const retention = readRetention(
+    options.promptCacheRetention,
+    form,
+    saved,
+  );
   const parts = (content: unknown, what: string) =>
     copyBlocks(content, what, {
       allowString: true,
@@ -83,6 +90,7 @@ export function responsesWire(
         cache,
         adapter,
         key: options.promptCacheKey,
+        retention,
       }),
     read: responsesRead,
     personInput: (input) => parts(input, "user()"),
@@ -99,6 +107,7 @@ function responsesBuild(
     cache: PromptCacheBreakpoint | undefined;
     adapter: OpenAIOptions;
     key: string | undefined;
+    retention: "24h" | undefined;
   },
 ): WireBuilt<ResponsesItem, ResponsesConversationBody> {
   const tail: ResponsesItem[] = input.results.map((result) => ({
@@ -147,6 +156,7 @@ function responsesBuild(
     ...(options.limit === undefined
       ? {}
       : { max_output_tokens: options.limit }),
+    ...retentionField(options.retention, input.awaiting),
   };
   // The diagnosis names the previous answer: in the body, never the head
   // (the recording would keep a new head every step).

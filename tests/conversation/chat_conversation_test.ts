@@ -118,6 +118,39 @@ describe("chatConversation", () => {
     await a.prompt.dispose();
   });
 
+  it("asks for the extended retention on automatic caching only while a person is awaited, and keeps the option on resume", async () => {
+    const a = agent();
+    const conv = chatConversation(a.prompt, {
+      model: "gpt-5",
+      promptCacheRetention: "24h",
+    });
+    conv.user("Hi.");
+    const pause = await conv.request(undefined, { awaiting: "person" });
+    assert.equal(pause.prompt_cache_retention, "24h");
+    assert.equal(marksOf(pause).length, 0); // automatic caching: no marks
+    const soon = await conv.request();
+    assert.equal("prompt_cache_retention" in soon, false);
+    conv.record(completion([]));
+    conv.user("Still there?");
+    const resumed = resumeChatConversation(a.prompt, conv.save());
+    resumed.user("Still there?");
+    assert.equal(
+      JSON.stringify(await resumed.request(undefined, { awaiting: "person" })),
+      JSON.stringify(await conv.request(undefined, { awaiting: "person" })),
+    );
+    for (const bad of ["12h", true, 24]) {
+      assert.throws(
+        () =>
+          chatConversation(a.prompt, {
+            model: "gpt-5",
+            promptCacheRetention: bad as "24h",
+          }),
+        code("INVALID_CONFIG"),
+      );
+    }
+    await a.prompt.dispose();
+  });
+
   it("asks for the usage when streaming", async () => {
     const a = agent();
     const conv = chatConversation(a.prompt, { model: "gpt-5.6", stream: true });

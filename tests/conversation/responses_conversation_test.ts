@@ -68,6 +68,27 @@ describe("responsesConversation", () => {
     await a.prompt.dispose();
   });
 
+  it("asks for the extended retention only while a person is awaited", async () => {
+    const a = agent();
+    const conv = responsesConversation(a.prompt, {
+      model: "gpt-5",
+      promptCacheRetention: "24h",
+    });
+    conv.user("Hi.");
+    const pause = await conv.request(undefined, { awaiting: "person" });
+    assert.equal(pause.prompt_cache_retention, "24h");
+    assert.equal("prompt_cache_retention" in await conv.request(), false);
+    assert.throws(
+      () =>
+        responsesConversation(a.prompt, {
+          model: "gpt-5",
+          promptCacheRetention: "in_memory" as "24h",
+        }),
+      code("INVALID_CONFIG"),
+    );
+    await a.prompt.dispose();
+  });
+
   it("rejects another provider's answer and a compaction, keeping what it recorded", async () => {
     const a = agent();
     const conv = responsesConversation(a.prompt, { model: "gpt-5.6" });
