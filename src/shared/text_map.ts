@@ -214,6 +214,7 @@ let olderPrint = 0;
  * The hash of `text`'s whole content, remembered for the two texts hashed
  * last: a text usually goes through several maps in a row (a memo's
  * generations, the template cache), and is read once, not once per map.
+ * The two texts stay referenced until two others are hashed.
  */
 function recentWhole(text: string): number {
   if (same(text, recentText)) return recentPrint;
