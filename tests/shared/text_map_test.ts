@@ -1,10 +1,11 @@
 /**
  * TextMap: a Map keyed by whole texts that keys a long text (16,384 code
- * units or more, which V8 hashes by length alone) by an exact digest.
+ * units or more, which V8 hashes by length alone) by a fingerprint, and
+ * tells apart the texts that share one by comparing them.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LONG_TEXT, TextMap } from "../../src/shared/text_map.ts";
+import { LONG_TEXT, MAX_CHAIN, TextMap } from "../../src/shared/text_map.ts";
 import { diffAssemblies } from "../../mod.ts";
 
 /** A long text, equal to the others of its length but for its end. */
@@ -43,18 +44,55 @@ describe("TextMap", () => {
     assert.equal(map.get(long(1)), undefined);
   });
 
-  it("never takes a short text for a long text's digest", () => {
-    const map = new TextMap<string>();
-    map.set(long(1), "long");
-    // The digest of the first long text: level 1, chunks 0 and 1.
-    const digest = "\u0001\u0000\u0000\u0001\u0000";
-    assert.equal(map.get(digest), undefined);
-    map.set(digest, "short");
-    assert.equal(map.get(long(1)), "long");
-    assert.equal(map.get(digest), "short");
+  it("tells apart long texts that differ only between its samples", () => {
+    // Equal in their ends and in every 128th code unit: one sampled
+    // fingerprint, until the map hashes them whole.
+    const alike = (index: number) =>
+      "x".repeat(60) + String(index).padStart(6, "0") + "x".repeat(16_334);
+    const map = new TextMap<number>();
+    const count = 3 * MAX_CHAIN;
+    for (let index = 0; index < count; index++) {
+      map.set(alike(index), index);
+      // The texts set so far are found, and no other one.
+      assert.equal(map.get(alike(index)), index);
+      assert.equal(map.get(alike(0)), 0);
+      assert.equal(map.has(alike(index + 1)), false);
+    }
+    assert.equal(map.size, count);
+    map.set(alike(3), 30);
+    assert.equal(map.get(alike(3)), 30);
+    assert.equal(map.delete(alike(4)), true);
+    assert.equal(map.delete(alike(4)), false);
+    assert.equal(map.size, count - 1);
+    assert.deepEqual(
+      [...map.values()],
+      Array.from({ length: count }, (_, index) => index === 3 ? 30 : index)
+        .filter((index) => index !== 4),
+    );
+    for (let index = 0; index < count; index++) {
+      if (index === 4) continue;
+      assert.equal(map.get(alike(index)), index === 3 ? 30 : index);
+    }
   });
 
-  it("stays right across deletes that rebuild its chunk table", () => {
+  it("tells apart texts that share a chain before it is hashed whole", () => {
+    const alike = (index: number) =>
+      "x".repeat(60) + String(index).padStart(6, "0") + "x".repeat(16_334);
+    const map = new TextMap<string>();
+    // Fewer than a full chain: the sampled fingerprints stay.
+    for (let index = 0; index < MAX_CHAIN - 2; index++) {
+      map.set(alike(index), `v${index}`);
+    }
+    assert.equal(map.delete(alike(0)), true);
+    assert.equal(map.delete(alike(MAX_CHAIN - 3)), true);
+    assert.equal(map.delete(alike(2)), true);
+    assert.equal(map.get(alike(0)), undefined);
+    assert.equal(map.get(alike(1)), "v1");
+    assert.equal(map.get(alike(3)), "v3");
+    assert.deepEqual([...map.keys()], [1, 3, 4].map(alike));
+  });
+
+  it("stays right across many sets and deletes", () => {
     const map = new TextMap<number>();
     for (let index = 0; index < 3_000; index++) {
       map.set(long(index), index);
