@@ -258,7 +258,7 @@ function changes(step: RunStep): string {
 }
 
 function memoised(count: CountTokens): CountTokens {
-  // Keyed by digest when long: V8 hashes a long string by its length.
+  // A TextMap: V8 hashes a long string by its length alone.
   const counts = new TextMap<number>();
   return (text) => {
     let tokens = counts.get(text);

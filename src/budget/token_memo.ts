@@ -43,7 +43,7 @@ const MAX_ENTRIES = 16_384;
 class Generations<V> {
   readonly #maxChars: number;
   readonly #maxEntries: number;
-  // Keyed by digest when long: V8 hashes a long string by its length.
+  // A TextMap: V8 hashes a long string by its length alone.
   #young = new TextMap<V>();
   #old = new TextMap<V>();
   #youngChars = 0;

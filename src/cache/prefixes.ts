@@ -35,7 +35,7 @@ export interface Prepared {
 
 /** Numbers prefixes; remembers which were sent and which were extended. */
 export class PrefixIndex {
-  /** Block key → its number (long keys by digest: V8 hashes them by length). */
+  /** Block key → its number (a TextMap: V8 hashes long keys by length). */
   readonly #keys = new TextMap<number>();
   /** Block number → its tokens. */
   readonly #tokens: number[] = [];

@@ -57,7 +57,7 @@ export interface DiffSide {
 export function readSide(assembly: unknown, side: SideLabel): DiffSide {
   const raw = readAssembly(assembly, side);
   const sections: RenderedSection[] = [];
-  // Names may be any text: long ones are keyed by digest (TextMap).
+  // Names may be any text: a TextMap keeps long ones apart.
   const sectionIndex = new TextMap<number>();
   let prompt = "";
   for (const section of raw.sections) {

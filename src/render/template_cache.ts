@@ -92,7 +92,7 @@ class Entry implements Template {
 export class TemplateCache {
   readonly maxBytes: number;
   readonly maxEntryBytes: number;
-  // Keyed by digest when long: V8 hashes a long string by its length.
+  // A TextMap: V8 hashes a long string by its length alone.
   private readonly entries = new TextMap<Entry>();
   private oldest: Entry | undefined = undefined;
   readonly admitOneIn: number;
