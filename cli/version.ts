@@ -6,4 +6,4 @@
  */
 
 /** The version of `@rxprompt/system-prompt` this command belongs to. */
-export const VERSION = "0.3.0";
+export const VERSION = "0.4.0";
