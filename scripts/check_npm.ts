@@ -5,7 +5,8 @@
  *
  * - lints the package with `publint --strict` and `@arethetypeswrong/cli`;
  * - runs the project's test files (any depth under `tests/`, except
- *   `tests/bench/` and the Deno-only `*_sdk_test.ts` and `*_deno_test.ts`) under Node
+ *   `tests/bench/` and the Deno-only `*_sdk_test.ts` and `*_deno_test.ts`, and
+ *   the `*_deno.ts` fixtures only they load) under Node
  *   (`node --test`) and Bun (`bun test`) against the installed package, not
  *   the sources;
  * - smoke-tests a JavaScript consumer on Node and Bun (and `require()` where
@@ -61,9 +62,10 @@ const TEST_ROOT = path.join(ROOT, "tests");
 const NOT_TESTS = path.join(TEST_ROOT, "bench");
 /**
  * Test files that need Deno (real SDK clients, or the command line run as a
- * Deno subprocess); not run on Node and Bun.
+ * Deno subprocess), and what only they load (a fixture named `*_deno.ts`,
+ * which may import what the package leaves out); not run on Node and Bun.
  */
-const DENO_ONLY = /_(sdk|deno)_test\.ts$/;
+const DENO_ONLY = /_(sdk|deno)(_test)?\.ts$/;
 const TEST_FILE = /_test\.ts$/;
 
 /** Test cases a runner ran. */

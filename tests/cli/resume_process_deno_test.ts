@@ -24,7 +24,7 @@ async function harness(args: string[], input?: string): Promise<string> {
       "run",
       "-A",
       "--quiet",
-      repoPath("tests/cli/fixtures/resume_harness.ts"),
+      repoPath("tests/cli/fixtures/resume_harness_deno.ts"),
       ...args,
     ],
     cwd: ROOT,
