@@ -1,8 +1,8 @@
 /**
- * `@opentelemetry/api`, loaded on first use (SPEC 9.4): it is an optional
- * peer dependency, so importing `./otel` works without it and only
- * recording a span asks for it, failing with a `SystemPromptError` that
- * says what to install.
+ * `@opentelemetry/api`, an optional peer dependency (SPEC 9.4), imported
+ * dynamically when `./otel` is imported: without it, importing `./otel`
+ * fails with a `SystemPromptError` that says what to install, and no other
+ * entry point loads it.
  *
  * @module
  */

@@ -52,6 +52,11 @@ import { renderPromptBlocks } from "../src/render/blocks.ts";
 import { loadOtelApi } from "./_otel_api.ts";
 import { promptCacheKey } from "./openai/cache_key.ts";
 
+// The optional peer is imported with the module: importing `./otel` without
+// `@opentelemetry/api` fails here, at once, with what to install
+// (MISSING_PEER_DEPENDENCY), and the other entry points never load it.
+await loadOtelApi();
+
 /**
  * An attribute value as OpenTelemetry takes it: a primitive or a
  * homogeneous array of them.
