@@ -6,9 +6,9 @@
  * they may be sensitive) and `rxprompt.*` attributes: the contributors of
  * each system block and tool, the stable prefix hash and the cache verdict.
  *
- * `@opentelemetry/api` is an optional peer dependency, imported on the
- * first span: importing this module needs nothing, and recording without
- * the package installed rejects with `MISSING_PEER_DEPENDENCY`.
+ * `@opentelemetry/api` is an optional peer dependency, imported with this
+ * module: importing it without the package installed fails with
+ * `MISSING_PEER_DEPENDENCY`, saying what to install.
  *
  * Attribute names are spelled as the GenAI registry spells them
  * (`model/gen-ai/registry.yaml` of open-telemetry/semantic-conventions up to
