@@ -50,13 +50,16 @@ export function adapterOptions(
 /**
  * The OpenAI forms' marks: on the last item and on the previous request's
  * end, each on the last part of `partsOf(item)` (items the model wrote
- * carry none). Returns the marked copy and where the marks went.
+ * carry none; `"before"`: the mark goes on the item before). Returns the
+ * marked copy and where the marks went.
  */
 export function markOpenAIEnds<T>(
   history: readonly T[],
   previousLength: number,
   mark: PromptCacheBreakpoint | undefined,
-  partsOf: (item: T) => { key: string; parts: unknown[] } | undefined,
+  partsOf: (
+    item: T,
+  ) => { key: string; parts: unknown[] } | "before" | undefined,
 ): { items: T[]; marks: WireMark[] } {
   const items = [...history];
   const marks: WireMark[] = [];
@@ -64,9 +67,13 @@ export function markOpenAIEnds<T>(
   const ends = previousLength > 0 && previousLength < history.length
     ? [previousLength - 1, history.length - 1]
     : [history.length - 1];
-  for (const at of ends) {
-    const found = partsOf(items[at]);
-    if (found === undefined || found.parts.length === 0) continue;
+  for (let at of ends) {
+    let found = partsOf(items[at]);
+    while (found === "before" && at > 0) found = partsOf(items[--at]);
+    if (
+      found === undefined || found === "before" || found.parts.length === 0 ||
+      marks.some((placed) => placed.message === at + 1)
+    ) continue;
     const parts = [...found.parts];
     const block = parts.length - 1;
     parts[block] = {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
+import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import {
   type ConversationPrompt,
   ConversationShell,
@@ -64,7 +64,9 @@ export function responsesConversation<
 
 /**
  * Resumes a Responses conversation from its recording, as
- * `resumeAnthropicConversation` does for Anthropic (`./anthropic`).
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`); a
+ * recording made with `toolChanges: "inline"` needs that option again
+ * (`INVALID_CONFIG` otherwise).
  *
  * @param prompt what each step is assembled from
  * @param recording the recording's text (JSON lines)
@@ -92,9 +94,15 @@ export function resumeResponsesConversation<
   options?: Partial<ResponsesConversationOptions>,
 ): ResponsesConversation<C> {
   const parsed = parseRecording(recording, RESPONSES_PROVIDER);
-  const merged = {
-    ...(parsed.header.options as Partial<ResponsesConversationOptions>),
-    ...options,
-  } as ResponsesConversationOptions;
+  const saved = parsed.header.options as Partial<ResponsesConversationOptions>;
+  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The recording is of a conversation with toolChanges "inline"; ` +
+        `resume it with { toolChanges: "inline" } (its tool changes are ` +
+        `in its additional_tools items, its tools block never changes).`,
+    );
+  }
+  const merged = { ...saved, ...options } as ResponsesConversationOptions;
   return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
 }

@@ -453,7 +453,10 @@ export class ConversationShell<
       awaiting,
       session: this.session,
       state: committed.state,
-      toolChanges: tools.inline?.changes,
+      toolChanges: tools.inline === undefined ? undefined : {
+        ...tools.inline.changes,
+        ...(allowed === undefined ? {} : { allowed }),
+      },
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),
@@ -490,10 +493,11 @@ export class ConversationShell<
       committed.listed,
       committed.effective,
       assembly,
+      { redefine: this.#wire.inlineRedefine },
     );
     return {
       listed: inline.listed,
-      changed: committed.listed === undefined,
+      changed: inline.listedChanged,
       inline,
     };
   }
