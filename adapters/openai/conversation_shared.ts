@@ -153,3 +153,58 @@ export function retentionField(
     ? { prompt_cache_retention: retention }
     : {};
 }
+
+/** A system message whose content may be marked parts. */
+interface SystemMessage {
+  readonly role: "system";
+  readonly content: unknown;
+}
+
+/**
+ * A fork's first request (SPEC 9.8): a breakpoint on the system part that
+ * ends the longest prefix (tools, then system parts) it shares with its
+ * parent's last request, so sibling forks read it; within `limit` marks on
+ * the system message, the mark closest before it gives way. Returns the
+ * system message, marked or as it was.
+ */
+export function markSharedSystem<S extends SystemMessage>(
+  system: S,
+  tools: unknown,
+  parent: Readonly<Record<string, unknown>>,
+  { mark, limit }: { mark: PromptCacheBreakpoint; limit: number },
+): S {
+  const before = parent.system as SystemMessage | undefined;
+  if (
+    !Array.isArray(system.content) || !Array.isArray(before?.content) ||
+    JSON.stringify(tools ?? []) !== JSON.stringify(parent.tools ?? [])
+  ) return system;
+  const parts = [...system.content] as Record<string, unknown>[];
+  let shared = 0;
+  while (
+    shared < parts.length && shared < before.content.length &&
+    unmarkedJson(parts[shared]) === unmarkedJson(before.content[shared])
+  ) shared++;
+  const end = shared - 1;
+  if (end < 0 || parts[end].prompt_cache_breakpoint !== undefined) {
+    return system;
+  }
+  parts[end] = { ...parts[end], prompt_cache_breakpoint: { ...mark } };
+  const marked = parts.flatMap((part, index) =>
+    part.prompt_cache_breakpoint === undefined ? [] : [index]
+  );
+  if (marked.length > limit) {
+    const yielding = marked.filter((index) => index < end).at(-1) ??
+      marked.find((index) => index > end)!;
+    const { prompt_cache_breakpoint: _mark, ...rest } = parts[yielding];
+    parts[yielding] = rest;
+  }
+  return { ...system, content: parts };
+}
+
+function unmarkedJson(part: unknown): string {
+  const { prompt_cache_breakpoint: _mark, ...rest } = part as Record<
+    string,
+    unknown
+  >;
+  return JSON.stringify(rest);
+}

@@ -27,6 +27,7 @@ import {
   adapterOptions,
   markedAdapter,
   markOpenAIEnds,
+  markSharedSystem,
   parseArguments,
   readRetention,
   retentionField,
@@ -165,9 +166,16 @@ function responsesBuild(
   const toolChoice = input.toolChanges === undefined
     ? fields.tool_choice
     : inlineChoice(input.toolChanges.allowed, options.adapter);
-  const system = "system" in fields
+  const unshared = "system" in fields
     ? fields.system
     : { role: "system" as const, content: fields.instructions };
+  const system = input.sharedWith === undefined || mark === undefined
+    ? unshared
+    : markSharedSystem(unshared, fields.tools, input.sharedWith, {
+      mark,
+      limit: readOpenAIOptions(options.adapter, "responsesConversation")
+        .limit,
+    });
   const head: Omit<ResponsesConversationBody, "input"> = {
     model: options.model,
     ...(fields.tools === undefined ? {} : { tools: fields.tools }),

@@ -182,6 +182,29 @@ describe("Responses inline tool changes", () => {
     await a.prompt.dispose();
   });
 
+  it("a fork lists its parent's tools and adds its own in an item", async () => {
+    const a = agent();
+    a.prompt.scope("reviewer").tools(() => ({
+      schemas: [schema("annotate")],
+    }));
+    const parent = responsesConversation(a.prompt, OPTIONS);
+    parent.user("Plan.");
+    const parentBody = await parent.request();
+    parent.record(responsesAnswer([]) as never);
+    const child = parent.fork();
+    child.user("Review.");
+    const first = await child.request({ scope: "reviewer" });
+    assert.equal(JSON.stringify(first.tools), JSON.stringify(parentBody.tools));
+    assert.equal(first.prompt_cache_key, parentBody.prompt_cache_key);
+    const items =
+      (first.input as { type?: string; tools?: { name: string }[] }[])
+        .filter((item) => item.type === "additional_tools");
+    assert.deepEqual(items.map((item) => item.tools!.map((t) => t.name)), [[
+      "annotate",
+    ]]);
+    await a.prompt.dispose();
+  });
+
   it("rejects an unknown toolChanges", () => {
     const a = agent();
     assert.throws(
