@@ -25,7 +25,10 @@ import { RESPONSES_PROVIDER, responsesWire } from "./responses_wire.ts";
  * message after the last tool output, explicit marks (with `cache`) on the
  * last item and the previous request's end, `prompt_cache_key` fixed at the
  * first request; when a person answers next, `ttl: "12h"` on the marks and
- * `prompt_cache_options: { ttl: "12h" }`.
+ * `prompt_cache_options: { ttl: "12h" }`. With `toolChanges: "inline"` the
+ * tools block stays the first request's and an added tool goes in an
+ * `additional_tools` input item (a changed definition still rebuilds the
+ * block).
  *
  * @param prompt what each step is assembled from
  * @param options the model and the conversation's options
