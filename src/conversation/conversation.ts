@@ -19,7 +19,7 @@ import {
   readOptional,
 } from "./checks.ts";
 import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
-import { refusalText } from "./tool_set.ts";
+import { declaredTools, refusalText } from "./tool_set.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report_types.ts";
@@ -285,6 +285,7 @@ export class ConversationShell<
       runtimeText: built.runtimeText,
       listed: built.listed,
       effective: built.effective,
+      declared: declaredTools(before.declared, built.effective),
       calls: read.calls,
       steps: step.step,
       head,

@@ -12,6 +12,7 @@ import { deepFreeze } from "./checks.ts";
 import type { ParsedRecording } from "./recording.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
+  declaredTools,
   type InlineToolStep,
   listedAssembly,
   type ListedTool,
@@ -60,7 +61,7 @@ export function toolStep(
     committed.listed,
     committed.effective,
     assembly,
-    { redefine: wire.inlineRedefine },
+    { redefine: wire.inlineRedefine, declared: committed.declared },
   );
   const listed = {
     ...assembly,
@@ -111,15 +112,17 @@ export function replay<M>(
       );
     }
     const tail = (step.tail as M[]).map(deepFreeze);
+    const effective = step.inlineTools ??
+      (wire.inlineToolChanges === true
+        ? state.effective ?? step.tools
+        : undefined);
     state = {
       history: [...state.history, ...tail, ...read.messages.map(deepFreeze)],
       previousLength: state.history.length + tail.length,
       runtimeText: step.runtimeContext ?? state.runtimeText,
       listed: step.tools ?? state.listed,
-      effective: step.inlineTools ??
-        (wire.inlineToolChanges === true
-          ? state.effective ?? step.tools
-          : undefined),
+      effective,
+      declared: declaredTools(state.declared, effective),
       calls: read.calls,
       steps: step.step,
       head: step.head === undefined ? state.head : JSON.stringify(step.head),

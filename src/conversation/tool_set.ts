@@ -228,7 +228,11 @@ export function nextInlineToolSet(
   listed: readonly ListedTool[] | undefined,
   effective: readonly ListedTool[] | undefined,
   assembly: Pick<PromptAssembly, "tools" | "activeTools">,
-  options: { readonly redefine?: "inline" | "rebuild" } = {},
+  options: {
+    readonly redefine?: "inline" | "rebuild";
+    /** Every tool the model was given (`declaredTools`). */
+    readonly declared?: readonly ListedTool[];
+  } = {},
 ): InlineToolStep {
   const now = assembly.tools.map((schema) => ({ schema }));
   const gate = (names: string[]) =>
@@ -250,7 +254,11 @@ export function nextInlineToolSet(
   const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
   const had = new Map(effective.map((tool) => [tool.schema.name, tool]));
   const redefined = options.redefine === "rebuild"
-    ? redefinitions(listed, effective, assembly.tools)
+    ? redefinitions(
+      listed,
+      declaredTools(options.declared, effective) ?? [],
+      assembly.tools,
+    )
     : new Set<string>();
   if (redefined.size > 0) {
     listed = rebuiltList(listed, assembly.tools, redefined);
@@ -297,8 +305,25 @@ export function nextInlineToolSet(
 }
 
 /**
+ * Every tool the model was given: `before`'s, then `effective`'s (the
+ * latest definition of each name); `undefined` without inline changes.
+ */
+export function declaredTools(
+  before: readonly ListedTool[] | undefined,
+  effective: readonly ListedTool[] | undefined,
+): readonly ListedTool[] | undefined {
+  if (effective === undefined) return before;
+  if (before === undefined) return effective;
+  const names = new Set(effective.map((tool) => tool.schema.name));
+  return [
+    ...before.filter((tool) => !names.has(tool.schema.name)),
+    ...effective,
+  ];
+}
+
+/**
  * The tools the registry now defines otherwise than the model knows them
- * (the listed definition, or the one it got inline).
+ * (the listed definition, or the latest one it got inline).
  */
 function redefinitions(
   listed: readonly ListedTool[],

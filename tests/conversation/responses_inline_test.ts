@@ -182,6 +182,59 @@ describe("Responses inline tool changes", () => {
     await a.prompt.dispose();
   });
 
+  it("never declares a name twice: a tool back from inline with another definition joins the block", async () => {
+    const a = agent();
+    const conv = responsesConversation(a.prompt, OPTIONS);
+    const step = async (tools: ReturnType<typeof schema>[]) => {
+      a.tools = tools;
+      conv.user("Next.");
+      const body = await conv.request();
+      conv.record(responsesAnswer([]) as never);
+      return body;
+    };
+    await step([schema("read_file"), schema("shell")]);
+    await step([schema("read_file"), schema("shell"), schema("grep")]);
+    await step([schema("read_file"), schema("shell")]); // grep dropped
+    const back = await step([
+      schema("read_file"),
+      schema("shell"),
+      schema("grep"),
+    ]);
+    await step([schema("read_file"), schema("shell")]); // dropped again
+    const changed = await step([
+      schema("read_file"),
+      schema("shell"),
+      schema("grep", "Search files."),
+    ]);
+    const declared = (body: { input: unknown[] }) =>
+      (body.input as { type?: string; tools?: { name: string }[] }[])
+        .flatMap((item) =>
+          item.type === "additional_tools" ? item.tools!.map((t) => t.name) : []
+        );
+    assert.deepEqual(declared(back), ["grep"]);
+    assert.deepEqual(declared(changed), ["grep"]);
+    assert.deepEqual(
+      (changed.tools ?? []).map((t) => [t.name, t.description]),
+      [
+        ["grep", "Search files."],
+        ["read_file", "The read_file tool."],
+        ["shell", "The shell tool."],
+      ],
+    );
+    // Dropped and back again, resumed: the same bytes.
+    const again = resumeResponsesConversation(a.prompt, conv.save(), {
+      toolChanges: "inline",
+    });
+    a.tools = [schema("read_file"), schema("grep", "Search files.")];
+    conv.user("Last.");
+    again.user("Last.");
+    assert.equal(
+      JSON.stringify(await again.request()),
+      JSON.stringify(await conv.request()),
+    );
+    await a.prompt.dispose();
+  });
+
   it("a fork lists its parent's tools and adds its own in an item", async () => {
     const a = agent();
     a.prompt.scope("reviewer").tools(() => ({
