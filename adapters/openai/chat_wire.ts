@@ -34,6 +34,7 @@ import {
   adapterOptions,
   markedAdapter,
   markOpenAIEnds,
+  markSharedSystem,
   parseArguments,
   readRetention,
   retentionField,
@@ -43,6 +44,7 @@ import {
   breakpointOf,
   type OpenAIOptions,
   type PromptCacheBreakpoint,
+  readOpenAIOptions,
 } from "./options.ts";
 
 /** The provider a recording of this form names in its header. */
@@ -149,9 +151,15 @@ function chatBuild(
     input.assembly,
     markedAdapter(options.adapter, { key, mark }),
   );
+  const system = input.sharedWith === undefined || mark === undefined
+    ? fields.system
+    : markSharedSystem(fields.system, fields.tools, input.sharedWith, {
+      mark,
+      limit: readOpenAIOptions(options.adapter, "chatConversation").limit,
+    });
   const head: Record<string, unknown> = {
     model: options.model,
-    system: fields.system,
+    system,
     ...(fields.tools === undefined ? {} : { tools: fields.tools }),
     ...(fields.tool_choice === undefined
       ? {}
@@ -168,7 +176,7 @@ function chatBuild(
   const { system: _system, ...rest } = head;
   const body = {
     ...rest,
-    messages: [fields.system, ...messages],
+    messages: [system, ...messages],
   } as unknown as ChatBody;
   return {
     body,

@@ -50,13 +50,16 @@ export function adapterOptions(
 /**
  * The OpenAI forms' marks: on the last item and on the previous request's
  * end, each on the last part of `partsOf(item)` (items the model wrote
- * carry none). Returns the marked copy and where the marks went.
+ * carry none; `"before"`: the mark goes on the item before). Returns the
+ * marked copy and where the marks went.
  */
 export function markOpenAIEnds<T>(
   history: readonly T[],
   previousLength: number,
   mark: PromptCacheBreakpoint | undefined,
-  partsOf: (item: T) => { key: string; parts: unknown[] } | undefined,
+  partsOf: (
+    item: T,
+  ) => { key: string; parts: unknown[] } | "before" | undefined,
 ): { items: T[]; marks: WireMark[] } {
   const items = [...history];
   const marks: WireMark[] = [];
@@ -64,9 +67,13 @@ export function markOpenAIEnds<T>(
   const ends = previousLength > 0 && previousLength < history.length
     ? [previousLength - 1, history.length - 1]
     : [history.length - 1];
-  for (const at of ends) {
-    const found = partsOf(items[at]);
-    if (found === undefined || found.parts.length === 0) continue;
+  for (let at of ends) {
+    let found = partsOf(items[at]);
+    while (found === "before" && at > 0) found = partsOf(items[--at]);
+    if (
+      found === undefined || found === "before" || found.parts.length === 0 ||
+      marks.some((placed) => placed.message === at + 1)
+    ) continue;
     const parts = [...found.parts];
     const block = parts.length - 1;
     parts[block] = {
@@ -145,4 +152,59 @@ export function retentionField(
   return retention !== undefined && awaiting === "person"
     ? { prompt_cache_retention: retention }
     : {};
+}
+
+/** A system message whose content may be marked parts. */
+interface SystemMessage {
+  readonly role: "system";
+  readonly content: unknown;
+}
+
+/**
+ * A fork's first request (SPEC 9.8): a breakpoint on the system part that
+ * ends the longest prefix (tools, then system parts) it shares with its
+ * parent's last request, so sibling forks read it; within `limit` marks on
+ * the system message, the mark closest before it gives way. Returns the
+ * system message, marked or as it was.
+ */
+export function markSharedSystem<S extends SystemMessage>(
+  system: S,
+  tools: unknown,
+  parent: Readonly<Record<string, unknown>>,
+  { mark, limit }: { mark: PromptCacheBreakpoint; limit: number },
+): S {
+  const before = parent.system as SystemMessage | undefined;
+  if (
+    !Array.isArray(system.content) || !Array.isArray(before?.content) ||
+    JSON.stringify(tools ?? []) !== JSON.stringify(parent.tools ?? [])
+  ) return system;
+  const parts = [...system.content] as Record<string, unknown>[];
+  let shared = 0;
+  while (
+    shared < parts.length && shared < before.content.length &&
+    unmarkedJson(parts[shared]) === unmarkedJson(before.content[shared])
+  ) shared++;
+  const end = shared - 1;
+  if (end < 0 || parts[end].prompt_cache_breakpoint !== undefined) {
+    return system;
+  }
+  parts[end] = { ...parts[end], prompt_cache_breakpoint: { ...mark } };
+  const marked = parts.flatMap((part, index) =>
+    part.prompt_cache_breakpoint === undefined ? [] : [index]
+  );
+  if (marked.length > limit) {
+    const yielding = marked.filter((index) => index < end).at(-1) ??
+      marked.find((index) => index > end)!;
+    const { prompt_cache_breakpoint: _mark, ...rest } = parts[yielding];
+    parts[yielding] = rest;
+  }
+  return { ...system, content: parts };
+}
+
+function unmarkedJson(part: unknown): string {
+  const { prompt_cache_breakpoint: _mark, ...rest } = part as Record<
+    string,
+    unknown
+  >;
+  return JSON.stringify(rest);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
+import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import {
   type ConversationPrompt,
   ConversationShell,
@@ -25,7 +25,10 @@ import { RESPONSES_PROVIDER, responsesWire } from "./responses_wire.ts";
  * message after the last tool output, explicit marks (with `cache`) on the
  * last item and the previous request's end, `prompt_cache_key` fixed at the
  * first request; when a person answers next, `ttl: "12h"` on the marks and
- * `prompt_cache_options: { ttl: "12h" }`.
+ * `prompt_cache_options: { ttl: "12h" }`. With `toolChanges: "inline"` the
+ * tools block stays the first request's and an added tool goes in an
+ * `additional_tools` input item (a changed definition still rebuilds the
+ * block).
  *
  * @param prompt what each step is assembled from
  * @param options the model and the conversation's options
@@ -64,7 +67,9 @@ export function responsesConversation<
 
 /**
  * Resumes a Responses conversation from its recording, as
- * `resumeAnthropicConversation` does for Anthropic (`./anthropic`).
+ * `resumeAnthropicConversation` does for Anthropic (`./anthropic`); a
+ * recording made with `toolChanges: "inline"` needs that option again
+ * (`INVALID_CONFIG` otherwise).
  *
  * @param prompt what each step is assembled from
  * @param recording the recording's text (JSON lines)
@@ -92,9 +97,15 @@ export function resumeResponsesConversation<
   options?: Partial<ResponsesConversationOptions>,
 ): ResponsesConversation<C> {
   const parsed = parseRecording(recording, RESPONSES_PROVIDER);
-  const merged = {
-    ...(parsed.header.options as Partial<ResponsesConversationOptions>),
-    ...options,
-  } as ResponsesConversationOptions;
+  const saved = parsed.header.options as Partial<ResponsesConversationOptions>;
+  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `The recording is of a conversation with toolChanges "inline"; ` +
+        `resume it with { toolChanges: "inline" } (its tool changes are ` +
+        `in its additional_tools items, its tools block never changes).`,
+    );
+  }
+  const merged = { ...saved, ...options } as ResponsesConversationOptions;
   return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
 }

@@ -20,7 +20,8 @@ import type {
  * One item of a Responses conversation's input history. The model's
  * output items are kept verbatim (every field the SDK returned); the items
  * the conversation writes always have content parts, so a mark can come
- * and go without changing their shape.
+ * and go without changing their shape (but `additional_tools`, with
+ * `toolChanges: "inline"`: its mark goes on the item before).
  *
  * @example
  * ```ts
@@ -53,6 +54,11 @@ export type ResponsesConversationItem =
     role: "assistant";
     status: "in_progress" | "completed" | "incomplete";
     content: { type: "output_text"; text: string; annotations: never[] }[];
+  }
+  | {
+    type: "additional_tools";
+    role: "developer";
+    tools: ResponsesTool[];
   }
   | {
     type: "reasoning";
@@ -177,6 +183,17 @@ export interface ResponsesConversationOptions extends ConversationOptions {
    * lifetimes (`cache`, and `prompt_cache_options.ttl`, 12 hours while a person is awaited).
    */
   promptCacheRetention?: "24h";
+  /**
+   * How a change of the registry's tools goes to the model: `"rebuild"`
+   * (the default) rebuilds the tools block once (a dropped tool stays
+   * listed and inactive); `"inline"` keeps the first request's tools block
+   * and sends an added tool in an `additional_tools` input item after the
+   * tool outputs (a dropped tool stays listed and leaves `allowed_tools`;
+   * a changed definition still rebuilds the tools block: the API takes no
+   * second definition under one name). A recording made inline is resumed
+   * with this option again.
+   */
+  toolChanges?: "rebuild" | "inline";
 }
 
 /**

@@ -6,6 +6,8 @@
  */
 
 import { SystemPromptError } from "../../mod.ts";
+import { quote } from "../../src/errors.ts";
+import type { InlineToolChanges } from "../../src/conversation/tool_set.ts";
 import type {
   ConversationWire,
   ToolCall,
@@ -25,6 +27,7 @@ import {
   adapterOptions,
   markedAdapter,
   markOpenAIEnds,
+  markSharedSystem,
   parseArguments,
   readRetention,
   retentionField,
@@ -34,8 +37,14 @@ import {
   breakpointOf,
   type OpenAIOptions,
   type PromptCacheBreakpoint,
+  readOpenAIOptions,
 } from "./options.ts";
-import { type ResponsesTextPart, toResponses } from "./responses.ts";
+import {
+  type ResponsesTextPart,
+  type ResponsesTool,
+  type ResponsesToolChoice,
+  toResponses,
+} from "./responses.ts";
 import type {
   ResponsesConversationBody,
   ResponsesConversationItem,
@@ -74,6 +83,8 @@ export function responsesWire(
     form,
     saved,
   );
+  const inline = readToolChanges(options.toolChanges, form);
+  if (inline) saved.toolChanges = "inline";
   const parts = (content: unknown, what: string) =>
     copyBlocks(content, what, {
       allowString: true,
@@ -83,6 +94,9 @@ export function responsesWire(
   return {
     provider: RESPONSES_PROVIDER,
     options: saved,
+    inlineToolChanges: inline,
+    // The API takes no second definition under a tool's name.
+    inlineRedefine: "rebuild",
     build: (input) =>
       responsesBuild(input, {
         model,
@@ -115,6 +129,11 @@ function responsesBuild(
     call_id: result.id,
     output: result.content as ResponsesTextPart[],
   }));
+  const added = input.toolChanges === undefined
+    ? undefined
+    : additionalTools(input.toolChanges, input.history, options.adapter);
+  // After the tool outputs, as Anthropic's inline changes go.
+  if (added !== undefined) tail.push(added);
   if (input.person.length > 0) {
     tail.push({ role: "user", content: input.person as ResponsesTextPart[] });
   }
@@ -132,7 +151,9 @@ function responsesBuild(
     input.previousLength,
     mark,
     (item) =>
-      "role" in item && item.role === "user"
+      "type" in item && item.type === "additional_tools"
+        ? "before"
+        : "role" in item && item.role === "user"
         ? { key: "content", parts: item.content }
         : item.type === "function_call_output"
         ? { key: "output", parts: item.output }
@@ -142,15 +163,23 @@ function responsesBuild(
     input.assembly,
     markedAdapter(options.adapter, { key, mark }),
   );
-  const system = "system" in fields
+  const toolChoice = input.toolChanges === undefined
+    ? fields.tool_choice
+    : inlineChoice(input.toolChanges.allowed, options.adapter);
+  const unshared = "system" in fields
     ? fields.system
     : { role: "system" as const, content: fields.instructions };
+  const system = input.sharedWith === undefined || mark === undefined
+    ? unshared
+    : markSharedSystem(unshared, fields.tools, input.sharedWith, {
+      mark,
+      limit: readOpenAIOptions(options.adapter, "responsesConversation")
+        .limit,
+    });
   const head: Omit<ResponsesConversationBody, "input"> = {
     model: options.model,
     ...(fields.tools === undefined ? {} : { tools: fields.tools }),
-    ...(fields.tool_choice === undefined
-      ? {}
-      : { tool_choice: fields.tool_choice }),
+    ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
     prompt_cache_key: key,
     ...(pause ? { prompt_cache_options: { ttl: "12h" as const } } : {}),
     ...(options.limit === undefined
@@ -178,6 +207,69 @@ function responsesBuild(
     marks,
     head: { ...head, system },
     state: { promptCacheKey: key },
+  };
+}
+
+/** The `toolChanges` option, checked: whether changes go inline. */
+function readToolChanges(value: unknown, form: string): boolean {
+  if (value !== undefined && value !== "rebuild" && value !== "inline") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s toolChanges is ${
+        quote(value)
+      }; it must be "rebuild" (the default) or "inline".`,
+    );
+  }
+  return value === "inline";
+}
+
+/**
+ * The `additional_tools` item of a step's added tools: those neither the
+ * tools block nor an earlier item declared; none when there are none.
+ */
+function additionalTools(
+  changes: InlineToolChanges,
+  history: readonly ResponsesItem[],
+  adapter: OpenAIOptions,
+): ResponsesItem | undefined {
+  const declared = new Set<string>();
+  for (const item of history) {
+    if (!("type" in item) || item.type !== "additional_tools") continue;
+    for (const tool of item.tools) declared.add(JSON.stringify(tool));
+  }
+  const { strict } = readOpenAIOptions(adapter, "responsesConversation");
+  const tools: ResponsesTool[] = changes.added.flatMap(
+    ({ schema, reference }) => {
+      if (reference) return [];
+      const tool: ResponsesTool = {
+        type: "function",
+        name: schema.name,
+        description: schema.description,
+        parameters: schema.parameters,
+        strict,
+      };
+      return declared.has(JSON.stringify(tool)) ? [] : [tool];
+    },
+  );
+  return tools.length === 0
+    ? undefined
+    : { type: "additional_tools", role: "developer", tools };
+}
+
+/**
+ * The tool choice with inline changes: the tools the model may call may
+ * have come in through `additional_tools`, outside the tools block.
+ */
+function inlineChoice(
+  allowed: readonly string[] | undefined,
+  adapter: OpenAIOptions,
+): ResponsesToolChoice | undefined {
+  if (allowed === undefined) return undefined;
+  if (allowed.length === 0) return "none";
+  return {
+    type: "allowed_tools",
+    mode: readOpenAIOptions(adapter, "responsesConversation").toolChoiceMode,
+    tools: allowed.map((name) => ({ type: "function" as const, name })),
   };
 }
 

@@ -19,15 +19,8 @@ import {
   readOptional,
 } from "./checks.ts";
 import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
-import {
-  type InlineToolStep,
-  listedAssembly,
-  type ListedTool,
-  nextInlineToolSet,
-  nextToolSet,
-  refusalText,
-  type ToolSetStep,
-} from "./tool_set.ts";
+import { declaredTools, refusalText } from "./tool_set.ts";
+import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report_types.ts";
 import { Observer } from "./observe.ts";
@@ -126,7 +119,9 @@ export class ConversationShell<
     const parsed = recording;
     this.session = parsed.header.session;
     this.#fork = parsed.header.fork;
-    this.#committed = this.#replay(parsed);
+    const replayed = replay(parsed, wire);
+    this.#committed = replayed.state;
+    this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
     this.#lines.push(recordingLine(parsed.header));
     for (const step of parsed.steps) this.#lines.push(recordingLine(step));
     this.#observer.resume(parsed.steps);
@@ -290,6 +285,7 @@ export class ConversationShell<
       runtimeText: built.runtimeText,
       listed: built.listed,
       effective: built.effective,
+      declared: declaredTools(before.declared, built.effective),
       calls: read.calls,
       steps: step.step,
       head,
@@ -415,27 +411,11 @@ export class ConversationShell<
       name: call.name,
       ...this.#results.get(call.id)!,
     }));
-    const tools: {
-      listed: readonly ListedTool[];
-      changed: boolean;
-      rebuild?: ToolSetStep;
-      inline?: InlineToolStep;
-    } = this.#wire.inlineToolChanges === true
-      ? this.#inlineTools(assembly)
-      : (() => {
-        const rebuild = nextToolSet(committed.listed, assembly);
-        return { listed: rebuild.listed, changed: rebuild.changed, rebuild };
-      })();
-    const listed = tools.rebuild !== undefined
-      ? listedAssembly(assembly, tools.rebuild)
-      : { ...assembly, tools: tools.listed.map((tool) => tool.schema) };
-    if (tools.inline !== undefined) {
-      delete listed.activeTools;
-      delete listed.toolStability;
-    }
-    const allowed = tools.inline === undefined
-      ? listed.activeTools
-      : tools.inline.allowed;
+    const { tools, listed, allowed } = toolStep(
+      committed,
+      assembly,
+      this.#wire,
+    );
     const runtimeText = renderRuntimeContext(assembly);
     const update = updateOfTexts(
       committed.runtimeText,
@@ -453,7 +433,10 @@ export class ConversationShell<
       awaiting,
       session: this.session,
       state: committed.state,
-      toolChanges: tools.inline?.changes,
+      toolChanges: tools.inline === undefined ? undefined : {
+        ...tools.inline.changes,
+        ...(allowed === undefined ? {} : { allowed }),
+      },
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),
@@ -477,70 +460,6 @@ export class ConversationShell<
       explanation,
       sentAt,
     };
-  }
-
-  /** The tool step when changes go inline (the tools block never changes). */
-  #inlineTools(assembly: PromptAssembly): {
-    listed: readonly ListedTool[];
-    changed: boolean;
-    inline: InlineToolStep;
-  } {
-    const committed = this.#committed;
-    const inline = nextInlineToolSet(
-      committed.listed,
-      committed.effective,
-      assembly,
-    );
-    return {
-      listed: inline.listed,
-      changed: committed.listed === undefined,
-      inline,
-    };
-  }
-
-  /** The committed state a recording describes, checked as it is read. */
-  #replay(parsed: ParsedRecording): Committed<M> {
-    let state: Committed<M> = startOf(parsed.header.fork, this.#wire);
-    let allowed: string[] | undefined;
-    for (const step of parsed.steps) {
-      if (step.at !== state.history.length) {
-        throw new SystemPromptError(
-          "RECORDING_DISCONTINUOUS",
-          `Step ${step.step} of the recording starts at message ${step.at}, ` +
-            `but the steps before it hold ${state.history.length} messages: ` +
-            `its history does not continue its own earlier requests.`,
-        );
-      }
-      let read;
-      try {
-        read = this.#wire.read(step.response);
-      } catch (error) {
-        throw new SystemPromptError(
-          "RECORDING_UNPARSABLE",
-          `Step ${step.step} of the recording holds a response this ` +
-            `conversation cannot read.`,
-          { cause: error },
-        );
-      }
-      const tail = (step.tail as M[]).map(deepFreeze);
-      state = {
-        history: [...state.history, ...tail, ...read.messages.map(deepFreeze)],
-        previousLength: state.history.length + tail.length,
-        runtimeText: step.runtimeContext ?? state.runtimeText,
-        listed: step.tools ?? state.listed,
-        effective: step.inlineTools ??
-          (this.#wire.inlineToolChanges === true
-            ? state.effective ?? step.tools
-            : undefined),
-        calls: read.calls,
-        steps: step.step,
-        head: step.head === undefined ? state.head : JSON.stringify(step.head),
-        state: step.state ?? state.state,
-      };
-      allowed = step.allowedTools;
-    }
-    this.#results = this.#refusals(state.calls, allowed);
-    return state;
   }
 }
 

@@ -19,6 +19,11 @@ export interface Committed<M> {
   readonly listed: readonly ListedTool[] | undefined;
   /** With inline tool changes: the tools the model has. */
   readonly effective: readonly ListedTool[] | undefined;
+  /**
+   * With inline tool changes: every tool the model was given, its latest
+   * definition (a dropped tool it may get back).
+   */
+  readonly declared?: readonly ListedTool[];
   /** The calls of the last answer, in order. */
   readonly calls: readonly ToolCall[];
   readonly steps: number;

@@ -179,7 +179,10 @@ function withStability(
   return stability === undefined ? { schema } : { schema, stability };
 }
 
-/** A tool change sent inline (Anthropic `toolChanges: "inline"`). */
+/**
+ * A tool change sent inline (`toolChanges: "inline"`, Anthropic and OpenAI
+ * Responses).
+ */
 export interface InlineToolChanges {
   /** The tools the model loses, by name. */
   readonly removed: readonly string[];
@@ -191,6 +194,8 @@ export interface InlineToolChanges {
     readonly schema: ToolSchema;
     readonly reference: boolean;
   }[];
+  /** The names the model may call, when not every tool it has. */
+  readonly allowed?: readonly string[];
 }
 
 /** The tools of the next request when tool changes go inline. */
@@ -201,6 +206,8 @@ export interface InlineToolStep {
   readonly effective: readonly ListedTool[];
   /** Whether `effective` differs from before. */
   readonly changed: boolean;
+  /** Whether `listed` differs from before (a redefinition rebuilt it). */
+  readonly listedChanged: boolean;
   /** What this request tells the model. */
   readonly changes: InlineToolChanges;
   /** The names the model may call, when not every listed tool. */
@@ -211,12 +218,21 @@ export interface InlineToolStep {
  * The tools of the next request when changes go inline: the tools block
  * stays the first request's; a tool the registry dropped is removed, an
  * added one (or a changed definition: a removal and an addition) added, in
- * the conversation (SPEC 9.8).
+ * the conversation (SPEC 9.8). With `redefine: "rebuild"` (an API that
+ * takes no second definition under a name, OpenAI Responses) a changed
+ * definition rebuilds the tools block instead: the new definition replaces
+ * the listed one, or joins the block at its canonical place for a tool
+ * that came in inline.
  */
 export function nextInlineToolSet(
   listed: readonly ListedTool[] | undefined,
   effective: readonly ListedTool[] | undefined,
   assembly: Pick<PromptAssembly, "tools" | "activeTools">,
+  options: {
+    readonly redefine?: "inline" | "rebuild";
+    /** Every tool the model was given (`declaredTools`). */
+    readonly declared?: readonly ListedTool[];
+  } = {},
 ): InlineToolStep {
   const now = assembly.tools.map((schema) => ({ schema }));
   const gate = (names: string[]) =>
@@ -228,6 +244,7 @@ export function nextInlineToolSet(
       listed: now,
       effective: now,
       changed: true,
+      listedChanged: true,
       changes: { removed: [], added: [] },
       allowed: assembly.activeTools === undefined
         ? undefined
@@ -236,11 +253,25 @@ export function nextInlineToolSet(
   }
   const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
   const had = new Map(effective.map((tool) => [tool.schema.name, tool]));
+  const redefined = options.redefine === "rebuild"
+    ? redefinitions(
+      listed,
+      declaredTools(options.declared, effective) ?? [],
+      assembly.tools,
+    )
+    : new Set<string>();
+  if (redefined.size > 0) {
+    listed = rebuiltList(listed, assembly.tools, redefined);
+    for (const name of redefined) had.set(name, { schema: current.get(name)! });
+  }
   const first = new Map(listed.map((tool) => [tool.schema.name, tool]));
   const removed: string[] = [];
   for (const { schema } of effective) {
     const next = current.get(schema.name);
-    if (next === undefined || !sameDefinition(schema, next)) {
+    if (
+      next === undefined ||
+      (!redefined.has(schema.name) && !sameDefinition(schema, next))
+    ) {
       removed.push(schema.name);
     }
   }
@@ -256,7 +287,8 @@ export function nextInlineToolSet(
         sameDefinition(listedBefore.schema, schema),
     }];
   });
-  const changed = removed.length > 0 || added.length > 0;
+  const changed = removed.length > 0 || added.length > 0 ||
+    redefined.size > 0;
   const names = now.map((tool) => tool.schema.name);
   const allListed = listed.every((tool) => current.has(tool.schema.name)) &&
     names.every((name) => first.has(name));
@@ -264,9 +296,81 @@ export function nextInlineToolSet(
     listed,
     effective: changed ? now : effective,
     changed,
+    listedChanged: redefined.size > 0,
     changes: { removed, added },
     allowed: assembly.activeTools === undefined && allListed
       ? undefined
       : gate(names),
   };
+}
+
+/**
+ * Every tool the model was given: `before`'s, then `effective`'s (the
+ * latest definition of each name); `undefined` without inline changes.
+ */
+export function declaredTools(
+  before: readonly ListedTool[] | undefined,
+  effective: readonly ListedTool[] | undefined,
+): readonly ListedTool[] | undefined {
+  if (effective === undefined) return before;
+  if (before === undefined) return effective;
+  const names = new Set(effective.map((tool) => tool.schema.name));
+  return [
+    ...before.filter((tool) => !names.has(tool.schema.name)),
+    ...effective,
+  ];
+}
+
+/**
+ * The tools the registry now defines otherwise than the model knows them
+ * (the listed definition, or the latest one it got inline).
+ */
+function redefinitions(
+  listed: readonly ListedTool[],
+  effective: readonly ListedTool[],
+  tools: readonly ToolSchema[],
+): Set<string> {
+  const known = new Map(listed.map((tool) => [tool.schema.name, tool.schema]));
+  for (const { schema } of effective) known.set(schema.name, schema);
+  const redefined = new Set<string>();
+  for (const tool of tools) {
+    const before = known.get(tool.name);
+    if (before !== undefined && !sameDefinition(before, tool)) {
+      redefined.add(tool.name);
+    }
+  }
+  return redefined;
+}
+
+/**
+ * The tools block with these tools' new definitions: in place, or after
+ * their canonical predecessor for one that was not listed.
+ */
+function rebuiltList(
+  listed: readonly ListedTool[],
+  tools: readonly ToolSchema[],
+  redefined: ReadonlySet<string>,
+): ListedTool[] {
+  const current = new Map(tools.map((tool) => [tool.name, tool]));
+  const rebuilt = listed.map((tool) =>
+    redefined.has(tool.schema.name)
+      ? { schema: current.get(tool.schema.name)! }
+      : tool
+  );
+  let previous: string | undefined;
+  for (const tool of tools) {
+    if (
+      redefined.has(tool.name) &&
+      !rebuilt.some((entry) => entry.schema.name === tool.name)
+    ) {
+      const at = previous === undefined
+        ? 0
+        : rebuilt.findIndex((entry) => entry.schema.name === previous) + 1;
+      rebuilt.splice(at, 0, { schema: tool });
+    }
+    if (rebuilt.some((entry) => entry.schema.name === tool.name)) {
+      previous = tool.name;
+    }
+  }
+  return rebuilt;
 }

@@ -135,8 +135,13 @@ export interface WireAnswer<M> {
 export interface ConversationWire<M, Body> {
   /** The provider's name in recordings, e.g. `"anthropic-messages"`. */
   readonly provider: string;
-  /** Tool-set changes go into the conversation (Anthropic `"inline"`). */
+  /** Tool-set changes go into the conversation (`toolChanges: "inline"`). */
   readonly inlineToolChanges?: boolean;
+  /**
+   * With inline changes, how a changed definition goes: `"inline"` (the
+   * default: a removal and an addition) or `"rebuild"` (the tools block).
+   */
+  readonly inlineRedefine?: "inline" | "rebuild";
   /** The options saved in a recording's header (plain JSON). */
   readonly options: Record<string, unknown>;
   /** Builds one request's body. */

@@ -77,6 +77,9 @@ const PINNED: Record<string, string> = {
     "7d83feba0c39826132ff0e07204ae1b653bf0900395c4bd6574fc5815dc7084e",
   "openai-responses":
     "7b01eb60585a779d6aae42bfe1f233ff88f509382cb6b7a72f943a09e500dfe7",
+  // No tool changes in this round trip: the bytes of the default.
+  "openai-responses-inline":
+    "7b01eb60585a779d6aae42bfe1f233ff88f509382cb6b7a72f943a09e500dfe7",
   "ai-sdk": "f73e02f9b147cc679132118ce06db9f9013877e58b324929cc36bf41f0faf9ec",
 };
 

@@ -20,7 +20,7 @@ import { generateText } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
-import { agent, continues, markCount } from "./helpers.ts";
+import { agent, continues, markCount, schema } from "./helpers.ts";
 import {
   anthropicMessage,
   chatCompletion,
@@ -224,6 +224,57 @@ describe(
         const last = JSON.parse(received[2]);
         assert.deepEqual(last.prompt_cache_options, { ttl: "12h" });
         assert.equal(last.input[0].role, "system");
+      });
+      await a.prompt.dispose();
+    });
+
+    it("openai responses inline: an added tool in an additional_tools item", async () => {
+      const a = agent();
+      const replies = [
+        responsesReply([{
+          type: "function_call",
+          id: "fc_1",
+          call_id: "call_1",
+          name: "read_file",
+          arguments: '{"path":"a.ts"}',
+          status: "completed",
+        }]),
+        responsesReply([{
+          type: "function_call",
+          id: "fc_2",
+          call_id: "call_2",
+          name: "grep",
+          arguments: '{"pattern":"x"}',
+          status: "completed",
+        }]),
+        responsesReply([]),
+      ];
+      await withScript(replies, async (baseURL, received) => {
+        const client = new OpenAI({
+          apiKey: "sk-loopback",
+          baseURL,
+          maxRetries: 0,
+        });
+        const conv = responsesConversation(a.prompt, {
+          model: "gpt-loopback",
+          cache: true,
+          toolChanges: "inline",
+        });
+        let sent = 0;
+        await threeSteps(a, conv, async () => {
+          if (sent++ === 1) a.tools = [...a.tools, schema("grep")];
+          const response: OpenAI.Responses.Response = await client.responses
+            .create(await conv.request());
+          return response;
+        });
+        checkBodies(received);
+        const second = JSON.parse(received[1]);
+        assert.deepEqual(
+          second.input.slice(-3).map((item: { type?: string }) => item.type),
+          ["function_call", "function_call_output", "additional_tools"],
+        );
+        assert.equal(second.input.at(-1).tools[0].name, "grep");
+        assert.equal(second.tools.length, 2);
       });
       await a.prompt.dispose();
     });

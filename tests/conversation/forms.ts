@@ -112,6 +112,23 @@ export const FORMS: readonly Form[] = [
     answer: (calls) => responsesAnswer(calls) as never,
   },
   {
+    name: "openai-responses-inline",
+    start: (prompt) =>
+      responsesConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        session: "s-1",
+        toolChanges: "inline",
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeResponsesConversation(
+        prompt,
+        recording,
+        { toolChanges: "inline" },
+      ) as unknown as AnyConversation,
+    answer: (calls) => responsesAnswer(calls) as never,
+  },
+  {
     name: "ai-sdk",
     start: (prompt) =>
       aiSdkConversation(prompt, {

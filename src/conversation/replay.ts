@@ -1,0 +1,134 @@
+/**
+ * The conversation's pure steps outside its shell: the tools of the next
+ * request (rebuilt or inline, SPEC 9.8 "Tool changes") and the committed
+ * state a recording describes (SPEC 9.1 resume).
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { PromptAssembly } from "../types.ts";
+import { deepFreeze } from "./checks.ts";
+import type { ParsedRecording } from "./recording.ts";
+import { type Committed, startOf } from "./state.ts";
+import {
+  declaredTools,
+  type InlineToolStep,
+  listedAssembly,
+  type ListedTool,
+  nextInlineToolSet,
+  nextToolSet,
+  type ToolSetStep,
+} from "./tool_set.ts";
+import type { ConversationWire } from "./wire.ts";
+
+/** The tools of the next request, and the assembly the wire reads. */
+export interface ToolStep {
+  readonly tools: {
+    readonly listed: readonly ListedTool[];
+    readonly changed: boolean;
+    readonly rebuild?: ToolSetStep;
+    readonly inline?: InlineToolStep;
+  };
+  /** The step's assembly with the listed tools (and, rebuilt, the gates). */
+  readonly listed: PromptAssembly;
+  /** The names the model may call, when not every tool. */
+  readonly allowed: string[] | undefined;
+}
+
+/**
+ * The next request's tools: rebuilt (the default) or, when the wire takes
+ * them inline, the first request's block with the changes beside it.
+ */
+export function toolStep(
+  committed: Committed<unknown>,
+  assembly: PromptAssembly,
+  wire: Pick<
+    ConversationWire<unknown, unknown>,
+    "inlineToolChanges" | "inlineRedefine"
+  >,
+): ToolStep {
+  if (wire.inlineToolChanges !== true) {
+    const rebuild = nextToolSet(committed.listed, assembly);
+    const listed = listedAssembly(assembly, rebuild);
+    return {
+      tools: { listed: rebuild.listed, changed: rebuild.changed, rebuild },
+      listed,
+      allowed: listed.activeTools,
+    };
+  }
+  const inline = nextInlineToolSet(
+    committed.listed,
+    committed.effective,
+    assembly,
+    { redefine: wire.inlineRedefine, declared: committed.declared },
+  );
+  const listed = {
+    ...assembly,
+    tools: inline.listed.map((tool) => tool.schema),
+  };
+  delete listed.activeTools;
+  delete listed.toolStability;
+  return {
+    tools: { listed: inline.listed, changed: inline.listedChanged, inline },
+    listed,
+    allowed: inline.allowed,
+  };
+}
+
+/**
+ * The committed state a recording describes, checked as it is read, and
+ * the tools its last step allowed.
+ *
+ * @throws {SystemPromptError} `RECORDING_DISCONTINUOUS`, `RECORDING_UNPARSABLE`
+ */
+export function replay<M>(
+  parsed: ParsedRecording,
+  wire: Pick<
+    ConversationWire<M, unknown>,
+    "read" | "inlineToolChanges"
+  >,
+): { state: Committed<M>; allowed: string[] | undefined } {
+  let state: Committed<M> = startOf(parsed.header.fork, wire);
+  let allowed: string[] | undefined;
+  for (const step of parsed.steps) {
+    if (step.at !== state.history.length) {
+      throw new SystemPromptError(
+        "RECORDING_DISCONTINUOUS",
+        `Step ${step.step} of the recording starts at message ${step.at}, ` +
+          `but the steps before it hold ${state.history.length} messages: ` +
+          `its history does not continue its own earlier requests.`,
+      );
+    }
+    let read;
+    try {
+      read = wire.read(step.response);
+    } catch (error) {
+      throw new SystemPromptError(
+        "RECORDING_UNPARSABLE",
+        `Step ${step.step} of the recording holds a response this ` +
+          `conversation cannot read.`,
+        { cause: error },
+      );
+    }
+    const tail = (step.tail as M[]).map(deepFreeze);
+    const effective = step.inlineTools ??
+      (wire.inlineToolChanges === true
+        ? state.effective ?? step.tools
+        : undefined);
+    state = {
+      history: [...state.history, ...tail, ...read.messages.map(deepFreeze)],
+      previousLength: state.history.length + tail.length,
+      runtimeText: step.runtimeContext ?? state.runtimeText,
+      listed: step.tools ?? state.listed,
+      effective,
+      declared: declaredTools(state.declared, effective),
+      calls: read.calls,
+      steps: step.step,
+      head: step.head === undefined ? state.head : JSON.stringify(step.head),
+      state: step.state ?? state.state,
+    };
+    allowed = step.allowedTools;
+  }
+  return { state, allowed };
+}

@@ -1,0 +1,211 @@
+/**
+ * SPEC 9.8 "Marks and lifetimes" on OpenAI: with `cache` (explicit
+ * breakpoints), a fork's first request puts a `prompt_cache_breakpoint` on
+ * the system part that ends the prefix it shares with its parent's last
+ * request (within `maxCacheBreakpoints`), on its parent's
+ * `prompt_cache_key`; save and resume keep the bytes.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  chatConversation,
+  responsesConversation,
+  resumeChatConversation,
+  resumeResponsesConversation,
+  toChatCompletions,
+  toResponses,
+} from "../../adapters/openai/mod.ts";
+import { type PromptAssembly, SystemPrompt } from "../../mod.ts";
+import { completion, responsesAnswer, schema } from "./helpers.ts";
+
+/** A parent prompt and a reviewer scope with cut points of its own. */
+function registry(): SystemPrompt {
+  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
+  prompt.section({
+    name: "rules",
+    order: 100,
+    text: "Follow the house rules.",
+    cacheBreakpoint: true,
+  });
+  prompt.section({
+    name: "style",
+    order: 150,
+    text: "Write plainly.",
+    cacheBreakpoint: true,
+  });
+  prompt.section({
+    name: "notes",
+    order: 900,
+    text: "Be brief.",
+    cacheBreakpoint: true,
+  });
+  const reviewer = prompt.scope("reviewer");
+  for (const [index, name] of ["a", "b", "c"].entries()) {
+    reviewer.section({
+      name: `review:${name}`,
+      order: 200 + index,
+      text: `Review rule ${name}.`,
+      cacheBreakpoint: true,
+    });
+  }
+  return prompt;
+}
+
+type Part = { text: string; prompt_cache_breakpoint?: unknown };
+type Body = {
+  prompt_cache_key: string;
+  tools?: unknown;
+  messages?: { content: unknown }[];
+  input?: { content?: unknown }[];
+};
+
+/**
+ * The adapters' latest marks (the last `cacheBreakpoint` blocks): they miss
+ * the end of the prefix a fork shares.
+ */
+const EXPLICIT = { cache: true, breakpoints: "explicit" } as const;
+
+/** One OpenAI form, driven the same way. */
+interface OpenAIForm {
+  readonly name: string;
+  start(prompt: SystemPrompt, cache?: boolean): Conv;
+  resume(prompt: SystemPrompt, recording: string): Conv;
+  answer(): never;
+  /** The system parts the adapter itself marks for this assembly. */
+  adapterParts(assembly: PromptAssembly): Part[];
+}
+
+interface Conv {
+  user(text: string): void;
+  request(context?: { scope: string }): Promise<Body>;
+  record(answer: never): unknown;
+  fork(): Conv;
+  save(): string;
+}
+
+const FORMS: readonly OpenAIForm[] = [
+  {
+    name: "chat",
+    start: (prompt, cache = true) =>
+      chatConversation(prompt, {
+        model: "gpt-5.6",
+        ...(cache ? { cache: true } : {}),
+        breakpoints: "explicit",
+      }) as unknown as Conv,
+    resume: (prompt, recording) =>
+      resumeChatConversation(prompt, recording) as unknown as Conv,
+    answer: () => completion([]) as never,
+    adapterParts: (assembly) =>
+      toChatCompletions(assembly, EXPLICIT).system.content as Part[],
+  },
+  {
+    name: "responses",
+    start: (prompt, cache = true) =>
+      responsesConversation(prompt, {
+        model: "gpt-5.6",
+        ...(cache ? { cache: true } : {}),
+        breakpoints: "explicit",
+      }) as unknown as Conv,
+    resume: (prompt, recording) =>
+      resumeResponsesConversation(prompt, recording) as unknown as Conv,
+    answer: () => responsesAnswer([]) as never,
+    adapterParts: (assembly) => {
+      const fields = toResponses(assembly, EXPLICIT);
+      return "system" in fields ? fields.system.content as Part[] : [];
+    },
+  },
+];
+
+function systemOf(body: Body): Part[] {
+  const first = (body.messages ?? body.input)![0] as { content: unknown };
+  return Array.isArray(first.content) ? first.content as Part[] : [];
+}
+
+function marks(parts: Part[]): boolean[] {
+  return parts.map((part) => part.prompt_cache_breakpoint !== undefined);
+}
+
+function texts(parts: Part[]): string[] {
+  return parts.map((part) => part.text);
+}
+
+for (const form of FORMS) {
+  describe(`fork on OpenAI ${form.name}`, () => {
+    it("marks the end of the prefix the first request shares with its parent, within the marks", async () => {
+      const prompt = registry();
+      const parent = form.start(prompt);
+      parent.user("Plan the change.");
+      const parentBody = await parent.request();
+      parent.record(form.answer());
+      const child = parent.fork();
+      child.user("Review the change.");
+      const first = await child.request({ scope: "reviewer" });
+      assert.equal(first.prompt_cache_key, parentBody.prompt_cache_key);
+      assert.equal(
+        JSON.stringify(first.tools),
+        JSON.stringify(parentBody.tools),
+      );
+      const before = texts(systemOf(parentBody));
+      const now = systemOf(first);
+      let shared = 0;
+      while (before[shared] === now[shared].text) shared++;
+      assert.ok(shared > 0 && shared < now.length);
+      assert.equal(marks(now)[shared - 1], true); // the shared prefix's end
+      assert.ok(marks(now).filter(Boolean).length <= 2);
+      const adapter = form.adapterParts(
+        await prompt.assemble({ scope: "reviewer" }),
+      );
+      assert.equal(marks(adapter)[shared - 1], false);
+      assert.deepEqual(texts(now), texts(adapter));
+      child.record(form.answer());
+      child.user("Anything else?");
+      const second = await child.request({ scope: "reviewer" });
+      // Past the first request, the adapter's own choice of marks again.
+      assert.deepEqual(marks(systemOf(second)), marks(adapter));
+      await prompt.dispose();
+    });
+
+    it("resumes a fork to the very bytes before its first step", async () => {
+      const prompt = registry();
+      const parent = form.start(prompt);
+      parent.user("Plan.");
+      await parent.request();
+      parent.record(form.answer());
+      const child = parent.fork();
+      const early = form.resume(prompt, child.save());
+      child.user("Review.");
+      early.user("Review.");
+      assert.equal(
+        JSON.stringify(await early.request({ scope: "reviewer" })),
+        JSON.stringify(await child.request({ scope: "reviewer" })),
+      );
+      await prompt.dispose();
+    });
+
+    it("adds no mark without cache, nor when the tools differ", async () => {
+      const prompt = registry();
+      const parent = form.start(prompt, false);
+      parent.user("Plan.");
+      await parent.request();
+      parent.record(form.answer());
+      const child = parent.fork();
+      child.user("Review.");
+      const plain = await child.request({ scope: "reviewer" });
+      assert.ok(!JSON.stringify(plain).includes("prompt_cache_breakpoint"));
+      const cached = form.start(prompt);
+      cached.user("Plan.");
+      await cached.request();
+      cached.record(form.answer());
+      prompt.scope("reviewer").tools(() => ({ schemas: [schema("annotate")] }));
+      const other = cached.fork();
+      other.user("Review.");
+      const first = await other.request({ scope: "reviewer" });
+      assert.deepEqual(
+        marks(systemOf(first)),
+        marks(form.adapterParts(await prompt.assemble({ scope: "reviewer" }))),
+      );
+      await prompt.dispose();
+    });
+  });
+}
