@@ -1,6 +1,6 @@
 /**
  * The agent of the save-and-resume process tests: the same registry in
- * process A (`process_a.ts`) and in the test that resumes it. `day` is its
+ * process A (`process_a_deno.ts`) and in the test that resumes it. `day` is its
  * runtime context; `live` adds a tool from a live source.
  */
 import { BehaviorSubject } from "rxjs";

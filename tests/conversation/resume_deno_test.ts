@@ -1,16 +1,23 @@
-// Deno-only: save and resume across processes (SPEC 9.1, issue 41). Process
-// A (a real subprocess, process_a.ts) runs a conversation and records it
-// line by line; this process resumes from the file.
+// Deno-only: save and resume across processes (SPEC 9.1, issue 41), per
+// provider form. Process A (a real subprocess, process_a_deno.ts) runs a
+// conversation through the real SDK client against its own loopback server
+// and records it line by line; this process resumes from the file and sends
+// through the same client to another loopback server. The bodies compared
+// are the ones the servers received.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { withScript } from "../adapters/loopback.ts";
+import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { continues } from "./helpers.ts";
 import { processAgent, RESTART } from "./process_agent.ts";
+import { FORM_NAMES, type FormName, SDK_FORMS } from "./resume_forms_deno.ts";
 
-const SCRIPT = new URL("./process_a.ts", import.meta.url).pathname;
+const SCRIPT = new URL("./process_a_deno.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+/** Process A is killed past this. */
+const A_TIME_LIMIT_MS = 60_000;
 
-async function runA(mode: "clean" | "crash"): Promise<{
+async function runA(name: FormName, mode: "clean" | "crash"): Promise<{
   recording: string;
   stdout: string;
   code: number;
@@ -18,10 +25,11 @@ async function runA(mode: "clean" | "crash"): Promise<{
   const path = await Deno.makeTempFile({ suffix: ".jsonl" });
   try {
     const { code, stdout } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--config", CONFIG, "-A", SCRIPT, path, mode],
+      args: ["run", "--config", CONFIG, "-A", SCRIPT, path, mode, name],
       stdin: "null",
       stdout: "piped",
       stderr: "inherit",
+      signal: AbortSignal.timeout(A_TIME_LIMIT_MS),
     }).output();
     return {
       recording: await Deno.readTextFile(path),
@@ -33,58 +41,67 @@ async function runA(mode: "clean" | "crash"): Promise<{
   }
 }
 
-describe("save and resume across processes", () => {
-  it("B's next body equals, byte for byte, the one A would have sent; a later day goes in after it", async () => {
-    const a = await runA("clean");
-    assert.equal(a.code, 0);
-    const b = processAgent("Monday, 23:50");
-    b.live.next({ schemas: [RESTART] });
-    const conv = resumeAnthropicConversation(b.prompt, a.recording);
-    assert.deepEqual(conv.resumed, { steps: 3, truncated: false });
-    conv.toolResult("t2", "ok");
-    conv.toolResult("t3", "restarted");
-    const next = await conv.request();
-    assert.equal(JSON.stringify(next), a.stdout);
-    conv.record({
-      type: "message",
-      role: "assistant",
-      content: [{ type: "text", text: "Back up." }],
-    });
-    b.day = "Tuesday";
-    conv.user("Thanks.");
-    const later = await conv.request();
-    assert.ok(continues(JSON.parse(a.stdout).messages, later.messages));
-    const last = later.messages.at(-1)!.content.at(-1) as { text: string };
-    assert.match(last.text, /Today is Tuesday\.$/);
-    await b.prompt.dispose();
-  });
+/** Which of `ids` appear in `items`' JSON, in order of first appearance. */
+function idsIn(items: readonly unknown[], ids: readonly string[]): string[] {
+  const text = JSON.stringify(items);
+  return ids.filter((id) => text.includes(`"${id}"`)).sort((x, y) =>
+    text.indexOf(`"${x}"`) - text.indexOf(`"${y}"`)
+  );
+}
 
-  it("B resumes a recording A was killed while appending, and closes the open tool round", async () => {
-    const a = await runA("crash");
-    assert.notEqual(a.code, 0);
-    assert.ok(!a.recording.endsWith("\n"));
-    const b = processAgent("Monday, 23:50");
-    b.live.next({ schemas: [RESTART] });
-    const before = a.recording;
-    const conv = resumeAnthropicConversation(b.prompt, a.recording);
-    assert.equal(a.recording, before);
-    assert.deepEqual(conv.resumed, { steps: 3, truncated: true });
-    assert.deepEqual(conv.openCalls.map((call) => call.id), ["t2", "t3"]);
-    conv.toolResult("t3", "restarted");
-    conv.toolResult("t2", "ok");
-    const body = await conv.request();
-    assert.ok(continues(conv.messages, body.messages));
-    const results = body.messages.at(-1)!.content as { tool_use_id?: string }[];
-    assert.deepEqual(results.slice(0, 2).map((block) => block.tool_use_id), [
-      "t2",
-      "t3",
-    ]);
-    conv.record({
-      type: "message",
-      role: "assistant",
-      content: [{ type: "text", text: "Back up." }],
+describe("save and resume across processes", { skip: SDK_PERMISSIONS }, () => {
+  for (const name of FORM_NAMES) {
+    const form = SDK_FORMS[name];
+
+    it(`${name}: B's next body equals, byte for byte, the one A would have sent; a later day goes in after it`, async () => {
+      const a = await runA(name, "clean");
+      assert.equal(a.code, 0);
+      const b = processAgent("Monday, 23:50");
+      b.live.next({ schemas: [RESTART] });
+      const replies = [form.text("Back up."), form.text("Bye.")];
+      await withScript(replies, async (baseURL, received) => {
+        const conv = form.resume(b.prompt, a.recording);
+        assert.deepEqual(conv.resumed, { steps: 3, truncated: false });
+        conv.toolResult("t2", "ok");
+        conv.toolResult("t3", "restarted");
+        conv.record(await conv.send(baseURL));
+        assert.equal(received[0], a.stdout);
+        b.day = "Tuesday";
+        conv.user("Thanks.");
+        conv.record(await conv.send(baseURL));
+        const before = form.items(a.stdout);
+        const later = form.items(received[1]);
+        assert.ok(continues(before, later));
+        assert.ok(!a.stdout.includes("Tuesday"));
+        assert.match(JSON.stringify(later.at(-1)), /Today is Tuesday\./);
+      });
+      await b.prompt.dispose();
     });
-    assert.equal(conv.messages.length, 8);
-    await b.prompt.dispose();
-  });
+
+    it(`${name}: B resumes a recording A was killed while appending, and closes the open tool round`, async () => {
+      const a = await runA(name, "crash");
+      assert.notEqual(a.code, 0);
+      assert.ok(!a.recording.endsWith("\n"));
+      const b = processAgent("Monday, 23:50");
+      b.live.next({ schemas: [RESTART] });
+      const before = a.recording;
+      await withScript([form.text("Back up.")], async (baseURL, received) => {
+        const conv = form.resume(b.prompt, a.recording);
+        assert.equal(a.recording, before);
+        assert.deepEqual(conv.resumed, { steps: 3, truncated: true });
+        assert.deepEqual(conv.openCalls.map((call) => call.id), ["t2", "t3"]);
+        conv.toolResult("t3", "restarted");
+        conv.toolResult("t2", "ok");
+        assert.deepEqual(conv.record(await conv.send(baseURL)), []);
+        assert.deepEqual(conv.openCalls, []);
+        const sent = form.items(a.stdout);
+        const next = form.items(received[0]);
+        assert.ok(continues(sent, next));
+        const added = next.slice(sent.length);
+        assert.deepEqual(idsIn(added, ["t1", "t2", "t3"]), ["t2", "t3"]);
+        assert.match(JSON.stringify(added), /"restarted"/);
+      });
+      await b.prompt.dispose();
+    });
+  }
 });

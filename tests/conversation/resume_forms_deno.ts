@@ -1,0 +1,224 @@
+/**
+ * The four provider forms of the save-and-resume process tests
+ * (`resume_deno_test.ts` and its process A, `process_a_deno.ts`; not a test
+ * itself): how each starts and resumes a conversation, sends its next
+ * request through the real SDK client to a loopback server, and what the
+ * scripted server answers in that API's wire shape.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { generateText } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import {
+  anthropicConversation,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic/mod.ts";
+import {
+  chatConversation,
+  responsesConversation,
+  resumeChatConversation,
+  resumeResponsesConversation,
+} from "../../adapters/openai/mod.ts";
+import {
+  aiSdkConversation,
+  resumeAiSdkConversation,
+} from "../../adapters/ai_sdk/mod.ts";
+import type { SystemPrompt, ToolCall } from "../../mod.ts";
+import {
+  anthropicMessage,
+  chatCompletion,
+  openaiResponse,
+} from "../adapters/loopback.ts";
+
+/** The forms, by the name process A takes as its argument. */
+export const FORM_NAMES = [
+  "anthropic",
+  "openai-chat",
+  "openai-responses",
+  "ai-sdk",
+] as const;
+
+/** One form's name. */
+export type FormName = typeof FORM_NAMES[number];
+
+/** What the process tests drive of a conversation. */
+export interface Driven {
+  readonly resumed?: { steps: number; truncated: boolean };
+  readonly openCalls: readonly ToolCall[];
+  user(input: string): void;
+  toolResult(id: string, content: string): void;
+  /** Builds the next request and sends it through the SDK client. */
+  send(baseURL: string, awaiting?: "person"): Promise<unknown>;
+  /** Records what the SDK client returned; the calls to run. */
+  record(answer: unknown): readonly ToolCall[];
+}
+
+/** One form: its conversation and its server's scripted replies. */
+export interface SdkForm {
+  start(prompt: SystemPrompt, onRecord: (line: string) => void): Driven;
+  resume(prompt: SystemPrompt, recording: string): Driven;
+  /** The server's reply calling these tools, in the API's wire shape. */
+  calls(calls: readonly { id: string; name: string }[]): unknown;
+  /** The server's text reply, in the API's wire shape. */
+  text(text: string): unknown;
+  /** The history items of a request body the server received. */
+  items(body: string): unknown[];
+}
+
+const KEY = "sk-loopback";
+
+interface Shell<Body, Answer> {
+  readonly resumed?: { steps: number; truncated: boolean };
+  readonly openCalls: readonly ToolCall[];
+  user(input: string): void;
+  toolResult(id: string, content: string): void;
+  request(
+    context?: undefined,
+    options?: { awaiting?: "person" | "agent" },
+  ): Promise<Body>;
+  record(answer: Answer): ToolCall[];
+}
+
+function driven<Body, Answer>(
+  conv: Shell<Body, Answer>,
+  send: (baseURL: string, body: Body) => Promise<Answer>,
+): Driven {
+  return {
+    get resumed() {
+      return conv.resumed;
+    },
+    get openCalls() {
+      return conv.openCalls;
+    },
+    user: (input) => conv.user(input),
+    toolResult: (id, content) => conv.toolResult(id, content),
+    send: async (baseURL, awaiting) =>
+      send(baseURL, await conv.request(undefined, { awaiting })),
+    record: (answer) => conv.record(answer as Answer),
+  };
+}
+
+function anthropicClient(baseURL: string): Anthropic {
+  return new Anthropic({ apiKey: KEY, baseURL, maxRetries: 0 });
+}
+
+function openaiClient(baseURL: string): OpenAI {
+  return new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });
+}
+
+function anthropicCalls(calls: readonly { id: string; name: string }[]) {
+  return anthropicMessage(
+    calls.map(({ id, name }) => ({ type: "tool_use", id, name, input: {} })),
+  );
+}
+
+function anthropicText(text: string) {
+  return anthropicMessage([{ type: "text", text }]);
+}
+
+const messages = (body: string): unknown[] => JSON.parse(body).messages;
+
+/** Each form by name. */
+export const SDK_FORMS: Record<FormName, SdkForm> = {
+  "anthropic": {
+    start: (prompt, onRecord) =>
+      driven(
+        anthropicConversation(prompt, {
+          model: "claude-loopback",
+          max_tokens: 1024,
+          onRecord,
+        }),
+        (baseURL, body) => anthropicClient(baseURL).messages.create(body),
+      ),
+    resume: (prompt, recording) =>
+      driven(
+        resumeAnthropicConversation(prompt, recording),
+        (baseURL, body) => anthropicClient(baseURL).messages.create(body),
+      ),
+    calls: anthropicCalls,
+    text: anthropicText,
+    items: messages,
+  },
+  "openai-chat": {
+    start: (prompt, onRecord) =>
+      driven(
+        chatConversation(prompt, {
+          model: "gpt-loopback",
+          cache: true,
+          onRecord,
+        }),
+        (baseURL, body) => openaiClient(baseURL).chat.completions.create(body),
+      ),
+    resume: (prompt, recording) =>
+      driven(
+        resumeChatConversation(prompt, recording),
+        (baseURL, body) => openaiClient(baseURL).chat.completions.create(body),
+      ),
+    calls: (calls) =>
+      chatCompletion({
+        role: "assistant",
+        content: null,
+        tool_calls: calls.map(({ id, name }) => ({
+          id,
+          type: "function",
+          function: { name, arguments: "{}" },
+        })),
+      }),
+    text: (text) => chatCompletion({ role: "assistant", content: text }),
+    items: messages,
+  },
+  "openai-responses": {
+    start: (prompt, onRecord) =>
+      driven(
+        responsesConversation(prompt, {
+          model: "gpt-loopback",
+          cache: true,
+          onRecord,
+        }),
+        (baseURL, body) => openaiClient(baseURL).responses.create(body),
+      ),
+    resume: (prompt, recording) =>
+      driven(
+        resumeResponsesConversation(prompt, recording),
+        (baseURL, body) => openaiClient(baseURL).responses.create(body),
+      ),
+    calls: (calls) =>
+      openaiResponse(calls.map(({ id, name }) => ({
+        type: "function_call",
+        id: `fc_${id}`,
+        call_id: id,
+        name,
+        arguments: "{}",
+        status: "completed",
+      }))),
+    text: (text) =>
+      openaiResponse([{
+        type: "message",
+        id: "msg_loopback",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text, annotations: [] }],
+      }]),
+    items: (body) => JSON.parse(body).input,
+  },
+  "ai-sdk": {
+    start: (prompt, onRecord) =>
+      driven(aiSdkConversation(prompt, { onRecord }), generate),
+    resume: (prompt, recording) =>
+      driven(resumeAiSdkConversation(prompt, recording), generate),
+    calls: anthropicCalls,
+    text: anthropicText,
+    items: messages,
+  },
+};
+
+/** One `generateText` call with `@ai-sdk/anthropic` at `baseURL`. */
+function generate(
+  baseURL: string,
+  body: Awaited<
+    ReturnType<ReturnType<typeof aiSdkConversation>["request"]>
+  >,
+) {
+  const model = createAnthropic({ apiKey: KEY, baseURL })("claude-loopback");
+  return generateText({ model, maxRetries: 0, maxOutputTokens: 256, ...body });
+}
