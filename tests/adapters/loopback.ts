@@ -5,7 +5,8 @@
  * `withLoopback` answers each model API with a minimal valid response,
  * `withScript` answers with the next reply of a script (the model's side of
  * a conversation). Bounded in requests, body size and time. Imported only by
- * the `*_sdk_test.ts` files and the demo.
+ * the `*_sdk_test.ts` and `*_deno_test.ts` files, their `*_deno.ts`
+ * fixtures and the demo.
  */
 
 import { createServer, type IncomingMessage } from "node:http";

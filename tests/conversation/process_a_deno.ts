@@ -11,7 +11,7 @@
  */
 import { withScript } from "../adapters/loopback.ts";
 import { processAgent, RESTART } from "./process_agent.ts";
-import { type FormName, SDK_FORMS } from "./resume_forms_deno.ts";
+import { type FormName, MONDAY, SDK_FORMS } from "./resume_forms_deno.ts";
 
 const [path, mode, name] = Deno.args;
 const form = SDK_FORMS[name as FormName];
@@ -37,10 +37,10 @@ const replies = [
 ];
 const agent = processAgent("Monday");
 await withScript(replies, async (baseURL, received) => {
-  const conv = form.start(
-    agent.prompt,
-    (line) => Deno.writeTextFileSync(path, line, { append: true }),
-  );
+  const conv = form.start(agent.prompt, {
+    onRecord: (line) => Deno.writeTextFileSync(path, line, { append: true }),
+    clock: () => MONDAY,
+  });
   conv.user("The site is down.");
   conv.record(await conv.send(baseURL));
   conv.toolResult("t1", "error: out of memory");

@@ -10,7 +10,13 @@ import { withScript } from "../adapters/loopback.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { continues } from "./helpers.ts";
 import { processAgent, RESTART } from "./process_agent.ts";
-import { FORM_NAMES, type FormName, SDK_FORMS } from "./resume_forms_deno.ts";
+import {
+  FORM_NAMES,
+  type FormName,
+  MONDAY,
+  SDK_FORMS,
+  TUESDAY,
+} from "./resume_forms_deno.ts";
 
 const SCRIPT = new URL("./process_a_deno.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -60,7 +66,11 @@ describe("save and resume across processes", { skip: SDK_PERMISSIONS }, () => {
       b.live.next({ schemas: [RESTART] });
       const replies = [form.text("Back up."), form.text("Bye.")];
       await withScript(replies, async (baseURL, received) => {
-        const conv = form.resume(b.prompt, a.recording);
+        const lines: string[] = [];
+        const conv = form.resume(b.prompt, a.recording, {
+          onRecord: (line) => lines.push(line),
+          clock: () => TUESDAY,
+        });
         assert.deepEqual(conv.resumed, { steps: 3, truncated: false });
         conv.toolResult("t2", "ok");
         conv.toolResult("t3", "restarted");
@@ -74,6 +84,16 @@ describe("save and resume across processes", { skip: SDK_PERMISSIONS }, () => {
         assert.ok(continues(before, later));
         assert.ok(!a.stdout.includes("Tuesday"));
         assert.match(JSON.stringify(later.at(-1)), /Today is Tuesday\./);
+        const steps = lines.map((line) => JSON.parse(line));
+        assert.deepEqual(steps.map((step) => step.step), [4, 5]);
+        const first = JSON.parse(a.recording.split("\n")[1]);
+        assert.equal(first.sent, new Date(MONDAY).toISOString());
+        assert.equal(steps[0].sent, new Date(TUESDAY).toISOString());
+        const again = form.resume(b.prompt, a.recording + lines.join(""), {
+          onRecord: () => {},
+          clock: () => TUESDAY,
+        });
+        assert.deepEqual(again.resumed, { steps: 5, truncated: false });
       });
       await b.prompt.dispose();
     });
@@ -86,7 +106,10 @@ describe("save and resume across processes", { skip: SDK_PERMISSIONS }, () => {
       b.live.next({ schemas: [RESTART] });
       const before = a.recording;
       await withScript([form.text("Back up.")], async (baseURL, received) => {
-        const conv = form.resume(b.prompt, a.recording);
+        const conv = form.resume(b.prompt, a.recording, {
+          onRecord: () => {},
+          clock: () => TUESDAY,
+        });
         assert.equal(a.recording, before);
         assert.deepEqual(conv.resumed, { steps: 3, truncated: true });
         assert.deepEqual(conv.openCalls.map((call) => call.id), ["t2", "t3"]);

@@ -53,10 +53,20 @@ export interface Driven {
   record(answer: unknown): readonly ToolCall[];
 }
 
+/** The options both processes give: where lines go, what time it is. */
+export interface ProcessOptions {
+  onRecord: (line: string) => void;
+  clock: () => number;
+}
+
 /** One form: its conversation and its server's scripted replies. */
 export interface SdkForm {
-  start(prompt: SystemPrompt, onRecord: (line: string) => void): Driven;
-  resume(prompt: SystemPrompt, recording: string): Driven;
+  start(prompt: SystemPrompt, options: ProcessOptions): Driven;
+  resume(
+    prompt: SystemPrompt,
+    recording: string,
+    options: ProcessOptions,
+  ): Driven;
   /** The server's reply calling these tools, in the API's wire shape. */
   calls(calls: readonly { id: string; name: string }[]): unknown;
   /** The server's text reply, in the API's wire shape. */
@@ -64,6 +74,11 @@ export interface SdkForm {
   /** The history items of a request body the server received. */
   items(body: string): unknown[];
 }
+
+/** Process A's simulated time: a Monday. */
+export const MONDAY: number = Date.parse("2026-12-07T23:50:00Z");
+/** Process B's simulated time: the next day. */
+export const TUESDAY: number = Date.parse("2026-12-08T09:00:00Z");
 
 const KEY = "sk-loopback";
 
@@ -121,18 +136,18 @@ const messages = (body: string): unknown[] => JSON.parse(body).messages;
 /** Each form by name. */
 export const SDK_FORMS: Record<FormName, SdkForm> = {
   "anthropic": {
-    start: (prompt, onRecord) =>
+    start: (prompt, options) =>
       driven(
         anthropicConversation(prompt, {
           model: "claude-loopback",
           max_tokens: 1024,
-          onRecord,
+          ...options,
         }),
         (baseURL, body) => anthropicClient(baseURL).messages.create(body),
       ),
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       driven(
-        resumeAnthropicConversation(prompt, recording),
+        resumeAnthropicConversation(prompt, recording, options),
         (baseURL, body) => anthropicClient(baseURL).messages.create(body),
       ),
     calls: anthropicCalls,
@@ -140,18 +155,18 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
     items: messages,
   },
   "openai-chat": {
-    start: (prompt, onRecord) =>
+    start: (prompt, options) =>
       driven(
         chatConversation(prompt, {
           model: "gpt-loopback",
           cache: true,
-          onRecord,
+          ...options,
         }),
         (baseURL, body) => openaiClient(baseURL).chat.completions.create(body),
       ),
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       driven(
-        resumeChatConversation(prompt, recording),
+        resumeChatConversation(prompt, recording, options),
         (baseURL, body) => openaiClient(baseURL).chat.completions.create(body),
       ),
     calls: (calls) =>
@@ -168,18 +183,18 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
     items: messages,
   },
   "openai-responses": {
-    start: (prompt, onRecord) =>
+    start: (prompt, options) =>
       driven(
         responsesConversation(prompt, {
           model: "gpt-loopback",
           cache: true,
-          onRecord,
+          ...options,
         }),
         (baseURL, body) => openaiClient(baseURL).responses.create(body),
       ),
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       driven(
-        resumeResponsesConversation(prompt, recording),
+        resumeResponsesConversation(prompt, recording, options),
         (baseURL, body) => openaiClient(baseURL).responses.create(body),
       ),
     calls: (calls) =>
@@ -202,10 +217,10 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
     items: (body) => JSON.parse(body).input,
   },
   "ai-sdk": {
-    start: (prompt, onRecord) =>
-      driven(aiSdkConversation(prompt, { onRecord }), generate),
-    resume: (prompt, recording) =>
-      driven(resumeAiSdkConversation(prompt, recording), generate),
+    start: (prompt, options) =>
+      driven(aiSdkConversation(prompt, options), generate),
+    resume: (prompt, recording, options) =>
+      driven(resumeAiSdkConversation(prompt, recording, options), generate),
     calls: anthropicCalls,
     text: anthropicText,
     items: messages,
