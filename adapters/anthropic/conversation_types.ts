@@ -139,8 +139,11 @@ export interface MessagesAnswerBlock {
   readonly text?: string;
   /** A thinking block's thinking. */
   readonly thinking?: string;
-  /** A thinking block's signature. */
-  readonly signature?: string;
+  /**
+   * A thinking block's signature (the beta API's compaction block may have
+   * `null`).
+   */
+  readonly signature?: string | null;
   /** A tool call's id. */
   readonly id?: string;
   /** A tool call's tool name. */

@@ -76,6 +76,8 @@ describe("save and resume across processes", { skip: SDK_PERMISSIONS }, () => {
         conv.toolResult("t3", "restarted");
         conv.record(await conv.send(baseURL));
         assert.equal(received[0], a.stdout);
+        const listed = JSON.stringify(JSON.parse(a.stdout).tools);
+        assert.equal(listed.includes('"restart_service"'), !form.inline);
         b.day = "Tuesday";
         conv.user("Thanks.");
         conv.record(await conv.send(baseURL));

@@ -33,8 +33,10 @@ import {
 /** The forms, by the name process A takes as its argument. */
 export const FORM_NAMES = [
   "anthropic",
+  "anthropic-inline",
   "openai-chat",
   "openai-responses",
+  "openai-responses-inline",
   "ai-sdk",
 ] as const;
 
@@ -73,6 +75,8 @@ export interface SdkForm {
   text(text: string): unknown;
   /** The history items of a request body the server received. */
   items(body: string): unknown[];
+  /** Whether an added tool goes into the history (`toolChanges: "inline"`). */
+  readonly inline: boolean;
 }
 
 /** Process A's simulated time: a Monday. */
@@ -131,6 +135,27 @@ function anthropicText(text: string) {
   return anthropicMessage([{ type: "text", text }]);
 }
 
+function responsesCalls(calls: readonly { id: string; name: string }[]) {
+  return openaiResponse(calls.map(({ id, name }) => ({
+    type: "function_call",
+    id: `fc_${id}`,
+    call_id: id,
+    name,
+    arguments: "{}",
+    status: "completed",
+  })));
+}
+
+function responsesText(text: string) {
+  return openaiResponse([{
+    type: "message",
+    id: "msg_loopback",
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }],
+  }]);
+}
+
 const messages = (body: string): unknown[] => JSON.parse(body).messages;
 
 /** Each form by name. */
@@ -153,6 +178,31 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
     calls: anthropicCalls,
     text: anthropicText,
     items: messages,
+    inline: false,
+  },
+  "anthropic-inline": {
+    start: (prompt, options) =>
+      driven(
+        anthropicConversation(prompt, {
+          model: "claude-loopback",
+          max_tokens: 1024,
+          toolChanges: "inline",
+          ...options,
+        }),
+        (baseURL, body) => anthropicClient(baseURL).beta.messages.create(body),
+      ),
+    resume: (prompt, recording, options) =>
+      driven(
+        resumeAnthropicConversation(prompt, recording, {
+          toolChanges: "inline",
+          ...options,
+        }),
+        (baseURL, body) => anthropicClient(baseURL).beta.messages.create(body),
+      ),
+    calls: anthropicCalls,
+    text: anthropicText,
+    items: messages,
+    inline: true,
   },
   "openai-chat": {
     start: (prompt, options) =>
@@ -181,6 +231,7 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
       }),
     text: (text) => chatCompletion({ role: "assistant", content: text }),
     items: messages,
+    inline: false,
   },
   "openai-responses": {
     start: (prompt, options) =>
@@ -197,24 +248,34 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
         resumeResponsesConversation(prompt, recording, options),
         (baseURL, body) => openaiClient(baseURL).responses.create(body),
       ),
-    calls: (calls) =>
-      openaiResponse(calls.map(({ id, name }) => ({
-        type: "function_call",
-        id: `fc_${id}`,
-        call_id: id,
-        name,
-        arguments: "{}",
-        status: "completed",
-      }))),
-    text: (text) =>
-      openaiResponse([{
-        type: "message",
-        id: "msg_loopback",
-        status: "completed",
-        role: "assistant",
-        content: [{ type: "output_text", text, annotations: [] }],
-      }]),
+    calls: responsesCalls,
+    text: responsesText,
     items: (body) => JSON.parse(body).input,
+    inline: false,
+  },
+  "openai-responses-inline": {
+    start: (prompt, options) =>
+      driven(
+        responsesConversation(prompt, {
+          model: "gpt-loopback",
+          cache: true,
+          toolChanges: "inline",
+          ...options,
+        }),
+        (baseURL, body) => openaiClient(baseURL).responses.create(body),
+      ),
+    resume: (prompt, recording, options) =>
+      driven(
+        resumeResponsesConversation(prompt, recording, {
+          toolChanges: "inline",
+          ...options,
+        }),
+        (baseURL, body) => openaiClient(baseURL).responses.create(body),
+      ),
+    calls: responsesCalls,
+    text: responsesText,
+    items: (body) => JSON.parse(body).input,
+    inline: true,
   },
   "ai-sdk": {
     start: (prompt, options) =>
@@ -224,6 +285,7 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
     calls: anthropicCalls,
     text: anthropicText,
     items: messages,
+    inline: false,
   },
 };
 
