@@ -208,7 +208,7 @@ function providerOf(
   wire: string,
   text: string,
 ): CacheProvider {
-  if (wire === "anthropic-messages") return "anthropic";
+  if (wire === "anthropic-messages" || wire === "ai-sdk") return "anthropic";
   return headerOf(text).options.cache === undefined
     ? "openai"
     : "openai-explicit";

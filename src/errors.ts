@@ -74,8 +74,7 @@ export type SystemPromptErrorCode =
   | "RECORDING_UNPARSABLE"
   | "RECORDING_VERSION"
   | "RECORDING_OTHER_PROVIDER"
-  | "RECORDING_DISCONTINUOUS"
-  | "REPORT_UNSUPPORTED";
+  | "RECORDING_DISCONTINUOUS";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -181,9 +181,12 @@ function aiSdkBuild(
     marks,
     head: {
       system,
+      // The schema too: the report lays a step out as the wire body.
       tools: Object.entries(tools).map(([name, entry]) => ({
         name,
         description: entry.description,
+        inputSchema: (entry.inputSchema as { jsonSchema?: unknown })
+          .jsonSchema,
         providerOptions: entry.providerOptions,
       })),
     },

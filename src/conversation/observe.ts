@@ -28,6 +28,7 @@ import {
   provenanceOf,
   recordedRequests,
   reportedOf,
+  reportProviderOf,
   usageSourceOf,
 } from "./report.ts";
 import type {
@@ -218,8 +219,8 @@ function rawOf(answer: unknown): unknown {
  * The cache report of a recording's steps (`cacheReport`), the provider
  * taken from the header unless the options name one.
  *
- * @throws {SystemPromptError} `REPORT_UNSUPPORTED` for an AI SDK
- * recording; `INVALID_CONFIG` for options `cacheReport` refuses
+ * @throws {SystemPromptError} `INVALID_CONFIG` for options `cacheReport`
+ * refuses
  */
 export function conversationReport(
   header: RecordingHeader,
@@ -234,6 +235,6 @@ export function conversationReport(
     );
   }
   const requests = recordedRequests(header, steps, read);
-  const provider = options.provider ?? cacheProviderOf(header)!;
+  const provider = options.provider ?? reportProviderOf(header);
   return cacheReport(requests, { ...options, provider });
 }

@@ -10,6 +10,7 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
+import { aiSdkWireBody } from "./ai_sdk_body.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { renderPromptBlocks } from "../render/blocks.ts";
 import { readReportedUsage } from "../cache/reported.ts";
@@ -39,7 +40,9 @@ export function usageSourceOf(provider: string): UsageSource {
 /**
  * The cache model a recording's wire follows: Anthropic's, OpenAI's
  * explicit breakpoints (the `cache` option) or its automatic cache;
- * `undefined` for the AI SDK, whose bodies are not a provider's wire.
+ * `undefined` for the AI SDK, whose request bodies are call options, not
+ * a provider's wire (its report reads them as Anthropic bodies:
+ * {@linkcode reportProviderOf}).
  */
 export function cacheProviderOf(
   header: Pick<RecordingHeader, "provider" | "options">,
@@ -53,6 +56,17 @@ export function cacheProviderOf(
     default:
       return undefined;
   }
+}
+
+/**
+ * The cache model a recording's report follows: the wire's, and
+ * Anthropic's for the AI SDK, whose steps the report lays out as the
+ * Anthropic bodies `@ai-sdk/anthropic` sends (its marks are Anthropic's).
+ */
+export function reportProviderOf(
+  header: Pick<RecordingHeader, "provider" | "options">,
+): CacheProvider {
+  return cacheProviderOf(header) ?? "anthropic";
 }
 
 /** What a step's usage reads as: kept at record time, else read again. */
@@ -103,8 +117,10 @@ export function provenanceOf(
  * whole body (its head, the history so far and its tail, the marks put
  * back), its reported usage, its time and the contributor it recorded.
  * `read` gives the messages an answer added to the history (the wire's).
+ * An AI SDK step's body is the Anthropic body `@ai-sdk/anthropic` sends.
  *
- * @throws {SystemPromptError} `REPORT_UNSUPPORTED` for an AI SDK recording
+ * @throws {SystemPromptError} `RECORDING_OTHER_PROVIDER` for a recording
+ * of none of the four wires
  */
 export function recordedRequests(
   header: RecordingHeader,
@@ -114,11 +130,10 @@ export function recordedRequests(
   const layout = LAYOUTS[header.provider];
   if (layout === undefined) {
     throw new SystemPromptError(
-      "REPORT_UNSUPPORTED",
-      `A cache report reads the bodies of an Anthropic Messages, OpenAI ` +
-        `Chat Completions or Responses conversation; this recording is of ` +
-        `a ${JSON.stringify(header.provider)} conversation, whose bodies ` +
-        `are not a provider's wire.`,
+      "RECORDING_OTHER_PROVIDER",
+      `A cache report reads a recording of an anthropic-messages, ` +
+        `openai-chat, openai-responses or ai-sdk conversation; this one is ` +
+        `of a ${JSON.stringify(header.provider)} conversation.`,
     );
   }
   const source = usageSourceOf(header.provider);
@@ -168,6 +183,7 @@ const LAYOUTS: Readonly<Record<string, Layout>> = {
       input: marked([system, ...history], marks, "prompt_cache_breakpoint"),
     };
   },
+  "ai-sdk": aiSdkWireBody,
 };
 
 /** The items with each mark put back on its part (`content` or `output`). */

@@ -7,6 +7,9 @@
 // changes, the tool list changes, the user lapses and the provider evicts:
 // `conv.report()` and `rxprompt report FILE` give each miss its verdict and
 // contributor, with the observed and simulated totals and their difference.
+// The AI SDK's steps go through the real `generateText` and
+// `@ai-sdk/anthropic`; its report reads them as the bodies that reached the
+// wire, with no diagnosis.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -19,7 +22,13 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import { generateText } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
+import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { parseRecording } from "../../src/conversation/recording.ts";
+import { recordedRequests } from "../../src/conversation/report.ts";
 import { responsesConversation } from "../../adapters/openai/mod.ts";
 import { conversationSpans } from "../../adapters/otel.ts";
 import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
@@ -62,6 +71,16 @@ function verdictsOf(report: PromptCacheReport): unknown[] {
   return report.requests.map((request) =>
     request.judgement?.missed ? request.judgement.verdict : undefined
   );
+}
+
+function tokensOf(
+  estimate: {
+    inputTokens: number;
+    cachedTokens: number;
+    writtenTokens: number;
+  },
+): number[] {
+  return [estimate.inputTokens, estimate.cachedTokens, estimate.writtenTokens];
 }
 
 /** `rxprompt report FILE --json` of a recording. */
@@ -303,6 +322,92 @@ describe("the conversation's report through the real SDKs", {
       const fromFile = await reportOfRecording(conv.save());
       assert.deepEqual(verdictsOf(fromFile), VERDICTS);
       assert.equal(fromFile.requests[3].judgement?.contributor?.name, "browse");
+    } finally {
+      await prompt.dispose();
+    }
+  });
+  it("ai: generateText through @ai-sdk/anthropic, no diagnosis: the same verdicts", async () => {
+    const { prompt, state } = agent();
+    let now = 1_000_000;
+    const conv = aiSdkConversation(prompt, {
+      diagnostics: true,
+      clock: () => now,
+    });
+    try {
+      // What `@ai-sdk/anthropic` parses: no diagnosis reaches the SDK.
+      const reply = (index: number, bodies: unknown[]) => ({
+        id: `msg_0${index}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: "Done." }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: anthropicUsageOf(
+          bodies.map((body, at) => ({ body, time: SESSION[at].time })),
+          SESSION[index].evicted === true,
+        ),
+      });
+      const received = await withServer(reply, async (baseURL, received) => {
+        const model = createAnthropic({ apiKey: "sk-loopback", baseURL })(
+          "claude-sonnet-4-5",
+        );
+        for (const step of SESSION) {
+          step.change?.(state);
+          now = 1_000_000 + step.time;
+          conv.user(step.question);
+          conv.record(
+            await generateText({
+              model,
+              maxRetries: 0,
+              maxOutputTokens: 1024,
+              ...await conv.request(),
+            }),
+          );
+        }
+        return received;
+      });
+      // Each step laid out from the recording is the body that reached the
+      // wire, byte for byte (the model and max_tokens are generateText's).
+      const { header, steps } = parseRecording(conv.save(), "ai-sdk");
+      const read = aiSdkWire({}).read;
+      assert.deepEqual(
+        recordedRequests(header, steps, (answer) => read(answer).messages)
+          .map((request) => JSON.stringify(request.body)),
+        received.map((body) => {
+          const { model: _, max_tokens: __, ...sent } = body as Record<
+            string,
+            unknown
+          >;
+          return JSON.stringify(sent);
+        }),
+      );
+      const report = conv.report({ countTokens });
+      assert.deepEqual(
+        report.requests.map(({ estimate }) => tokensOf(estimate!)),
+        simulateCache(
+          received.map((body, at) => ({ body, time: SESSION[at].time })),
+          { provider: "anthropic", countTokens },
+        ).requests.map(tokensOf),
+      );
+      assert.deepEqual(verdictsOf(report), VERDICTS);
+      const judgements = report.requests.map((request) => request.judgement);
+      assert.equal(judgements[2]?.contributor?.name, "git");
+      assert.equal(judgements[2]?.contributor?.variable?.name, "branch");
+      assert.equal(judgements[2]?.provider.status, "none");
+      assert.equal(judgements[3]?.contributor?.name, "browse");
+      assert.equal(judgements[3]?.contributor?.registrar, "registry/mcp");
+      assert.equal(judgements[4]?.expired, true);
+      assert.equal(judgements[5]?.expired, false);
+      assert.ok(report.totals.estimate !== undefined);
+      assert.equal(report.totals.differsFromEstimate, true);
+      assert.equal(report.requests[5].differsFromEstimate, true);
+
+      const fromFile = await reportOfRecording(conv.save());
+      assert.deepEqual(verdictsOf(fromFile), VERDICTS);
+      assert.equal(fromFile.requests[2].judgement?.contributor?.name, "git");
+      assert.equal(fromFile.requests[3].judgement?.contributor?.name, "browse");
+      assert.equal(fromFile.totals.differsFromEstimate, true);
     } finally {
       await prompt.dispose();
     }

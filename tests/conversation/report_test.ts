@@ -11,7 +11,6 @@ import {
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import { chatConversation } from "../../adapters/openai/mod.ts";
-import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import {
   type ConversationRequest,
   type RecordingStep,
@@ -267,7 +266,7 @@ describe("conversation report", () => {
     }
   });
 
-  it("reports a Chat Completions conversation from usage and bytes; the AI SDK has no report", async () => {
+  it("reports a Chat Completions conversation from usage and bytes", async () => {
     const prompt = new SystemPrompt({ persona: "House rules. ".repeat(800) });
     const conv = chatConversation(prompt, { model: "gpt-5.6", cache: true });
     const completion = (prompt_tokens: number, cached: number) => ({
@@ -299,12 +298,6 @@ describe("conversation report", () => {
       assert.equal(report.requests[2].judgement?.provider.status, "none");
       // The rebuilt bodies carry the system message and the marks.
       assert.ok(report.requests[0].estimate !== undefined);
-      assert.throws(
-        () => aiSdkConversation(prompt).report({ countTokens }),
-        (error) =>
-          error instanceof SystemPromptError &&
-          error.code === "REPORT_UNSUPPORTED",
-      );
     } finally {
       await prompt.dispose();
     }
