@@ -63,6 +63,9 @@ export function nextToolSet(
       dropped: [],
     };
   }
+  if (sameTools(before, assembly.tools)) {
+    return { listed: before, changed: false, dropped: [] };
+  }
   const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
   const listed: ListedTool[] = [];
   const dropped: string[] = [];
@@ -171,6 +174,26 @@ function jsonOf(schema: ToolSchema): string {
   }
   return json;
 }
+
+/**
+ * Whether the assembly has exactly the listed definitions, in order (the
+ * usual step): one `JSON.stringify` of the whole list, against the listed
+ * tools' JSON kept with them.
+ */
+function sameTools(
+  listed: readonly ListedTool[],
+  tools: readonly ToolSchema[],
+): boolean {
+  if (listed.length !== tools.length) return false;
+  let json = LIST_JSON.get(listed);
+  if (json === undefined) {
+    json = `[${listed.map((tool) => jsonOf(tool.schema)).join(",")}]`;
+    LIST_JSON.set(listed, json);
+  }
+  return json === JSON.stringify(tools);
+}
+
+const LIST_JSON = new WeakMap<readonly ListedTool[], string>();
 
 function withStability(
   schema: ToolSchema,
