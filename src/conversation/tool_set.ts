@@ -9,6 +9,7 @@
  */
 
 import type { PromptAssembly, ToolSchema } from "../types.ts";
+import { type JsonPlan, planOf, sameAsPlan } from "./same_json.ts";
 
 /**
  * One tool a conversation lists (in a recording's step).
@@ -177,23 +178,23 @@ function jsonOf(schema: ToolSchema): string {
 
 /**
  * Whether the assembly has exactly the listed definitions, in order (the
- * usual step): one `JSON.stringify` of the whole list, against the listed
- * tools' JSON kept with them.
+ * usual step): the list compared in one walk with the plan of its JSON
+ * kept with it.
  */
 function sameTools(
   listed: readonly ListedTool[],
   tools: readonly ToolSchema[],
 ): boolean {
   if (listed.length !== tools.length) return false;
-  let json = LIST_JSON.get(listed);
-  if (json === undefined) {
-    json = `[${listed.map((tool) => jsonOf(tool.schema)).join(",")}]`;
-    LIST_JSON.set(listed, json);
+  let plan = LIST_PLAN.get(listed);
+  if (plan === undefined) {
+    plan = planOf(listed.map((tool) => tool.schema));
+    LIST_PLAN.set(listed, plan);
   }
-  return json === JSON.stringify(tools);
+  return sameAsPlan(tools, plan);
 }
 
-const LIST_JSON = new WeakMap<readonly ListedTool[], string>();
+const LIST_PLAN = new WeakMap<readonly ListedTool[], JsonPlan>();
 
 function withStability(
   schema: ToolSchema,

@@ -1,0 +1,146 @@
+/**
+ * Whether a value serializes to the same JSON bytes as a kept one,
+ * without building the string: the tool definitions a conversation lists
+ * are compared with the assembly's at every step, and `JSON.stringify` of
+ * them was most of a step's own cost. The kept value is read once into a
+ * flat plan of tokens; each comparison walks the other value along it.
+ * Pure.
+ *
+ * @module
+ */
+
+/** A kept value's JSON bytes, as a plan to compare other values with. */
+export interface JsonPlan {
+  readonly tokens: readonly unknown[];
+  /** The kept value's JSON, for what the plan cannot compare. */
+  readonly json: string;
+}
+
+const OBJECT = Symbol("object");
+const ARRAY = Symbol("array");
+/** A value the plan does not hold (compared through its JSON). */
+class Unplannable extends Error {}
+
+/** The plan of `value` (JSON data read once; kept by the caller). */
+export function planOf(value: unknown): JsonPlan {
+  const json = JSON.stringify(value);
+  const tokens: unknown[] = [];
+  try {
+    plan(value, tokens, 0);
+  } catch (error) {
+    if (!(error instanceof Unplannable)) throw error;
+    return { tokens: [], json };
+  }
+  return { tokens, json };
+}
+
+/** Deeper than real tool definitions: compared through JSON. */
+const MAX_DEPTH = 64;
+
+function plan(value: unknown, tokens: unknown[], depth: number): void {
+  if (writtenAsHeld(value)) {
+    tokens.push(value);
+    return;
+  }
+  if (typeof value !== "object" || depth > MAX_DEPTH) throw new Unplannable();
+  if (Array.isArray(value)) {
+    tokens.push(ARRAY, value.length);
+    for (let index = 0; index < value.length; index++) {
+      plan(value[index], tokens, depth + 1);
+    }
+    return;
+  }
+  if (!plainObject(value!)) throw new Unplannable();
+  const keys = Object.keys(value!);
+  tokens.push(OBJECT, keys.length);
+  for (const key of keys) {
+    tokens.push(key);
+    plan((value as Record<string, unknown>)[key], tokens, depth + 1);
+  }
+}
+
+/** Whether `JSON.stringify(value)` is the planned value's JSON. */
+export function sameAsPlan(value: unknown, kept: JsonPlan): boolean {
+  if (kept.tokens.length !== 0 && !prototypePolluted()) {
+    const end = walk(value, kept.tokens, 0, 0);
+    if (end === kept.tokens.length) return true;
+    if (end === DIFFERENT) return false;
+  }
+  return JSON.stringify(value) === kept.json;
+}
+
+/** A sure difference (both written as held). */
+const DIFFERENT = -1;
+/** Not sure: left to `JSON.stringify`. */
+const UNSURE = -2;
+
+/** The token after `value`'s, or `DIFFERENT` / `UNSURE`. */
+function walk(
+  value: unknown,
+  tokens: readonly unknown[],
+  at: number,
+  depth: number,
+): number {
+  const token = tokens[at];
+  if (token === OBJECT) {
+    if (
+      typeof value !== "object" || value === null || Array.isArray(value) ||
+      !plainObject(value) || depth > MAX_DEPTH
+    ) return writtenAsHeld(value) ? DIFFERENT : UNSURE;
+    const count = tokens[at + 1] as number;
+    let next = at + 2;
+    let seen = 0;
+    for (const key in value) {
+      // JSON writes the fields in this order: another order or key is
+      // other bytes, unless a field is one JSON leaves out (unsure).
+      if (seen === count || tokens[next] !== key) return UNSURE;
+      seen++;
+      next = walk(
+        (value as Record<string, unknown>)[key],
+        tokens,
+        next + 1,
+        depth + 1,
+      );
+      if (next < 0) return next;
+    }
+    return seen === count ? next : UNSURE;
+  }
+  if (token === ARRAY) {
+    if (!Array.isArray(value) || depth > MAX_DEPTH) {
+      return writtenAsHeld(value) ? DIFFERENT : UNSURE;
+    }
+    if (value.length !== tokens[at + 1]) return UNSURE;
+    let next = at + 2;
+    for (let index = 0; index < value.length; index++) {
+      next = walk(value[index], tokens, next, depth + 1);
+      if (next < 0) return next;
+    }
+    return next;
+  }
+  // A string, a finite number (0 and -0 are both written 0), a boolean
+  // or null: the same bytes exactly when strictly equal.
+  if (value === token) return at + 1;
+  return writtenAsHeld(value) ? DIFFERENT : UNSURE;
+}
+
+/** A string, a finite number, a boolean or null. */
+function writtenAsHeld(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "boolean" ||
+    value === null || (typeof value === "number" && Number.isFinite(value));
+}
+
+function plainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Whether `Object.prototype` has enumerable keys (which `for...in` lists)
+ * or a `toJSON`.
+ */
+function prototypePolluted(): boolean {
+  for (const _key in EMPTY) return true;
+  return "toJSON" in EMPTY;
+}
+
+const EMPTY: object = Object.freeze({});

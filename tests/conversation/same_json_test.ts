@@ -1,0 +1,79 @@
+/**
+ * The comparison of the listed tools with the assembly's: `sameAsPlan`
+ * answers exactly what comparing the two `JSON.stringify` strings answers,
+ * for JSON data and for the values JSON writes otherwise than it holds.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { fuzzRuns } from "../fuzz_runs.ts";
+import { planOf, sameAsPlan } from "../../src/conversation/same_json.ts";
+
+function agrees(kept: unknown, value: unknown): void {
+  assert.equal(
+    sameAsPlan(value, planOf(kept)),
+    JSON.stringify(value) === JSON.stringify(kept),
+    `${JSON.stringify(kept)} vs ${JSON.stringify(value)}`,
+  );
+}
+
+const TOOL = {
+  name: "read_file",
+  description: "Read a file.",
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" }, lines: { type: "integer" } },
+    required: ["path"],
+  },
+};
+
+describe("sameAsPlan", () => {
+  it("finds the same definition the same, a changed one different", () => {
+    assert.equal(sameAsPlan(structuredClone(TOOL), planOf(TOOL)), true);
+    const changed = structuredClone(TOOL);
+    changed.parameters.required.push("lines");
+    assert.equal(sameAsPlan(changed, planOf(TOOL)), false);
+    const renamed = { ...TOOL, name: "read" };
+    assert.equal(sameAsPlan(renamed, planOf(TOOL)), false);
+  });
+
+  it("tells fields in another order apart (other bytes)", () => {
+    const { name, description, parameters } = TOOL;
+    agrees(TOOL, { description, name, parameters });
+  });
+
+  it("agrees with JSON on values it writes otherwise than it holds", () => {
+    const cases: [unknown, unknown][] = [
+      [{ a: 1 }, { a: 1, b: undefined }],
+      [{ a: 1, b: undefined }, { a: 1 }],
+      [[null], [undefined]],
+      [[null], [() => 1]],
+      [{ a: null }, { a: Number.NaN }],
+      [{ a: null }, { a: Infinity }],
+      [{ a: 0 }, { a: -0 }],
+      [{ a: "x" }, { a: { toJSON: () => "x" } }],
+      [{ a: "2026-01-01T00:00:00.000Z" }, { a: new Date(Date.UTC(2026, 0)) }],
+      [{ a: 1 }, Object.assign(Object.create(null), { a: 1 })],
+      [{ a: [1, 2] }, { a: [1, 2, 3] }],
+      [{ a: {} }, { a: [] }],
+      [{ a: "1" }, { a: 1 }],
+      [{ a: 1 }, { a: Symbol("x") }],
+      [[1, 2], { 0: 1, 1: 2 }],
+      [{ a: new Date(0) }, { a: "1970-01-01T00:00:00.000Z" }],
+    ];
+    for (const [kept, value] of cases) {
+      agrees(kept, value);
+      agrees(value, kept);
+    }
+  });
+
+  it("agrees with JSON on random JSON data and its variations", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        agrees(a, b);
+        agrees(a, JSON.parse(JSON.stringify(a)));
+      }),
+      { numRuns: fuzzRuns(200) },
+    );
+  });
+});
