@@ -95,12 +95,14 @@ function walk(
       // other bytes, unless a field is one JSON leaves out (unsure).
       if (seen === count || tokens[next] !== key) return UNSURE;
       seen++;
-      next = walk(
-        (value as Record<string, unknown>)[key],
-        tokens,
-        next + 1,
-        depth + 1,
-      );
+      const field = (value as Record<string, unknown>)[key];
+      // A scalar held as planned is written as planned (a plan's markers
+      // are its own symbols, no field's value).
+      if (field === tokens[next + 1] && typeof field !== "object") {
+        next += 2;
+        continue;
+      }
+      next = walk(field, tokens, next + 1, depth + 1);
       if (next < 0) return next;
     }
     return seen === count ? next : UNSURE;
@@ -112,7 +114,12 @@ function walk(
     if (value.length !== tokens[at + 1]) return UNSURE;
     let next = at + 2;
     for (let index = 0; index < value.length; index++) {
-      next = walk(value[index], tokens, next, depth + 1);
+      const item: unknown = value[index];
+      if (item === tokens[next] && typeof item !== "object") {
+        next++;
+        continue;
+      }
+      next = walk(item, tokens, next, depth + 1);
       if (next < 0) return next;
     }
     return next;
