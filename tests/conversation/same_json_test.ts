@@ -77,3 +77,26 @@ describe("sameAsPlan", () => {
     );
   });
 });
+
+describe("sameAsPlan with a polluted Object.prototype", () => {
+  it("still agrees with JSON (an enumerable key, a toJSON)", () => {
+    const prototype = Object.prototype as Record<string, unknown>;
+    try {
+      prototype.extra = 1;
+      agrees(TOOL, structuredClone(TOOL));
+      delete prototype.extra;
+      Object.defineProperty(prototype, "toJSON", {
+        value(this: Record<string, unknown>) {
+          return Object.keys(this).length;
+        },
+        configurable: true,
+        writable: true,
+      });
+      agrees({ a: 1 }, { b: 2 });
+      agrees({ a: 1 }, { a: 2 });
+    } finally {
+      delete prototype.extra;
+      delete prototype.toJSON;
+    }
+  });
+});
