@@ -14,10 +14,21 @@ export interface JsonPlan {
   readonly tokens: readonly unknown[];
   /** The kept value's JSON, for what the plan cannot compare. */
   readonly json: string;
+  /** The plan compiled (`same_json_compiled.ts`), when it could be. */
+  readonly compiled?: Compiled;
 }
 
 const OBJECT = Symbol("object");
 const ARRAY = Symbol("array");
+import {
+  type Compiled,
+  compiledComparison,
+  DIFFERENT,
+  SAME,
+  UNSURE,
+  writtenAsHeld,
+} from "./same_json_compiled.ts";
+
 /** A value the plan does not hold (compared through its JSON). */
 class Unplannable extends Error {}
 
@@ -31,8 +42,14 @@ export function planOf(value: unknown): JsonPlan {
     if (!(error instanceof Unplannable)) throw error;
     return { tokens: [], json };
   }
-  return { tokens, json };
+  const compiled = tokens.length <= MAX_COMPILED_TOKENS
+    ? compiledComparison(value)
+    : undefined;
+  return compiled === undefined ? { tokens, json } : { tokens, json, compiled };
 }
+
+/** A larger plan is walked: V8 optimizes small functions only. */
+const MAX_COMPILED_TOKENS = 1024;
 
 /** Deeper than real tool definitions: compared through JSON. */
 const MAX_DEPTH = 64;
@@ -62,17 +79,14 @@ function plan(value: unknown, tokens: unknown[], depth: number): void {
 /** Whether `JSON.stringify(value)` is the planned value's JSON. */
 export function sameAsPlan(value: unknown, kept: JsonPlan): boolean {
   if (kept.tokens.length !== 0 && !prototypePolluted()) {
-    const end = walk(value, kept.tokens, 0, 0);
-    if (end === kept.tokens.length) return true;
-    if (end === DIFFERENT) return false;
+    const verdict = kept.compiled === undefined
+      ? Math.min(walk(value, kept.tokens, 0, 0), SAME)
+      : kept.compiled(value);
+    if (verdict === SAME) return true;
+    if (verdict === DIFFERENT) return false;
   }
   return JSON.stringify(value) === kept.json;
 }
-
-/** A sure difference (both written as held). */
-const DIFFERENT = -1;
-/** Not sure: left to `JSON.stringify`. */
-const UNSURE = -2;
 
 /** The token after `value`'s, or `DIFFERENT` / `UNSURE`. */
 function walk(
@@ -128,12 +142,6 @@ function walk(
   // or null: the same bytes exactly when strictly equal.
   if (value === token) return at + 1;
   return writtenAsHeld(value) ? DIFFERENT : UNSURE;
-}
-
-/** A string, a finite number, a boolean or null. */
-function writtenAsHeld(value: unknown): boolean {
-  return typeof value === "string" || typeof value === "boolean" ||
-    value === null || (typeof value === "number" && Number.isFinite(value));
 }
 
 function plainObject(value: object): boolean {

@@ -178,23 +178,25 @@ function jsonOf(schema: ToolSchema): string {
 
 /**
  * Whether the assembly has exactly the listed definitions, in order (the
- * usual step): the list compared in one walk with the plan of its JSON
- * kept with it.
+ * usual step): each compared with the plan of its JSON kept with the list.
  */
 function sameTools(
   listed: readonly ListedTool[],
   tools: readonly ToolSchema[],
 ): boolean {
   if (listed.length !== tools.length) return false;
-  let plan = LIST_PLAN.get(listed);
-  if (plan === undefined) {
-    plan = planOf(listed.map((tool) => tool.schema));
-    LIST_PLAN.set(listed, plan);
+  let plans = LIST_PLANS.get(listed);
+  if (plans === undefined) {
+    plans = listed.map((tool) => planOf(tool.schema));
+    LIST_PLANS.set(listed, plans);
   }
-  return sameAsPlan(tools, plan);
+  for (let index = 0; index < plans.length; index++) {
+    if (!sameAsPlan(tools[index], plans[index])) return false;
+  }
+  return true;
 }
 
-const LIST_PLAN = new WeakMap<readonly ListedTool[], JsonPlan>();
+const LIST_PLANS = new WeakMap<readonly ListedTool[], JsonPlan[]>();
 
 function withStability(
   schema: ToolSchema,

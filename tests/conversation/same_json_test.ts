@@ -100,3 +100,19 @@ describe("sameAsPlan with a polluted Object.prototype", () => {
     }
   });
 });
+
+describe("sameAsPlan on a value too large to compile", () => {
+  it("walks the plan and agrees with JSON", () => {
+    const kept = { items: Array.from({ length: 1500 }, (_, i) => ({ i })) };
+    agrees(kept, structuredClone(kept));
+    const changed = structuredClone(kept);
+    changed.items[1400].i = -1;
+    agrees(kept, changed);
+    const reordered = structuredClone(kept) as { items: object[] };
+    reordered.items[3] = { j: 1, i: 3 };
+    agrees(kept, reordered);
+    const date = structuredClone(kept) as { items: unknown[] };
+    date.items[7] = new Date(0);
+    agrees(kept, date);
+  });
+});
