@@ -3,23 +3,13 @@
  * without building the string: the tool definitions a conversation lists
  * are compared with the assembly's at every step, and `JSON.stringify` of
  * them was most of a step's own cost. The kept value is read once into a
- * flat plan of tokens; each comparison walks the other value along it.
- * Pure.
+ * flat plan of tokens; a comparison walks the other value along it, or,
+ * once the plan is used often, runs the plan compiled. Pure (but for the
+ * process's cache of compiled plans).
  *
  * @module
  */
 
-/** A kept value's JSON bytes, as a plan to compare other values with. */
-export interface JsonPlan {
-  readonly tokens: readonly unknown[];
-  /** The kept value's JSON, for what the plan cannot compare. */
-  readonly json: string;
-  /** The plan compiled (`same_json_compiled.ts`), when it could be. */
-  readonly compiled?: Compiled;
-}
-
-const OBJECT = Symbol("object");
-const ARRAY = Symbol("array");
 import {
   type Compiled,
   compiledComparison,
@@ -28,6 +18,20 @@ import {
   UNSURE,
   writtenAsHeld,
 } from "./same_json_compiled.ts";
+
+/** A kept value's JSON bytes, as a plan to compare other values with. */
+export interface JsonPlan {
+  readonly tokens: readonly unknown[];
+  /** The kept value's JSON, for what the plan cannot compare. */
+  readonly json: string;
+  /** The plan compiled (`same_json_compiled.ts`), once it is worth it. */
+  compiled: Compiled | undefined;
+  /** The comparisons made before it was compiled. */
+  uses: number;
+}
+
+const OBJECT = Symbol("object");
+const ARRAY = Symbol("array");
 
 /** A value the plan does not hold (compared through its JSON). */
 class Unplannable extends Error {}
@@ -40,16 +44,35 @@ export function planOf(value: unknown): JsonPlan {
     plan(value, tokens, 0);
   } catch (error) {
     if (!(error instanceof Unplannable)) throw error;
-    return { tokens: [], json };
+    return { tokens: [], json, compiled: undefined, uses: 0 };
   }
-  const compiled = tokens.length <= MAX_COMPILED_TOKENS
-    ? compiledComparison(value)
-    : undefined;
-  return compiled === undefined ? { tokens, json } : { tokens, json, compiled };
+  return { tokens, json, compiled: COMPILED.get(json), uses: 0 };
 }
+
+/**
+ * Compiling costs about what 5–10 walks do: a plan is compiled at its
+ * `COMPILE_AFTER`th comparison (a short conversation never pays for it),
+ * and kept by its JSON for every later plan of the same value (the same
+ * tools in the next conversation), up to `MAX_COMPILED` values.
+ */
+const COMPILE_AFTER = 16;
+const MAX_COMPILED = 1024;
+const COMPILED = new Map<string, Compiled>();
 
 /** A larger plan is walked: V8 optimizes small functions only. */
 const MAX_COMPILED_TOKENS = 1024;
+
+function compiledFor(kept: JsonPlan): Compiled | undefined {
+  if (kept.tokens.length > MAX_COMPILED_TOKENS) return undefined;
+  if (COMPILED.size >= MAX_COMPILED) return COMPILED.get(kept.json);
+  let compiled = COMPILED.get(kept.json);
+  if (compiled === undefined) {
+    // From the JSON: the plan's value as it was read, whatever became of it.
+    compiled = compiledComparison(JSON.parse(kept.json));
+    if (compiled !== undefined) COMPILED.set(kept.json, compiled);
+  }
+  return compiled;
+}
 
 /** Deeper than real tool definitions: compared through JSON. */
 const MAX_DEPTH = 64;
@@ -79,9 +102,13 @@ function plan(value: unknown, tokens: unknown[], depth: number): void {
 /** Whether `JSON.stringify(value)` is the planned value's JSON. */
 export function sameAsPlan(value: unknown, kept: JsonPlan): boolean {
   if (kept.tokens.length !== 0 && !prototypePolluted()) {
-    const verdict = kept.compiled === undefined
+    let compiled = kept.compiled;
+    if (compiled === undefined && ++kept.uses === COMPILE_AFTER) {
+      compiled = kept.compiled = compiledFor(kept);
+    }
+    const verdict = compiled === undefined
       ? Math.min(walk(value, kept.tokens, 0, 0), SAME)
-      : kept.compiled(value);
+      : compiled(value);
     if (verdict === SAME) return true;
     if (verdict === DIFFERENT) return false;
   }

@@ -9,12 +9,19 @@ import fc from "fast-check";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { planOf, sameAsPlan } from "../../src/conversation/same_json.ts";
 
+/** The first comparisons walk the plan, the later ones run it compiled. */
+const USES = 20;
+
 function agrees(kept: unknown, value: unknown): void {
-  assert.equal(
-    sameAsPlan(value, planOf(kept)),
-    JSON.stringify(value) === JSON.stringify(kept),
-    `${JSON.stringify(kept)} vs ${JSON.stringify(value)}`,
-  );
+  const plan = planOf(kept);
+  const expected = JSON.stringify(value) === JSON.stringify(kept);
+  for (let use = 0; use < USES; use++) {
+    assert.equal(
+      sameAsPlan(value, plan),
+      expected,
+      `${JSON.stringify(kept)} vs ${JSON.stringify(value)}, use ${use}`,
+    );
+  }
 }
 
 const TOOL = {
@@ -29,11 +36,14 @@ const TOOL = {
 
 describe("sameAsPlan", () => {
   it("finds the same definition the same, a changed one different", () => {
+    agrees(TOOL, structuredClone(TOOL));
     assert.equal(sameAsPlan(structuredClone(TOOL), planOf(TOOL)), true);
     const changed = structuredClone(TOOL);
     changed.parameters.required.push("lines");
+    agrees(TOOL, changed);
     assert.equal(sameAsPlan(changed, planOf(TOOL)), false);
     const renamed = { ...TOOL, name: "read" };
+    agrees(TOOL, renamed);
     assert.equal(sameAsPlan(renamed, planOf(TOOL)), false);
   });
 
@@ -97,6 +107,18 @@ describe("sameAsPlan with a polluted Object.prototype", () => {
     } finally {
       delete prototype.extra;
       delete prototype.toJSON;
+    }
+  });
+});
+
+describe("sameAsPlan compiled", () => {
+  it("compares with the value as it was planned, not as it became", () => {
+    const kept = structuredClone(TOOL);
+    const plan = planOf(kept);
+    kept.description = "Changed after it was planned.";
+    for (let use = 0; use < USES; use++) {
+      assert.equal(sameAsPlan(structuredClone(TOOL), plan), true);
+      assert.equal(sameAsPlan(kept, plan), false);
     }
   });
 });
