@@ -158,22 +158,22 @@ export function refusalText(
 }
 
 /**
- * Whether two definitions are the same bytes. The JSON of a listed
- * definition is kept (they are compared again at every step).
+ * Whether two definitions are the same bytes. The plan of a listed
+ * definition's JSON is kept (they are compared again at every step).
  */
 function sameDefinition(listed: ToolSchema, now: ToolSchema): boolean {
-  return jsonOf(listed) === JSON.stringify(now);
+  return sameAsPlan(now, planOfSchema(listed));
 }
 
-const JSON_OF = new WeakMap<ToolSchema, string>();
+const PLAN_OF = new WeakMap<ToolSchema, JsonPlan>();
 
-function jsonOf(schema: ToolSchema): string {
-  let json = JSON_OF.get(schema);
-  if (json === undefined) {
-    json = JSON.stringify(schema);
-    JSON_OF.set(schema, json);
+function planOfSchema(schema: ToolSchema): JsonPlan {
+  let plan = PLAN_OF.get(schema);
+  if (plan === undefined) {
+    plan = planOf(schema);
+    PLAN_OF.set(schema, plan);
   }
-  return json;
+  return plan;
 }
 
 /**
@@ -187,7 +187,7 @@ function sameTools(
   if (listed.length !== tools.length) return false;
   let plans = LIST_PLANS.get(listed);
   if (plans === undefined) {
-    plans = listed.map((tool) => planOf(tool.schema));
+    plans = listed.map((tool) => planOfSchema(tool.schema));
     LIST_PLANS.set(listed, plans);
   }
   for (let index = 0; index < plans.length; index++) {
