@@ -165,7 +165,8 @@ function build(
   const marker: MessagesCacheControl = input.awaiting === "person"
     ? { type: "ephemeral", ttl: "1h" }
     : { type: "ephemeral" };
-  const messages = [...history];
+  // `historyToSend` made a new list: marks replace its messages in place.
+  const messages = history;
   const marks: WireMark[] = [];
   for (const at of ends) {
     const message = messages[at];

@@ -9,6 +9,7 @@
  */
 
 import type { PromptAssembly, ToolSchema } from "../types.ts";
+import { type JsonPlan, planOf, sameAsPlan } from "./same_json.ts";
 
 /**
  * One tool a conversation lists (in a recording's step).
@@ -62,6 +63,9 @@ export function nextToolSet(
       changed: true,
       dropped: [],
     };
+  }
+  if (sameTools(before, assembly.tools)) {
+    return { listed: before, changed: false, dropped: [] };
   }
   const current = new Map(assembly.tools.map((tool) => [tool.name, tool]));
   const listed: ListedTool[] = [];
@@ -154,23 +158,45 @@ export function refusalText(
 }
 
 /**
- * Whether two definitions are the same bytes. The JSON of a listed
- * definition is kept (they are compared again at every step).
+ * Whether two definitions are the same bytes. The plan of a listed
+ * definition's JSON is kept (they are compared again at every step).
  */
 function sameDefinition(listed: ToolSchema, now: ToolSchema): boolean {
-  return jsonOf(listed) === JSON.stringify(now);
+  return sameAsPlan(now, planOfSchema(listed));
 }
 
-const JSON_OF = new WeakMap<ToolSchema, string>();
+const PLAN_OF = new WeakMap<ToolSchema, JsonPlan>();
 
-function jsonOf(schema: ToolSchema): string {
-  let json = JSON_OF.get(schema);
-  if (json === undefined) {
-    json = JSON.stringify(schema);
-    JSON_OF.set(schema, json);
+function planOfSchema(schema: ToolSchema): JsonPlan {
+  let plan = PLAN_OF.get(schema);
+  if (plan === undefined) {
+    plan = planOf(schema);
+    PLAN_OF.set(schema, plan);
   }
-  return json;
+  return plan;
 }
+
+/**
+ * Whether the assembly has exactly the listed definitions, in order (the
+ * usual step): each compared with the plan of its JSON kept with the list.
+ */
+function sameTools(
+  listed: readonly ListedTool[],
+  tools: readonly ToolSchema[],
+): boolean {
+  if (listed.length !== tools.length) return false;
+  let plans = LIST_PLANS.get(listed);
+  if (plans === undefined) {
+    plans = listed.map((tool) => planOfSchema(tool.schema));
+    LIST_PLANS.set(listed, plans);
+  }
+  for (let index = 0; index < plans.length; index++) {
+    if (!sameAsPlan(tools[index], plans[index])) return false;
+  }
+  return true;
+}
+
+const LIST_PLANS = new WeakMap<readonly ListedTool[], JsonPlan[]>();
 
 function withStability(
   schema: ToolSchema,
