@@ -8,6 +8,7 @@
  * eviction) and the diagnosis the provider would give.
  */
 
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { simulateCache } from "../../src/cache/mod.ts";
 import { agent } from "../cache/agent_fixture.ts";
 
@@ -94,6 +95,41 @@ export function anthropicUsageOf(
     },
     output_tokens: 12,
   };
+}
+
+/**
+ * Plays SESSION through an Anthropic conversation with `diagnostics` on,
+ * its clock at `start` plus each step's time; every answer is "Done." with
+ * the simulated usage and the step's diagnosis. The caller disposes `prompt`.
+ */
+export async function playSession(start: number): Promise<{
+  prompt: ReturnType<typeof agent>["prompt"];
+  conv: ReturnType<typeof anthropicConversation>;
+}> {
+  const { prompt, state } = agent();
+  let now = start;
+  const conv = anthropicConversation(prompt, {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    diagnostics: true,
+    clock: () => now,
+  });
+  const sent: { body: unknown; time: number }[] = [];
+  for (const [index, step] of SESSION.entries()) {
+    step.change?.(state);
+    now = start + step.time;
+    conv.user(step.question);
+    sent.push({ body: await conv.request(), time: step.time });
+    conv.record({
+      id: `msg_${index}`,
+      type: "message",
+      role: "assistant" as const,
+      content: [{ type: "text", text: "Done." }],
+      usage: anthropicUsageOf(sent, step.evicted === true),
+      diagnostics: { cache_miss_reason: step.reason },
+    });
+  }
+  return { prompt, conv };
 }
 
 export { agent };
