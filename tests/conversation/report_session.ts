@@ -8,8 +8,9 @@
  * eviction) and the diagnosis the provider would give.
  */
 
+import assert from "node:assert/strict";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
-import { simulateCache } from "../../src/cache/mod.ts";
+import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
 import { agent } from "../cache/agent_fixture.ts";
 
 export const countTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -130,6 +131,24 @@ export async function playSession(start: number): Promise<{
     });
   }
   return { prompt, conv };
+}
+
+/**
+ * The misses every form of the session shows, whatever the provider says:
+ * the branch (the git section's variable), the MCP tool, then the lapse
+ * and the eviction that the observed usage and the estimate part at.
+ */
+export function assertSessionMisses(
+  report: Pick<PromptCacheReport, "requests">,
+): void {
+  const judgements = report.requests.map((request) => request.judgement);
+  assert.equal(judgements[2]?.contributor?.name, "git");
+  assert.equal(judgements[2]?.contributor?.variable?.name, "branch");
+  assert.equal(judgements[3]?.contributor?.name, "browse");
+  assert.equal(judgements[3]?.contributor?.registrar, "registry/mcp");
+  assert.equal(judgements[4]?.expired, true);
+  assert.equal(judgements[5]?.expired, false);
+  assert.equal(report.requests[5].differsFromEstimate, true);
 }
 
 export { agent };
