@@ -16,7 +16,15 @@ import {
   resumeChatConversation,
 } from "../../adapters/openai/mod.ts";
 import { SystemPrompt } from "../../mod.ts";
-import { completion, markCount, message, schema, unmarked } from "./helpers.ts";
+import {
+  assertResumedBytes,
+  completion,
+  forkAfter,
+  markCount,
+  message,
+  schema,
+  unmarked,
+} from "./helpers.ts";
 
 const OPTIONS = { model: "claude-sonnet-4-5", max_tokens: 1024 };
 
@@ -56,10 +64,10 @@ describe("fork", () => {
   it("marks the end of the prefix the first request shares with its parent, within four markers", async () => {
     const prompt = registry();
     const parent = anthropicConversation(prompt, OPTIONS);
-    parent.user("Plan the change.");
-    const parentBody = await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
+    const { parentBody, child } = await forkAfter(parent, {
+      question: "Plan the change.",
+      answer: message([{ type: "text", text: "Planned." }]),
+    });
     child.user("Review the change.");
     const first = await child.request({ scope: "reviewer" });
     assert.equal(
@@ -89,27 +97,18 @@ describe("fork", () => {
 
   it("resumes a fork to the very bytes, before and after its first step", async () => {
     const prompt = registry();
-    const parent = anthropicConversation(prompt, OPTIONS);
-    parent.user("Plan.");
-    await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
-    const early = resumeAnthropicConversation(prompt, child.save());
-    child.user("Review.");
-    early.user("Review.");
-    const first = await child.request({ scope: "reviewer" });
-    assert.equal(
-      JSON.stringify(await early.request({ scope: "reviewer" })),
-      JSON.stringify(first),
+    const { child } = await forkAfter(
+      anthropicConversation(prompt, OPTIONS),
+      {
+        question: "Plan.",
+        answer: message([{ type: "text", text: "Planned." }]),
+      },
     );
+    const early = resumeAnthropicConversation(prompt, child.save());
+    await assertResumedBytes(child, early, "Review.");
     child.record(message([{ type: "text", text: "Fine." }]));
     const late = resumeAnthropicConversation(prompt, child.save());
-    child.user("More?");
-    late.user("More?");
-    assert.equal(
-      JSON.stringify(await late.request({ scope: "reviewer" })),
-      JSON.stringify(await child.request({ scope: "reviewer" })),
-    );
+    await assertResumedBytes(child, late, "More?");
     await prompt.dispose();
   });
 
@@ -142,10 +141,10 @@ describe("fork", () => {
       ...OPTIONS,
       toolChanges: "inline",
     });
-    parent.user("Plan.");
-    const parentBody = await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
+    const { parentBody, child } = await forkAfter(parent, {
+      question: "Plan.",
+      answer: message([{ type: "text", text: "Planned." }]),
+    });
     child.user("Review.");
     const first = await child.request({ scope: "reviewer" });
     assert.equal(

@@ -4,6 +4,7 @@
  * in the SDKs' shapes, and readers of request bodies (marks removed,
  * marks counted).
  */
+import assert from "node:assert/strict";
 import { SystemPrompt, type ToolSchema } from "../../mod.ts";
 
 const SCHEMA = { type: "object", properties: {} };
@@ -180,4 +181,51 @@ export function responsesAnswer(
       })),
     usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
   };
+}
+
+/** The parent's side of a fork: one step, then the fork. */
+interface ForkParent<Body, Answer, Child> {
+  user(text: string): unknown;
+  request(): Promise<Body>;
+  record(answer: Answer): unknown;
+  fork(): Child;
+}
+
+/**
+ * The parent asks `question`, records `answer`, then forks: the parent's
+ * body (the prefix the fork shares) and the fork.
+ */
+export async function forkAfter<Body, Answer, Child>(
+  parent: ForkParent<Body, Answer, Child>,
+  step: { question: string; answer: Answer },
+): Promise<{ parentBody: Body; child: Child }> {
+  parent.user(step.question);
+  const parentBody = await parent.request();
+  parent.record(step.answer);
+  return { parentBody, child: parent.fork() };
+}
+
+/** A conversation asked for the reviewer scope's request. */
+interface Reviewing {
+  user(text: string): unknown;
+  request(context: { scope: string }): Promise<unknown>;
+}
+
+/**
+ * Both conversations ask `question`; the resumed one's request for the
+ * reviewer scope is the original's, byte for byte. Returns the original's.
+ */
+export async function assertResumedBytes(
+  original: Reviewing,
+  resumed: Reviewing,
+  question: string,
+): Promise<unknown> {
+  original.user(question);
+  resumed.user(question);
+  const body = await original.request({ scope: "reviewer" });
+  assert.equal(
+    JSON.stringify(await resumed.request({ scope: "reviewer" })),
+    JSON.stringify(body),
+  );
+  return body;
 }

@@ -16,7 +16,13 @@ import {
   toResponses,
 } from "../../adapters/openai/mod.ts";
 import { type PromptAssembly, SystemPrompt } from "../../mod.ts";
-import { completion, responsesAnswer, schema } from "./helpers.ts";
+import {
+  assertResumedBytes,
+  completion,
+  forkAfter,
+  responsesAnswer,
+  schema,
+} from "./helpers.ts";
 
 /** A parent prompt and a reviewer scope with cut points of its own. */
 function registry(): SystemPrompt {
@@ -134,11 +140,10 @@ for (const form of FORMS) {
   describe(`fork on OpenAI ${form.name}`, () => {
     it("marks the end of the prefix the first request shares with its parent, within the marks", async () => {
       const prompt = registry();
-      const parent = form.start(prompt);
-      parent.user("Plan the change.");
-      const parentBody = await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { parentBody, child } = await forkAfter(form.start(prompt), {
+        question: "Plan the change.",
+        answer: form.answer(),
+      });
       child.user("Review the change.");
       const first = await child.request({ scope: "reviewer" });
       assert.equal(first.prompt_cache_key, parentBody.prompt_cache_key);
@@ -168,28 +173,21 @@ for (const form of FORMS) {
 
     it("resumes a fork to the very bytes before its first step", async () => {
       const prompt = registry();
-      const parent = form.start(prompt);
-      parent.user("Plan.");
-      await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { child } = await forkAfter(form.start(prompt), {
+        question: "Plan.",
+        answer: form.answer(),
+      });
       const early = form.resume(prompt, child.save());
-      child.user("Review.");
-      early.user("Review.");
-      assert.equal(
-        JSON.stringify(await early.request({ scope: "reviewer" })),
-        JSON.stringify(await child.request({ scope: "reviewer" })),
-      );
+      await assertResumedBytes(child, early, "Review.");
       await prompt.dispose();
     });
 
     it("adds no mark without cache, nor when the tools differ", async () => {
       const prompt = registry();
-      const parent = form.start(prompt, false);
-      parent.user("Plan.");
-      await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { child } = await forkAfter(form.start(prompt, false), {
+        question: "Plan.",
+        answer: form.answer(),
+      });
       child.user("Review.");
       const plain = await child.request({ scope: "reviewer" });
       assert.ok(!JSON.stringify(plain).includes("prompt_cache_breakpoint"));
