@@ -15,11 +15,12 @@ import {
   chatConversation,
   resumeChatConversation,
 } from "../../adapters/openai/mod.ts";
-import { SystemPrompt } from "../../mod.ts";
+import type { SystemPrompt } from "../../mod.ts";
 import {
   assertResumedBytes,
   completion,
   forkAfter,
+  forkRegistry,
   markCount,
   message,
   schema,
@@ -30,30 +31,7 @@ const OPTIONS = { model: "claude-sonnet-4-5", max_tokens: 1024 };
 
 /** A parent prompt and a reviewer scope with four cut points of its own. */
 function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
-  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
-  prompt.section({
-    name: "rules",
-    order: 100,
-    text: "Follow the house rules.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "notes",
-    order: 900,
-    text: "Be brief.",
-    cacheBreakpoint: true,
-  });
-  const reviewer = prompt.scope("reviewer");
-  for (const [index, name] of ["a", "b", "c", "d"].entries()) {
-    reviewer.section({
-      name: `review:${name}`,
-      order: 200 + index,
-      text: `Review rule ${name}.`,
-      cacheBreakpoint: true,
-    });
-  }
-  return prompt;
+  return forkRegistry({ style: false, reviewRules: ["a", "b", "c", "d"] });
 }
 
 function systemMarks(body: AnthropicConversationBody): boolean[] {

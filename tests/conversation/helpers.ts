@@ -229,3 +229,35 @@ export async function assertResumedBytes(
   );
   return body;
 }
+
+/**
+ * A parent prompt for the fork tests: read_file and shell listed, marked
+ * sections "rules" (then "style" with `style`) and "notes", and a reviewer
+ * scope with a marked section of its own for each of `reviewRules`.
+ */
+export function forkRegistry(
+  options: { style: boolean; reviewRules: readonly string[] },
+): SystemPrompt {
+  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
+  const sections = [
+    { name: "rules", order: 100, text: "Follow the house rules." },
+    ...(options.style
+      ? [{ name: "style", order: 150, text: "Write plainly." }]
+      : []),
+    { name: "notes", order: 900, text: "Be brief." },
+  ];
+  for (const section of sections) {
+    prompt.section({ ...section, cacheBreakpoint: true });
+  }
+  const reviewer = prompt.scope("reviewer");
+  for (const [index, name] of options.reviewRules.entries()) {
+    reviewer.section({
+      name: `review:${name}`,
+      order: 200 + index,
+      text: `Review rule ${name}.`,
+      cacheBreakpoint: true,
+    });
+  }
+  return prompt;
+}

@@ -15,47 +15,19 @@ import {
   toChatCompletions,
   toResponses,
 } from "../../adapters/openai/mod.ts";
-import { type PromptAssembly, SystemPrompt } from "../../mod.ts";
+import type { PromptAssembly, SystemPrompt } from "../../mod.ts";
 import {
   assertResumedBytes,
   completion,
   forkAfter,
+  forkRegistry,
   responsesAnswer,
   schema,
 } from "./helpers.ts";
 
 /** A parent prompt and a reviewer scope with cut points of its own. */
 function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
-  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
-  prompt.section({
-    name: "rules",
-    order: 100,
-    text: "Follow the house rules.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "style",
-    order: 150,
-    text: "Write plainly.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "notes",
-    order: 900,
-    text: "Be brief.",
-    cacheBreakpoint: true,
-  });
-  const reviewer = prompt.scope("reviewer");
-  for (const [index, name] of ["a", "b", "c"].entries()) {
-    reviewer.section({
-      name: `review:${name}`,
-      order: 200 + index,
-      text: `Review rule ${name}.`,
-      cacheBreakpoint: true,
-    });
-  }
-  return prompt;
+  return forkRegistry({ style: true, reviewRules: ["a", "b", "c"] });
 }
 
 type Part = { text: string; prompt_cache_breakpoint?: unknown };
