@@ -35,6 +35,7 @@ import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { rxprompt } from "../cli/cli_process.ts";
 import { openaiResponse } from "../adapters/loopback.ts";
+import { wholeAnthropicMessage } from "../cache/reported_fixtures.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -142,32 +143,20 @@ describe("the conversation's report through the real SDKs", {
       onRequest: spans,
     });
     try {
-      const reply = (index: number, bodies: unknown[]): Anthropic.Message => ({
-        id: `msg_0${index}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: [{ type: "text", text: "Done.", citations: null }],
-        container: null,
-        context_management: null,
-        diagnostics: {
-          cache_miss_reason: SESSION[index].reason as
-            | Anthropic.Messages.CacheMissReason
-            | null,
-        },
-        stop_details: null,
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: {
-          ...anthropicUsageOf(
-            timed(bodies),
-            SESSION[index].evicted === true,
-          ),
-          inference_geo: null,
-          server_tool_use: null,
-          service_tier: "standard",
-        } as Anthropic.Messages.Usage,
-      } as Anthropic.Message);
+      const reply = (index: number, bodies: unknown[]): Anthropic.Message =>
+        wholeAnthropicMessage(
+          `msg_0${index}`,
+          {
+            ...anthropicUsageOf(
+              timed(bodies),
+              SESSION[index].evicted === true,
+            ),
+            inference_geo: null,
+            server_tool_use: null,
+            service_tier: "standard",
+          } as Anthropic.Messages.Usage,
+          SESSION[index].reason as Anthropic.Messages.CacheMissReason | null,
+        );
       const received = await withServer(reply, async (baseURL, received) => {
         const client = new Anthropic({ ...LOOPBACK_CLIENT, baseURL });
         await playSteps(state, conv, {
