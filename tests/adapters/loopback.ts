@@ -28,8 +28,12 @@ export interface LoopbackOptions {
 const MAX_REQUESTS = 16;
 const MAX_BODY_BYTES = 1 << 20;
 const TIME_LIMIT_MS = 20_000;
-/** The tokens a reply reports, in Anthropic's names. */
-type TokenUsage = { input_tokens: number; output_tokens: number };
+/** The tokens a reply reports, in Anthropic's names (`cached_tokens`: OpenAI's read). */
+type TokenUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens?: number;
+};
 
 const LOOPBACK_USAGE: TokenUsage = { input_tokens: 1, output_tokens: 1 };
 
@@ -97,7 +101,7 @@ export function openaiResponse(
     top_p: 1,
     usage: {
       input_tokens: usage.input_tokens,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
       output_tokens: usage.output_tokens,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: usage.input_tokens + usage.output_tokens,

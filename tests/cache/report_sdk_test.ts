@@ -16,32 +16,15 @@ import {
 import { openaiResponse, withScript } from "../adapters/loopback.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { agent, type Step } from "./agent_fixture.ts";
-import { anthropicUsage, responsesResponse } from "./reported_fixtures.ts";
+import {
+  anthropicUsage,
+  responsesResponse,
+  wholeAnthropicMessage,
+} from "./reported_fixtures.ts";
+import { assertSessionMisses } from "../conversation/report_session.ts";
 
 const countTokens = (text: string): number => Math.ceil(text.length / 4);
 const MINUTE = 60_000;
-
-/** A whole `Message` as the API sends it. */
-function message(
-  id: string,
-  usage: Anthropic.Messages.Usage,
-  reason: Anthropic.Messages.CacheMissReason | null,
-): Anthropic.Messages.Message {
-  return {
-    id,
-    type: "message",
-    role: "assistant",
-    model: "claude-sonnet-4-5",
-    content: [{ type: "text", text: "Done.", citations: null }],
-    container: null,
-    context_management: null,
-    diagnostics: { cache_miss_reason: reason },
-    stop_details: null,
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage,
-  } as Anthropic.Messages.Message;
-}
 
 describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
   it("Anthropic: a changed section, a changed tool list, a lapse, an eviction", async () => {
@@ -67,7 +50,7 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
       ) => {
         const { inputTokens, cachedTokens, writtenTokens } = estimates[index];
         const prefix = cachedTokens + writtenTokens;
-        return message(
+        return wholeAnthropicMessage(
           `msg_${index}`,
           anthropicUsage(inputTokens - prefix, read, { "5m": prefix - read }),
           reason,
@@ -114,13 +97,8 @@ describe("the report through the real SDKs", { skip: SDK_PERMISSIONS }, () => {
         judgements.map((judgement) => judgement?.verdict),
         [undefined, undefined, "layout", "layout", "provider", "provider"],
       );
-      assert.equal(judgements[2]?.contributor?.name, "git");
-      assert.equal(judgements[2]?.contributor?.variable?.name, "branch");
+      assertSessionMisses(report);
       assert.equal(judgements[2]?.provider.reason, "system_changed");
-      assert.equal(judgements[3]?.contributor?.registrar, "registry/mcp");
-      assert.equal(judgements[3]?.contributor?.name, "browse");
-      assert.equal(judgements[4]?.expired, true);
-      assert.equal(judgements[5]?.expired, false);
       // Observed and simulated are both there; they part at the eviction.
       assert.ok(report.totals.estimate !== undefined);
       assert.equal(report.totals.differsFromEstimate, true);

@@ -54,6 +54,28 @@ export function anthropicMessage(
   };
 }
 
+/** A whole Anthropic `Message` as the API sends it: "Done.", with its diagnosis. */
+export function wholeAnthropicMessage(
+  id: string,
+  usage: Anthropic.Messages.Usage,
+  reason: Anthropic.Messages.CacheMissReason | null,
+): Anthropic.Messages.Message {
+  return {
+    id,
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5",
+    content: [{ type: "text", text: "Done.", citations: null }],
+    container: null,
+    context_management: null,
+    diagnostics: { cache_miss_reason: reason },
+    stop_details: null,
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage,
+  } as Anthropic.Messages.Message;
+}
+
 /** An OpenAI `ChatCompletion`'s id, model and usage. */
 export function chatCompletion(
   prompt: number,

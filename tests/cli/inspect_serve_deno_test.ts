@@ -22,12 +22,7 @@ declare const document: {
   getElementById(id: string): unknown;
 };
 
-import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
-import {
-  agent,
-  anthropicUsageOf,
-  SESSION as REPORT_SESSION,
-} from "../conversation/report_session.ts";
+import { playSession } from "../conversation/report_session.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const CONFIG = "tests/cli/fixtures/inspector.ts";
 const SESSION = "tests/cli/fixtures/inspector_session.ts";
@@ -139,30 +134,7 @@ function rowsOf(page: Page, view: string, attribute: string) {
 
 /** The report session's recording (tests/conversation/report_session.ts). */
 async function sessionRecording(): Promise<string> {
-  const { prompt, state } = agent();
-  let now = 1_000_000;
-  const conv = anthropicConversation(prompt, {
-    model: "claude-sonnet-4-5",
-    max_tokens: 1024,
-    diagnostics: true,
-    clock: () => now,
-  });
-  const sent: { body: unknown; time: number }[] = [];
-  for (const [index, step] of REPORT_SESSION.entries()) {
-    step.change?.(state);
-    now = 1_000_000 + step.time;
-    conv.user(step.question);
-    sent.push({ body: await conv.request(), time: step.time });
-    const answer = {
-      id: `msg_${index}`,
-      type: "message",
-      role: "assistant" as const,
-      content: [{ type: "text", text: "Done." }],
-      usage: anthropicUsageOf(sent, step.evicted === true),
-      diagnostics: { cache_miss_reason: step.reason },
-    };
-    conv.record(answer);
-  }
+  const { prompt, conv } = await playSession(1_000_000);
   await prompt.dispose();
   return conv.save();
 }

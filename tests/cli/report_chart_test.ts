@@ -4,41 +4,12 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { chartOfRecording } from "../../cli/inspect_chart.ts";
 import { type RecordingReport, reportLines } from "../../cli/report.ts";
-import {
-  agent,
-  anthropicUsageOf,
-  countTokens,
-  SESSION,
-} from "../conversation/report_session.ts";
+import { countTokens, playSession } from "../conversation/report_session.ts";
 
 async function sessionReport(): Promise<RecordingReport> {
-  const { prompt, state } = agent();
-  let now = 0;
-  const conv = anthropicConversation(prompt, {
-    model: "claude-sonnet-4-5",
-    max_tokens: 1024,
-    diagnostics: true,
-    clock: () => now,
-  });
-  const sent: { body: unknown; time: number }[] = [];
-  for (const [index, step] of SESSION.entries()) {
-    step.change?.(state);
-    now = step.time;
-    conv.user(step.question);
-    sent.push({ body: await conv.request(), time: step.time });
-    const answer = {
-      id: `msg_${index}`,
-      type: "message",
-      role: "assistant" as const,
-      content: [{ type: "text", text: "Done." }],
-      usage: anthropicUsageOf(sent, step.evicted === true),
-      diagnostics: { cache_miss_reason: step.reason },
-    };
-    conv.record(answer);
-  }
+  const { prompt, conv } = await playSession(0);
   await prompt.dispose();
   return {
     file: "session.jsonl",

@@ -6,42 +6,16 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import {
-  agent,
-  anthropicUsageOf,
   countTokens,
-  SESSION,
+  playSession,
   VERDICTS,
 } from "../conversation/report_session.ts";
 import { rxprompt } from "./cli_process.ts";
 
 /** The session's recording, and its own report's verdicts. */
 async function recording(): Promise<{ text: string; verdicts: unknown[] }> {
-  const { prompt, state } = agent();
-  let now = 1_000_000;
-  const conv = anthropicConversation(prompt, {
-    model: "claude-sonnet-4-5",
-    max_tokens: 1024,
-    diagnostics: true,
-    clock: () => now,
-  });
-  const sent: { body: unknown; time: number }[] = [];
-  for (const [index, step] of SESSION.entries()) {
-    step.change?.(state);
-    now = 1_000_000 + step.time;
-    conv.user(step.question);
-    sent.push({ body: await conv.request(), time: step.time });
-    const answer = {
-      id: `msg_${index}`,
-      type: "message",
-      role: "assistant" as const,
-      content: [{ type: "text", text: "Done." }],
-      usage: anthropicUsageOf(sent, step.evicted === true),
-      diagnostics: { cache_miss_reason: step.reason },
-    };
-    conv.record(answer);
-  }
+  const { prompt, conv } = await playSession(1_000_000);
   const verdicts = conv.report({ countTokens }).requests.map((request) =>
     request.judgement?.missed ? request.judgement.verdict : undefined
   );

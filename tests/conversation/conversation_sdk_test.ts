@@ -42,6 +42,27 @@ function responsesReply(output: Record<string, unknown>[]): unknown {
   return openaiResponse(output, USAGE);
 }
 
+/** An `openai` client that talks to the loopback server, with no retries. */
+function openaiClient(baseURL: string): OpenAI {
+  return new OpenAI({ apiKey: "sk-loopback", baseURL, maxRetries: 0 });
+}
+
+/** A completed Responses `function_call` item numbered `n`. */
+function functionCall(
+  n: number,
+  name: string,
+  args: string,
+): Record<string, unknown> {
+  return {
+    type: "function_call",
+    id: `fc_${n}`,
+    call_id: `call_${n}`,
+    name,
+    arguments: args,
+    status: "completed",
+  };
+}
+
 /**
  * The three steps every form takes: "Fix the test." answered with a tool
  * call, its result sent back, then the branch changes and "Thanks.".
@@ -163,11 +184,7 @@ describe(
         chatReply({ role: "assistant", content: "Bye." }),
       ];
       await withScript(replies, async (baseURL, received) => {
-        const client = new OpenAI({
-          apiKey: "sk-loopback",
-          baseURL,
-          maxRetries: 0,
-        });
+        const client = openaiClient(baseURL);
         const conv = chatConversation(a.prompt, {
           model: "gpt-loopback",
           cache: true,
@@ -194,23 +211,12 @@ describe(
         content: [{ type: "output_text", text, annotations: [] }],
       });
       const replies = [
-        responsesReply([{
-          type: "function_call",
-          id: "fc_1",
-          call_id: "call_1",
-          name: "read_file",
-          arguments: '{"path":"a.ts"}',
-          status: "completed",
-        }]),
+        responsesReply([functionCall(1, "read_file", '{"path":"a.ts"}')]),
         responsesReply([message("Fixed.")]),
         responsesReply([message("Bye.")]),
       ];
       await withScript(replies, async (baseURL, received) => {
-        const client = new OpenAI({
-          apiKey: "sk-loopback",
-          baseURL,
-          maxRetries: 0,
-        });
+        const client = openaiClient(baseURL);
         const conv = responsesConversation(a.prompt, {
           model: "gpt-loopback",
           cache: true,
@@ -231,30 +237,12 @@ describe(
     it("openai responses inline: an added tool in an additional_tools item", async () => {
       const a = agent();
       const replies = [
-        responsesReply([{
-          type: "function_call",
-          id: "fc_1",
-          call_id: "call_1",
-          name: "read_file",
-          arguments: '{"path":"a.ts"}',
-          status: "completed",
-        }]),
-        responsesReply([{
-          type: "function_call",
-          id: "fc_2",
-          call_id: "call_2",
-          name: "grep",
-          arguments: '{"pattern":"x"}',
-          status: "completed",
-        }]),
+        responsesReply([functionCall(1, "read_file", '{"path":"a.ts"}')]),
+        responsesReply([functionCall(2, "grep", '{"pattern":"x"}')]),
         responsesReply([]),
       ];
       await withScript(replies, async (baseURL, received) => {
-        const client = new OpenAI({
-          apiKey: "sk-loopback",
-          baseURL,
-          maxRetries: 0,
-        });
+        const client = openaiClient(baseURL);
         const conv = responsesConversation(a.prompt, {
           model: "gpt-loopback",
           cache: true,

@@ -15,37 +15,23 @@ import {
   chatConversation,
   resumeChatConversation,
 } from "../../adapters/openai/mod.ts";
-import { SystemPrompt } from "../../mod.ts";
-import { completion, markCount, message, schema, unmarked } from "./helpers.ts";
+import type { SystemPrompt } from "../../mod.ts";
+import {
+  assertResumedBytes,
+  completion,
+  forkAfter,
+  forkRegistry,
+  markCount,
+  message,
+  schema,
+  unmarked,
+} from "./helpers.ts";
 
 const OPTIONS = { model: "claude-sonnet-4-5", max_tokens: 1024 };
 
 /** A parent prompt and a reviewer scope with four cut points of its own. */
 function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
-  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
-  prompt.section({
-    name: "rules",
-    order: 100,
-    text: "Follow the house rules.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "notes",
-    order: 900,
-    text: "Be brief.",
-    cacheBreakpoint: true,
-  });
-  const reviewer = prompt.scope("reviewer");
-  for (const [index, name] of ["a", "b", "c", "d"].entries()) {
-    reviewer.section({
-      name: `review:${name}`,
-      order: 200 + index,
-      text: `Review rule ${name}.`,
-      cacheBreakpoint: true,
-    });
-  }
-  return prompt;
+  return forkRegistry({ style: false, reviewRules: ["a", "b", "c", "d"] });
 }
 
 function systemMarks(body: AnthropicConversationBody): boolean[] {
@@ -56,10 +42,10 @@ describe("fork", () => {
   it("marks the end of the prefix the first request shares with its parent, within four markers", async () => {
     const prompt = registry();
     const parent = anthropicConversation(prompt, OPTIONS);
-    parent.user("Plan the change.");
-    const parentBody = await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
+    const { parentBody, child } = await forkAfter(parent, {
+      question: "Plan the change.",
+      answer: message([{ type: "text", text: "Planned." }]),
+    });
     child.user("Review the change.");
     const first = await child.request({ scope: "reviewer" });
     assert.equal(
@@ -89,27 +75,18 @@ describe("fork", () => {
 
   it("resumes a fork to the very bytes, before and after its first step", async () => {
     const prompt = registry();
-    const parent = anthropicConversation(prompt, OPTIONS);
-    parent.user("Plan.");
-    await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
-    const early = resumeAnthropicConversation(prompt, child.save());
-    child.user("Review.");
-    early.user("Review.");
-    const first = await child.request({ scope: "reviewer" });
-    assert.equal(
-      JSON.stringify(await early.request({ scope: "reviewer" })),
-      JSON.stringify(first),
+    const { child } = await forkAfter(
+      anthropicConversation(prompt, OPTIONS),
+      {
+        question: "Plan.",
+        answer: message([{ type: "text", text: "Planned." }]),
+      },
     );
+    const early = resumeAnthropicConversation(prompt, child.save());
+    await assertResumedBytes(child, early, "Review.");
     child.record(message([{ type: "text", text: "Fine." }]));
     const late = resumeAnthropicConversation(prompt, child.save());
-    child.user("More?");
-    late.user("More?");
-    assert.equal(
-      JSON.stringify(await late.request({ scope: "reviewer" })),
-      JSON.stringify(await child.request({ scope: "reviewer" })),
-    );
+    await assertResumedBytes(child, late, "More?");
     await prompt.dispose();
   });
 
@@ -142,10 +119,10 @@ describe("fork", () => {
       ...OPTIONS,
       toolChanges: "inline",
     });
-    parent.user("Plan.");
-    const parentBody = await parent.request();
-    parent.record(message([{ type: "text", text: "Planned." }]));
-    const child = parent.fork();
+    const { parentBody, child } = await forkAfter(parent, {
+      question: "Plan.",
+      answer: message([{ type: "text", text: "Planned." }]),
+    });
     child.user("Review.");
     const first = await child.request({ scope: "reviewer" });
     assert.equal(

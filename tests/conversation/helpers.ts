@@ -4,6 +4,7 @@
  * in the SDKs' shapes, and readers of request bodies (marks removed,
  * marks counted).
  */
+import assert from "node:assert/strict";
 import { SystemPrompt, type ToolSchema } from "../../mod.ts";
 
 const SCHEMA = { type: "object", properties: {} };
@@ -180,4 +181,83 @@ export function responsesAnswer(
       })),
     usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
   };
+}
+
+/** The parent's side of a fork: one step, then the fork. */
+interface ForkParent<Body, Answer, Child> {
+  user(text: string): unknown;
+  request(): Promise<Body>;
+  record(answer: Answer): unknown;
+  fork(): Child;
+}
+
+/**
+ * The parent asks `question`, records `answer`, then forks: the parent's
+ * body (the prefix the fork shares) and the fork.
+ */
+export async function forkAfter<Body, Answer, Child>(
+  parent: ForkParent<Body, Answer, Child>,
+  step: { question: string; answer: Answer },
+): Promise<{ parentBody: Body; child: Child }> {
+  parent.user(step.question);
+  const parentBody = await parent.request();
+  parent.record(step.answer);
+  return { parentBody, child: parent.fork() };
+}
+
+/** A conversation asked for the reviewer scope's request. */
+interface Reviewing {
+  user(text: string): unknown;
+  request(context: { scope: string }): Promise<unknown>;
+}
+
+/**
+ * Both conversations ask `question`; the resumed one's request for the
+ * reviewer scope is the original's, byte for byte. Returns the original's.
+ */
+export async function assertResumedBytes(
+  original: Reviewing,
+  resumed: Reviewing,
+  question: string,
+): Promise<unknown> {
+  original.user(question);
+  resumed.user(question);
+  const body = await original.request({ scope: "reviewer" });
+  assert.equal(
+    JSON.stringify(await resumed.request({ scope: "reviewer" })),
+    JSON.stringify(body),
+  );
+  return body;
+}
+
+/**
+ * A parent prompt for the fork tests: read_file and shell listed, marked
+ * sections "rules" (then "style" with `style`) and "notes", and a reviewer
+ * scope with a marked section of its own for each of `reviewRules`.
+ */
+export function forkRegistry(
+  options: { style: boolean; reviewRules: readonly string[] },
+): SystemPrompt {
+  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
+  const sections = [
+    { name: "rules", order: 100, text: "Follow the house rules." },
+    ...(options.style
+      ? [{ name: "style", order: 150, text: "Write plainly." }]
+      : []),
+    { name: "notes", order: 900, text: "Be brief." },
+  ];
+  for (const section of sections) {
+    prompt.section({ ...section, cacheBreakpoint: true });
+  }
+  const reviewer = prompt.scope("reviewer");
+  for (const [index, name] of options.reviewRules.entries()) {
+    reviewer.section({
+      name: `review:${name}`,
+      order: 200 + index,
+      text: `Review rule ${name}.`,
+      cacheBreakpoint: true,
+    });
+  }
+  return prompt;
 }

@@ -15,41 +15,19 @@ import {
   toChatCompletions,
   toResponses,
 } from "../../adapters/openai/mod.ts";
-import { type PromptAssembly, SystemPrompt } from "../../mod.ts";
-import { completion, responsesAnswer, schema } from "./helpers.ts";
+import type { PromptAssembly, SystemPrompt } from "../../mod.ts";
+import {
+  assertResumedBytes,
+  completion,
+  forkAfter,
+  forkRegistry,
+  responsesAnswer,
+  schema,
+} from "./helpers.ts";
 
 /** A parent prompt and a reviewer scope with cut points of its own. */
 function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You are a coding agent." });
-  prompt.tools(() => ({ schemas: [schema("read_file"), schema("shell")] }));
-  prompt.section({
-    name: "rules",
-    order: 100,
-    text: "Follow the house rules.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "style",
-    order: 150,
-    text: "Write plainly.",
-    cacheBreakpoint: true,
-  });
-  prompt.section({
-    name: "notes",
-    order: 900,
-    text: "Be brief.",
-    cacheBreakpoint: true,
-  });
-  const reviewer = prompt.scope("reviewer");
-  for (const [index, name] of ["a", "b", "c"].entries()) {
-    reviewer.section({
-      name: `review:${name}`,
-      order: 200 + index,
-      text: `Review rule ${name}.`,
-      cacheBreakpoint: true,
-    });
-  }
-  return prompt;
+  return forkRegistry({ style: true, reviewRules: ["a", "b", "c"] });
 }
 
 type Part = { text: string; prompt_cache_breakpoint?: unknown };
@@ -134,11 +112,10 @@ for (const form of FORMS) {
   describe(`fork on OpenAI ${form.name}`, () => {
     it("marks the end of the prefix the first request shares with its parent, within the marks", async () => {
       const prompt = registry();
-      const parent = form.start(prompt);
-      parent.user("Plan the change.");
-      const parentBody = await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { parentBody, child } = await forkAfter(form.start(prompt), {
+        question: "Plan the change.",
+        answer: form.answer(),
+      });
       child.user("Review the change.");
       const first = await child.request({ scope: "reviewer" });
       assert.equal(first.prompt_cache_key, parentBody.prompt_cache_key);
@@ -168,28 +145,21 @@ for (const form of FORMS) {
 
     it("resumes a fork to the very bytes before its first step", async () => {
       const prompt = registry();
-      const parent = form.start(prompt);
-      parent.user("Plan.");
-      await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { child } = await forkAfter(form.start(prompt), {
+        question: "Plan.",
+        answer: form.answer(),
+      });
       const early = form.resume(prompt, child.save());
-      child.user("Review.");
-      early.user("Review.");
-      assert.equal(
-        JSON.stringify(await early.request({ scope: "reviewer" })),
-        JSON.stringify(await child.request({ scope: "reviewer" })),
-      );
+      await assertResumedBytes(child, early, "Review.");
       await prompt.dispose();
     });
 
     it("adds no mark without cache, nor when the tools differ", async () => {
       const prompt = registry();
-      const parent = form.start(prompt, false);
-      parent.user("Plan.");
-      await parent.request();
-      parent.record(form.answer());
-      const child = parent.fork();
+      const { child } = await forkAfter(form.start(prompt, false), {
+        question: "Plan.",
+        answer: form.answer(),
+      });
       child.user("Review.");
       const plain = await child.request({ scope: "reviewer" });
       assert.ok(!JSON.stringify(plain).includes("prompt_cache_breakpoint"));

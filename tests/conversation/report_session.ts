@@ -8,7 +8,9 @@
  * eviction) and the diagnosis the provider would give.
  */
 
-import { simulateCache } from "../../src/cache/mod.ts";
+import assert from "node:assert/strict";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
 import { agent } from "../cache/agent_fixture.ts";
 
 export const countTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -94,6 +96,59 @@ export function anthropicUsageOf(
     },
     output_tokens: 12,
   };
+}
+
+/**
+ * Plays SESSION through an Anthropic conversation with `diagnostics` on,
+ * its clock at `start` plus each step's time; every answer is "Done." with
+ * the simulated usage and the step's diagnosis. The caller disposes `prompt`.
+ */
+export async function playSession(start: number): Promise<{
+  prompt: ReturnType<typeof agent>["prompt"];
+  conv: ReturnType<typeof anthropicConversation>;
+}> {
+  const { prompt, state } = agent();
+  let now = start;
+  const conv = anthropicConversation(prompt, {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    diagnostics: true,
+    clock: () => now,
+  });
+  const sent: { body: unknown; time: number }[] = [];
+  for (const [index, step] of SESSION.entries()) {
+    step.change?.(state);
+    now = start + step.time;
+    conv.user(step.question);
+    sent.push({ body: await conv.request(), time: step.time });
+    conv.record({
+      id: `msg_${index}`,
+      type: "message",
+      role: "assistant" as const,
+      content: [{ type: "text", text: "Done." }],
+      usage: anthropicUsageOf(sent, step.evicted === true),
+      diagnostics: { cache_miss_reason: step.reason },
+    });
+  }
+  return { prompt, conv };
+}
+
+/**
+ * The misses every form of the session shows, whatever the provider says:
+ * the branch (the git section's variable), the MCP tool, then the lapse
+ * and the eviction that the observed usage and the estimate part at.
+ */
+export function assertSessionMisses(
+  report: Pick<PromptCacheReport, "requests">,
+): void {
+  const judgements = report.requests.map((request) => request.judgement);
+  assert.equal(judgements[2]?.contributor?.name, "git");
+  assert.equal(judgements[2]?.contributor?.variable?.name, "branch");
+  assert.equal(judgements[3]?.contributor?.name, "browse");
+  assert.equal(judgements[3]?.contributor?.registrar, "registry/mcp");
+  assert.equal(judgements[4]?.expired, true);
+  assert.equal(judgements[5]?.expired, false);
+  assert.equal(report.requests[5].differsFromEstimate, true);
 }
 
 export { agent };
