@@ -16,7 +16,7 @@ import type { AssembleContext } from "../../mod.ts";
 import type {
   Conversation,
   ConversationOptions,
-} from "../../src/conversation/conversation.ts";
+} from "../../src/conversation/types.ts";
 
 /**
  * One message of an AI SDK conversation's history: the SDK's own

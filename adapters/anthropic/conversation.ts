@@ -5,10 +5,8 @@
  */
 
 import { type AssembleContext, SystemPromptError } from "../../mod.ts";
-import {
-  type ConversationPrompt,
-  ConversationShell,
-} from "../../src/conversation/conversation.ts";
+import { ConversationShell } from "../../src/conversation/conversation.ts";
+import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import type {
   AnthropicConversation,

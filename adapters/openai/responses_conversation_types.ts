@@ -9,7 +9,7 @@ import type { AssembleContext } from "../../mod.ts";
 import type {
   Conversation,
   ConversationOptions,
-} from "../../src/conversation/conversation.ts";
+} from "../../src/conversation/types.ts";
 import type {
   ResponsesTextPart,
   ResponsesTool,

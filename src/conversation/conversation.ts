@@ -44,22 +44,10 @@ import type {
   ConversationOptions,
   ConversationPrompt,
   ConversationReportOptions,
-  ConversationRequest,
   RequestOptions,
   ResumeInfo,
   ToolResultOptions,
 } from "./types.ts";
-
-export type {
-  Conversation,
-  ConversationOptions,
-  ConversationPrompt,
-  ConversationReportOptions,
-  ConversationRequest,
-  RequestOptions,
-  ResumeInfo,
-  ToolResultOptions,
-};
 
 /** The shell behind every provider form (internal). */
 export class ConversationShell<
