@@ -19,6 +19,7 @@ import {
   copyBlocks,
   detectOtherProvider,
   historyToSend,
+  isAiSdkAnswer,
   isObject,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
@@ -194,26 +195,34 @@ function aiSdkBuild(
   };
 }
 
-/** The response messages and usage of an answer, or INVALID_RESPONSE. */
+/**
+ * The response messages and usage of an answer, or INVALID_RESPONSE. Reads
+ * `response` (or `messages`) and `usage` only: a `generateText` result's
+ * other getters may throw (`output`, when the step ended in tool calls).
+ */
 function answerParts(
   answer: unknown,
 ): { messages: unknown[]; usage: unknown } {
-  detectOtherProvider(answer, "an AI SDK");
-  const response = isObject(answer) && isObject(answer.response)
-    ? answer.response
-    : answer;
-  const messages = isObject(response) ? response.messages : undefined;
-  if (!Array.isArray(messages)) {
-    throw new SystemPromptError(
-      "INVALID_RESPONSE",
-      `record() takes generateText's result, or the response of a ` +
-        `generateText / streamText result (its messages).`,
-    );
+  if (isObject(answer) && isAiSdkAnswer(answer)) {
+    const response = answer.response as { messages: unknown[] };
+    return { messages: response.messages, usage: answer.usage ?? null };
   }
-  return {
-    messages,
-    usage: isObject(answer) ? answer.usage ?? null : null,
-  };
+  if (isObject(answer) && Array.isArray(answer.messages)) {
+    return { messages: answer.messages, usage: null };
+  }
+  detectOtherProvider(answer, "an AI SDK");
+  const pending = isObject(answer) && isObject(answer.response) &&
+    typeof answer.response.then === "function";
+  throw new SystemPromptError(
+    "INVALID_RESPONSE",
+    pending
+      ? `record() was given a streamText result, whose fields are ` +
+        `promises; once the stream has finished, record ` +
+        `{ response: await result.response, usage: await result.usage }.`
+      : `record() takes generateText's result, { response, usage } of a ` +
+        `finished streamText result, or the response's messages; got ` +
+        `${quote(answer)}.`,
+  );
 }
 
 function aiSdkRead(answer: unknown): WireAnswer<AIMessage> {
