@@ -85,12 +85,12 @@ export function aiSdkWire(
     personInput: (input) =>
       copyBlocks(input, "user()", { allowString: true, forbid: [] }),
     resultContent: (content, id) => {
-      if (typeof content !== "string") {
+      if (typeof content !== "string" || content === "") {
         throw new SystemPromptError(
           "INVALID_CONVERSATION_INPUT",
-          `toolResult(${JSON.stringify(id)}) takes a string result; got ${
-            quote(content)
-          }.`,
+          `toolResult(${
+            JSON.stringify(id)
+          }) takes a non-empty string result; got ${quote(content)}.`,
         );
       }
       return content;

@@ -8,6 +8,7 @@ import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   AnthropicConversation,
   AnthropicConversationBody,
@@ -134,7 +135,8 @@ export function anthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
-  return new ConversationShell(prompt, messagesWire(options), options);
+  const read = readOptionBag(options, "anthropicConversation");
+  return new ConversationShell(prompt, messagesWire(read), read);
 }
 
 /**
@@ -221,9 +223,10 @@ export function resumeAnthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
+  const given = readOptionBag(options, "resumeAnthropicConversation");
   const parsed = parseRecording(recording, PROVIDER);
   const saved = parsed.header.options as Partial<AnthropicConversationOptions>;
-  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+  if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The recording is of a conversation with toolChanges "inline"; ` +
@@ -231,6 +234,6 @@ export function resumeAnthropicConversation<
         `client.beta.messages.create).`,
     );
   }
-  const merged = { ...saved, ...options } as AnthropicConversationOptions;
+  const merged = { ...saved, ...given } as AnthropicConversationOptions;
   return new ConversationShell(prompt, messagesWire(merged), merged, parsed);
 }

@@ -8,6 +8,7 @@ import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   ChatConversation,
   ChatConversationBody,
@@ -86,7 +87,8 @@ export function chatConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options: ChatConversationOptions,
 ): ChatConversation<ChatConversationBody, C> {
-  return new ConversationShell(prompt, chatWire(options), options);
+  const read = readOptionBag(options, "chatConversation");
+  return new ConversationShell(prompt, chatWire(read), read);
 }
 
 /**
@@ -146,9 +148,10 @@ export function resumeChatConversation<
   recording: string,
   options?: Partial<ChatConversationOptions>,
 ): ChatConversation<ChatConversationBody | ChatConversationStreamingBody, C> {
+  const given = readOptionBag(options, "resumeChatConversation");
   const parsed = parseRecording(recording, CHAT_PROVIDER);
   const saved = parsed.header.options as Partial<ChatConversationOptions>;
-  if (saved.stream === true && options?.stream === undefined) {
+  if (saved.stream === true && given?.stream === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The recording is of a streaming conversation; resume it with ` +
@@ -156,6 +159,6 @@ export function resumeChatConversation<
         `body's type says which it is.`,
     );
   }
-  const merged = { ...saved, ...options } as ChatConversationOptions;
+  const merged = { ...saved, ...given } as ChatConversationOptions;
   return new ConversationShell(prompt, chatWire(merged), merged, parsed);
 }
