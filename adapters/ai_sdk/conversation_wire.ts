@@ -83,7 +83,9 @@ export function aiSdkWire(
       return { response: { messages }, usage: usage ?? null };
     },
     personInput: (input) =>
-      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+      unmarkedParts(
+        copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+      ),
     resultContent: (content, id) => {
       if (typeof content !== "string" || content === "") {
         throw new SystemPromptError(
@@ -196,6 +198,32 @@ function aiSdkBuild(
 }
 
 /**
+ * A person's parts, refused when one carries a cache mark under any
+ * provider's options (`@ai-sdk/anthropic` reads `cacheControl` and
+ * `cache_control`, under its own name or a custom one): the conversation
+ * places the marks.
+ */
+function unmarkedParts(parts: unknown[]): unknown[] {
+  for (const part of parts) {
+    const options = (part as { providerOptions?: unknown }).providerOptions;
+    if (!isObject(options)) continue;
+    for (const provider of Object.values(options)) {
+      if (
+        isObject(provider) &&
+        ("cacheControl" in provider || "cache_control" in provider)
+      ) {
+        throw new SystemPromptError(
+          "INVALID_CONVERSATION_INPUT",
+          `user() takes parts without a cache mark (providerOptions ` +
+            `cacheControl); the conversation places the marks.`,
+        );
+      }
+    }
+  }
+  return parts;
+}
+
+/**
  * The response messages and usage of an answer, or INVALID_RESPONSE. Reads
  * `response` (or `messages`) and `usage` only: a `generateText` result's
  * other getters may throw (`output`, when the step ended in tool calls).
@@ -243,16 +271,18 @@ function aiSdkRead(answer: unknown): WireAnswer<AIMessage> {
     for (const part of message.content) {
       if (!isObject(part)) continue;
       if (part.type === "tool-result") answered.add(String(part.toolCallId));
-      if (
-        part.type === "tool-call" && part.providerExecuted !== true &&
-        typeof part.toolCallId === "string" &&
-        typeof part.toolName === "string"
-      ) {
-        calls.push({
-          id: part.toolCallId,
-          name: part.toolName,
-          input: part.input,
-        });
+      if (part.type !== "tool-call") continue;
+      const { toolCallId, toolName } = part;
+      if (typeof toolCallId !== "string" || typeof toolName !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool-call part of the response has no string ${
+            typeof toolCallId === "string" ? "toolName" : "toolCallId"
+          }; it could not be answered.`,
+        );
+      }
+      if (part.providerExecuted !== true) {
+        calls.push({ id: toolCallId, name: toolName, input: part.input });
       }
     }
   }
