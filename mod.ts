@@ -116,6 +116,7 @@ export type {
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
   Conversation,
+  ConversationObserver,
   ConversationOptions,
   ConversationPrompt,
   ConversationReportOptions,

@@ -93,20 +93,32 @@ export function copyBlocks(
 }
 
 /**
+ * Whether `answer` is an AI SDK answer: a `generateText` result or what a
+ * `streamText` result resolved to, `{ response: { messages } }`. Reads
+ * `response` only: a result's other getters may throw (`output` does when
+ * the step ended in tool calls).
+ */
+export function isAiSdkAnswer(answer: Record<string, unknown>): boolean {
+  const response = answer.response;
+  return isObject(response) && Array.isArray(response.messages);
+}
+
+/**
  * Throws `RESPONSE_OF_OTHER_PROVIDER` when `response` has the shape of an
  * answer of another API than `expected`.
  */
 export function detectOtherProvider(response: unknown, expected: string): void {
   if (!isObject(response)) return;
-  const other = Array.isArray(response.choices) ||
-      response.object === "chat.completion"
+  // The AI SDK's shape first: no getter of its result that can throw is read.
+  const other = isAiSdkAnswer(response)
+    ? "an AI SDK"
+    : Array.isArray(response.choices) ||
+        response.object === "chat.completion"
     ? "an OpenAI Chat Completions"
     : response.object === "response" || Array.isArray(response.output)
     ? "an OpenAI Responses"
     : response.type === "message" && Array.isArray(response.content)
     ? "an Anthropic Messages"
-    : isObject(response.response) && Array.isArray(response.steps)
-    ? "an AI SDK"
     : undefined;
   if (other === undefined || other === expected) return;
   throw new SystemPromptError(

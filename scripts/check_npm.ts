@@ -176,7 +176,9 @@ function npmSpecifier(
 
 /**
  * The npm packages of the import map, at the versions `deno.lock` resolved
- * (so Node and Bun test with what Deno tested with).
+ * (so Node and Bun test with what Deno tested with). An entry under another
+ * name than its package's (`"ai-6": "npm:ai@6..."`, another major for the
+ * Deno-only SDK tests) is left out: it would replace the package's own.
  */
 function lockedImportMapPackages(): Record<string, string> {
   const imports: Record<string, string> =
@@ -184,9 +186,10 @@ function lockedImportMapPackages(): Record<string, string> {
   const locked: Record<string, string> =
     readJson(path.join(ROOT, "deno.lock")).specifiers ?? {};
   const packages: Record<string, string> = {};
-  for (const target of Object.values(imports)) {
+  for (const [key, target] of Object.entries(imports)) {
     const dependency = npmSpecifier(target.replace(/\/$/, ""));
     if (dependency === undefined) continue;
+    if (dependency.name !== key.replace(/\/$/, "")) continue;
     const version = locked[target.replace(/\/$/, "")];
     packages[dependency.name] = version === undefined
       ? dependency.range

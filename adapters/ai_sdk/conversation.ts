@@ -8,6 +8,7 @@ import type { AssembleContext } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   AISDKConversation,
   AISDKConversationOptions,
@@ -25,7 +26,7 @@ import { AI_SDK_PROVIDER, aiSdkWire } from "./conversation_wire.ts";
  * SDK's own multi-step loop (`stopWhen`) would bypass the marks.
  *
  * @param prompt what each step is assembled from
- * @param options the conversation's options
+ * @param options the conversation's options (each has a default)
  * @returns the conversation
  *
  * @example A tool round trip
@@ -56,9 +57,13 @@ import { AI_SDK_PROVIDER, aiSdkWire } from "./conversation_wire.ts";
  */
 export function aiSdkConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
-  options: AISDKConversationOptions = {},
+  options?: AISDKConversationOptions,
 ): AISDKConversation<C> {
-  return new ConversationShell(prompt, aiSdkWire(options), options);
+  const read = readOptionBag(
+    options === undefined ? {} : options,
+    "aiSdkConversation",
+  );
+  return new ConversationShell(prompt, aiSdkWire(read), read);
 }
 
 /**
@@ -90,10 +95,11 @@ export function resumeAiSdkConversation<
   recording: string,
   options?: AISDKConversationOptions,
 ): AISDKConversation<C> {
+  const given = readOptionBag(options, "resumeAiSdkConversation");
   const parsed = parseRecording(recording, AI_SDK_PROVIDER);
   const merged = {
     ...(parsed.header.options as AISDKConversationOptions),
-    ...options,
+    ...given,
   };
   return new ConversationShell(prompt, aiSdkWire(merged), merged, parsed);
 }

@@ -63,8 +63,11 @@ export interface AISDKConversationBody {
 }
 
 /**
- * What `record()` takes: `generateText`'s result, or the `response` of a
- * `generateText` / `streamText` result (its `messages`).
+ * What `record()` takes: `generateText`'s result as it is returned (a step
+ * that ended in tool calls too), `{ response: await result.response, usage:
+ * await result.usage }` of a `streamText` result once its stream has
+ * finished, or the response's `messages` alone (no usage recorded). Only
+ * `response` (its `messages`) and `usage` are read.
  *
  * @example
  * ```ts

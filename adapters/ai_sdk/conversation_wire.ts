@@ -19,6 +19,7 @@ import {
   copyBlocks,
   detectOtherProvider,
   historyToSend,
+  isAiSdkAnswer,
   isObject,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
@@ -82,14 +83,16 @@ export function aiSdkWire(
       return { response: { messages }, usage: usage ?? null };
     },
     personInput: (input) =>
-      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+      unmarkedParts(
+        copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+      ),
     resultContent: (content, id) => {
-      if (typeof content !== "string") {
+      if (typeof content !== "string" || content === "") {
         throw new SystemPromptError(
           "INVALID_CONVERSATION_INPUT",
-          `toolResult(${JSON.stringify(id)}) takes a string result; got ${
-            quote(content)
-          }.`,
+          `toolResult(${
+            JSON.stringify(id)
+          }) takes a non-empty string result; got ${quote(content)}.`,
         );
       }
       return content;
@@ -194,26 +197,60 @@ function aiSdkBuild(
   };
 }
 
-/** The response messages and usage of an answer, or INVALID_RESPONSE. */
+/**
+ * A person's parts, refused when one carries a cache mark under any
+ * provider's options (`@ai-sdk/anthropic` reads `cacheControl` and
+ * `cache_control`, under its own name or a custom one): the conversation
+ * places the marks.
+ */
+function unmarkedParts(parts: unknown[]): unknown[] {
+  for (const part of parts) {
+    const options = (part as { providerOptions?: unknown }).providerOptions;
+    if (!isObject(options)) continue;
+    for (const provider of Object.values(options)) {
+      if (
+        isObject(provider) &&
+        ("cacheControl" in provider || "cache_control" in provider)
+      ) {
+        throw new SystemPromptError(
+          "INVALID_CONVERSATION_INPUT",
+          `user() takes parts without a cache mark (providerOptions ` +
+            `cacheControl); the conversation places the marks.`,
+        );
+      }
+    }
+  }
+  return parts;
+}
+
+/**
+ * The response messages and usage of an answer, or INVALID_RESPONSE. Reads
+ * `response` (or `messages`) and `usage` only: a `generateText` result's
+ * other getters may throw (`output`, when the step ended in tool calls).
+ */
 function answerParts(
   answer: unknown,
 ): { messages: unknown[]; usage: unknown } {
-  detectOtherProvider(answer, "an AI SDK");
-  const response = isObject(answer) && isObject(answer.response)
-    ? answer.response
-    : answer;
-  const messages = isObject(response) ? response.messages : undefined;
-  if (!Array.isArray(messages)) {
-    throw new SystemPromptError(
-      "INVALID_RESPONSE",
-      `record() takes generateText's result, or the response of a ` +
-        `generateText / streamText result (its messages).`,
-    );
+  if (isObject(answer) && isAiSdkAnswer(answer)) {
+    const response = answer.response as { messages: unknown[] };
+    return { messages: response.messages, usage: answer.usage ?? null };
   }
-  return {
-    messages,
-    usage: isObject(answer) ? answer.usage ?? null : null,
-  };
+  if (isObject(answer) && Array.isArray(answer.messages)) {
+    return { messages: answer.messages, usage: null };
+  }
+  detectOtherProvider(answer, "an AI SDK");
+  const pending = isObject(answer) && isObject(answer.response) &&
+    typeof answer.response.then === "function";
+  throw new SystemPromptError(
+    "INVALID_RESPONSE",
+    pending
+      ? `record() was given a streamText result, whose fields are ` +
+        `promises; once the stream has finished, record ` +
+        `{ response: await result.response, usage: await result.usage }.`
+      : `record() takes generateText's result, { response, usage } of a ` +
+        `finished streamText result, or the response's messages; got ` +
+        `${quote(answer)}.`,
+  );
 }
 
 function aiSdkRead(answer: unknown): WireAnswer<AIMessage> {
@@ -234,16 +271,18 @@ function aiSdkRead(answer: unknown): WireAnswer<AIMessage> {
     for (const part of message.content) {
       if (!isObject(part)) continue;
       if (part.type === "tool-result") answered.add(String(part.toolCallId));
-      if (
-        part.type === "tool-call" && part.providerExecuted !== true &&
-        typeof part.toolCallId === "string" &&
-        typeof part.toolName === "string"
-      ) {
-        calls.push({
-          id: part.toolCallId,
-          name: part.toolName,
-          input: part.input,
-        });
+      if (part.type !== "tool-call") continue;
+      const { toolCallId, toolName } = part;
+      if (typeof toolCallId !== "string" || typeof toolName !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool-call part of the response has no string ${
+            typeof toolCallId === "string" ? "toolName" : "toolCallId"
+          }; it could not be answered.`,
+        );
+      }
+      if (part.providerExecuted !== true) {
+        calls.push({ id: toolCallId, name: toolName, input: part.input });
       }
     }
   }

@@ -8,6 +8,7 @@ import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   AnthropicConversation,
   AnthropicConversationBody,
@@ -134,7 +135,8 @@ export function anthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
-  return new ConversationShell(prompt, messagesWire(options), options);
+  const read = readOptionBag(options, "anthropicConversation");
+  return new ConversationShell(prompt, messagesWire(read), read);
 }
 
 /**
@@ -145,8 +147,9 @@ export function anthropicConversation<
  * listed tools); a runtime context that differs now goes in as an update
  * after the last item, and system and tools follow the registry through
  * the same change rules. The recording's options apply unless `options`
- * gives them again. A last line cut mid-way is left out
- * (`resumed.truncated`); the recording is never modified.
+ * gives them again. A last line cut mid-way is left out (the returned
+ * conversation's `resumed.truncated` says so); the recording is never
+ * modified.
  *
  * Errors (`SystemPromptError`): `RECORDING_UNPARSABLE` (not a recording,
  * or a line that is not a record), `RECORDING_VERSION` (an unknown format
@@ -211,6 +214,36 @@ export function resumeAnthropicConversation<
     toolChanges?: "rebuild";
   },
 ): AnthropicConversation<C>;
+/**
+ * {@linkcode resumeAnthropicConversation} with a `toolChanges` known only
+ * at run time, as {@linkcode anthropicConversation} takes it: the body is
+ * either shape.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import {
+ *   anthropicConversation,
+ *   resumeAnthropicConversation,
+ * } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const toolChanges = Math.random() < 2 ? "inline" : "rebuild";
+ * const prompt = new SystemPrompt();
+ * const conv = anthropicConversation(prompt, { model: "claude-sonnet-4-5", max_tokens: 64, toolChanges });
+ * const again = resumeAnthropicConversation(prompt, conv.save(), { toolChanges });
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
+export function resumeAnthropicConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<AnthropicConversationOptions>,
+): AnthropicConversation<
+  C,
+  AnthropicConversationBody | AnthropicInlineConversationBody
+>;
 export function resumeAnthropicConversation<
   C extends AssembleContext = AssembleContext,
 >(
@@ -221,9 +254,10 @@ export function resumeAnthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
+  const given = readOptionBag(options, "resumeAnthropicConversation");
   const parsed = parseRecording(recording, PROVIDER);
   const saved = parsed.header.options as Partial<AnthropicConversationOptions>;
-  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+  if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The recording is of a conversation with toolChanges "inline"; ` +
@@ -231,6 +265,6 @@ export function resumeAnthropicConversation<
         `client.beta.messages.create).`,
     );
   }
-  const merged = { ...saved, ...options } as AnthropicConversationOptions;
+  const merged = { ...saved, ...given } as AnthropicConversationOptions;
   return new ConversationShell(prompt, messagesWire(merged), merged, parsed);
 }

@@ -91,8 +91,10 @@ export function messagesWire(
         allowString: true,
         forbid: ["tool_result"],
       }),
+    // A string stays a string (its bytes as given); "" is refused as on
+    // every form.
     resultContent: (content, id) =>
-      typeof content === "string"
+      typeof content === "string" && content !== ""
         ? content
         : copyBlocks(content, `toolResult(${JSON.stringify(id)})`, {
           allowString: true,

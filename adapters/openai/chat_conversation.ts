@@ -8,6 +8,7 @@ import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   ChatConversation,
   ChatConversationBody,
@@ -64,7 +65,7 @@ import { CHAT_PROVIDER, chatWire } from "./chat_wire.ts";
 export function chatConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options: ChatConversationOptions & { stream: true },
-): ChatConversation<ChatConversationStreamingBody, C>;
+): ChatConversation<C, ChatConversationStreamingBody>;
 /**
  * {@linkcode chatConversation} without streaming.
  *
@@ -81,12 +82,32 @@ export function chatConversation<C extends AssembleContext = AssembleContext>(
 export function chatConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options: ChatConversationOptions & { stream?: false },
-): ChatConversation<ChatConversationBody, C>;
+): ChatConversation<C>;
+/**
+ * {@linkcode chatConversation} with a `stream` known only at run time: the
+ * body is either shape.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const stream = Math.random() < 2;
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5", stream });
+ * conv.user("Hi.");
+ * console.log("stream" in await conv.request()); // true
+ * ```
+ */
 export function chatConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options: ChatConversationOptions,
-): ChatConversation<ChatConversationBody, C> {
-  return new ConversationShell(prompt, chatWire(options), options);
+): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody>;
+export function chatConversation<C extends AssembleContext = AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  options: ChatConversationOptions,
+): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody> {
+  const read = readOptionBag(options, "chatConversation");
+  return new ConversationShell(prompt, chatWire(read), read);
 }
 
 /**
@@ -117,7 +138,7 @@ export function resumeChatConversation<
   prompt: ConversationPrompt<C>,
   recording: string,
   options: Partial<ChatConversationOptions> & { stream: true },
-): ChatConversation<ChatConversationStreamingBody, C>;
+): ChatConversation<C, ChatConversationStreamingBody>;
 /**
  * {@linkcode resumeChatConversation} of a conversation without streaming
  * (a recording made with `stream: true` needs `stream` given again:
@@ -138,17 +159,40 @@ export function resumeChatConversation<
   prompt: ConversationPrompt<C>,
   recording: string,
   options?: Partial<ChatConversationOptions> & { stream?: false },
-): ChatConversation<ChatConversationBody, C>;
+): ChatConversation<C>;
+/**
+ * {@linkcode resumeChatConversation} with a `stream` known only at run
+ * time, as {@linkcode chatConversation} takes it.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ * import { chatConversation, resumeChatConversation } from "@rxprompt/system-prompt/openai";
+ *
+ * const stream = Math.random() < 2;
+ * const conv = chatConversation(new SystemPrompt(), { model: "gpt-5", stream });
+ * const again = resumeChatConversation(new SystemPrompt(), conv.save(), { stream });
+ * console.log(again.session === conv.session); // true
+ * ```
+ */
 export function resumeChatConversation<
   C extends AssembleContext = AssembleContext,
 >(
   prompt: ConversationPrompt<C>,
   recording: string,
   options?: Partial<ChatConversationOptions>,
-): ChatConversation<ChatConversationBody | ChatConversationStreamingBody, C> {
+): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody>;
+export function resumeChatConversation<
+  C extends AssembleContext = AssembleContext,
+>(
+  prompt: ConversationPrompt<C>,
+  recording: string,
+  options?: Partial<ChatConversationOptions>,
+): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody> {
+  const given = readOptionBag(options, "resumeChatConversation");
   const parsed = parseRecording(recording, CHAT_PROVIDER);
   const saved = parsed.header.options as Partial<ChatConversationOptions>;
-  if (saved.stream === true && options?.stream === undefined) {
+  if (saved.stream === true && given?.stream === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The recording is of a streaming conversation; resume it with ` +
@@ -156,6 +200,6 @@ export function resumeChatConversation<
         `body's type says which it is.`,
     );
   }
-  const merged = { ...saved, ...options } as ChatConversationOptions;
+  const merged = { ...saved, ...given } as ChatConversationOptions;
   return new ConversationShell(prompt, chatWire(merged), merged, parsed);
 }

@@ -215,7 +215,9 @@ export interface ChatConversationOptions extends ConversationOptions {
 
 /**
  * A Chat Completions conversation: {@linkcode Conversation} with the
- * `openai` SDK's shapes.
+ * `openai` SDK's shapes; the context first, then the body, as the other
+ * forms' (`ChatConversation<C, ChatConversationStreamingBody>` with
+ * `stream: true`).
  *
  * @example
  * ```ts
@@ -227,8 +229,8 @@ export interface ChatConversationOptions extends ConversationOptions {
  * ```
  */
 export type ChatConversation<
-  Body = ChatConversationBody,
   C extends AssembleContext = AssembleContext,
+  Body = ChatConversationBody,
 > = Conversation<
   Body,
   ChatAnswer,

@@ -8,6 +8,7 @@ import { type AssembleContext, SystemPromptError } from "../../mod.ts";
 import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
+import { readOptionBag } from "../../src/conversation/checks.ts";
 import type {
   ResponsesConversation,
   ResponsesConversationOptions,
@@ -60,7 +61,8 @@ export function responsesConversation<
   prompt: ConversationPrompt<C>,
   options: ResponsesConversationOptions,
 ): ResponsesConversation<C> {
-  return new ConversationShell(prompt, responsesWire(options), options);
+  const read = readOptionBag(options, "responsesConversation");
+  return new ConversationShell(prompt, responsesWire(read), read);
 }
 
 /**
@@ -94,9 +96,10 @@ export function resumeResponsesConversation<
   recording: string,
   options?: Partial<ResponsesConversationOptions>,
 ): ResponsesConversation<C> {
+  const given = readOptionBag(options, "resumeResponsesConversation");
   const parsed = parseRecording(recording, RESPONSES_PROVIDER);
   const saved = parsed.header.options as Partial<ResponsesConversationOptions>;
-  if (saved.toolChanges === "inline" && options?.toolChanges !== "inline") {
+  if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `The recording is of a conversation with toolChanges "inline"; ` +
@@ -104,6 +107,6 @@ export function resumeResponsesConversation<
         `in its additional_tools items, its tools block never changes).`,
     );
   }
-  const merged = { ...saved, ...options } as ResponsesConversationOptions;
+  const merged = { ...saved, ...given } as ResponsesConversationOptions;
   return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
 }

@@ -181,7 +181,11 @@ function responsesBuild(
     ...(fields.tools === undefined ? {} : { tools: fields.tools }),
     ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
     prompt_cache_key: key,
-    ...(pause ? { prompt_cache_options: { ttl: "12h" as const } } : {}),
+    // Explicit caching's field (gpt-5.6 and later): without `cache`, the
+    // plain shapes.
+    ...(pause && mark !== undefined
+      ? { prompt_cache_options: { ttl: "12h" as const } }
+      : {}),
     ...(options.limit === undefined
       ? {}
       : { max_output_tokens: options.limit }),
@@ -304,6 +308,14 @@ function responsesRead(response: unknown): WireAnswer<ResponsesItem> {
         "COMPACTION_UNSUPPORTED",
         `The response holds a compaction item: server-side compaction is ` +
           `not supported by the conversation yet; nothing was recorded.`,
+      );
+    }
+    if (item.type === "message" && item.role !== "assistant") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's output holds a message with role ${
+          quote(item.role)
+        }; the model's messages are "assistant" ones.`,
       );
     }
     if (item.type === "function_call") {

@@ -1,12 +1,122 @@
 /**
- * The conversation's small checks and copies: its options read, the history
- * frozen, answers copied through JSON. Pure.
+ * The conversation's small checks and copies: its options and prompt read,
+ * the history frozen, answers copied through JSON and checked. Pure.
  *
  * @module
  */
 
-import { SystemPromptError } from "../errors.ts";
-import type { Awaiting } from "./wire.ts";
+import { readGuarded, SystemPromptError } from "../errors.ts";
+import { readAssembly, readingAssembly } from "../render/assembly_shape.ts";
+import type { AssembleContext, PromptAssembly } from "../types.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
+import type { ConversationPrompt } from "./types.ts";
+import type {
+  Awaiting,
+  ConversationWire,
+  ToolCall,
+  WireAnswer,
+} from "./wire.ts";
+
+/**
+ * An options object read once into a plain one (its own enumerable keys,
+ * as a spread reads them), so nothing later reads a getter or Proxy: what
+ * one throws is `INVALID_CONFIG` naming `owner`'s option, with the thrown
+ * value as `cause`. Anything but an object is returned as is, for the
+ * caller's own check.
+ */
+export function readOptionBag<T>(options: T, owner: string): T {
+  if (typeof options !== "object" || options === null) return options;
+  const keys = readGuarded(
+    () => Object.keys(options),
+    "INVALID_CONFIG",
+    () =>
+      `${owner}'s options could not be read (a Proxy threw, or it is ` +
+      `revoked); pass a plain object.`,
+  );
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    copy[key] = readGuarded(
+      () => (options as Record<string, unknown>)[key],
+      "INVALID_CONFIG",
+      () =>
+        `${owner}'s option ${JSON.stringify(key)} could not be read (its ` +
+        `getter or Proxy threw); pass a plain value.`,
+    );
+  }
+  return copy as T;
+}
+
+/**
+ * Checks a conversation's prompt: an object whose `assemble` is a function
+ * (and `explain`, when present), or `INVALID_CONFIG`.
+ */
+export function checkPrompt(prompt: unknown): void {
+  const invalid = (detail: string, cause?: unknown) =>
+    new SystemPromptError(
+      "INVALID_CONFIG",
+      `The conversation's prompt ${detail}; pass a SystemPrompt (or an ` +
+        `object with an assemble(context) method).`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (typeof prompt !== "object" || prompt === null) {
+    throw invalid(`is ${prompt === null ? "null" : typeof prompt}`);
+  }
+  let methods: { assemble: unknown; explain: unknown };
+  try {
+    const { assemble, explain } = prompt as Record<string, unknown>;
+    methods = { assemble, explain };
+  } catch (error) {
+    throw invalid("could not be read (a getter or Proxy threw)", error);
+  }
+  if (typeof methods.assemble !== "function") {
+    throw invalid(`has no assemble method (it is ${typeof methods.assemble})`);
+  }
+  if (
+    methods.explain !== undefined && typeof methods.explain !== "function"
+  ) {
+    throw invalid(`has an explain that is ${typeof methods.explain}`);
+  }
+}
+
+/**
+ * One step's assembly from the prompt: `explain(context)`'s with
+ * `diagnostics` (when the prompt has it), else `assemble(context)`'s.
+ * What the prompt's code throws or rejects with comes out unchanged; a
+ * result that cannot be awaited or is not an assembly is
+ * `INVALID_ASSEMBLY`.
+ */
+export async function assembleStep<C extends AssembleContext>(
+  prompt: ConversationPrompt<C>,
+  context: C | undefined,
+  diagnostics: boolean,
+): Promise<{ assembly: PromptAssembly; explanation?: PromptExplanation }> {
+  const where = "The conversation's prompt";
+  // `await` turns a `then` that throws into a rejection like the prompt's
+  // own: read it first.
+  const awaited = <T>(pending: Promise<T>, method: string): Promise<T> =>
+    readGuarded(
+      () => {
+        void pending?.then;
+        return pending;
+      },
+      "INVALID_ASSEMBLY",
+      () =>
+        `${where}'s ${method}() returned something that cannot be awaited ` +
+        `(a Proxy threw); it must return a promise of an assembly.`,
+    );
+  const explanation = diagnostics && prompt.explain
+    ? await awaited(prompt.explain(context), "explain")
+    : undefined;
+  const assembly = explanation === undefined
+    ? await awaited(prompt.assemble(context), "assemble")
+    : readingAssembly(() => explanation.assembly, `${where}'s explain()`);
+  readingAssembly(
+    () =>
+      readAssembly(assembly, where, ["sections", "tools", "runtimeContext"]),
+    where,
+  );
+  return explanation === undefined ? { assembly } : { assembly, explanation };
+}
 
 /** An optional option of the given type, or `INVALID_CONFIG` naming it. */
 export function readOptional<V>(
@@ -49,6 +159,98 @@ export function readAwaiting(value: unknown, fallback: Awaiting): Awaiting {
     }; it must be "person" (the next request waits for a person: long-lived ` +
       `cache marks) or "agent" (the default).`,
   );
+}
+
+/**
+ * How deep an answer, an input or a recording's line may nest: the
+ * conversation freezes, copies and writes them with recursive code (the
+ * engine's `JSON.stringify` among it), so deeper values are refused with
+ * a code rather than overflowing the stack.
+ */
+export const MAX_JSON_DEPTH = 1_000;
+
+/**
+ * Whether `value` (plain JSON) nests deeper than `limit` objects and
+ * arrays. Iterative: any depth is measured.
+ */
+export function nestsTooDeep(
+  value: unknown,
+  limit: number = MAX_JSON_DEPTH,
+): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (typeof next !== "object" || next === null) continue;
+    if (depth > limit) return true;
+    for (const inner of Object.values(next)) {
+      if (typeof inner === "object" && inner !== null) {
+        pending.push([inner, depth + 1]);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * An answer read by the wire, and what the recording keeps of it (plain
+ * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
+ * that cannot be read or copied, one whose calls share an id, or one that
+ * nests deeper than {@linkcode MAX_JSON_DEPTH}.
+ */
+export function readAnswer<M>(
+  wire: ConversationWire<M, unknown>,
+  answer: unknown,
+): { read: WireAnswer<M>; response: unknown } {
+  const unreadable = () =>
+    `record() could not read the answer (a getter or Proxy threw, it is ` +
+    `not JSON, or it nests too deep); pass the SDK's answer object.`;
+  const read = readGuarded(
+    () => wire.read(answer),
+    "INVALID_RESPONSE",
+    unreadable,
+  );
+  checkDistinctCalls(read.calls);
+  const response = readGuarded(
+    () => wire.recordOf?.(answer) ?? copy(answer),
+    "INVALID_RESPONSE",
+    unreadable,
+  );
+  if (nestsTooDeep(read.messages) || nestsTooDeep(response)) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `The answer nests deeper than ${MAX_JSON_DEPTH} levels; nothing was ` +
+        `recorded.`,
+    );
+  }
+  return { read, response };
+}
+
+/** A person's input or a result, checked against {@linkcode MAX_JSON_DEPTH}. */
+export function shallowEnough<T>(input: T, what: string): T {
+  if (!nestsTooDeep(input)) return input;
+  throw new SystemPromptError(
+    "INVALID_CONVERSATION_INPUT",
+    `${what} nests deeper than ${MAX_JSON_DEPTH} levels; pass flatter content.`,
+  );
+}
+
+/**
+ * Checks that an answer's calls have distinct ids (one result answers one
+ * call): `INVALID_RESPONSE` naming the id given twice.
+ */
+export function checkDistinctCalls(calls: readonly ToolCall[]): void {
+  const ids = new Set<string>();
+  for (const call of calls) {
+    if (ids.has(call.id)) {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The answer has two tool calls with id ${JSON.stringify(call.id)}; ` +
+          `each call needs an id of its own, which its result names. ` +
+          `Nothing was recorded.`,
+      );
+    }
+    ids.add(call.id);
+  }
 }
 
 /** `value`, frozen with everything it holds (the history is read-only). */

@@ -11,19 +11,23 @@ import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import {
-  copy,
+  assembleStep,
+  checkPrompt,
   deepFreeze,
   isoOf,
+  readAnswer,
   readAwaiting,
   readFlag,
   readOptional,
+  readOptionBag,
+  shallowEnough,
 } from "./checks.ts";
 import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
 import { declaredTools, refusalText } from "./tool_set.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report_types.ts";
-import { Observer } from "./observe.ts";
+import { callObserver, Observer } from "./observe.ts";
 import {
   type ParsedRecording,
   RECORDING_FORMAT,
@@ -84,6 +88,7 @@ export class ConversationShell<
     recording?: ParsedRecording,
     fork?: RecordingFork,
   ) {
+    checkPrompt(prompt);
     this.#prompt = prompt;
     this.#wire = wire;
     this.#awaiting = readAwaiting(options.awaiting, "agent");
@@ -91,10 +96,14 @@ export class ConversationShell<
     this.#onRecord = readOptional(options.onRecord, "onRecord", "function");
     const session = readOptional(options.session, "session", "string");
     this.#diagnostics = readFlag(options.diagnostics, "diagnostics");
-    this.#observer = new Observer(
-      wire.provider,
-      readOptional(options.onRequest, "onRequest", "function"),
-    );
+    this.#observer = new Observer(wire.provider, {
+      onRequest: readOptional(options.onRequest, "onRequest", "function"),
+      onError: readOptional(
+        options.onObserverError,
+        "onObserverError",
+        "function",
+      ),
+    });
     this.#clock = readOptional(options.clock, "clock", "function") ??
       Date.now;
     if (recording === undefined) {
@@ -117,7 +126,8 @@ export class ConversationShell<
   }
 
   get messages(): readonly M[] {
-    return this.#committed.history;
+    // Frozen: a caller's push would change the next request, not the recording.
+    return Object.freeze(this.#committed.history as M[]);
   }
 
   get openCalls(): readonly ToolCall[] {
@@ -125,13 +135,12 @@ export class ConversationShell<
   }
 
   user(input: Input): void {
-    this.#person.push(
-      ...readGuarded(
-        () => this.#wire.personInput(input),
-        "INVALID_CONVERSATION_INPUT",
-        () => `user() could not read its input; pass plain JSON content.`,
-      ),
+    const blocks = readGuarded(
+      () => this.#wire.personInput(input),
+      "INVALID_CONVERSATION_INPUT",
+      () => `user() could not read its input; pass plain JSON content.`,
     );
+    this.#person.push(...shallowEnough(blocks, "user()'s input"));
   }
 
   toolResult(id: string, content: Result, options?: ToolResultOptions): void {
@@ -156,22 +165,23 @@ export class ConversationShell<
           `waiting for a result are in openCalls.`,
       );
     }
-    const isError = options?.isError ?? false;
+    const isError = readOptionBag(options, "toolResult()")?.isError ?? false;
     if (typeof isError !== "boolean") {
       throw new SystemPromptError(
         "INVALID_CONVERSATION_INPUT",
         `toolResult's isError must be true or false; got ${String(isError)}.`,
       );
     }
+    const copied = readGuarded(
+      () => this.#wire.resultContent(content, id),
+      "INVALID_CONVERSATION_INPUT",
+      () =>
+        `toolResult(${
+          JSON.stringify(id)
+        }) could not read its content; pass plain JSON content.`,
+    );
     this.#results.set(id, {
-      content: readGuarded(
-        () => this.#wire.resultContent(content, id),
-        "INVALID_CONVERSATION_INPUT",
-        () =>
-          `toolResult(${
-            JSON.stringify(id)
-          }) could not read its content; pass plain JSON content.`,
-      ),
+      content: shallowEnough(copied, `toolResult(${JSON.stringify(id)})`),
       isError,
     });
   }
@@ -184,15 +194,18 @@ export class ConversationShell<
           `conversation was still being built; await it first.`,
       );
     }
-    const awaiting = readAwaiting(options?.awaiting, this.#awaiting);
+    const awaiting = readAwaiting(
+      readOptionBag(options, "request()")?.awaiting,
+      this.#awaiting,
+    );
     this.#building = true;
     try {
       const sentAt = this.#clock();
-      const explanation = this.#diagnostics && this.#prompt.explain
-        ? await this.#prompt.explain(context)
-        : undefined;
-      const assembly = explanation?.assembly ??
-        await this.#prompt.assemble(context);
+      const { assembly, explanation } = await assembleStep(
+        this.#prompt,
+        context,
+        this.#diagnostics,
+      );
       const built = this.#build(assembly, awaiting, explanation, sentAt);
       this.#built = built;
       return built.wire.body;
@@ -217,13 +230,7 @@ export class ConversationShell<
           `send the body it returns, then record its answer.`,
       );
     }
-    const read = readGuarded(
-      () => this.#wire.read(answer),
-      "INVALID_RESPONSE",
-      () =>
-        `record() could not read the answer (a getter or Proxy threw, or it ` +
-        `is not JSON); pass the SDK's answer object.`,
-    );
+    const { read, response } = readAnswer(this.#wire, answer);
     const before = this.#committed;
     const wire = built.wire;
     const observed = this.#observer.observe(answer, built.explanation);
@@ -248,7 +255,7 @@ export class ConversationShell<
       ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
       ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
       awaiting: built.awaiting,
-      response: this.#wire.recordOf?.(answer) ?? copy(answer),
+      response,
       usage: read.usage ?? null,
       reported: observed.reported,
       ...(observed.provenance === undefined
@@ -283,7 +290,11 @@ export class ConversationShell<
     this.#person = this.#person.slice(built.personCount);
     this.#results = this.#refusals(read.calls, built.allowed);
     this.#lines.push(...lines);
-    for (const line of lines) this.#onRecord?.(line);
+    const onRecord = this.#onRecord;
+    for (const line of lines) {
+      if (onRecord === undefined) break;
+      callObserver("onRecord", () => onRecord(line), this.#observer.onError);
+    }
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
@@ -299,7 +310,7 @@ export class ConversationShell<
     return this.#observer.report(
       this.#headerRecord(),
       (response) => this.#wire.read(response).messages,
-      options,
+      readOptionBag(options, "report()"),
     );
   }
 
@@ -331,6 +342,7 @@ export class ConversationShell<
   fork(
     options: ConversationOptions = {},
   ): Conversation<Body, Answer, Input, Result, M, C> {
+    const own = readOptionBag(options, "fork()");
     const committed = this.#committed;
     const head = committed.head === undefined
       ? undefined
@@ -346,7 +358,8 @@ export class ConversationShell<
         ...(this.#observer.onRequest === undefined
           ? {}
           : { onRequest: this.#observer.onRequest }),
-        ...options,
+        onObserverError: this.#observer.onError,
+        ...own,
       },
       undefined,
       {

@@ -32,9 +32,49 @@ import {
   usageSourceOf,
 } from "./report.ts";
 import type {
+  ConversationObserver,
   ConversationReportOptions,
   ConversationRequest,
 } from "./types.ts";
+
+/** Where what an observer throws goes (the `onObserverError` option). */
+export type ObserverErrorReporter = (
+  error: unknown,
+  observer: ConversationObserver,
+) => void;
+
+/**
+ * Calls an observer: what it throws goes to `report` (and what `report`
+ * throws to the console), never to the caller, as the registry's
+ * `change$` subscribers' errors go to `onSubscriberError`.
+ */
+export function callObserver(
+  observer: ConversationObserver,
+  call: () => void,
+  report: ObserverErrorReporter,
+): void {
+  try {
+    call();
+  } catch (error) {
+    try {
+      report(error, observer);
+    } catch (reportError) {
+      try {
+        console.error("onObserverError threw", reportError, error);
+      } catch {
+        // Nothing is left to report through.
+      }
+    }
+  }
+}
+
+/** The default `onObserverError`. */
+export function reportToConsole(
+  error: unknown,
+  observer: ConversationObserver,
+): void {
+  console.error(`The conversation's ${observer} threw`, error);
+}
 
 /**
  * The conversation's record of what the provider reported (internal):
@@ -46,6 +86,7 @@ export class Observer {
   readonly #source: UsageSource;
   readonly #steps: RecordingStep[] = [];
   readonly onRequest: ((request: ConversationRequest) => void) | undefined;
+  readonly onError: ObserverErrorReporter;
   /** The last answer's id, or `null` before the first. */
   previousId: string | null = null;
   #explanation: PromptExplanation | undefined;
@@ -54,10 +95,14 @@ export class Observer {
 
   constructor(
     provider: string,
-    onRequest: ((request: ConversationRequest) => void) | undefined,
+    observers: {
+      onRequest: ((request: ConversationRequest) => void) | undefined;
+      onError: ObserverErrorReporter | undefined;
+    },
   ) {
     this.#source = usageSourceOf(provider);
-    this.onRequest = onRequest;
+    this.onRequest = observers.onRequest;
+    this.onError = observers.onError ?? reportToConsole;
   }
 
   /** Takes over a resumed recording's steps. */
@@ -115,10 +160,11 @@ export class Observer {
       time: request.sentAt,
       ...explained,
     };
-    if (this.onRequest === undefined) return;
+    const onRequest = this.onRequest;
+    if (onRequest === undefined) return;
     const cacheProvider = cacheProviderOf(request.header);
-    try {
-      this.onRequest({
+    callObserver("onRequest", () =>
+      onRequest({
         session: request.session,
         step: step.step,
         provider: request.header.provider,
@@ -129,11 +175,7 @@ export class Observer {
         time: request.time,
         ...explained,
         ...(previous === undefined ? {} : { previous }),
-      });
-    } catch {
-      // An observer's failure is not the conversation's: the step is
-      // committed and recorded.
-    }
+      }), this.onError);
   }
 
   /** The cache report of the committed steps. */

@@ -14,6 +14,13 @@ import type { ReportedUsage } from "../cache/reported_types.ts";
 import type { CacheContributor } from "../cache/report_types.ts";
 import type { ListedTool } from "./tool_set.ts";
 import type { Awaiting, WireMark } from "./wire.ts";
+import { MAX_JSON_DEPTH, nestsTooDeep } from "./checks.ts";
+
+/**
+ * How deep a recording's line may nest: an answer or input of at most
+ * {@linkcode MAX_JSON_DEPTH} levels, in the few levels of its step.
+ */
+const MAX_LINE_DEPTH = 2 * MAX_JSON_DEPTH;
 
 /** The format name on a recording's first line. */
 export const RECORDING_FORMAT = "rxprompt-conversation";
@@ -242,6 +249,14 @@ export function parseRecording(
         { cause: error },
       );
     }
+  }
+  const deep = values.findIndex((value) => nestsTooDeep(value, MAX_LINE_DEPTH));
+  if (deep >= 0) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `Line ${deep + 1} of the recording nests deeper than ` +
+        `${MAX_LINE_DEPTH} levels; a conversation records no such value.`,
+    );
   }
   const header = readHeader(values[0], provider);
   const steps = values.slice(1).map((value, index) =>

@@ -8,7 +8,7 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
-import { deepFreeze } from "./checks.ts";
+import { checkDistinctCalls, deepFreeze } from "./checks.ts";
 import type { ParsedRecording } from "./recording.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
@@ -103,6 +103,7 @@ export function replay<M>(
     let read;
     try {
       read = wire.read(step.response);
+      checkDistinctCalls(read.calls);
     } catch (error) {
       throw new SystemPromptError(
         "RECORDING_UNPARSABLE",

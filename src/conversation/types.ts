@@ -86,13 +86,33 @@ export interface ConversationOptions {
   /**
    * Called by `record()` with each committed request: its body, what the
    * provider reported and the request before it (e.g. `conversationSpans`
-   * of `./otel` records an OpenTelemetry span per request). Whatever it
-   * throws is ignored: recording goes on.
+   * of `./otel` records an OpenTelemetry span per request). What it throws
+   * goes to `onObserverError`: recording goes on.
    */
   onRequest?: (request: ConversationRequest) => void;
+  /**
+   * Called with what `onRecord` or `onRequest` threw, and which of them:
+   * the step is committed all the same, the other observers are called and
+   * `record()` returns the calls to run. A line `onRecord` did not take is
+   * still in `save()` (write it back). Default: `console.error`; what this
+   * callback throws is logged with `console.error`.
+   */
+  onObserverError?: (error: unknown, observer: ConversationObserver) => void;
   /** The clock of the recording's times, in ms (default `Date.now`). */
   clock?: () => number;
 }
+
+/**
+ * The conversation's observers whose errors go to `onObserverError`.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationObserver } from "@rxprompt/system-prompt";
+ *
+ * const observer: ConversationObserver = "onRecord";
+ * ```
+ */
+export type ConversationObserver = "onRecord" | "onRequest";
 
 /**
  * One committed request of a conversation, as `onRequest` gets it.

@@ -37,21 +37,83 @@ type TokenUsage = {
 
 const LOOPBACK_USAGE: TokenUsage = { input_tokens: 1, output_tokens: 1 };
 
-/** A whole Anthropic `Message` with `content`. */
+/**
+ * A whole Anthropic `Message` with `content`; it stops for its tool calls
+ * (`stop_reason: "tool_use"`) when it has any, as the API's do.
+ */
 export function anthropicMessage(
   content: unknown[],
   usage: TokenUsage = LOOPBACK_USAGE,
 ): Record<string, unknown> {
+  const calls = content.some((block) =>
+    (block as { type?: unknown }).type === "tool_use"
+  );
   return {
     id: "msg_loopback",
     type: "message",
     role: "assistant",
     model: "claude-loopback",
     content,
-    stop_reason: "end_turn",
+    stop_reason: calls ? "tool_use" : "end_turn",
     stop_sequence: null,
     usage,
   };
+}
+
+/** A reply sent as server-sent events (a streamed answer). */
+export class EventStream {
+  constructor(readonly events: readonly Record<string, unknown>[]) {}
+}
+
+/**
+ * An Anthropic `Message` (as {@linkcode anthropicMessage} makes it)
+ * streamed: its events as `client.messages.stream` reads them, each tool
+ * call's input in one `input_json_delta`.
+ */
+export function anthropicStream(message: Record<string, unknown>): EventStream {
+  const content = message.content as Record<string, unknown>[];
+  const blocks = content.flatMap((block, index) => {
+    const start = block.type === "tool_use"
+      ? { ...block, input: {} }
+      : block.type === "text"
+      ? { ...block, text: "" }
+      : block;
+    const delta = block.type === "tool_use"
+      ? [{
+        type: "content_block_delta",
+        index,
+        delta: {
+          type: "input_json_delta",
+          partial_json: JSON.stringify(block.input),
+        },
+      }]
+      : block.type === "text"
+      ? [{
+        type: "content_block_delta",
+        index,
+        delta: { type: "text_delta", text: block.text },
+      }]
+      : [];
+    return [
+      { type: "content_block_start", index, content_block: start },
+      ...delta,
+      { type: "content_block_stop", index },
+    ];
+  });
+  const usage = message.usage as TokenUsage;
+  return new EventStream([
+    {
+      type: "message_start",
+      message: { ...message, content: [], stop_reason: null },
+    },
+    ...blocks,
+    {
+      type: "message_delta",
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    },
+    { type: "message_stop" },
+  ]);
 }
 
 /** A whole OpenAI `ChatCompletion` whose one choice is `message`. */
@@ -129,7 +191,8 @@ export function replyFor(path: string): unknown {
 
 /**
  * Starts a server on an ephemeral port that answers each request with
- * `answer(request)` (HTTP 200; `undefined` or a body over 1 MiB: HTTP 400),
+ * `answer(request)` (HTTP 200, JSON or an {@linkcode EventStream}'s
+ * events; `undefined` or a body over 1 MiB: HTTP 400),
  * runs `run` with its base URL, and closes it whatever happens; the run
  * fails after `timeLimitMs`.
  */
@@ -146,6 +209,15 @@ export async function serveLoopback<T>(
         path: request.url ?? "",
         body,
       });
+      if (reply instanceof EventStream) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(
+          reply.events.map((event) =>
+            `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+          ).join(""),
+        );
+        return;
+      }
       response.writeHead(reply === undefined ? 400 : 200, {
         "content-type": "application/json",
       });

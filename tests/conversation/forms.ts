@@ -16,7 +16,7 @@ import {
   aiSdkConversation,
   resumeAiSdkConversation,
 } from "../../adapters/ai_sdk/mod.ts";
-import type { SystemPrompt, ToolCall } from "../../mod.ts";
+import type { ConversationOptions, SystemPrompt, ToolCall } from "../../mod.ts";
 import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
 
 /** What the property tests need of a conversation. */
@@ -36,7 +36,8 @@ export interface AnyConversation {
 /** One provider form. */
 export interface Form {
   readonly name: string;
-  start(prompt: SystemPrompt): AnyConversation;
+  /** A new conversation; `options` adds to (or replaces) the form's own. */
+  start(prompt: SystemPrompt, options?: ConversationOptions): AnyConversation;
   resume(prompt: SystemPrompt, recording: string): AnyConversation;
   /** The model answer calling these tools (none: a text answer). */
   answer(calls: { id: string; name: string }[]): never;
@@ -54,11 +55,12 @@ function anthropicAnswer(calls: readonly { id: string; name: string }[]) {
 export const FORMS: readonly Form[] = [
   {
     name: "anthropic",
-    start: (prompt) =>
+    start: (prompt, options) =>
       anthropicConversation(prompt, {
         model: "claude-sonnet-4-5",
         max_tokens: 1024,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAnthropicConversation(
@@ -69,12 +71,13 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "anthropic-inline",
-    start: (prompt) =>
+    start: (prompt, options) =>
       anthropicConversation(prompt, {
         model: "claude-sonnet-4-5",
         max_tokens: 1024,
         session: "s-1",
         toolChanges: "inline",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAnthropicConversation(
@@ -86,11 +89,12 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-chat",
-    start: (prompt) =>
+    start: (prompt, options) =>
       chatConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeChatConversation(prompt, recording) as unknown as AnyConversation,
@@ -98,11 +102,12 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-responses",
-    start: (prompt) =>
+    start: (prompt, options) =>
       responsesConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeResponsesConversation(
@@ -113,12 +118,13 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-responses-inline",
-    start: (prompt) =>
+    start: (prompt, options) =>
       responsesConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
         toolChanges: "inline",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeResponsesConversation(
@@ -130,9 +136,10 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "ai-sdk",
-    start: (prompt) =>
+    start: (prompt, options) =>
       aiSdkConversation(prompt, {
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAiSdkConversation(prompt, recording) as unknown as AnyConversation,
