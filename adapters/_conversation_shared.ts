@@ -135,3 +135,52 @@ export function historyToSend<T>(
   }
   return items;
 }
+
+/**
+ * A fork's system part texts ended where its parent's ended (SPEC 9.8):
+ * the renderers keep the blank line between two sections at the end of
+ * the part before a cut, so a part equal to the parent's last part (or to
+ * a parent's part that a separator starts the next of) plus that
+ * separator gives it to the next part. The rest of `texts` as it is.
+ */
+export function parentCuts(
+  texts: readonly string[],
+  parent: readonly string[],
+): string[] {
+  const cut = [...texts];
+  for (let index = 0; index < cut.length && index < parent.length; index++) {
+    if (cut[index] === parent[index]) continue;
+    if (
+      index + 1 < cut.length && cut[index] === parent[index] + SEPARATOR
+    ) {
+      cut[index] = parent[index];
+      cut[index + 1] = SEPARATOR + cut[index + 1];
+      continue;
+    }
+    break;
+  }
+  return cut;
+}
+
+/** What the renderers put between two non-empty sections. */
+const SEPARATOR = "\n\n";
+
+/**
+ * The texts of a head's system `parts`: a string is one part, an array
+ * gives each object's `text(part)`; `[]` for any other shape (a recording
+ * is read as found).
+ */
+export function textsOf(
+  parts: unknown,
+  text: (part: Record<string, unknown>) => unknown,
+): string[] {
+  if (typeof parts === "string") return [parts];
+  if (!Array.isArray(parts)) return [];
+  const texts: string[] = [];
+  for (const part of parts) {
+    const value = isObject(part) ? text(part) : undefined;
+    if (typeof value !== "string") return [];
+    texts.push(value);
+  }
+  return texts;
+}

@@ -7,6 +7,7 @@
 
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
+import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
 import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
@@ -158,6 +159,33 @@ export function retentionField(
 interface SystemMessage {
   readonly role: "system";
   readonly content: unknown;
+}
+
+/** The texts of a head's system parts (Chat and Responses heads alike). */
+export function openAISystemTexts(
+  head: Readonly<Record<string, unknown>>,
+): string[] {
+  const system = head.system;
+  return isObject(system) ? textsOf(system.content, (part) => part.text) : [];
+}
+
+/**
+ * A fork's system message, its parts ended where its parent's ended
+ * (`parentCuts`); as it is when it is one string, or not a fork's.
+ */
+export function forkSystem<S extends SystemMessage>(
+  system: S,
+  parent: readonly string[] | undefined,
+): S {
+  if (parent === undefined || !Array.isArray(system.content)) return system;
+  const parts = system.content as { text: string }[];
+  const texts = parentCuts(parts.map((part) => part.text), parent);
+  return {
+    ...system,
+    content: parts.map((part, index) =>
+      part.text === texts[index] ? part : { ...part, text: texts[index] }
+    ),
+  };
 }
 
 /**
