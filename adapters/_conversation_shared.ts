@@ -137,11 +137,13 @@ export function historyToSend<T>(
 }
 
 /**
- * A fork's system part texts ended where its parent's ended (SPEC 9.8):
- * the renderers keep the blank line between two sections at the end of
- * the part before a cut, so a part equal to the parent's last part (or to
- * a parent's part that a separator starts the next of) plus that
- * separator gives it to the next part. The rest of `texts` as it is.
+ * A fork's system part texts, each part it shares with its parent ending
+ * where the parent's ended (SPEC 9.8). The renderers put the blank line
+ * between two sections at the end of the part before a cut; the parent's
+ * last part has none (nothing followed it), so where the child's part is
+ * the parent's and that blank line, the line goes to the start of the
+ * child's next part. From the first part that differs otherwise, `texts`
+ * as they are.
  */
 export function parentCuts(
   texts: readonly string[],

@@ -8,6 +8,7 @@
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
+import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
 import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
@@ -206,27 +207,27 @@ export function markSharedSystem<S extends SystemMessage>(
     !Array.isArray(system.content) || !Array.isArray(before?.content) ||
     JSON.stringify(tools ?? []) !== JSON.stringify(parent.tools ?? [])
   ) return system;
-  const parts = [...system.content] as Record<string, unknown>[];
-  let shared = 0;
-  while (
-    shared < parts.length && shared < before.content.length &&
-    unmarkedJson(parts[shared]) === unmarkedJson(before.content[shared])
-  ) shared++;
-  const end = shared - 1;
-  if (end < 0 || parts[end].prompt_cache_breakpoint !== undefined) {
-    return system;
-  }
-  parts[end] = { ...parts[end], prompt_cache_breakpoint: { ...mark } };
+  const parts = system.content as Record<string, unknown>[];
   const marked = parts.flatMap((part, index) =>
     part.prompt_cache_breakpoint === undefined ? [] : [index]
   );
-  if (marked.length > limit) {
-    const yielding = marked.filter((index) => index < end).at(-1) ??
-      marked.find((index) => index > end)!;
-    const { prompt_cache_breakpoint: _mark, ...rest } = parts[yielding];
-    parts[yielding] = rest;
+  const end = sharedEnd(
+    parts.map(unmarkedJson),
+    before.content.map(unmarkedJson),
+  );
+  const kept = new Set(withSharedMark(marked, end, limit));
+  if (marked.length === kept.size && marked.every((at) => kept.has(at))) {
+    return system;
   }
-  return { ...system, content: parts };
+  return {
+    ...system,
+    content: parts.map((part, index) => {
+      const { prompt_cache_breakpoint: own, ...rest } = part;
+      return kept.has(index)
+        ? { ...rest, prompt_cache_breakpoint: own ?? { ...mark } }
+        : rest;
+    }),
+  };
 }
 
 function unmarkedJson(part: unknown): string {
