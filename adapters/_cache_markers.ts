@@ -71,11 +71,15 @@ export function markableItems(
  * candidate when they fit in `limit`; otherwise, in this order, the one that
  * ends the prefix every scope shares (the last item of the leading run of
  * stable items: the last stable tool, or the last stable block), the last
- * candidate, then the others, latest first. Returned in ascending order.
+ * candidate, the latest of the others (where a sibling scope's prompt is
+ * likeliest to part from this one), `forkEnd` when it is a candidate (a
+ * conversation's last tool: the prefix a fork that adds a tool shares),
+ * then the rest, latest first. Returned in ascending order.
  */
 export function selectMarkers(
   items: readonly WireItem[],
   limit: number,
+  { forkEnd }: { readonly forkEnd?: number } = {},
 ): number[] {
   const candidates: number[] = [];
   let sharedEnd = -1;
@@ -87,9 +91,14 @@ export function selectMarkers(
   }
   if (candidates.length <= limit) return candidates;
   const kept = new Set<number>();
+  const [last, ...earlier] = candidates.toReversed();
+  const latestOther = earlier.find((index) => index !== sharedEnd);
   const wanted = [
     ...(candidates.includes(sharedEnd) ? [sharedEnd] : []),
-    ...candidates.toReversed(),
+    last,
+    ...(latestOther === undefined ? [] : [latestOther]),
+    ...(forkEnd !== undefined && candidates.includes(forkEnd) ? [forkEnd] : []),
+    ...earlier,
   ];
   for (const index of wanted) {
     if (kept.size === limit) break;
@@ -105,4 +114,42 @@ export function selectMarkers(
 export function latestMarkers(count: number, limit: number): number[] {
   const first = Math.max(0, count - limit);
   return Array.from({ length: count - first }, (_, index) => first + index);
+}
+
+/**
+ * The index of the last of `items` that ends the longest run of items
+ * equal to `parent`'s, from the first (`-1` when the first items differ):
+ * where a fork's first request shares its parent's prefix. Items compare
+ * as given (their JSON without marks).
+ */
+export function sharedEnd(
+  items: readonly string[],
+  parent: readonly string[],
+): number {
+  let shared = 0;
+  while (
+    shared < items.length && shared < parent.length &&
+    items[shared] === parent[shared]
+  ) shared++;
+  return shared - 1;
+}
+
+/**
+ * `marked` (ascending) with `end` marked too, within `limit` (SPEC 9.8: a
+ * fork's marker at the end of the prefix it shares with its parent, so its
+ * siblings read what it writes there): when over, the marker closest
+ * before `end` gives way (the lookback from `end` reaches its prefix),
+ * else the next one after.
+ */
+export function withSharedMark(
+  marked: readonly number[],
+  end: number,
+  limit: number,
+): number[] {
+  if (end < 0 || marked.includes(end) || limit < 1) return [...marked];
+  const all = [...marked, end].sort((a, b) => a - b);
+  if (all.length <= limit) return all;
+  const yielding = all.filter((index) => index < end).at(-1) ??
+    all.find((index) => index > end)!;
+  return all.filter((index) => index !== yielding);
 }

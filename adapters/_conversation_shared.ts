@@ -147,3 +147,54 @@ export function historyToSend<T>(
   }
   return items;
 }
+
+/**
+ * A fork's system part texts, each part it shares with its parent ending
+ * where the parent's ended (SPEC 9.8). The renderers put the blank line
+ * between two sections at the end of the part before a cut; the parent's
+ * last part has none (nothing followed it), so where the child's part is
+ * the parent's and that blank line, the line goes to the start of the
+ * child's next part. From the first part that differs otherwise, `texts`
+ * as they are.
+ */
+export function parentCuts(
+  texts: readonly string[],
+  parent: readonly string[],
+): string[] {
+  const cut = [...texts];
+  for (let index = 0; index < cut.length && index < parent.length; index++) {
+    if (cut[index] === parent[index]) continue;
+    if (
+      index + 1 < cut.length && cut[index] === parent[index] + SEPARATOR
+    ) {
+      cut[index] = parent[index];
+      cut[index + 1] = SEPARATOR + cut[index + 1];
+      continue;
+    }
+    break;
+  }
+  return cut;
+}
+
+/** What the renderers put between two non-empty sections. */
+const SEPARATOR = "\n\n";
+
+/**
+ * The texts of a head's system `parts`: a string is one part, an array
+ * gives each object's `text(part)`; `[]` for any other shape (a recording
+ * is read as found).
+ */
+export function textsOf(
+  parts: unknown,
+  text: (part: Record<string, unknown>) => unknown,
+): string[] {
+  if (typeof parts === "string") return [parts];
+  if (!Array.isArray(parts)) return [];
+  const texts: string[] = [];
+  for (const part of parts) {
+    const value = isObject(part) ? text(part) : undefined;
+    if (typeof value !== "string") return [];
+    texts.push(value);
+  }
+  return texts;
+}

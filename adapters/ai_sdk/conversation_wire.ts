@@ -21,7 +21,10 @@ import {
   historyToSend,
   isAiSdkAnswer,
   isObject,
+  parentCuts,
+  textsOf,
 } from "../_conversation_shared.ts";
+import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
 import { quote } from "../../src/errors.ts";
 import {
   autoBreakpoints,
@@ -33,7 +36,7 @@ import type {
   AISDKConversationMessage,
   AISDKConversationOptions,
 } from "./conversation_types.ts";
-import { toAISDK } from "./request.ts";
+import { aiSdkRequest } from "./request.ts";
 
 /** The provider a recording of this form names in its header. */
 export const AI_SDK_PROVIDER = "ai-sdk";
@@ -78,6 +81,7 @@ export function aiSdkWire(
         breakpoints: breakpoints as AISDKConversationOptions["breakpoints"],
       }),
     read: aiSdkRead,
+    systemTexts: (head) => textsOf(head.system, (message) => message.content),
     recordOf: (answer) => {
       const { messages, usage } = answerParts(answer);
       return { response: { messages }, usage: usage ?? null };
@@ -166,7 +170,7 @@ function aiSdkBuild(
       marks.push({ message: at, block, mark: { ...marker } });
     }
   }
-  const { system, tools } = toAISDK(input.assembly, {
+  const { system, tools } = aiSdkRequest(input.assembly, {
     gating: "keep",
     ...(options.cache
       ? {
@@ -177,22 +181,27 @@ function aiSdkBuild(
     ...(options.breakpoints === undefined
       ? {}
       : { breakpoints: options.breakpoints }),
-  });
+  }, { keepToolsEnd: true });
+  if (input.parentSystem !== undefined && Array.isArray(system)) {
+    const texts = parentCuts(
+      system.map((message) => message.content),
+      input.parentSystem,
+    );
+    texts.forEach((text, index) => system[index].content = text);
+  }
+  if (options.cache && input.sharedWith !== undefined) {
+    markSharedPrefix(
+      [...Object.values(tools), ...Array.isArray(system) ? system : []],
+      headOf(system, tools),
+      input.sharedWith,
+      { marker, limit: 4 - marks.length },
+    );
+  }
   return {
     body: { system, tools, messages },
     tail,
     marks,
-    head: {
-      system,
-      // The schema too: the report lays a step out as the wire body.
-      tools: Object.entries(tools).map(([name, entry]) => ({
-        name,
-        description: entry.description,
-        inputSchema: (entry.inputSchema as { jsonSchema?: unknown })
-          .jsonSchema,
-        providerOptions: entry.providerOptions,
-      })),
-    },
+    head: headOf(system, tools),
     state: {},
   };
 }
@@ -221,6 +230,61 @@ function unmarkedParts(parts: unknown[]): unknown[] {
     }
   }
   return parts;
+}
+
+/** A step's head: the system messages and each tool with its schema. */
+function headOf(
+  system: AISDKConversationBody["system"],
+  tools: AISDKConversationBody["tools"],
+): { system: unknown; tools: Record<string, unknown>[] } {
+  return {
+    system,
+    // The schema too: the report lays a step out as the wire body.
+    tools: Object.entries(tools).map(([name, entry]) => ({
+      name,
+      description: entry.description,
+      inputSchema: (entry.inputSchema as { jsonSchema?: unknown })
+        .jsonSchema,
+      providerOptions: entry.providerOptions,
+    })),
+  };
+}
+
+/**
+ * A fork's first request (SPEC 9.8), as the Anthropic form's: a marker at
+ * the end of the longest prefix of tools and system messages it shares
+ * with its parent's last request (`head` is this request's, `items` the
+ * tools and system messages it was made of, in wire order), within
+ * `limit` markers.
+ */
+function markSharedPrefix(
+  items: { providerOptions?: unknown }[],
+  head: { system: unknown; tools: Record<string, unknown>[] },
+  parent: Readonly<Record<string, unknown>>,
+  { marker, limit }: { marker: CacheControl; limit: number },
+): void {
+  const wireItems = (side: Readonly<Record<string, unknown>>) =>
+    [
+      ...(Array.isArray(side.tools) ? side.tools : []),
+      ...(Array.isArray(side.system) ? side.system : []),
+    ].map(unmarkedJson);
+  const marked = items.flatMap((item, index) =>
+    item.providerOptions === undefined ? [] : [index]
+  );
+  const end = sharedEnd(wireItems(head), wireItems(parent));
+  const kept = new Set(withSharedMark(marked, end, limit));
+  items.forEach((item, index) => {
+    if (!kept.has(index)) delete item.providerOptions;
+    else {
+      item.providerOptions ??= { anthropic: { cacheControl: { ...marker } } };
+    }
+  });
+}
+
+function unmarkedJson(item: unknown): string {
+  if (!isObject(item)) return JSON.stringify(item);
+  const { providerOptions: _mark, ...rest } = item;
+  return JSON.stringify(rest);
 }
 
 /**

@@ -157,6 +157,19 @@ export function toAISDK(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: AISDKOptions,
 ): AISDKRequest {
+  return aiSdkRequest(assembly, options, { keepToolsEnd: false });
+}
+
+/**
+ * {@linkcode toAISDK}, and for a conversation (`keepToolsEnd`) the last
+ * tool's marker kept after the shared prefix's and the last one: the end
+ * of what a fork that adds a tool shares. Internal.
+ */
+export function aiSdkRequest(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options: AISDKOptions | undefined,
+  { keepToolsEnd }: { keepToolsEnd: boolean },
+): AISDKRequest {
   const { execute, cache, maxCacheBreakpoints, breakpoints, gating } =
     readOptions(options, "toAISDK", AISDK_OPTIONS);
   const runs = readExecute(execute);
@@ -179,6 +192,7 @@ export function toAISDK(
         ? selectMarkers(
           markableItems(sent.map((index) => input.toolRanks[index]), blocks),
           limit,
+          keepToolsEnd ? { forkEnd: sent.length - 1 } : {},
         )
         : latestMarkers(blocks.length, limit).map((index) =>
           index + sent.length

@@ -20,11 +20,14 @@ import {
   detectOtherProvider,
   historyToSend,
   isObject,
+  parentCuts,
   readLimit,
   readModel,
+  textsOf,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
 import { cacheBreakpointLimit } from "../_shared.ts";
+import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -35,9 +38,9 @@ import {
   type MessagesContentBlock,
   type MessagesInputBlock,
   type MessagesMessage,
+  messagesRequest,
   type MessagesToolChangeBlock,
   type MessagesToolChangeMessage,
-  toMessages,
   toTool,
 } from "./messages.ts";
 
@@ -86,6 +89,7 @@ export function messagesWire(
     build: (input) =>
       build(input, { model, max_tokens, limit, breakpoints, inline }),
     read,
+    systemTexts: (head) => textsOf(head.system, (block) => block.text),
     personInput: (input) =>
       copyBlocks(input, "user()", {
         allowString: true,
@@ -182,14 +186,21 @@ function build(
     messages[at] = { role: message.role, content: blocks };
     marks.push({ message: at, block, mark: { ...marker } });
   }
-  const { system, tools } = toMessages(input.assembly, {
+  const { system, tools } = messagesRequest(input.assembly, {
     cache: input.awaiting === "person" ? { ttl: "1h" } : true,
     gating: "keep",
     maxCacheBreakpoints: Math.min(options.limit, 4 - marks.length),
     ...(options.breakpoints === undefined
       ? {}
       : { breakpoints: options.breakpoints }),
-  });
+  }, { keepToolsEnd: true });
+  if (input.parentSystem !== undefined) {
+    const texts = parentCuts(
+      system.map((block) => block.text),
+      input.parentSystem,
+    );
+    texts.forEach((text, index) => system[index].text = text);
+  }
   if (input.sharedWith !== undefined) {
     markSharedPrefix([...tools ?? [], ...system], input.sharedWith, {
       marker,
@@ -232,21 +243,20 @@ function markSharedPrefix(
     ...(Array.isArray(parent.tools) ? parent.tools : []),
     ...(Array.isArray(parent.system) ? parent.system : []),
   ] as { cache_control?: unknown }[];
-  let shared = 0;
-  while (
-    shared < items.length && shared < before.length &&
-    unmarkedJson(items[shared]) === unmarkedJson(before[shared])
-  ) shared++;
-  const end = shared - 1;
-  if (end < 0 || items[end].cache_control !== undefined) return;
-  items[end].cache_control = { ...marker };
   const marked = items.flatMap((item, index) =>
     item.cache_control === undefined ? [] : [index]
   );
-  if (marked.length <= limit) return;
-  const yielding = marked.filter((index) => index < end).at(-1) ??
-    marked.find((index) => index > end)!;
-  delete items[yielding].cache_control;
+  const kept = new Set(
+    withSharedMark(
+      marked,
+      sharedEnd(items.map(unmarkedJson), before.map(unmarkedJson)),
+      limit,
+    ),
+  );
+  items.forEach((item, index) => {
+    if (!kept.has(index)) delete item.cache_control;
+    else item.cache_control ??= { ...marker };
+  });
 }
 
 function unmarkedJson(item: { cache_control?: unknown }): string {

@@ -216,6 +216,19 @@ export function toMessages(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: MessagesOptions,
 ): MessagesRequest {
+  return messagesRequest(assembly, options, { keepToolsEnd: false });
+}
+
+/**
+ * {@linkcode toMessages}, and for a conversation (`keepToolsEnd`) the last
+ * tool's marker kept after the shared prefix's and the last one: the end
+ * of what a fork that adds a tool shares. Internal.
+ */
+export function messagesRequest(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options: MessagesOptions | undefined,
+  { keepToolsEnd }: { keepToolsEnd: boolean },
+): MessagesRequest {
   const { cache, maxCacheBreakpoints, breakpoints, gating } = readOptions(
     options,
     "toMessages",
@@ -249,6 +262,7 @@ export function toMessages(
         ? selectMarkers(
           markableItems(sent.map((index) => input.toolRanks[index]), blocks),
           limit,
+          keepToolsEnd ? { forkEnd: wireTools.length - 1 } : {},
         )
         : latestMarkers(system.length + Math.min(1, wireTools.length), limit)
           .map((index) =>

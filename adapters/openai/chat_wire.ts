@@ -32,9 +32,11 @@ import type {
 } from "./chat_conversation_types.ts";
 import {
   adapterOptions,
+  forkSystem,
   markedAdapter,
   markOpenAIEnds,
   markSharedSystem,
+  openAISystemTexts,
   parseArguments,
   readRetention,
   retentionField,
@@ -100,6 +102,7 @@ export function chatWire(
         retention,
       }),
     read: chatRead,
+    systemTexts: openAISystemTexts,
     personInput: (input) =>
       copyBlocks(input, "user()", { allowString: true, forbid: [] }),
     resultContent: (content, id) =>
@@ -151,9 +154,10 @@ function chatBuild(
     input.assembly,
     markedAdapter(options.adapter, { key, mark }),
   );
+  const laidOut = forkSystem(fields.system, input.parentSystem);
   const system = input.sharedWith === undefined || mark === undefined
-    ? fields.system
-    : markSharedSystem(fields.system, fields.tools, input.sharedWith, {
+    ? laidOut
+    : markSharedSystem(laidOut, fields.tools, input.sharedWith, {
       mark,
       limit: readOpenAIOptions(options.adapter, "chatConversation").limit,
     });

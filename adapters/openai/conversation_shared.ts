@@ -7,6 +7,8 @@
 
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
+import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
+import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
 import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
@@ -160,6 +162,33 @@ interface SystemMessage {
   readonly content: unknown;
 }
 
+/** The texts of a head's system parts (Chat and Responses heads alike). */
+export function openAISystemTexts(
+  head: Readonly<Record<string, unknown>>,
+): string[] {
+  const system = head.system;
+  return isObject(system) ? textsOf(system.content, (part) => part.text) : [];
+}
+
+/**
+ * A fork's system message, its parts ended where its parent's ended
+ * (`parentCuts`); as it is when it is one string, or not a fork's.
+ */
+export function forkSystem<S extends SystemMessage>(
+  system: S,
+  parent: readonly string[] | undefined,
+): S {
+  if (parent === undefined || !Array.isArray(system.content)) return system;
+  const parts = system.content as { text: string }[];
+  const texts = parentCuts(parts.map((part) => part.text), parent);
+  return {
+    ...system,
+    content: parts.map((part, index) =>
+      part.text === texts[index] ? part : { ...part, text: texts[index] }
+    ),
+  };
+}
+
 /**
  * A fork's first request (SPEC 9.8): a breakpoint on the system part that
  * ends the longest prefix (tools, then system parts) it shares with its
@@ -178,27 +207,27 @@ export function markSharedSystem<S extends SystemMessage>(
     !Array.isArray(system.content) || !Array.isArray(before?.content) ||
     JSON.stringify(tools ?? []) !== JSON.stringify(parent.tools ?? [])
   ) return system;
-  const parts = [...system.content] as Record<string, unknown>[];
-  let shared = 0;
-  while (
-    shared < parts.length && shared < before.content.length &&
-    unmarkedJson(parts[shared]) === unmarkedJson(before.content[shared])
-  ) shared++;
-  const end = shared - 1;
-  if (end < 0 || parts[end].prompt_cache_breakpoint !== undefined) {
-    return system;
-  }
-  parts[end] = { ...parts[end], prompt_cache_breakpoint: { ...mark } };
+  const parts = system.content as Record<string, unknown>[];
   const marked = parts.flatMap((part, index) =>
     part.prompt_cache_breakpoint === undefined ? [] : [index]
   );
-  if (marked.length > limit) {
-    const yielding = marked.filter((index) => index < end).at(-1) ??
-      marked.find((index) => index > end)!;
-    const { prompt_cache_breakpoint: _mark, ...rest } = parts[yielding];
-    parts[yielding] = rest;
+  const end = sharedEnd(
+    parts.map(unmarkedJson),
+    before.content.map(unmarkedJson),
+  );
+  const kept = new Set(withSharedMark(marked, end, limit));
+  if (marked.length === kept.size && marked.every((at) => kept.has(at))) {
+    return system;
   }
-  return { ...system, content: parts };
+  return {
+    ...system,
+    content: parts.map((part, index) => {
+      const { prompt_cache_breakpoint: own, ...rest } = part;
+      return kept.has(index)
+        ? { ...rest, prompt_cache_breakpoint: own ?? { ...mark } }
+        : rest;
+    }),
+  };
 }
 
 function unmarkedJson(part: unknown): string {

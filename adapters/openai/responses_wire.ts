@@ -25,9 +25,11 @@ import {
 } from "../_conversation_shared.ts";
 import {
   adapterOptions,
+  forkSystem,
   markedAdapter,
   markOpenAIEnds,
   markSharedSystem,
+  openAISystemTexts,
   parseArguments,
   readRetention,
   retentionField,
@@ -107,6 +109,7 @@ export function responsesWire(
         retention,
       }),
     read: responsesRead,
+    systemTexts: openAISystemTexts,
     personInput: (input) => parts(input, "user()"),
     resultContent: (content, id) =>
       parts(content, `toolResult(${JSON.stringify(id)})`),
@@ -166,9 +169,12 @@ function responsesBuild(
   const toolChoice = input.toolChanges === undefined
     ? fields.tool_choice
     : inlineChoice(input.toolChanges.allowed, options.adapter);
-  const unshared = "system" in fields
-    ? fields.system
-    : { role: "system" as const, content: fields.instructions };
+  const unshared = forkSystem(
+    "system" in fields
+      ? fields.system
+      : { role: "system" as const, content: fields.instructions },
+    input.parentSystem,
+  );
   const system = input.sharedWith === undefined || mark === undefined
     ? unshared
     : markSharedSystem(unshared, fields.tools, input.sharedWith, {

@@ -24,6 +24,7 @@ import {
 } from "./checks.ts";
 import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
 import { declaredTools, refusalText } from "./tool_set.ts";
+import { forkLayout } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report_types.ts";
@@ -80,6 +81,8 @@ export class ConversationShell<
   readonly resumed: ResumeInfo | undefined;
 
   readonly #fork: RecordingFork | undefined;
+  /** A fork's: its parent's last system parts, its own laid out on them. */
+  readonly #parentSystem: readonly string[] | undefined;
 
   constructor(
     prompt: ConversationPrompt<C>,
@@ -110,12 +113,14 @@ export class ConversationShell<
       this.session = session ?? globalThis.crypto.randomUUID();
       this.resumed = undefined;
       this.#fork = fork;
+      this.#parentSystem = parentSystemOf(fork, wire);
       this.#committed = startOf(fork, wire);
       return;
     }
     const parsed = recording;
     this.session = parsed.header.session;
     this.#fork = parsed.header.fork;
+    this.#parentSystem = parentSystemOf(parsed.header.fork, wire);
     const replayed = replay(parsed, wire);
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
@@ -412,11 +417,12 @@ export class ConversationShell<
       name: call.name,
       ...this.#results.get(call.id)!,
     }));
-    const { tools, listed, allowed } = toolStep(
-      committed,
-      assembly,
-      this.#wire,
-    );
+    const step = toolStep(committed, assembly, this.#wire);
+    const { tools, allowed } = step;
+    const parentSystem = this.#parentSystem;
+    const listed = parentSystem === undefined
+      ? step.listed
+      : forkLayout(step.listed, parentSystem);
     const runtimeText = renderRuntimeContext(assembly);
     const update = updateOfTexts(
       committed.runtimeText,
@@ -444,6 +450,7 @@ export class ConversationShell<
       ...(committed.steps === 0 && this.#fork?.head !== undefined
         ? { sharedWith: this.#fork.head }
         : {}),
+      ...(parentSystem === undefined ? {} : { parentSystem }),
     });
     wire.tail.forEach(deepFreeze);
     return {
@@ -458,10 +465,24 @@ export class ConversationShell<
       sentUpdate: update !== undefined,
       allowed,
       awaiting,
-      explanation,
+      // The provenance names the blocks as sent: a fork's laid out.
+      explanation: explanation === undefined || parentSystem === undefined
+        ? explanation
+        : {
+          ...explanation,
+          assembly: { ...explanation.assembly, sections: listed.sections },
+        },
       sentAt,
     };
   }
+}
+
+/** The texts of a fork's parent's last system parts, if it is a fork. */
+function parentSystemOf(
+  fork: RecordingFork | undefined,
+  wire: Pick<ConversationWire<unknown, unknown>, "systemTexts">,
+): readonly string[] | undefined {
+  return fork?.head === undefined ? undefined : wire.systemTexts(fork.head);
 }
 
 export type { Awaiting, ToolCall };

@@ -294,7 +294,8 @@ function readHeader(value: unknown, provider: string): RecordingHeader {
   if (
     value.fork !== undefined &&
     !(isObject(value.fork) && Array.isArray(value.fork.listed) &&
-      isObject(value.fork.state))
+      isObject(value.fork.state) &&
+      (value.fork.head === undefined || isObject(value.fork.head)))
   ) {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",

@@ -49,7 +49,10 @@ export function toolStep(
   >,
 ): ToolStep {
   if (wire.inlineToolChanges !== true) {
-    const rebuild = nextToolSet(committed.listed, assembly);
+    // Before the first step, only a fork has listed tools: its parent's.
+    const rebuild = nextToolSet(committed.listed, assembly, {
+      append: committed.steps === 0,
+    });
     const listed = listedAssembly(assembly, rebuild);
     return {
       tools: { listed: rebuild.listed, changed: rebuild.changed, rebuild },

@@ -47,11 +47,15 @@ export interface ToolSetStep {
 
 /**
  * The tools the next request lists, given the tools listed so far
- * (`undefined` before the first request) and this step's assembly.
+ * (`undefined` before the first request) and this step's assembly. With
+ * `append` (a fork's first request, listing its parent's tools), the added
+ * tools go after the listed ones, in the assembly's order, so the child
+ * shares its parent's whole tools block.
  */
 export function nextToolSet(
   before: readonly ListedTool[] | undefined,
   assembly: Pick<PromptAssembly, "tools" | "toolStability">,
+  { append = false }: { readonly append?: boolean } = {},
 ): ToolSetStep {
   const stabilityOf = (name: string) =>
     Object.hasOwn(assembly.toolStability ?? {}, name)
@@ -89,7 +93,9 @@ export function nextToolSet(
   for (const tool of assembly.tools) {
     if (!names.has(tool.name)) {
       // An added tool goes right after its canonical predecessor.
-      const at = previous === undefined
+      const at = append
+        ? listed.length
+        : previous === undefined
         ? 0
         : listed.findIndex((entry) => entry.schema.name === previous) + 1;
       listed.splice(at, 0, withStability(tool, stabilityOf(tool.name)));

@@ -99,6 +99,13 @@ export interface WireBuild<M> {
    */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
   /**
+   * Every request of a fork: the texts of its parent's last system parts,
+   * which `assembly`'s sections are laid out on (`forkLayout`). The wire
+   * ends each shared part where the parent's ended, the separator after
+   * it included or not.
+   */
+  readonly parentSystem?: readonly string[];
+  /**
    * With the `diagnostics` option: ask the provider to compare this
    * request with the response `previous` names (`null` on the first
    * request: opt in without one). A wire whose API has no diagnosis
@@ -148,6 +155,11 @@ export interface ConversationWire<M, Body> {
   build(input: WireBuild<M>): WireBuilt<M, Body>;
   /** Reads an answer; a `SystemPromptError` for anything else. */
   read(response: unknown): WireAnswer<M>;
+  /**
+   * The texts of a head's system parts, in order (`[]` for a head of
+   * another shape): what a fork lays its system prompt out on.
+   */
+  systemTexts(head: Readonly<Record<string, unknown>>): string[];
   /** Checks and copies a person's input (string or blocks). */
   personInput(input: unknown): unknown[];
   /** Checks and copies a tool result's content. */

@@ -100,6 +100,27 @@ describe("the marker selection rule (SPEC 8.3)", () => {
       [2, 3],
     );
   });
+
+  it("keeps a conversation's last tool after the shared end, the last and the latest other", () => {
+    const item = (rank: number, candidate = true) => ({ rank, candidate });
+    // Two stable tools (the last at 1), four stable blocks: the shared end
+    // is the last.
+    const items = [item(0, false), item(0), item(0), item(0), item(0), item(0)];
+    assert.deepEqual(selectMarkers(items, 3), [3, 4, 5]);
+    assert.deepEqual(selectMarkers(items, 3, { forkEnd: 1 }), [1, 4, 5]);
+    assert.deepEqual(selectMarkers(items, 2, { forkEnd: 1 }), [4, 5]);
+    assert.deepEqual(selectMarkers(items, 4, { forkEnd: 1 }), [1, 3, 4, 5]);
+    // A shared end before the last: the tools' end comes fourth.
+    const sub = [item(0, false), item(0), item(0), item(1), item(0), item(1)];
+    assert.deepEqual(selectMarkers(sub, 3, { forkEnd: 1 }), [2, 4, 5]);
+    assert.deepEqual(selectMarkers(sub, 4, { forkEnd: 1 }), [1, 2, 4, 5]);
+    // Never an item that is no candidate, nor one after a volatile item.
+    assert.deepEqual(selectMarkers(items, 3, { forkEnd: 0 }), [3, 4, 5]);
+    assert.deepEqual(
+      selectMarkers([item(0), item(2), item(0), item(0)], 3, { forkEnd: 2 }),
+      [0],
+    );
+  });
 });
 
 describe("toMessages: automatic markers and gating", () => {

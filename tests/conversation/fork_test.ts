@@ -9,8 +9,9 @@ import {
   anthropicConversation,
   type AnthropicConversationBody,
   resumeAnthropicConversation,
-  toMessages,
 } from "../../adapters/anthropic/mod.ts";
+import { messagesRequest } from "../../adapters/anthropic/messages.ts";
+import { forkLayout } from "../../src/conversation/fork_layout.ts";
 import {
   chatConversation,
   resumeChatConversation,
@@ -38,36 +39,64 @@ function systemMarks(body: AnthropicConversationBody): boolean[] {
   return body.system.map((block) => block.cache_control !== undefined);
 }
 
+function texts(body: AnthropicConversationBody): string[] {
+  return body.system.map((block) => block.text);
+}
+
 describe("fork", () => {
-  it("marks the end of the prefix the first request shares with its parent, within four markers", async () => {
+  it("lays its own sections after the parent's and marks the end of the prefix they share, within four markers", async () => {
     const prompt = registry();
-    const parent = anthropicConversation(prompt, OPTIONS);
-    const { parentBody, child } = await forkAfter(parent, {
-      question: "Plan the change.",
-      answer: message([{ type: "text", text: "Planned." }]),
+    // The lead's own section, which a reviewer bound to the lead shares.
+    prompt.scope("lead").section({
+      name: "lead",
+      order: 500,
+      text: "You lead the change.",
+      cacheBreakpoint: true,
     });
+    prompt.bindScope("reviewer", "lead");
+    const parent = anthropicConversation(prompt, OPTIONS);
+    parent.user("Plan the change.");
+    const parentBody = await parent.request({ scope: "lead" });
+    parent.record(message([{ type: "text", text: "Planned." }]));
+    const child = parent.fork();
     child.user("Review the change.");
     const first = await child.request({ scope: "reviewer" });
     assert.equal(
       JSON.stringify(unmarked(first.tools)),
       JSON.stringify(unmarked(parentBody.tools)),
     );
-    assert.equal(first.system[0].text, parentBody.system[0].text);
-    assert.equal(systemMarks(first)[0], true); // the shared prefix's end
+    const shared = parentBody.system.length;
+    assert.deepEqual(texts(first).slice(0, shared), texts(parentBody));
+    // The reviewer's own sections follow, the blank line before them theirs.
+    assert.deepEqual(texts(first).slice(shared), [
+      "\n\nReview rule a.\n\n",
+      "Review rule b.\n\n",
+      "Review rule c.\n\n",
+      "Review rule d.",
+    ]);
+    assert.equal(systemMarks(first)[shared - 1], true); // the shared prefix's end
+    // The marker closest before it gave way: the lookback reaches it.
+    assert.equal(systemMarks(first)[0], false);
     assert.ok(markCount(first) <= 4);
     child.record(message([{ type: "text", text: "Looks fine." }]));
     child.user("Anything else?");
     const second = await child.request({ scope: "reviewer" });
-    // Past the first request, the adapter's own choice of markers again.
-    const adapter = toMessages(await prompt.assemble({ scope: "reviewer" }), {
-      cache: true,
-      gating: "keep",
-      maxCacheBreakpoints: 3,
-    });
+    // The layout stays; past the first request, the adapter's own choice
+    // of markers again.
+    assert.deepEqual(texts(second), texts(first));
+    const adapter = messagesRequest(
+      forkLayout(
+        await prompt.assemble({ scope: "reviewer" }),
+        texts(parentBody),
+      ),
+      { cache: true, gating: "keep", maxCacheBreakpoints: 3 },
+      { keepToolsEnd: true },
+    );
     assert.deepEqual(
       systemMarks(second),
       adapter.system.map((block) => block.cache_control !== undefined),
     );
+    assert.equal(systemMarks(second)[0], true);
     assert.equal(child.messages.length, 2);
     assert.notEqual(child.session, parent.session);
     await prompt.dispose();
@@ -109,6 +138,33 @@ describe("fork", () => {
       (await again.request({ scope: "reviewer" })).prompt_cache_key,
       key,
     );
+    await prompt.dispose();
+  });
+
+  it("lists the tools its scope adds after its parent's, whatever their names", async () => {
+    const prompt = registry();
+    prompt.scope("reviewer").tools(() => ({
+      schemas: [schema("annotate"), schema("zoom")],
+    }));
+    const { parentBody, child } = await forkAfter(
+      anthropicConversation(prompt, OPTIONS),
+      {
+        question: "Plan.",
+        answer: message([{ type: "text", text: "Planned." }]),
+      },
+    );
+    child.user("Review.");
+    const first = await child.request({ scope: "reviewer" });
+    assert.deepEqual(
+      first.tools?.map((tool) => tool.name),
+      ["read_file", "shell", "annotate", "zoom"],
+    );
+    assert.deepEqual(
+      JSON.stringify(unmarked(first.tools?.slice(0, 2))),
+      JSON.stringify(unmarked(parentBody.tools)),
+    );
+    // The end of the parent's tools is marked: the prefix the child shares.
+    assert.ok(first.tools?.[1].cache_control !== undefined);
     await prompt.dispose();
   });
 

@@ -16,6 +16,7 @@ import {
   toResponses,
 } from "../../adapters/openai/mod.ts";
 import type { PromptAssembly, SystemPrompt } from "../../mod.ts";
+import { forkLayout } from "../../src/conversation/fork_layout.ts";
 import {
   assertResumedBytes,
   completion,
@@ -110,12 +111,21 @@ function texts(parts: Part[]): string[] {
 
 for (const form of FORMS) {
   describe(`fork on OpenAI ${form.name}`, () => {
-    it("marks the end of the prefix the first request shares with its parent, within the marks", async () => {
+    it("lays its own sections after the parent's and marks the end of the prefix they share, within the marks", async () => {
       const prompt = registry();
-      const { parentBody, child } = await forkAfter(form.start(prompt), {
-        question: "Plan the change.",
-        answer: form.answer(),
+      // The lead's own section, which a reviewer bound to the lead shares.
+      prompt.scope("lead").section({
+        name: "lead",
+        order: 500,
+        text: "You lead the change.",
+        cacheBreakpoint: true,
       });
+      prompt.bindScope("reviewer", "lead");
+      const parent = form.start(prompt);
+      parent.user("Plan the change.");
+      const parentBody = await parent.request({ scope: "lead" });
+      parent.record(form.answer());
+      const child = parent.fork();
       child.user("Review the change.");
       const first = await child.request({ scope: "reviewer" });
       assert.equal(first.prompt_cache_key, parentBody.prompt_cache_key);
@@ -125,20 +135,27 @@ for (const form of FORMS) {
       );
       const before = texts(systemOf(parentBody));
       const now = systemOf(first);
-      let shared = 0;
-      while (before[shared] === now[shared].text) shared++;
-      assert.ok(shared > 0 && shared < now.length);
+      const shared = before.length;
+      assert.deepEqual(texts(now).slice(0, shared), before);
+      // The reviewer's own sections follow, the blank line before them theirs.
+      assert.deepEqual(texts(now).slice(shared), [
+        "\n\nReview rule a.\n\n",
+        "Review rule b.\n\n",
+        "Review rule c.",
+      ]);
       assert.equal(marks(now)[shared - 1], true); // the shared prefix's end
       assert.ok(marks(now).filter(Boolean).length <= 2);
       const adapter = form.adapterParts(
-        await prompt.assemble({ scope: "reviewer" }),
+        forkLayout(await prompt.assemble({ scope: "reviewer" }), before),
       );
+      // The adapter alone marks the end of the lead's stable part instead.
       assert.equal(marks(adapter)[shared - 1], false);
-      assert.deepEqual(texts(now), texts(adapter));
       child.record(form.answer());
       child.user("Anything else?");
       const second = await child.request({ scope: "reviewer" });
-      // Past the first request, the adapter's own choice of marks again.
+      // The layout stays; past the first request, the adapter's own choice
+      // of marks again.
+      assert.deepEqual(texts(systemOf(second)), texts(now));
       assert.deepEqual(marks(systemOf(second)), marks(adapter));
       await prompt.dispose();
     });

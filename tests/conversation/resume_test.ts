@@ -126,6 +126,13 @@ describe("save and resume", () => {
         "RECORDING_VERSION",
       ],
       [lines[0] + "{not json\n" + lines[2], "RECORDING_UNPARSABLE"],
+      [
+        JSON.stringify({
+          ...header,
+          fork: { session: "s", listed: [], state: {}, head: null },
+        }) + "\n",
+        "RECORDING_UNPARSABLE",
+      ],
       ["", "RECORDING_UNPARSABLE"],
       ['{"hello":1}\n', "RECORDING_UNPARSABLE"],
       [lines[0] + lines[2], "RECORDING_DISCONTINUOUS"],
