@@ -11,7 +11,7 @@ import {
   get,
   isRecord,
   lifetimes,
-  Reader,
+  type Reader,
   usageObject,
 } from "./reported_reader.ts";
 import type { CacheLifetime, ReportedUsage } from "./reported_types.ts";
