@@ -86,8 +86,8 @@ describe("rxprompt simulate", () => {
   it("answers a bad provider, a missing file and a module that is not a session with one line", async () => {
     const cases: [string[], RegExp][] = [
       [
-        ["simulate", PAUSES, "--provider", "gemini"],
-        /unknown --provider "gemini"; expected one of anthropic, openai, openai-explicit/,
+        ["simulate", PAUSES, "--provider", "mistral"],
+        /unknown --provider "mistral"; expected one of anthropic, openai, openai-explicit, bedrock, gemini/,
       ],
       [["simulate", "nope.ts"], /session nope.ts not found/],
       [
