@@ -73,10 +73,17 @@ describe("rxprompt simulate", () => {
     ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /o200k_base; Anthropic's tokenizer differs/);
-    for (const provider of ["anthropic", "openai", "openai-explicit"]) {
+    const providers = [
+      "anthropic",
+      "openai",
+      "openai-explicit",
+      "bedrock",
+      "gemini",
+    ];
+    for (const provider of providers) {
       assert.match(run.stdout, new RegExp(`^${provider}$`, "m"));
     }
-    assert.equal(run.stdout.match(/^total /gm)?.length, 3);
+    assert.equal(run.stdout.match(/^total /gm)?.length, 5);
     // The memory is runtime context and the gates keep the tools listed:
     // what changes is the runtime context, and no step misses a tool.
     assert.match(run.stdout, /changed: runtime context/);
