@@ -132,8 +132,6 @@ export function memo(
 
 const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
 const fix = (value: number) => value.toFixed(2);
-const percent = pct;
-const fixed = fix;
 
 /**
  * The rows as a table (Markdown with `markdown`): one line per session and
