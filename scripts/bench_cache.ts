@@ -130,8 +130,10 @@ export function memo(
   };
 }
 
-const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
-const fix = (value: number) => value.toFixed(2);
+// A mean over no rows (a way with no body for the provider's wire) is "-".
+const percent = (value: number) =>
+  Number.isNaN(value) ? "-" : `${(value * 100).toFixed(1)}%`;
+const fixed = (value: number) => Number.isNaN(value) ? "-" : value.toFixed(2);
 
 /**
  * The rows as a table (Markdown with `markdown`): one line per session and
@@ -159,9 +161,6 @@ export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
       return chosen.reduce((sum, row) => sum + (row[key] as number), 0) /
         chosen.length;
     };
-    // A way with no rows here (no body for this provider's wire): "-".
-    const percent = (value: number) => Number.isNaN(value) ? "-" : pct(value);
-    const fixed = (value: number) => Number.isNaN(value) ? "-" : fix(value);
     return [
       session,
       provider,
