@@ -87,7 +87,11 @@ describe("rxprompt simulate", () => {
     // The memory is runtime context and the gates keep the tools listed:
     // what changes is the runtime context, and no step misses a tool.
     assert.match(run.stdout, /changed: runtime context/);
-    assert.doesNotMatch(run.stdout, /first miss tool:/);
+    // Gemini's first steps are under its 4,096-token minimum: the miss is
+    // at the first block, a tool, but no tool changed.
+    for (const miss of run.stdout.match(/first miss tool:.*/g) ?? []) {
+      assert.match(miss, /under the minimum of 4096/);
+    }
   });
 
   it("answers a bad provider, a missing file and a module that is not a session with one line", async () => {
