@@ -32,6 +32,8 @@ export type AdapterAssembly = PromptAssembly & {
 /** The rule most model APIs apply to a tool's name. */
 export const WIRE_TOOL_NAME: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
 
+const WIRE_NAME_SAYS = '1 to 64 ASCII letters, digits, "_" or "-"';
+
 /** The registry's own rule for a tool name (SPEC 7.1). */
 const CORE_TOOL_NAME_LENGTH = 128;
 const CORE_TOOL_NAME_FORBIDDEN = /[\s\p{Cc}]/u;
@@ -40,6 +42,8 @@ const CORE_TOOL_NAME_FORBIDDEN = /[\s\p{Cc}]/u;
 export interface NameRule {
   readonly pattern: RegExp;
   readonly api: string;
+  /** The rule in words (default: that of {@linkcode WIRE_TOOL_NAME}). */
+  readonly says?: string;
 }
 
 /** A tool read once: the values checked are the values sent. */
@@ -225,8 +229,7 @@ function checkName(
     throw new SystemPromptError(
       "INVALID_TOOL_NAME",
       `Tool ${quote(name)} cannot be sent to the ${rule.api}: a tool name ` +
-        `must match ${rule.pattern.source} (1 to 64 ASCII letters, digits, ` +
-        `"_" or "-").`,
+        `must match ${rule.pattern.source} (${rule.says ?? WIRE_NAME_SAYS}).`,
     );
   }
   if (
@@ -250,14 +253,48 @@ export function isJsonObject(
 }
 
 /**
+ * A tool's parameters as the object schema the Anthropic and Bedrock APIs
+ * require: a schema without `type` gets `type: "object"`; any other `type`
+ * throws `INVALID_TOOL_SCHEMA` naming the tool, the API (`api`) and its
+ * field (`field`).
+ */
+export function objectSchema(
+  { name, parameters }: ReadTool,
+  { api, field }: { api: string; field: string },
+): { type: "object"; [key: string]: unknown } {
+  if (!Object.hasOwn(parameters, "type")) {
+    return { type: "object", ...parameters };
+  }
+  const type = parameters.type;
+  if (type !== "object") {
+    throw new SystemPromptError(
+      "INVALID_TOOL_SCHEMA",
+      `Tool ${quote(name)} has parameters of type ${quote(type)}; the ` +
+        `${api} takes an object schema as ${field} (type "object", or no ` +
+        `type at all).`,
+    );
+  }
+  return parameters as { type: "object"; [key: string]: unknown };
+}
+
+/**
  * The runtime context rendered with the assembly's variables, as the
  * user-role message every API takes; `undefined` when it renders empty.
  */
 export function runtimeMessage(
   input: AdapterInput,
 ): { role: "user"; content: string } | undefined {
+  const content = runtimeContextText(input);
+  return content === undefined ? undefined : { role: "user", content };
+}
+
+/**
+ * The runtime context rendered with the assembly's variables, or
+ * `undefined` when it renders empty.
+ */
+export function runtimeContextText(input: AdapterInput): string | undefined {
   const content = runtimeContextOf(input.parts);
-  return content === "" ? undefined : { role: "user", content };
+  return content === "" ? undefined : content;
 }
 
 /**
@@ -310,6 +347,19 @@ export function cacheControlOf(cache: unknown): CacheControl | undefined {
         : ""
     }; it must be true, false, or { ttl: "5m" } / { ttl: "1h" }.`,
   );
+}
+
+/** Bedrock's cache point (`CachePointBlock`). */
+export type CachePoint = { type: "default"; ttl?: "5m" | "1h" };
+
+/**
+ * Bedrock's cache point for the marker the `cache` option asked for
+ * ({@linkcode cacheControlOf}): the same lifetime, or none.
+ */
+export function cachePointOf(control: CacheControl): CachePoint {
+  return control.ttl === undefined
+    ? { type: "default" }
+    : { type: "default", ttl: control.ttl };
 }
 
 /**

@@ -59,7 +59,13 @@ export const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
 };
 
 /** The providers of `simulate --provider`. */
-export const PROVIDERS = ["anthropic", "openai", "openai-explicit"] as const;
+export const PROVIDERS = [
+  "anthropic",
+  "openai",
+  "openai-explicit",
+  "bedrock",
+  "gemini",
+] as const;
 
 /** A provider whose caching rules `simulate` applies. */
 export type Provider = typeof PROVIDERS[number];

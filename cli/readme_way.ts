@@ -3,7 +3,9 @@
  * and `deno task bench:cache` build each step's request: through the
  * conversation object (SPEC 9.1, 9.8), one per thread and wire,
  * `anthropicConversation` for Anthropic Messages and `chatConversation`
- * with `cache: true` for OpenAI Chat Completions. The conversation applies
+ * with `cache: true` for OpenAI Chat Completions; Bedrock Converse and
+ * Gemini, which have no conversation object yet, the stateless adapters'
+ * way (`readme_way_stateless.ts`). The conversation applies
  * every rule of the request loop itself (runtime context after the last
  * item only when it changed, the conversation's marks, lifetimes from
  * `awaiting`, gates with the tools block kept, `prompt_cache_key`, tool
@@ -38,13 +40,32 @@ import {
   resumeChatConversation,
 } from "../adapters/openai/mod.ts";
 import type {
+  CacheProvider,
   SessionMessage,
   SessionRequest,
   SessionToolCall,
 } from "../src/cache/mod.ts";
+import { PROVIDER_RULES } from "../src/cache/rules.ts";
+import { statelessWay } from "./readme_way_stateless.ts";
 
-/** The wire a way builds for: Anthropic Messages or OpenAI Chat Completions. */
-export type WayWire = "anthropic" | "openai";
+/**
+ * The wire a way builds for: Anthropic Messages, OpenAI Chat Completions,
+ * Bedrock Converse or Gemini `generateContent`.
+ */
+export type WayWire = "anthropic" | "openai" | "bedrock" | "gemini";
+
+/** Every wire, in the order the runner builds them. */
+export const WAY_WIRES: readonly WayWire[] = [
+  "anthropic",
+  "openai",
+  "bedrock",
+  "gemini",
+];
+
+/** The wire whose bodies a provider's rules read. */
+export function wireOf(provider: CacheProvider): WayWire {
+  return PROVIDER_RULES[provider].wire;
+}
 
 /** What a way builds one step's request from. */
 export interface WayInput {
@@ -72,10 +93,16 @@ export interface WayInput {
   readonly resumed?: boolean;
 }
 
-/** Builds one step's request body. */
+/**
+ * Builds one step's request body; `undefined` for a wire the way does not
+ * build (the frozen ways predate Bedrock and Gemini).
+ */
 export type Way = (
   input: WayInput,
-) => Record<string, unknown> | Promise<Record<string, unknown>>;
+) =>
+  | Record<string, unknown>
+  | undefined
+  | Promise<Record<string, unknown> | undefined>;
 
 /** The part of a conversation the way drives (every provider form has it). */
 interface Driven {
@@ -124,6 +151,10 @@ const MODEL = { anthropic: "claude-sonnet-4-5", openai: "gpt-5.6" } as const;
 /** The README's way with `options` (see the module documentation). */
 export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
   return async (input) => {
+    if (input.wire === "bedrock" || input.wire === "gemini") {
+      // No conversation object yet: the adapters, the loop by hand.
+      return statelessWay(input.wire, input);
+    }
     const memory = input.state as LoopState;
     const toolChanges = input.request.toolChanges ?? memory.toolChanges ??
       options.toolChanges ?? "rebuild";
@@ -247,7 +278,7 @@ function start(
 
 /** The conversation saved to its recording and resumed from it. */
 function resume(
-  wire: WayWire,
+  wire: "anthropic" | "openai",
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
 ): Driven {
@@ -270,7 +301,7 @@ function same(a: SessionMessage, b: SessionMessage | undefined): boolean {
 
 /** The SDK's answer object for an assistant turn of the session. */
 function answerOf(
-  wire: WayWire,
+  wire: "anthropic" | "openai",
   message: SessionMessage,
   memory: LoopState,
 ): unknown {

@@ -19,7 +19,12 @@ import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
-import { plainMessages, type Way, type WayWire } from "./readme_way.ts";
+import {
+  plainMessages,
+  type Way,
+  WAY_WIRES,
+  type WayWire,
+} from "./readme_way.ts";
 import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
@@ -36,8 +41,8 @@ export interface RunStep {
   /** The session's previous assembly (any thread). */
   readonly before?: PromptAssembly;
   readonly messages: readonly SessionMessage[];
-  /** Way name → wire → body. */
-  readonly bodies: ReadonlyMap<string, Record<WayWire, unknown>>;
+  /** Way name → wire → body (a way may build no body for a wire). */
+  readonly bodies: ReadonlyMap<string, Partial<Record<WayWire, unknown>>>;
 }
 
 /**
@@ -254,7 +259,7 @@ export async function runSession(
         continue;
       }
       const previous = last.get(thread);
-      const bodies = new Map<string, Record<WayWire, unknown>>();
+      const bodies = new Map<string, Partial<Record<WayWire, unknown>>>();
       const messages = plainMessages(request.messages);
       for (const [name, way] of Object.entries(ways)) {
         const build = (wire: WayWire) =>
@@ -270,10 +275,12 @@ export async function runSession(
             ...(resumed ? { resumed } : {}),
           });
         try {
-          bodies.set(name, {
-            anthropic: await build("anthropic"),
-            openai: await build("openai"),
-          });
+          const built: Partial<Record<WayWire, unknown>> = {};
+          for (const wire of WAY_WIRES) {
+            const body = await build(wire);
+            if (body !== undefined) built[wire] = body;
+          }
+          bodies.set(name, built);
         } catch (error) {
           throw new CliError(
             `step ${index}: the ${name} way failed: ${describeError(error)}`,
@@ -334,9 +341,11 @@ export function requestsOf(
   way: string,
   wire: WayWire,
 ): CacheRequest[] {
-  return steps.map((step) => ({
-    body: step.bodies.get(way)![wire],
-    time: step.time,
-    thread: step.thread,
-  }));
+  return steps.map((step) => {
+    const body = step.bodies.get(way)?.[wire];
+    if (body === undefined) {
+      throw new CliError(`the ${way} way builds no ${wire} request body`);
+    }
+    return { body, time: step.time, thread: step.thread };
+  });
 }

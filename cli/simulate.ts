@@ -25,7 +25,7 @@ import type { Args } from "./args.ts";
 import { describeError } from "./cli_error.ts";
 import type { Output } from "./output.ts";
 import { TextMap } from "../src/shared/text_map.ts";
-import { readmeWay } from "./readme_way.ts";
+import { readmeWay, wireOf } from "./readme_way.ts";
 import {
   loadSession,
   requestsOf,
@@ -39,6 +39,8 @@ export const PROVIDERS: readonly CacheProvider[] = [
   "anthropic",
   "openai",
   "openai-explicit",
+  "bedrock",
+  "gemini",
 ];
 
 const NOTE = "Tokens are counted with o200k_base; Anthropic's tokenizer " +
@@ -111,8 +113,7 @@ export function simulateSteps(
   steps: readonly RunStep[],
   { provider, count }: { provider: CacheProvider; count: CountTokens },
 ): { steps: SimulatedStep[]; totals: Totals } {
-  const wire = provider === "anthropic" ? "anthropic" : "openai";
-  const requests = requestsOf(steps, "readme", wire);
+  const requests = requestsOf(steps, "readme", wireOf(provider));
   const simulation: CacheSimulation = simulateCache(requests, {
     provider,
     countTokens: count,

@@ -23,7 +23,7 @@ import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
 import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";
 import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
-import type { WayWire } from "../cli/readme_way.ts";
+import { wireOf } from "../cli/readme_way.ts";
 import {
   inlineToolChanges,
   pauseLosses,
@@ -34,6 +34,8 @@ const PROVIDERS: readonly CacheProvider[] = [
   "anthropic",
   "openai",
   "openai-explicit",
+  "bedrock",
+  "gemini",
 ];
 
 /** One row of the table. */
@@ -83,8 +85,10 @@ export async function benchRuns(
     }
     readme.set(name, runs.get("readme")!);
     for (const provider of PROVIDERS) {
-      const wire: WayWire = provider === "anthropic" ? "anthropic" : "openai";
+      const wire = wireOf(provider);
       for (const way of Object.keys(WAYS)) {
+        // The frozen ways build no Bedrock or Gemini bodies.
+        if (runs.get(way)![0]?.bodies.get(way)?.[wire] === undefined) continue;
         const requests = requestsOf(runs.get(way)!, way, wire);
         const { totals } = simulateCache(requests, {
           provider,
@@ -126,8 +130,10 @@ export function memo(
   };
 }
 
-const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-const fixed = (value: number) => value.toFixed(2);
+// A mean over no rows (a way with no body for the provider's wire) is "-".
+const percent = (value: number) =>
+  Number.isNaN(value) ? "-" : `${(value * 100).toFixed(1)}%`;
+const fixed = (value: number) => Number.isNaN(value) ? "-" : value.toFixed(2);
 
 /**
  * The rows as a table (Markdown with `markdown`): one line per session and
@@ -158,7 +164,8 @@ export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
     return [
       session,
       provider,
-      percent(mean(ways[0], "bound")),
+      // The bound is the same for every way that builds this wire.
+      percent(mean(ways.find((way) => of(way).length > 0) ?? ways[0], "bound")),
       ...ways.map((way) =>
         `${percent(mean(way, "efficiency"))} (${fixed(mean(way, "ratio"))})`
       ),
@@ -223,14 +230,19 @@ export function goal(rows: readonly BenchRow[]): string[] {
     const ratio = mean(readme, "ratio");
     const lowest = Math.min(...readme.map((row) => row.ratio));
     const prompt = mean(readme, "promptRatio");
+    const staticFirst = of("static-first");
     const lead = (mean(readme, "efficiency") -
-      mean(of("static-first"), "efficiency")) * 100;
-    const strict = provider !== "openai";
+      mean(staticFirst, "efficiency")) * 100;
+    // Automatic caches (OpenAI's, Gemini's) read no marks: 0.96.
+    const strict = provider !== "openai" && provider !== "gemini";
     const checks = [
       [`mean ÷ bound ${fixed(ratio)}`, ratio >= (strict ? 0.98 : 0.96)],
       ...(strict ? [[`lowest ${fixed(lowest)}`, lowest >= 0.95] as const] : []),
       [`prompt ÷ bound ${fixed(prompt)}`, prompt >= 0.95],
-      [`${lead.toFixed(1)} points over static-first`, lead >= 15],
+      // The frozen ways have no Bedrock or Gemini bodies to lead.
+      ...(staticFirst.length === 0 ? [] : [
+        [`${lead.toFixed(1)} points over static-first`, lead >= 15] as const,
+      ]),
     ] as const;
     lines.push(
       `  ${provider.padEnd(15)} ${
@@ -278,16 +290,18 @@ export async function checks(
     count,
     RESUMED.at,
   );
-  const equal = PROVIDERS.every((provider) =>
-    resumed.cached[provider].straight === resumed.cached[provider].resumed
+  // The conversations' forms: Bedrock and Gemini have none to resume yet.
+  const resumable = Object.keys(resumed.cached) as CacheProvider[];
+  const equal = resumable.every((provider) =>
+    resumed.cached[provider]!.straight === resumed.cached[provider]!.resumed
   );
   lines.push(
     `Resumed session (${RESUMED.session}, saved before step ${resumed.at} and ` +
       `resumed on a fresh registry; cached tokens straight / resumed):`,
     `  ${
-      PROVIDERS.map((provider) =>
-        `${provider} ${resumed.cached[provider].straight} / ${
-          resumed.cached[provider].resumed
+      resumable.map((provider) =>
+        `${provider} ${resumed.cached[provider]!.straight} / ${
+          resumed.cached[provider]!.resumed
         }`
       ).join("; ")
     }; bodies ${resumed.identical ? "identical" : "differ"} ${

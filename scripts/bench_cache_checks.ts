@@ -93,7 +93,7 @@ export interface ResumeComparison {
   /** The step the harness restarted before. */
   at: number;
   /** Provider → cached tokens straight through, and with the restart. */
-  cached: Record<CacheProvider, { straight: number; resumed: number }>;
+  cached: Partial<Record<CacheProvider, { straight: number; resumed: number }>>;
   /** Every request body is the same byte for byte. */
   identical: boolean;
 }

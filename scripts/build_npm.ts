@@ -48,6 +48,9 @@ export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
   // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README): the
   // build checks against `ai` 6, `deno check` and check:npm against both.
   ai: { range: "^6 || ^7", optional: true, build: "6.0.325" },
+  // `./gemini` only, and only its types (the function-calling mode is an
+  // enum of the SDK's). 3.x needs Node 22: the build checks against 2.x.
+  "@google/genai": { range: "^2 || ^3", optional: true, build: "2.32.0" },
   // `./otel` only, imported on the first span: without it, importing
   // `./otel` works and recording rejects with MISSING_PEER_DEPENDENCY.
   "@opentelemetry/api": { range: "^1.3.0", optional: true },

@@ -25,6 +25,7 @@ const DEPENDENCY_TYPES: Record<string, string> = {
   ToolModelMessage: "ai",
   Client: "@modelcontextprotocol/sdk/client",
   CallToolResult: "@modelcontextprotocol/sdk/types",
+  FunctionCallingConfigMode: "@google/genai",
 };
 
 const ROOT = new URL("../", import.meta.url);

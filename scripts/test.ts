@@ -61,13 +61,14 @@ const SLOW_FILE = /_(sdk|deno|scale)_test\.[cm]?[jt]sx?$/;
 const SLOW_FOLDERS = ["tests/memory"];
 
 /**
- * The SDK round trips talk to a loopback server; `ai` reads the host name.
+ * The SDK round trips talk to a loopback server; `ai` reads the host name,
+ * the AWS SDK the OS release (for its user agent).
  * The command-line tests run `deno` (and `script`, for a terminal) on
  * configs in the checkout and in temporary folders.
  */
 const PERMISSIONS = [
   "--allow-net=127.0.0.1",
-  "--allow-sys=hostname",
+  "--allow-sys=hostname,osRelease",
   "--allow-env",
   "--allow-run",
   "--allow-read",

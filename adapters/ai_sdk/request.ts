@@ -24,6 +24,7 @@ import {
   cacheBreakpointLimit,
   type CacheControl,
   cacheControlOf,
+  cachePointOf,
   gatingOf,
   promptBlocks,
   readingOptions,
@@ -34,6 +35,7 @@ import {
   withAssembly,
 } from "../_shared.ts";
 import {
+  blockItems,
   latestMarkers,
   markableItems,
   selectMarkers,
@@ -68,6 +70,16 @@ export interface AISDKOptions {
    * the first volatile tool or block; `{ ttl }` sets the lifetime. Other providers ignore the markers.
    */
   cache?: boolean | { ttl: "5m" | "1h" };
+  /**
+   * The AI SDK providers whose marks `cache` writes (default
+   * `["anthropic"]`): `"anthropic"`, `cacheControl` for `@ai-sdk/anthropic`
+   * (on tools and system messages); `"bedrock"`, `cachePoint` for
+   * `@ai-sdk/amazon-bedrock`, which reads marks on system messages only
+   * (without `"anthropic"`, no tool is marked: the budget goes to the
+   * system messages). Gemini needs none: `@ai-sdk/google` is served by
+   * implicit caching.
+   */
+  cacheProviders?: readonly ("anthropic" | "bedrock")[];
   /**
    * At most this many cache markers (an integer from 0 to 4; default 3).
    * When there are more candidates, kept in this order: the one that ends
@@ -170,10 +182,17 @@ export function aiSdkRequest(
   options: AISDKOptions | undefined,
   { keepToolsEnd }: { keepToolsEnd: boolean },
 ): AISDKRequest {
-  const { execute, cache, maxCacheBreakpoints, breakpoints, gating } =
-    readOptions(options, "toAISDK", AISDK_OPTIONS);
+  const {
+    execute,
+    cache,
+    maxCacheBreakpoints,
+    breakpoints,
+    gating,
+    cacheProviders,
+  } = readOptions(options, "toAISDK", AISDK_OPTIONS);
   const runs = readExecute(execute);
   const marker = cacheControlOf(cache);
+  const providers = readCacheProviders(cacheProviders);
   const limit = cacheBreakpointLimit(maxCacheBreakpoints);
   const auto = autoBreakpoints(breakpoints);
   const keep = gatingOf(gating);
@@ -188,9 +207,16 @@ export function aiSdkRequest(
     if (marker === undefined) system = systemPrompt(input);
     else {
       const blocks = promptBlocks(input, { auto });
+      const ranks = sent.map((index) => input.toolRanks[index]);
       const selected = auto
         ? selectMarkers(
-          markableItems(sent.map((index) => input.toolRanks[index]), blocks),
+          providers.anthropic
+            ? markableItems(ranks, blocks)
+            // Only Anthropic's provider reads a tool's mark.
+            : [
+              ...ranks.map((rank) => ({ rank, candidate: false })),
+              ...blockItems(blocks),
+            ],
           limit,
           keepToolsEnd ? { forkEnd: sent.length - 1 } : {},
         )
@@ -203,7 +229,7 @@ export function aiSdkRequest(
           ? {
             role: "system",
             content: block.text,
-            providerOptions: { anthropic: { cacheControl: { ...marker } } },
+            providerOptions: marks(marker, providers),
           }
           : { role: "system", content: block.text }
       );
@@ -212,7 +238,7 @@ export function aiSdkRequest(
       system,
       tools: toToolSet(sent.map((index) => input.tools[index]), {
         runs,
-        marker,
+        marker: providers.anthropic ? marker : undefined,
         marked,
         active: keep ? active : undefined,
       }),
@@ -232,7 +258,49 @@ const AISDK_OPTIONS = [
   "maxCacheBreakpoints",
   "breakpoints",
   "gating",
+  "cacheProviders",
 ] as const;
+
+/** Which providers' marks to write: the `cacheProviders` option, read once. */
+function readCacheProviders(
+  value: unknown,
+): { anthropic: boolean; bedrock: boolean } {
+  if (value === undefined) return { anthropic: true, bedrock: false };
+  const names = readingOptions(
+    () => Array.isArray(value) ? [...value] : undefined,
+    "toAISDK could not read its cacheProviders option",
+  );
+  if (
+    names === undefined ||
+    !names.every((name) => name === "anthropic" || name === "bedrock")
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `cacheProviders is ${quote(value)}; it must be an array of ` +
+        `"anthropic" and "bedrock" (the AI SDK providers whose provider ` +
+        `options carry cache marks).`,
+    );
+  }
+  return {
+    anthropic: names.includes("anthropic"),
+    bedrock: names.includes("bedrock"),
+  };
+}
+
+/** A system message's marks for each provider asked for. */
+function marks(
+  marker: CacheControl,
+  providers: { anthropic: boolean; bedrock: boolean },
+): NonNullable<SystemModelMessage["providerOptions"]> {
+  return {
+    ...(providers.anthropic
+      ? { anthropic: { cacheControl: { ...marker } } }
+      : {}),
+    ...(providers.bedrock
+      ? { bedrock: { cachePoint: cachePointOf(marker) } }
+      : {}),
+  };
+}
 
 type Run = (input: unknown, options: unknown) => unknown;
 

@@ -5,12 +5,7 @@
  * @module
  */
 
-import {
-  type AssembledSection,
-  type PromptAssembly,
-  SystemPromptError,
-} from "../../mod.ts";
-import { quote } from "../../src/errors.ts";
+import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
   activeNamesOf,
   allowedToolNames,
@@ -20,6 +15,7 @@ import {
   cacheControlOf,
   gatingOf,
   type NameRule,
+  objectSchema,
   promptBlocks,
   readOptions,
   type ReadTool,
@@ -288,30 +284,14 @@ const MESSAGES_OPTIONS = [
   "gating",
 ] as const;
 
-export function toTool(
-  { name, description, parameters }: ReadTool,
-): MessagesTool {
-  if (!Object.hasOwn(parameters, "type")) {
-    return {
-      name,
-      description,
-      input_schema: { type: "object", ...parameters },
-    };
-  }
-  const type = parameters.type;
-  if (type !== "object") {
-    throw new SystemPromptError(
-      "INVALID_TOOL_SCHEMA",
-      `Tool ${quote(name)} has parameters of type ${
-        quote(type)
-      }; the Anthropic Messages API takes an object schema as input_schema ` +
-        `(type "object", or no type at all).`,
-    );
-  }
+export function toTool(tool: ReadTool): MessagesTool {
   return {
-    name,
-    description,
-    input_schema: parameters as MessagesTool["input_schema"],
+    name: tool.name,
+    description: tool.description,
+    input_schema: objectSchema(tool, {
+      api: "Anthropic Messages API",
+      field: "input_schema",
+    }),
   };
 }
 

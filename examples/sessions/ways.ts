@@ -16,6 +16,9 @@
  * - `readme`: the current README's advice, as `rxprompt simulate` uses it
  *   (`cli/readme_way.ts`).
  *
+ * The frozen ways build no Bedrock or Gemini bodies: 0.2 had no adapter
+ * for them.
+ *
  * @module
  */
 
@@ -39,6 +42,7 @@ export type { Way, WayInput, WayWire } from "../../cli/readme_way.ts";
 export const staticFirst: Way = (
   { wire, assembly, messages, volatileSections },
 ) => {
+  if (wire === "bedrock" || wire === "gemini") return undefined;
   const sections = assembly.sections;
   const text = (kept: PromptAssembly["sections"]) =>
     renderPrompt({ ...assembly, sections: [...kept] });
@@ -101,6 +105,7 @@ const FROZEN: MessagesOptions = { cache: true, breakpoints: "explicit" };
 
 /** The 0.2 README's advice, frozen (see the module documentation). */
 export const readme02: Way = ({ wire, assembly, messages }) => {
+  if (wire === "bedrock" || wire === "gemini") return undefined;
   if (wire === "anthropic") {
     const { system, tools, runtimeContext } = toMessages(assembly, FROZEN);
     return {

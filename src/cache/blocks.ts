@@ -12,59 +12,34 @@
  * @module
  */
 
-import { SystemPromptError } from "../errors.ts";
+import {
+  ANTHROPIC_TTL,
+  type Block,
+  bodyError,
+  contentBlock,
+  isRecord,
+  kind,
+  type Marker,
+  messageBlock,
+  type ParsedBody,
+} from "./block_shapes.ts";
+import { converseBody, isConverseBody } from "./blocks_converse.ts";
+import { geminiBody } from "./blocks_gemini.ts";
 
-/** The wire a body belongs to. */
-export type Wire = "anthropic" | "openai";
+/**
+ * The wire a body belongs to: Anthropic Messages, OpenAI (Chat Completions
+ * or Responses), Bedrock Converse, Gemini `generateContent`.
+ */
+export type Wire = "anthropic" | "openai" | "bedrock" | "gemini";
 
-/** A cache marker: where a prefix may be written, and for how long. */
-export interface Marker {
-  /** Lifetime in ms. */
-  readonly ttl: number;
-  /** The price of a written token (1.25 or 2 uncached tokens). */
-  readonly writePrice: number;
-  /** How the body spelled it, for messages. */
-  readonly label: string;
-}
-
-/** One block of a request. */
-export interface Block {
-  /** `tool:NAME`, `system:I` or `message:I.J`. */
-  readonly id: string;
-  readonly part: "tools" | "system" | "messages";
-  /** The matched content. */
-  readonly key: string;
-  /** The counted content. */
-  readonly text: string;
-  readonly marker?: Marker;
-}
-
-/** A request body as blocks. */
-export interface ParsedBody {
-  readonly blocks: Block[];
-  /** OpenAI `prompt_cache_options.mode` is `"explicit"`. */
-  readonly explicitMode: boolean;
-  /**
-   * OpenAI automatic caching's lifetime when the body asks for more than
-   * the in-memory default (`prompt_cache_retention: "24h"`), in ms.
-   */
-  readonly automaticTtl?: number;
-}
+export type { Block, Marker, ParsedBody } from "./block_shapes.ts";
+export { bodyError, kind } from "./block_shapes.ts";
 
 const MINUTE = 60_000;
-const ANTHROPIC_TTL: Record<string, Marker> = {
-  "5m": { ttl: 5 * MINUTE, writePrice: 1.25, label: "5m" },
-  "1h": { ttl: 60 * MINUTE, writePrice: 2, label: "1h" },
-};
 const OPENAI_TTL: Record<string, Marker> = {
   "30m": { ttl: 30 * MINUTE, writePrice: 1.25, label: "30m" },
   "12h": { ttl: 12 * 60 * MINUTE, writePrice: 1.25, label: "12h" },
 };
-
-/** A mistake in a body: the simulator prefixes the request's index. */
-export function bodyError(message: string): SystemPromptError {
-  return new SystemPromptError("INVALID_CONFIG", message);
-}
 
 /**
  * Reads `body` for `wire`.
@@ -75,21 +50,33 @@ export function parseBody(body: unknown, wire: Wire): ParsedBody {
   if (!isRecord(body)) {
     throw bodyError(`the body is ${kind(body)}; ${expected(wire)}`);
   }
-  return wire === "anthropic" ? anthropicBody(body) : openAIBody(body);
+  switch (wire) {
+    case "anthropic":
+      return anthropicBody(body);
+    case "openai":
+      return openAIBody(body);
+    case "bedrock":
+      return converseBody(body);
+    case "gemini":
+      return geminiBody(body);
+  }
 }
 
 /**
  * Reads a body of any accepted shape (for the bound, which has no
- * provider): an Anthropic body has `system` or content blocks with
- * `cache_control`; otherwise the OpenAI shapes are tried.
+ * provider): a Gemini body has `contents`; a Converse body has `modelId`,
+ * `toolConfig`, or blocks without `type`; an Anthropic body has `system`;
+ * otherwise the OpenAI shapes are tried.
  */
 export function parseAnyBody(body: unknown): ParsedBody {
   if (!isRecord(body)) {
     throw bodyError(
-      `the body is ${kind(body)}; expected a Messages, Chat Completions ` +
-        `or Responses request body (an object)`,
+      `the body is ${kind(body)}; expected a Messages, Chat Completions, ` +
+        `Responses, Converse or generateContent request body (an object)`,
     );
   }
+  if (body.contents !== undefined) return geminiBody(body);
+  if (isConverseBody(body)) return converseBody(body);
   if (body.input !== undefined || body.instructions !== undefined) {
     return openAIBody(body);
   }
@@ -98,6 +85,13 @@ export function parseAnyBody(body: unknown): ParsedBody {
 }
 
 function expected(wire: Wire): string {
+  if (wire === "bedrock") {
+    return "expected a Converse body { modelId?, toolConfig?, system?, " +
+      "messages }";
+  }
+  if (wire === "gemini") {
+    return "expected a generateContent body { model?, contents, config? }";
+  }
   return wire === "anthropic"
     ? "expected an Anthropic Messages body { tools?, system?, messages }"
     : "expected a Chat Completions body { tools?, messages, " +
@@ -284,7 +278,7 @@ function cacheOptionsOf(
   return { explicit: options.mode === "explicit", ttl };
 }
 
-function toolBlocks(tools: unknown, wire: Wire): Block[] {
+function toolBlocks(tools: unknown, wire: "anthropic" | "openai"): Block[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) {
     throw bodyError(`tools is ${kind(tools)}; expected an array of tools`);
@@ -340,35 +334,10 @@ function textBlock(id: string, part: Block["part"], text: string): Block {
   return { id, part, key: `${part}\u0000${text}`, text };
 }
 
-function messageBlock(id: string, role: string, text: string): Block {
-  return { id, part: "messages", key: `${role}\u0000${text}`, text };
-}
-
-function contentBlock(
-  id: string,
-  role: string,
-  rest: Record<string, unknown>,
-  marker: Marker | undefined,
-): Block {
-  const json = JSON.stringify(rest);
-  const text = typeof rest.text === "string" ? rest.text : json;
-  return {
-    id,
-    part: "messages",
-    // A bare text block is the same prompt as a string content.
-    key: plainText(rest) ? `${role}\u0000${text}` : `${role}\u0000${json}`,
-    text,
-    marker,
-  };
-}
-
-function plainText(block: Record<string, unknown>): boolean {
-  const keys = Object.keys(block);
-  return keys.length === 2 && typeof block.text === "string" &&
-    (block.type === "text" || block.type === "input_text");
-}
-
-function anthropicMarker(control: unknown, where: string): Marker | undefined {
+export function anthropicMarker(
+  control: unknown,
+  where: string,
+): Marker | undefined {
   if (control === undefined || control === null) return undefined;
   if (!isRecord(control) || control.type !== "ephemeral") {
     throw bodyError(
@@ -406,28 +375,4 @@ function openAIMarker(
     );
   }
   return OPENAI_TTL[ttl];
-}
-
-/** `Array.isArray`, false for a revoked Proxy (which it throws on). */
-function isArray(value: unknown): boolean {
-  try {
-    return Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A value's kind for a message; reads nothing of an object. */
-export function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (isArray(value)) return "an array";
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
-  if (typeof value === "object") return "an object";
-  if (typeof value === "function") return "a function";
-  return `${typeof value} ${String(value)}`;
 }

@@ -1,7 +1,8 @@
 /**
- * OpenAI's automatic prompt caching (SPEC 8.8): a request reads the longest
- * exact common prefix with an earlier request, rounded down to a multiple
- * of 128 tokens, nothing below the minimum (1024). Order tools, system,
+ * Automatic prefix caching: OpenAI's (SPEC 8.8) and Gemini's implicit one
+ * (SPEC 10.5), with the facts of `rules.ts`. OpenAI's: a request reads the
+ * longest exact common prefix with an earlier request, rounded down to a
+ * multiple of 128 tokens, nothing below the minimum (1024). Order tools, system,
  * messages (OpenAI does not document how it serialises tools: an
  * assumption). Entries live 5 minutes after their last use (an assumption:
  * OpenAI says 5 to 10 minutes of inactivity, up to an hour off-peak), or
@@ -10,7 +11,8 @@
  *
  * The match is exact at block boundaries; inside the first differing block
  * it is the common leading text of that block and the earlier request's,
- * counted with the same tokenizer (an estimate).
+ * counted with the same tokenizer (an estimate). Gemini's: the same with
+ * its own minimum (4,096 on Gemini 3) and no rounding (see `rules.ts`).
  *
  * @module
  */
@@ -23,12 +25,8 @@ import {
   ROOT,
   tokensThrough,
 } from "./prefixes.ts";
+import { type AutomaticFacts, OPENAI_AUTOMATIC } from "./rules.ts";
 import type { CacheRequestResult, CountTokens } from "./types.ts";
-
-/** The step of OpenAI's cache hits, in tokens. */
-export const STEP = 128;
-/** How long an automatic entry lives after its last use (assumed). */
-export const AUTOMATIC_TTL = 5 * 60_000;
 /** The distinct blocks remembered after a prefix, for partial matches. */
 const NEXT_KEPT = 4;
 
@@ -56,10 +54,16 @@ export class AutomaticCache {
   readonly #next = new Map<number, Next[]>();
   readonly #count: CountTokens;
   readonly #minimum: number;
+  readonly #facts: AutomaticFacts;
 
-  constructor(count: CountTokens, minimum: number) {
+  constructor(
+    count: CountTokens,
+    minimum: number,
+    facts: AutomaticFacts = OPENAI_AUTOMATIC,
+  ) {
     this.#count = count;
     this.#minimum = minimum;
+    this.#facts = facts;
   }
 
   /** What the automatic rule serves `request`. */
@@ -82,16 +86,17 @@ export class AutomaticCache {
       const own = tokensThrough(request, following) - matched;
       matched += Math.min(partial, Math.max(0, own - 1));
     }
+    const { step } = this.#facts;
     const cached = matched < this.#minimum
       ? 0
-      : Math.floor(matched / STEP) * STEP;
+      : Math.floor(matched / step) * step;
     return { matched, cached };
   }
 
   /** Makes every prefix of `request` an entry (after it is served). */
   write(request: Prepared): void {
     const { nodes, blocks, time } = request;
-    const ttl = request.automaticTtl ?? AUTOMATIC_TTL;
+    const ttl = request.automaticTtl ?? this.#facts.ttl;
     let parent = ROOT;
     nodes.forEach((node, at) => {
       this.entries.touch(node, time, ttl);
@@ -146,7 +151,8 @@ export class AutomaticCache {
         `tokens) is under the minimum of ${this.#minimum}`;
     }
     if (read.matched >= tokensThrough(request, block)) {
-      return `cached in steps of ${STEP} tokens: ${read.matched} matched, ` +
+      return `cached in steps of ${this.#facts.step} tokens: ` +
+        `${read.matched} matched, ` +
         `${read.cached} served`;
     }
     return undefined;
@@ -170,14 +176,21 @@ export class AutomaticCache {
   }
 }
 
-/** OpenAI's automatic caching over a session. */
-export class OpenAICache {
+/** Automatic caching (OpenAI's, Gemini's) over a session. */
+export class AutomaticPrefixCache {
   readonly #cache: AutomaticCache;
   readonly #index: PrefixIndex;
 
-  constructor(index: PrefixIndex, count: CountTokens, minimum: number) {
+  constructor(
+    index: PrefixIndex,
+    { count, minimum, facts }: {
+      count: CountTokens;
+      minimum: number;
+      facts: AutomaticFacts;
+    },
+  ) {
     this.#index = index;
-    this.#cache = new AutomaticCache(count, minimum);
+    this.#cache = new AutomaticCache(count, minimum, facts);
   }
 
   /** Simulates one request. */

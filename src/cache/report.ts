@@ -21,7 +21,8 @@ import type {
   PromptCacheReportTotals,
   ReportedRequest,
 } from "./report_types.ts";
-import { DEFAULT_MIN_PREFIX_TOKENS, simulateCache } from "./simulate.ts";
+import { PROVIDER_RULES } from "./rules.ts";
+import { defaultMinimum, simulateCache } from "./simulate.ts";
 import {
   CACHE_PROVIDERS,
   type CacheProvider,
@@ -87,7 +88,7 @@ export function cacheReport(
   options: CacheReportOptions,
 ): PromptCacheReport {
   readOptions(options, requests);
-  const minimum = options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS;
+  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
   const { simulation, error } = simulate(requests, options);
   const parsed = requests.map((request) => parsed_(request, options.provider));
   const lastOfThread = new Map<string, number>();
@@ -209,10 +210,7 @@ function parsed_(
   provider: CacheProvider,
 ): ParsedBody | undefined {
   try {
-    return parseBody(
-      request.body,
-      provider === "anthropic" ? "anthropic" : "openai",
-    );
+    return parseBody(request.body, PROVIDER_RULES[provider].wire);
   } catch {
     return undefined;
   }

@@ -1,7 +1,8 @@
 /**
- * What the provider reported (SPEC 9.3, 9.8): a response's usage and cache
- * diagnosis, read from Anthropic Messages, OpenAI Chat Completions, OpenAI
- * Responses or an AI SDK result into one shape. Field names are those of the
+ * What the provider reported (SPEC 9.3, 9.8, 10.5): a response's usage and
+ * cache diagnosis, read from Anthropic Messages, OpenAI Chat Completions,
+ * OpenAI Responses, an AI SDK result, Bedrock Converse or Gemini into one
+ * shape (the last two in `reported_converse_gemini.ts`). Field names are those of the
  * installed SDKs' own types (`@anthropic-ai/sdk` `Usage`, `Diagnostics`,
  * `CacheMissReason`; `openai` `CompletionUsage`, `ResponseUsage`,
  * `Response.prompt_cache_diagnostics`; `ai` `LanguageModelUsage`).
@@ -23,6 +24,7 @@ import {
   Reader,
   usageObject,
 } from "./reported_reader.ts";
+import { bedrockUsage, geminiUsage } from "./reported_converse_gemini.ts";
 import type {
   ProviderDiagnosis,
   ProviderMissReason,
@@ -53,6 +55,8 @@ const SOURCES: readonly UsageSource[] = [
   "openai-chat",
   "openai-responses",
   "ai-sdk",
+  "bedrock",
+  "gemini",
 ];
 
 /**
@@ -64,9 +68,11 @@ const SOURCES: readonly UsageSource[] = [
  *
  * `response` is what the SDK returned: an Anthropic `Message` (or
  * `finalMessage()`), an OpenAI `ChatCompletion` (the last chunk of a stream
- * with `include_usage`), an OpenAI `Response` (`finalResponse()`), or an AI
+ * with `include_usage`), an OpenAI `Response` (`finalResponse()`), an AI
  * SDK `generateText` / `streamText` result's `{ usage }` (or the
- * `LanguageModelUsage` itself).
+ * `LanguageModelUsage` itself), a Bedrock `ConverseResponse` (or a
+ * `ConverseStream` metadata event), or a Gemini `GenerateContentResponse`
+ * (a stream's last chunk).
  *
  * Never throws: an unreadable figure is `undefined` and listed in
  * `malformed` with its raw value; an unknown diagnosis is `status:
@@ -112,6 +118,10 @@ export function readReportedUsage(
     ? openAIChat(response, reader)
     : source === "openai-responses"
     ? openAIResponses(response, reader)
+    : source === "bedrock"
+    ? bedrockUsage(response, reader)
+    : source === "gemini"
+    ? geminiUsage(response, reader)
     : aiSdk(response, reader);
   if (reader.malformed.length > 0) usage.malformed = reader.malformed;
   return usage;

@@ -7,7 +7,8 @@
 
 /**
  * The API a response came from: Anthropic Messages, OpenAI Chat
- * Completions, OpenAI Responses, or the AI SDK.
+ * Completions, OpenAI Responses, the AI SDK, Amazon Bedrock Converse, or
+ * Gemini `generateContent`.
  *
  * @example
  * ```ts
@@ -20,11 +21,13 @@ export type UsageSource =
   | "anthropic"
   | "openai-chat"
   | "openai-responses"
-  | "ai-sdk";
+  | "ai-sdk"
+  | "bedrock"
+  | "gemini";
 
 /**
- * A cache entry's lifetime as the providers name it: Anthropic's `5m` and
- * `1h`, OpenAI's `30m` and `12h`.
+ * A cache entry's lifetime as the providers name it: Anthropic's and
+ * Bedrock's `5m` and `1h`, OpenAI's `30m` and `12h`.
  *
  * @example
  * ```ts
@@ -112,8 +115,9 @@ export interface ProviderDiagnosis {
  * or reported something unreadable (then listed in `malformed`).
  *
  * `inputTokens` counts every input token, cache reads and writes included,
- * on every provider (Anthropic's own `input_tokens` leaves them out; the
- * reader adds them back, as the OpenTelemetry GenAI conventions ask).
+ * on every provider (Anthropic's own `input_tokens` and Bedrock's
+ * `inputTokens` leave them out; the reader adds them back, as the
+ * OpenTelemetry GenAI conventions ask).
  *
  * @example
  * ```ts

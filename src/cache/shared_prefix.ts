@@ -19,10 +19,10 @@ import type {
   SharedPrefixOptions,
   SharedPrefixSide,
 } from "./golden_types.ts";
+import { PROVIDER_RULES } from "./rules.ts";
 import { CACHE_PROVIDERS } from "./types.ts";
 
 /** OpenAI's automatic cache counts in steps of this many tokens. */
-const OPENAI_STEP = 128;
 
 /**
  * The tokens a child's first request shares with its parent's, under one
@@ -94,18 +94,21 @@ export function sharedPrefix(
       ? tools
       : parentEnds.has(entry.name) && childEnds.has(entry.name);
   };
+  const rules = PROVIDER_RULES[provider];
   let boundary = 0;
-  if (provider !== "openai") {
+  if (rules.reports !== "automatic") {
     for (let k = index; k > 0; k--) {
-      if (markable(k, provider === "anthropic")) {
+      // Marker caches mark tools; OpenAI's explicit marks go on text only.
+      if (markable(k, rules.markers !== undefined)) {
         boundary = k;
         break;
       }
     }
   }
   let prefixTokens = sums[boundary];
-  if (provider !== "anthropic") {
-    const automatic = Math.floor(identicalTokens / OPENAI_STEP) * OPENAI_STEP;
+  if (rules.automatic !== undefined) {
+    const { step } = rules.automatic;
+    const automatic = Math.floor(identicalTokens / step) * step;
     if (automatic > prefixTokens) {
       prefixTokens = automatic;
       // The last whole entry within the rounded prefix.
@@ -179,13 +182,15 @@ function readOptions(options: SharedPrefixOptions): {
         `${quote(countTokens)}.`,
     );
   }
-  const minimum = options.minPrefixTokens ?? 1024;
+  const minimum = options.minPrefixTokens ?? PROVIDER_RULES[provider].minimum;
   if (!Number.isSafeInteger(minimum) || minimum < 0) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `sharedPrefix's minPrefixTokens is ${
         quote(minimum)
-      }; a whole number of tokens (default 1024).`,
+      }; a whole number of tokens (default ${
+        PROVIDER_RULES[provider].minimum
+      }).`,
     );
   }
   return { provider, countTokens, minimum };

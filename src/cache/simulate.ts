@@ -8,10 +8,11 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
-import { AnthropicCache } from "./anthropic.ts";
-import { kind, parseBody, type ParsedBody, type Wire } from "./blocks.ts";
-import { OpenAICache } from "./openai.ts";
+import { kind, parseBody, type ParsedBody } from "./blocks.ts";
+import { MarkerCache } from "./marker_cache.ts";
+import { AutomaticPrefixCache } from "./openai.ts";
 import { OpenAIExplicitCache } from "./openai_explicit.ts";
+import { PROVIDER_RULES } from "./rules.ts";
 import { memoised, PrefixIndex, prepare, type Prepared } from "./prefixes.ts";
 import {
   CACHE_PROVIDERS,
@@ -24,8 +25,16 @@ import {
   type SimulateCacheOptions,
 } from "./types.ts";
 
-/** The default shortest cached prefix, in tokens. */
+/**
+ * The default shortest cached prefix, in tokens, of the rules that do not
+ * say otherwise (Anthropic, OpenAI, Bedrock; Gemini's is 4,096).
+ */
 export const DEFAULT_MIN_PREFIX_TOKENS = 1024;
+
+/** The default shortest cached prefix of `provider`'s rules, in tokens. */
+export function defaultMinimum(provider: CacheProvider): number {
+  return PROVIDER_RULES[provider]?.minimum ?? DEFAULT_MIN_PREFIX_TOKENS;
+}
 
 /**
  * Simulates a provider's prompt cache over `requests`, in order: per
@@ -66,7 +75,7 @@ export function simulateCache(
   const index = new PrefixIndex();
   const count = memoised(countTokens);
   const rule = ruleFor(provider, index, count, minimum);
-  const wire: Wire = provider === "anthropic" ? "anthropic" : "openai";
+  const { wire } = PROVIDER_RULES[provider];
   const results: CacheRequestResult[] = [];
   let previous: number | undefined;
   list.forEach((request, at) => {
@@ -92,14 +101,16 @@ function ruleFor(
   count: CountTokens,
   minimum: number,
 ): Rule {
-  switch (provider) {
-    case "anthropic":
-      return new AnthropicCache(index, minimum);
-    case "openai":
-      return new OpenAICache(index, count, minimum);
-    case "openai-explicit":
-      return new OpenAIExplicitCache(index, count, minimum);
+  const { markers, automatic } = PROVIDER_RULES[provider];
+  if (provider === "openai-explicit") {
+    return new OpenAIExplicitCache(index, count, minimum);
   }
+  if (markers !== undefined) return new MarkerCache(index, minimum, markers);
+  return new AutomaticPrefixCache(index, {
+    count,
+    minimum,
+    facts: automatic!,
+  });
 }
 
 function totalsOf(results: readonly CacheRequestResult[]): CacheTotals {
@@ -154,7 +165,8 @@ function readOptions(
         `a non-negative integer`,
     );
   }
-  const minimum = minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS;
+  const minimum = minPrefixTokens ??
+    defaultMinimum(provider as CacheProvider);
   if (
     typeof minimum !== "number" || !Number.isSafeInteger(minimum) || minimum < 0
   ) {
@@ -162,7 +174,9 @@ function readOptions(
       "INVALID_CONFIG",
       `minPrefixTokens is ${
         kind(minPrefixTokens)
-      }; expected a non-negative integer (default ${DEFAULT_MIN_PREFIX_TOKENS})`,
+      }; expected a non-negative integer (default ${
+        defaultMinimum(provider as CacheProvider)
+      })`,
     );
   }
   return {

@@ -15,8 +15,9 @@ import type {
 
 /**
  * The caching rules a simulation applies: Anthropic's `cache_control`
- * markers, OpenAI's automatic prefix cache, or OpenAI's explicit
- * `prompt_cache_breakpoint` marks (gpt-5.6 and later).
+ * markers, OpenAI's automatic prefix cache, OpenAI's explicit
+ * `prompt_cache_breakpoint` marks (gpt-5.6 and later), Amazon Bedrock's
+ * `cachePoint` blocks (Converse), or Gemini's implicit prefix cache.
  *
  * @example
  * ```ts
@@ -25,13 +26,20 @@ import type {
  * const provider: CacheProvider = "openai-explicit";
  * ```
  */
-export type CacheProvider = "anthropic" | "openai" | "openai-explicit";
+export type CacheProvider =
+  | "anthropic"
+  | "openai"
+  | "openai-explicit"
+  | "bedrock"
+  | "gemini";
 
 /** The providers, in the order reports list them. */
 export const CACHE_PROVIDERS: readonly CacheProvider[] = [
   "anthropic",
   "openai",
   "openai-explicit",
+  "bedrock",
+  "gemini",
 ];
 
 /**

@@ -24,7 +24,8 @@ import type {
   JudgeRequestOptions,
   ReportedRequest,
 } from "./report_types.ts";
-import { DEFAULT_MIN_PREFIX_TOKENS, simulateCache } from "./simulate.ts";
+import { PROVIDER_RULES } from "./rules.ts";
+import { defaultMinimum, simulateCache } from "./simulate.ts";
 
 /** OpenAI's cache granularity, and the tolerance of every comparison. */
 export const STEP_TOKENS = 128;
@@ -121,8 +122,8 @@ export function judgeRequest(
   const { previous, current } = pair;
   const provider: ProviderDiagnosis = current.usage.diagnosis ??
     { status: "none" };
-  const wire = options.provider === "anthropic" ? "anthropic" : "openai";
-  const minimum = options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS;
+  const { wire } = PROVIDER_RULES[options.provider];
+  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
   let before: ParsedBody;
   let after: ParsedBody;
   try {
@@ -249,8 +250,9 @@ export function judgeRequest(
 
 /**
  * The tokens of a request's cached or written prefix, as reported: reads
- * plus writes; OpenAI's automatic cache writes every prompt, so its whole
- * input counts there (rounded down to 128, 0 under the minimum).
+ * plus writes; an automatic cache (OpenAI's, Gemini's) writes every prompt,
+ * so its whole input counts there (rounded down to its step, 128 on
+ * OpenAI, 0 under the minimum).
  */
 export function prefixTokens(
   usage: ReportedUsage,
@@ -260,20 +262,22 @@ export function prefixTokens(
 ): number | undefined {
   const { cacheReadTokens: read, cacheWriteTokens: written, inputTokens } =
     usage;
+  const rules = PROVIDER_RULES[options.provider];
+  const step = rules.automatic?.step ?? STEP_TOKENS;
   const automatic = inputTokens === undefined
     ? undefined
     : inputTokens < minimum
     ? 0
-    : inputTokens - (inputTokens % STEP_TOKENS);
+    : inputTokens - (inputTokens % step);
   const marked = read === undefined || written === undefined
     ? undefined
     : read + written;
-  switch (options.provider) {
-    case "anthropic":
+  switch (rules.reports) {
+    case "marked":
       return marked;
-    case "openai":
+    case "automatic":
       return automatic;
-    case "openai-explicit":
+    case "either":
       if (body.explicitMode) return marked;
       if (marked === undefined || automatic === undefined) return undefined;
       return Math.max(marked, automatic);
@@ -363,10 +367,11 @@ function lifetimeOf(
 ): number {
   const marks = body.blocks.filter((block) => block.marker !== undefined);
   const last = marks.at(-1)?.marker;
-  if (provider !== "openai" && last !== undefined) return last.ttl;
+  const rules = PROVIDER_RULES[provider];
+  if (rules.reports !== "automatic" && last !== undefined) return last.ttl;
   const retention = (raw as Record<string, unknown>).prompt_cache_retention;
-  if (provider !== "anthropic" && retention === "24h") return 24 * 60 * MINUTE;
-  return AUTOMATIC_LIFETIME;
+  if (rules.wire === "openai" && retention === "24h") return 24 * 60 * MINUTE;
+  return rules.automatic?.ttl ?? AUTOMATIC_LIFETIME;
 }
 
 /** The simulator's estimates of `previous` and then `current`. */

@@ -7,6 +7,8 @@ import {
   toResponses,
 } from "../../adapters/openai/mod.ts";
 import { toMessages } from "../../adapters/anthropic/mod.ts";
+import { toConverse } from "../../adapters/bedrock/mod.ts";
+import { toGemini } from "../../adapters/gemini/mod.ts";
 import {
   assertRuntimeContext,
   assertSchemaObject,
@@ -159,6 +161,74 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
           }
         },
       ),
+      { seed: HOSTILE_SEED, numRuns: RUNS },
+    );
+  });
+
+  it("toConverse returns a well-formed request or throws a coded SystemPromptError", () => {
+    fc.assert(
+      fc.property(
+        hostileAssemblyArb,
+        hostileOptionsArb,
+        (assembly, options) => {
+          const request = outputOrCode(() => toConverse(assembly, options));
+          if (request === undefined) return;
+          const entries = [
+            ...request.toolConfig?.tools ?? [],
+            ...request.system,
+          ];
+          let points = 0;
+          entries.forEach((entry, index) => {
+            if (!("cachePoint" in entry)) return;
+            points++;
+            // A point ends the entry before it, never another point.
+            assert.ok(index > 0 && !("cachePoint" in entries[index - 1]));
+          });
+          for (const block of request.system) {
+            if ("text" in block) assert.notEqual(block.text, "");
+          }
+          const specs = (request.toolConfig?.tools ?? []).flatMap((entry) =>
+            "toolSpec" in entry ? [entry.toolSpec] : []
+          );
+          if (request.toolConfig !== undefined) assert.ok(specs.length > 0);
+          assertToolNames(specs.map((spec) => spec.name));
+          for (const spec of specs) {
+            assert.equal(spec.inputSchema.json.type, "object");
+            assert.notEqual(spec.description, "");
+          }
+          const limit = typeof options?.maxCacheBreakpoints === "number"
+            ? options.maxCacheBreakpoints
+            : 3;
+          assert.ok(points <= limit, `${points} points, limit ${limit}`);
+          const context = request.runtimeContext;
+          if (context !== undefined) {
+            assert.notEqual(context.content[0].text, "");
+          }
+        },
+      ),
+      { seed: HOSTILE_SEED, numRuns: RUNS },
+    );
+  });
+
+  it("toGemini returns a well-formed request or throws a coded SystemPromptError", () => {
+    fc.assert(
+      fc.property(hostileAssemblyArb, (assembly) => {
+        const request = outputOrCode(() => toGemini(assembly));
+        if (request === undefined) return;
+        if (request.systemInstruction !== undefined) {
+          assert.notEqual(request.systemInstruction.parts[0].text, "");
+        }
+        const declarations = request.tools?.[0].functionDeclarations ?? [];
+        if (request.tools !== undefined) assert.ok(declarations.length > 0);
+        for (const declaration of declarations) {
+          assert.equal(declaration.parametersJsonSchema.type, "object");
+        }
+        const names = declarations.map((declaration) => declaration.name);
+        for (
+          const name of request.toolConfig?.functionCallingConfig
+            .allowedFunctionNames ?? []
+        ) assert.ok(names.includes(name), name);
+      }),
       { seed: HOSTILE_SEED, numRuns: RUNS },
     );
   });

@@ -19,3 +19,14 @@ export const SDK_PERMISSIONS: false | string = NEEDED.every(granted)
   ? false
   : "the SDK round trips need --allow-net=127.0.0.1 --allow-sys=hostname " +
     "--allow-env (run `deno task test`)";
+
+/**
+ * `false`, or why the AWS SDK round trips cannot run here: the AWS SDK
+ * also reads the OS release (for its user agent).
+ */
+export const AWS_SDK_PERMISSIONS: false | string = SDK_PERMISSIONS !== false
+  ? SDK_PERMISSIONS
+  : granted({ name: "sys", kind: "osRelease" })
+  ? false
+  : "the AWS SDK round trips need --allow-sys=hostname,osRelease as well " +
+    "(run `deno task test:slow`)";

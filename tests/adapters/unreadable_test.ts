@@ -16,6 +16,8 @@ import {
 import { toChatCompletions, toResponses } from "../../adapters/openai/mod.ts";
 import { toMessages } from "../../adapters/anthropic/mod.ts";
 import { toAISDK } from "../../adapters/ai_sdk/mod.ts";
+import { toConverse } from "../../adapters/bedrock/mod.ts";
+import { toGemini } from "../../adapters/gemini/mod.ts";
 import { rejects } from "../assertions.ts";
 
 type Entry = (assembly: unknown, options?: unknown) => unknown;
@@ -27,6 +29,8 @@ const ENTRY_POINTS: Record<string, Entry> = {
   toResponses: toResponses as Entry,
   toMessages: toMessages as Entry,
   toAISDK: toAISDK as Entry,
+  toConverse: toConverse as Entry,
+  toGemini: toGemini as Entry,
 };
 
 /** The entry points that cut the prompt into blocks (without options). */
@@ -191,6 +195,7 @@ describe("the 0.2 entry points on unreadable input", () => {
           cache: { get: throwing, enumerable: true },
           execute: { get: throwing, enumerable: true },
           maxCacheBreakpoints: { get: throwing, enumerable: true },
+          toolChoiceMode: { get: throwing, enumerable: true },
         });
         assert.throws(
           () => adapter(sane(), getters),
@@ -235,7 +240,8 @@ describe("the 0.2 entry points on unreadable input", () => {
   }
 
   describe("the cache option", () => {
-    for (const [name, adapter] of [ADAPTERS[2], ADAPTERS[3]]) {
+    // toMessages, toAISDK and toConverse take a cache option.
+    for (const [name, adapter] of [ADAPTERS[2], ADAPTERS[3], ADAPTERS[4]]) {
       it(`${name}: a throwing cache.ttl getter gives INVALID_CONFIG with the cause`, () => {
         const cache = Object.defineProperty({}, "ttl", {
           get: throwing,

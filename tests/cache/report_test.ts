@@ -197,7 +197,7 @@ describe("cacheReport (threads and options)", () => {
     for (
       const [requests, options] of [
         [undefined, { provider: "anthropic", countTokens }],
-        [[], { provider: "gemini", countTokens }],
+        [[], { provider: "mistral", countTokens }],
         [[], { provider: "openai" }],
         [[{ body: {} }], { provider: "openai", countTokens }],
       ] as const

@@ -132,7 +132,7 @@ describe("sharedPrefix", () => {
     const [one] = await explained(undefined);
     for (
       const [options, part] of [
-        [{ provider: "gemini", countTokens }, '"gemini"'],
+        [{ provider: "mistral", countTokens }, '"mistral"'],
         [{ provider: "openai" }, "countTokens"],
         [{ provider: "openai", countTokens, minPrefixTokens: -1 }, "-1"],
       ] as const

@@ -733,10 +733,10 @@ describe("simulateCache, bad input", () => {
     assert.throws(
       () =>
         simulateCache([], {
-          provider: "gemini" as "openai",
+          provider: "mistral" as "openai",
           countTokens: count,
         }),
-      typed(/provider is "gemini"/),
+      typed(/provider is "mistral"/),
     );
     assert.throws(
       () =>

@@ -79,8 +79,8 @@ describe("check --golden, --update, --shares", () => {
     );
     fails(["render", "a.ts", "--update"], /^render has no option --update/);
     fails(
-      ["check", "a.ts", "--shares", "a", "b", "--provider", "gemini"],
-      /unknown --provider "gemini"/,
+      ["check", "a.ts", "--shares", "a", "b", "--provider", "mistral"],
+      /unknown --provider "mistral"/,
     );
   });
 });

@@ -33,7 +33,7 @@ describe("report's and inspect --recording's arguments", () => {
 
   it("rejects a missing file, an unknown provider and another command's option", () => {
     fails(["report"], /report takes FILE, got none/);
-    fails(["report", "a.jsonl", "--provider", "gemini"], /unknown --provider/);
+    fails(["report", "a.jsonl", "--provider", "mistral"], /unknown --provider/);
     fails(
       ["report", "a.jsonl", "--scope", "x"],
       /report has no option --scope/,

@@ -32,10 +32,10 @@ describe("simulate's arguments", () => {
 
   it("rejects an unknown provider and --provider on another command", () => {
     assert.throws(
-      () => parseCommandLine(["simulate", "s.ts", "--provider=gemini"]),
+      () => parseCommandLine(["simulate", "s.ts", "--provider=mistral"]),
       (error) =>
         error instanceof CliError &&
-        /unknown --provider "gemini"; expected one of anthropic, openai, openai-explicit/
+        /unknown --provider "mistral"; expected one of anthropic, openai, openai-explicit, bedrock, gemini/
           .test(error.message),
     );
     assert.throws(
@@ -50,7 +50,7 @@ describe("simulate's arguments", () => {
     assert.match(usage(), /simulate\s+SESSION: how much of a session's input/);
     assert.match(
       usage("simulate"),
-      /rxprompt simulate SESSION \[--provider anthropic\|openai\|openai-explicit\] \[--json\]/,
+      /rxprompt simulate SESSION \[--provider anthropic\|openai\|openai-explicit\|bedrock\|gemini\] \[--json\]/,
     );
   });
 });

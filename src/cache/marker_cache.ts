@@ -1,10 +1,12 @@
 /**
- * Anthropic's prompt-caching rules (SPEC 8.8): prefix order tools, system,
- * messages; at most four `cache_control` markers, 1-hour ones before
- * 5-minute ones; a marker writes the prefix through its block when it
- * holds at least the minimum; a request reads the longest written prefix
- * found at one of its markers or up to 20 blocks before it; entries live
- * 5 minutes (or 1 hour), renewed on use. No marker, nothing cached.
+ * Marker caches (SPEC 8.8, 10.5): Anthropic's `cache_control` and Bedrock's
+ * `cachePoint`, with the facts of `rules.ts`. Prefix order tools, system,
+ * messages; at most four markers, longer lifetimes first; a marker writes
+ * the prefix through its block when it holds at least the minimum (the
+ * whole prefix on Anthropic, its own span since the previous written
+ * checkpoint on Bedrock); a request reads the longest written prefix found
+ * at one of its markers or up to 20 blocks before it; entries live 5
+ * minutes (or 1 hour), renewed on use. No marker, nothing cached.
  *
  * @module
  */
@@ -12,31 +14,29 @@
 import { SystemPromptError } from "../errors.ts";
 import { Entries, firstMiss, longestLive } from "./miss.ts";
 import { type PrefixIndex, type Prepared, tokensThrough } from "./prefixes.ts";
+import type { MarkerFacts } from "./rules.ts";
 import type { CacheRequestResult } from "./types.ts";
 
-/** Blocks before a marker that a lookup also checks. */
-export const LOOKBACK = 20;
-/** The API's limit on `cache_control` markers per request. */
-export const MAX_MARKERS = 4;
-
-/** Anthropic's cache over a session. */
-export class AnthropicCache {
+/** A marker cache over a session. */
+export class MarkerCache {
   readonly #entries = new Entries();
   readonly #index: PrefixIndex;
   readonly #minimum: number;
+  readonly #facts: MarkerFacts;
 
-  constructor(index: PrefixIndex, minimum: number) {
+  constructor(index: PrefixIndex, minimum: number, facts: MarkerFacts) {
     this.#index = index;
     this.#minimum = minimum;
+    this.#facts = facts;
   }
 
   /** Simulates one request. */
   step(request: Prepared): CacheRequestResult {
-    const markers = markersOf(request);
+    const markers = markersOf(request, this.#facts);
     const now = request.time;
     let best = -1;
     for (const marker of markers) {
-      const floor = Math.max(0, marker - LOOKBACK);
+      const floor = Math.max(0, marker - this.#facts.lookback);
       for (let at = marker; at > best && at >= floor; at--) {
         if (this.#entries.live(request.nodes[at], now)) {
           best = at;
@@ -59,9 +59,11 @@ export class AnthropicCache {
     let writtenTokens = 0;
     let writeCost = 0;
     let end = cachedTokens;
+    let checkpoint = 0;
     for (const marker of markers) {
       const through = tokensThrough(request, marker);
-      if (through < this.#minimum) continue;
+      if (!this.#holdsMinimum(through, checkpoint)) continue;
+      checkpoint = through;
       const { ttl, writePrice } = request.blocks[marker].marker!;
       const written = this.#entries.touch(request.nodes[marker], now, ttl);
       if (written && through > end) {
@@ -81,24 +83,45 @@ export class AnthropicCache {
     };
   }
 
+  /**
+   * Whether a marker through `through` tokens holds the minimum, the last
+   * written checkpoint ending at `checkpoint` tokens.
+   */
+  #holdsMinimum(through: number, checkpoint: number): boolean {
+    const span = this.#facts.minimumOf === "prefix"
+      ? through
+      : through - checkpoint;
+    return span >= this.#minimum;
+  }
+
   #reason(
     request: Prepared,
     markers: readonly number[],
     block: number,
   ): string | undefined {
+    const { marker, lookback, minimumOf } = this.#facts;
     if (markers.length === 0) {
-      return "the request has no cache_control marker: nothing is cached";
+      return `the request has no ${marker} marker: nothing is cached`;
     }
     const live = longestLive(request, this.#entries, block);
     if (live >= 0) {
       return `a prefix through ${request.blocks[live].id} is written, but ` +
-        `no marker is at it or within ${LOOKBACK} blocks after it`;
+        `no marker is at it or within ${lookback} blocks after it`;
     }
     const last = markers[markers.length - 1];
     const through = tokensThrough(request, last);
-    if (through < this.#minimum) {
+    if (minimumOf === "prefix" && through < this.#minimum) {
       return `the prefix at every marker is under the minimum ` +
         `(${through} < ${this.#minimum} tokens)`;
+    }
+    let checkpoint = 0;
+    for (const at of markers) {
+      const end = tokensThrough(request, at);
+      if (this.#holdsMinimum(end, checkpoint)) checkpoint = end;
+    }
+    if (minimumOf === "checkpoint" && checkpoint === 0) {
+      return `no ${marker} holds the minimum since the one before it ` +
+        `(${this.#minimum} tokens each)`;
     }
     return undefined;
   }
@@ -109,7 +132,8 @@ export class AnthropicCache {
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` with the API's complaint
  */
-function markersOf(request: Prepared): number[] {
+function markersOf(request: Prepared, facts: MarkerFacts): number[] {
+  const { marker, maxMarkers, order } = facts;
   const markers: number[] = [];
   let shortSeen: string | undefined;
   request.blocks.forEach((block, at) => {
@@ -119,16 +143,16 @@ function markersOf(request: Prepared): number[] {
     else if (shortSeen !== undefined) {
       throw new SystemPromptError(
         "INVALID_CONFIG",
-        `a cache_control with ttl "1h" (${block.id}) comes after one with ` +
+        `a ${marker} with ttl "1h" (${block.id}) comes after one with ` +
           `ttl "5m" (${shortSeen}); the API requires longer ttls first ` +
-          `(tools, then system, then messages)`,
+          order,
       );
     }
   });
-  if (markers.length > MAX_MARKERS) {
+  if (markers.length > maxMarkers) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
-      `A maximum of ${MAX_MARKERS} blocks with cache_control may be ` +
+      `A maximum of ${maxMarkers} blocks with ${marker} may be ` +
         `provided. Found ${markers.length} (${
           markers.map((at) => request.blocks[at].id).join(", ")
         }).`,

@@ -1,0 +1,317 @@
+/**
+ * Loopback servers for the Bedrock Converse and Gemini round trips: they
+ * check each body as the API does (shapes; Bedrock's four cache points and
+ * their lifetimes, non-increasing from `toolConfig` to `system` to
+ * `messages`; Gemini's function declarations and function-calling config)
+ * and answer with the cache usage of a prefix cache of their own: Bedrock
+ * writes and reads at its cache points (each checkpoint holding the minimum
+ * since the previous one, a read looking 20 entries back), Gemini reads the
+ * longest prefix any earlier request sent (at least the minimum). Tokens
+ * are a quarter of each entry's JSON, rounded up. A rejected body is
+ * answered with HTTP 400 and its reason recorded in `rejections`.
+ */
+
+import { type RecordedRequest, serveLoopback } from "./loopback.ts";
+
+/** A server's answers and what it refused. */
+export interface CacheServer {
+  /** Each body it accepted, parsed. */
+  readonly bodies: Record<string, unknown>[];
+  /** Why each refused body was refused. */
+  readonly rejections: string[];
+  /** The path of each request. */
+  readonly paths: string[];
+}
+
+const tokensOf = (unit: string) => Math.ceil(unit.length / 4);
+const LOOKBACK = 20;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function record(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** One entry of a Converse prefix, or the cache point after the last. */
+type Entry = { unit: string } | { point: "5m" | "1h" };
+
+/** The Converse body's entries in prefix order; throws what Bedrock says. */
+function converseEntries(body: Record<string, unknown>): Entry[] {
+  const entries: Entry[] = [];
+  const point = (value: unknown, where: string): Entry => {
+    if (!record(value) || value.type !== "default") {
+      throw new Error(`${where}: cachePoint.type must be "default"`);
+    }
+    if (value.ttl !== undefined && value.ttl !== "5m" && value.ttl !== "1h") {
+      throw new Error(`${where}: cachePoint.ttl must be "5m" or "1h"`);
+    }
+    if (entries.length === 0 || "point" in entries[entries.length - 1]) {
+      throw new Error(`${where}: a cachePoint must follow content`);
+    }
+    return { point: (value.ttl ?? "5m") as "5m" | "1h" };
+  };
+  const tools = (body.toolConfig as { tools?: unknown } | undefined)?.tools;
+  if (body.toolConfig !== undefined && !Array.isArray(tools)) {
+    throw new Error("toolConfig.tools must be an array");
+  }
+  for (const [index, tool] of (tools as unknown[] ?? []).entries()) {
+    const where = `toolConfig.tools[${index}]`;
+    if (record(tool) && tool.cachePoint !== undefined) {
+      entries.push(point(tool.cachePoint, where));
+      continue;
+    }
+    const spec = record(tool) ? tool.toolSpec : undefined;
+    const schema = record(spec) && record(spec.inputSchema)
+      ? spec.inputSchema.json
+      : undefined;
+    if (
+      !record(spec) || typeof spec.name !== "string" ||
+      !TOOL_NAME.test(spec.name) || !record(schema) ||
+      schema.type !== "object" || spec.description === ""
+    ) {
+      throw new Error(`${where}: not a valid toolSpec`);
+    }
+    entries.push({ unit: JSON.stringify(tool) });
+  }
+  for (const [index, block] of (body.system as unknown[] ?? []).entries()) {
+    const where = `system[${index}]`;
+    if (record(block) && block.cachePoint !== undefined) {
+      entries.push(point(block.cachePoint, where));
+    } else if (record(block) && typeof block.text === "string") {
+      entries.push({ unit: block.text });
+    } else throw new Error(`${where}: not a system block`);
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new Error("messages must be a non-empty array");
+  }
+  for (const [index, message] of body.messages.entries()) {
+    if (
+      !record(message) ||
+      (message.role !== "user" && message.role !== "assistant") ||
+      !Array.isArray(message.content)
+    ) throw new Error(`messages[${index}]: not a message`);
+    for (const [part, block] of message.content.entries()) {
+      const where = `messages[${index}].content[${part}]`;
+      if (record(block) && block.cachePoint !== undefined) {
+        entries.push(point(block.cachePoint, where));
+      } else if (record(block) && Object.keys(block).length === 1) {
+        entries.push({ unit: `${message.role}:${JSON.stringify(block)}` });
+      } else throw new Error(`${where}: a content block has one member`);
+    }
+  }
+  const points = entries.flatMap((entry) =>
+    "point" in entry ? [entry.point] : []
+  );
+  if (points.length > 4) {
+    throw new Error(
+      `A maximum of 4 cache points may be provided. Found ${points.length}.`,
+    );
+  }
+  if (points.some((ttl, at) => ttl === "1h" && points[at - 1] === "5m")) {
+    throw new Error("cache point lifetimes must not increase");
+  }
+  return entries;
+}
+
+/** A Bedrock Converse server (`/model/{modelId}/converse`). */
+export function bedrockServer(minimum: number): {
+  server: CacheServer;
+  answer: (request: RecordedRequest) => unknown;
+} {
+  const server: CacheServer = { bodies: [], rejections: [], paths: [] };
+  const written = new Set<string>();
+  const answer = (request: RecordedRequest) => {
+    server.paths.push(request.path);
+    let entries: Entry[];
+    const body = JSON.parse(request.body);
+    try {
+      if (!/^\/model\/[^/]+\/converse$/.test(request.path)) {
+        throw new Error(`unknown path ${request.path}`);
+      }
+      entries = converseEntries(body);
+    } catch (error) {
+      server.rejections.push((error as Error).message);
+      return undefined;
+    }
+    server.bodies.push(body);
+    const units: string[] = [];
+    const ends: number[] = [];
+    const points: { at: number; ttl: string }[] = [];
+    let total = 0;
+    for (const entry of entries) {
+      if ("point" in entry) {
+        points.push({ at: units.length, ttl: entry.point });
+        continue;
+      }
+      units.push(entry.unit);
+      total += tokensOf(entry.unit);
+      ends.push(total);
+    }
+    const key = (count: number) => JSON.stringify(units.slice(0, count));
+    let read = 0;
+    for (const { at } of points) {
+      for (let count = at; count > Math.max(0, at - LOOKBACK); count--) {
+        if (written.has(key(count))) {
+          read = Math.max(read, ends[count - 1]);
+          break;
+        }
+      }
+    }
+    let end = read;
+    let checkpoint = 0;
+    const writes: Record<string, number> = {};
+    for (const { at, ttl } of points) {
+      const through = ends[at - 1];
+      if (through - checkpoint < minimum) continue;
+      checkpoint = through;
+      if (written.has(key(at))) continue;
+      written.add(key(at));
+      if (through > end) {
+        writes[ttl] = (writes[ttl] ?? 0) + through - end;
+        end = through;
+      }
+    }
+    const write = end - read;
+    return {
+      output: {
+        message: { role: "assistant", content: [{ text: "ok" }] },
+      },
+      stopReason: "end_turn",
+      usage: {
+        inputTokens: total - read - write,
+        outputTokens: 1,
+        totalTokens: total + 1,
+        cacheReadInputTokens: read,
+        cacheWriteInputTokens: write,
+        cacheDetails: Object.entries(writes).map(([ttl, inputTokens]) => ({
+          ttl,
+          inputTokens,
+        })),
+      },
+      metrics: { latencyMs: 1 },
+    };
+  };
+  return { server, answer };
+}
+
+const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"];
+const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
+
+/** The Gemini REST body's prefix units; throws what Gemini says. */
+function geminiUnits(body: Record<string, unknown>): string[] {
+  const units: string[] = [];
+  const declared = new Set<string>();
+  for (const tool of body.tools as unknown[] ?? []) {
+    const declarations = record(tool) ? tool.functionDeclarations : undefined;
+    if (!Array.isArray(declarations)) throw new Error("tools: not a tool");
+    for (const declaration of declarations) {
+      if (
+        !record(declaration) || typeof declaration.name !== "string" ||
+        !FUNCTION_NAME.test(declaration.name) ||
+        (declaration.parameters !== undefined &&
+          declaration.parametersJsonSchema !== undefined) ||
+        !record(declaration.parametersJsonSchema) ||
+        declaration.parametersJsonSchema.type !== "object"
+      ) throw new Error("tools: not a valid function declaration");
+      declared.add(declaration.name);
+      units.push(JSON.stringify(declaration));
+    }
+  }
+  const config = (body.toolConfig as Record<string, unknown> | undefined)
+    ?.functionCallingConfig;
+  if (config !== undefined) {
+    const { mode, allowedFunctionNames } = config as Record<string, unknown>;
+    if (!MODES.includes(mode as string)) throw new Error(`bad mode ${mode}`);
+    if (allowedFunctionNames !== undefined) {
+      if (mode !== "ANY" && mode !== "VALIDATED") {
+        throw new Error("allowedFunctionNames needs mode ANY or VALIDATED");
+      }
+      if (
+        !Array.isArray(allowedFunctionNames) ||
+        !allowedFunctionNames.every((name) => declared.has(name))
+      ) throw new Error("allowedFunctionNames names an undeclared function");
+    }
+  }
+  const system = body.systemInstruction as { parts?: unknown } | undefined;
+  for (const part of system === undefined ? [] : system.parts as unknown[]) {
+    if (!record(part) || typeof part.text !== "string") {
+      throw new Error("systemInstruction: a part without text");
+    }
+    units.push(part.text);
+  }
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    throw new Error("contents must be a non-empty array");
+  }
+  for (const content of body.contents) {
+    if (
+      !record(content) ||
+      (content.role !== "user" && content.role !== "model") ||
+      !Array.isArray(content.parts) || content.parts.length === 0
+    ) throw new Error("contents: not a content { role, parts }");
+    for (const part of content.parts) {
+      units.push(`${content.role}:${JSON.stringify(part)}`);
+    }
+  }
+  return units;
+}
+
+/** A Gemini server (`…/models/{model}:generateContent`). */
+export function geminiServer(minimum: number): {
+  server: CacheServer;
+  answer: (request: RecordedRequest) => unknown;
+} {
+  const server: CacheServer = { bodies: [], rejections: [], paths: [] };
+  const sent = new Set<string>();
+  const answer = (request: RecordedRequest) => {
+    server.paths.push(request.path);
+    const body = JSON.parse(request.body);
+    let units: string[];
+    try {
+      if (!/\/models\/[^/]+:generateContent$/.test(request.path)) {
+        throw new Error(`unknown path ${request.path}`);
+      }
+      units = geminiUnits(body);
+    } catch (error) {
+      server.rejections.push((error as Error).message);
+      return undefined;
+    }
+    server.bodies.push(body);
+    let total = 0;
+    let cached = 0;
+    units.forEach((unit, index) => {
+      total += tokensOf(unit);
+      const key = JSON.stringify(units.slice(0, index + 1));
+      if (sent.has(key) && total >= minimum) cached = total;
+    });
+    for (let count = 1; count <= units.length; count++) {
+      sent.add(JSON.stringify(units.slice(0, count)));
+    }
+    return {
+      candidates: [{
+        content: { role: "model", parts: [{ text: "ok" }] },
+        finishReason: "STOP",
+        index: 0,
+      }],
+      usageMetadata: {
+        promptTokenCount: total,
+        ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+        candidatesTokenCount: 1,
+        totalTokenCount: total + 1,
+      },
+      modelVersion: "gemini-loopback",
+      responseId: `loopback-${server.bodies.length}`,
+    };
+  };
+  return { server, answer };
+}
+
+/** Runs `run` against a fresh server made by `make`, closed afterwards. */
+export function withCacheServer<T>(
+  make: () => {
+    server: CacheServer;
+    answer: (request: RecordedRequest) => unknown;
+  },
+  run: (baseURL: string, server: CacheServer) => Promise<T>,
+): Promise<T> {
+  const { server, answer } = make();
+  return serveLoopback(answer, (baseURL) => run(baseURL, server));
+}
