@@ -63,7 +63,11 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  readonly #lines: string[] = [];
+  /**
+   * The recording so far, appended to line by line: `save()` returns it
+   * as it is, without joining the lines again.
+   */
+  #recording = "";
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
   readonly #clock: () => number;
@@ -110,8 +114,8 @@ export class ConversationShell<
     const replayed = replay(parsed, wire);
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
-    this.#lines.push(recordingLine(parsed.header));
-    for (const step of parsed.steps) this.#lines.push(recordingLine(step));
+    this.#recording = recordingLine(parsed.header);
+    for (const step of parsed.steps) this.#recording += recordingLine(step);
     this.#observer.resume(parsed.steps);
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }
@@ -260,7 +264,7 @@ export class ConversationShell<
       sent: isoOf(built.sentAt),
       time: isoOf(time),
     };
-    const lines = before.steps === 0 && this.#lines.length === 0
+    const lines = before.steps === 0 && this.#recording === ""
       ? [recordingLine(this.#headerRecord()), recordingLine(step)]
       : [recordingLine(step)];
     this.#committed = {
@@ -282,8 +286,10 @@ export class ConversationShell<
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = this.#refusals(read.calls, built.allowed);
-    this.#lines.push(...lines);
-    for (const line of lines) this.#onRecord?.(line);
+    for (const line of lines) {
+      this.#recording += line;
+      this.#onRecord?.(line);
+    }
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
@@ -304,8 +310,8 @@ export class ConversationShell<
   }
 
   save(): string {
-    if (this.#lines.length === 0) return recordingLine(this.#headerRecord());
-    return this.#lines.join("");
+    if (this.#recording === "") return recordingLine(this.#headerRecord());
+    return this.#recording;
   }
 
   /** The refusals the conversation itself gives calls of inactive tools. */

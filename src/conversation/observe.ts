@@ -62,7 +62,7 @@ export class Observer {
 
   /** Takes over a resumed recording's steps. */
   resume(steps: readonly RecordingStep[]): void {
-    this.#steps.push(...steps);
+    for (const step of steps) this.#steps.push(step);
     const last = steps.at(-1);
     if (last !== undefined) {
       this.previousId = reportedOf(last, this.#source).responseId ?? null;
