@@ -11,7 +11,7 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { attributeChange } from "../cache/contributor.ts";
-import { cacheReport } from "../cache/report.ts";
+import { growingCacheReport } from "../cache/report.ts";
 import { readReportedUsage } from "../cache/reported.ts";
 import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
 import type {
@@ -25,8 +25,8 @@ import type {
 } from "./recording.ts";
 import {
   cacheProviderOf,
+  growingRequests,
   provenanceOf,
-  recordedRequests,
   reportedOf,
   reportProviderOf,
   usageSourceOf,
@@ -234,7 +234,7 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
-  const requests = recordedRequests(header, steps, read);
+  const requests = growingRequests(header, steps, read);
   const provider = options.provider ?? reportProviderOf(header);
-  return cacheReport(requests, { ...options, provider });
+  return growingCacheReport(requests, { ...options, provider });
 }

@@ -33,10 +33,16 @@ export interface AnyConversation {
   save(): string;
 }
 
+/** Options every form's start passes on to its conversation. */
+export interface FormOptions {
+  readonly clock?: () => number;
+}
+
 /** One provider form. */
 export interface Form {
   readonly name: string;
-  start(prompt: SystemPrompt): AnyConversation;
+  /** Starts the form's conversation (`options`: the clock, say). */
+  start(prompt: SystemPrompt, options?: FormOptions): AnyConversation;
   resume(prompt: SystemPrompt, recording: string): AnyConversation;
   /** The model answer calling these tools (none: a text answer). */
   answer(calls: { id: string; name: string }[]): never;
@@ -54,11 +60,12 @@ function anthropicAnswer(calls: readonly { id: string; name: string }[]) {
 export const FORMS: readonly Form[] = [
   {
     name: "anthropic",
-    start: (prompt) =>
+    start: (prompt, options) =>
       anthropicConversation(prompt, {
         model: "claude-sonnet-4-5",
         max_tokens: 1024,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAnthropicConversation(
@@ -69,12 +76,13 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "anthropic-inline",
-    start: (prompt) =>
+    start: (prompt, options) =>
       anthropicConversation(prompt, {
         model: "claude-sonnet-4-5",
         max_tokens: 1024,
         session: "s-1",
         toolChanges: "inline",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAnthropicConversation(
@@ -86,11 +94,12 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-chat",
-    start: (prompt) =>
+    start: (prompt, options) =>
       chatConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeChatConversation(prompt, recording) as unknown as AnyConversation,
@@ -98,11 +107,12 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-responses",
-    start: (prompt) =>
+    start: (prompt, options) =>
       responsesConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeResponsesConversation(
@@ -113,12 +123,13 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "openai-responses-inline",
-    start: (prompt) =>
+    start: (prompt, options) =>
       responsesConversation(prompt, {
         model: "gpt-5.6",
         cache: true,
         session: "s-1",
         toolChanges: "inline",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeResponsesConversation(
@@ -130,9 +141,10 @@ export const FORMS: readonly Form[] = [
   },
   {
     name: "ai-sdk",
-    start: (prompt) =>
+    start: (prompt, options) =>
       aiSdkConversation(prompt, {
         session: "s-1",
+        ...options,
       }) as unknown as AnyConversation,
     resume: (prompt, recording) =>
       resumeAiSdkConversation(prompt, recording) as unknown as AnyConversation,

@@ -315,6 +315,12 @@ function start(
   }
 }
 
+/** Options of {@linkcode longRecording}. */
+export interface LongRecordingOptions {
+  /** The person is away ten minutes every this many steps (1,500). */
+  readonly lapseEvery?: number;
+}
+
 /**
  * A recording of `steps` steps of the coding agent in `form` (see the
  * module documentation).
@@ -322,7 +328,9 @@ function start(
 export async function longRecording(
   form: LongForm,
   steps: number,
+  options: LongRecordingOptions = {},
 ): Promise<LongRecording> {
+  const lapseEvery = options.lapseEvery ?? 1500;
   const random = randomOf(steps * 31 + LONG_FORMS.indexOf(form));
   const { prompt, state } = registry();
   let now = START;
@@ -349,7 +357,7 @@ export async function longRecording(
         changed = true;
       }
       now += 3_000 + random(27_000);
-      if (step % 1500 === 0) {
+      if (step % lapseEvery === 0) {
         now += 10 * 60_000;
         lapsed = true;
       }
@@ -380,7 +388,7 @@ export async function longRecording(
       conv.record(answer(step, {
         text,
         calls,
-        usage: { input, read, written: input - read - 20 },
+        usage: { input, read, written: Math.max(0, input - read - 20) },
       }));
       prefix = input;
     }
