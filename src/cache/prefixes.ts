@@ -187,7 +187,8 @@ export class PrefixIndex {
   readonly #keys = new TextMap<number>();
   /** Block number → its tokens. */
   readonly #tokens: number[] = [];
-  readonly #nodes = new Map<string, number>();
+  /** (prefix, block) → the prefix one block longer, keyed by one number. */
+  readonly #nodes = new Map<number, number>();
   /** Prefix number → its blocks, less one (the root: -1). */
   readonly #depth: number[] = [-1];
   /** Prefix number → the first prefix numbered after it, one block more. */
@@ -219,7 +220,8 @@ export class PrefixIndex {
         this.#tokens.push(count(block.text));
       }
       total += this.#tokens[key];
-      const edge = `${parent},${key}`;
+      // Both numbers stay far below 2^26: their pair is a safe integer.
+      const edge = parent * EDGE + key;
       let node = this.#nodes.get(edge);
       if (node === undefined) {
         node = this.#nodes.size + 1;
@@ -262,6 +264,9 @@ export class PrefixIndex {
     return this.#requests;
   }
 }
+
+/** The prefix number's factor in an edge's key (2^26 blocks). */
+const EDGE = 2 ** 26;
 
 /** Whether request `request` holds prefix `node`. */
 export function holds(

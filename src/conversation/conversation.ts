@@ -114,8 +114,8 @@ export class ConversationShell<
     const replayed = replay(parsed, wire);
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
-    this.#recording = recordingLine(parsed.header);
-    for (const step of parsed.steps) this.#recording += recordingLine(step);
+    // The lines read are the recording so far, as they were written.
+    this.#recording = parsed.text;
     this.#observer.resume(parsed.steps);
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }

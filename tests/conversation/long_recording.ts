@@ -319,6 +319,12 @@ function start(
 export interface LongRecordingOptions {
   /** The person is away ten minutes every this many steps (1,500). */
   readonly lapseEvery?: number;
+  /**
+   * Texts of a few words and tool results of a line, a tenth of the
+   * usual: the cost of a step's messages is then small beside what a
+   * step costs whatever its messages.
+   */
+  readonly short?: boolean;
 }
 
 /**
@@ -331,6 +337,9 @@ export async function longRecording(
   options: LongRecordingOptions = {},
 ): Promise<LongRecording> {
   const lapseEvery = options.lapseEvery ?? 1500;
+  const scale = options.short === true ? 0.1 : 1;
+  const size = (base: number, spread: number) =>
+    Math.ceil(scale * (base + random(spread)));
   const random = randomOf(steps * 31 + LONG_FORMS.indexOf(form));
   const { prompt, state } = registry();
   let now = START;
@@ -362,18 +371,18 @@ export async function longRecording(
         lapsed = true;
       }
       if (calls.length === 0) {
-        const question = prose(random, 40 + random(200));
+        const question = prose(random, size(40, 200));
         conv.user(question);
         added += question.length;
       } else {
         for (const call of calls) {
-          const result = code(random, 200 + random(1300));
+          const result = code(random, size(200, 1300));
           conv.toolResult(call.id, result);
           added += result.length;
         }
       }
       await conv.request();
-      const text = prose(random, 30 + random(300));
+      const text = prose(random, size(30, 300));
       calls = random(10) < 6
         ? Array.from({ length: 1 + random(2) }, (_, index) => ({
           id: `call_${step}_${index}`,
@@ -396,4 +405,31 @@ export async function longRecording(
     prompt.dispose();
   }
   return { form, text: lines.join(""), steps };
+}
+
+/**
+ * A recording of `steps` steps made of `recording`'s own: its header and
+ * first step, then its later steps over and over, renumbered and each
+ * starting where the history before it ends. For resume, which replays
+ * the steps without checking the calls and results they carry, a long
+ * recording costs only its bytes to make.
+ */
+export function repeatedRecording(recording: string, steps: number): string {
+  const [header, first, ...later] = recording.trimEnd().split("\n").map(
+    (line) => JSON.parse(line) as { step: number; at: number; tail: unknown[] },
+  );
+  // What each later step's answer added: where the next one starts.
+  const pattern = later.slice(0, -1).map((step, index) => ({
+    step,
+    answered: later[index + 1].at - step.at - step.tail.length,
+  }));
+  const firstAnswered = later[0].at - first.at - first.tail.length;
+  const lines = [JSON.stringify(header), JSON.stringify(first)];
+  let at = first.at + first.tail.length + firstAnswered;
+  for (let step = 2; step <= steps; step++) {
+    const { step: line, answered } = pattern[(step - 2) % pattern.length];
+    lines.push(JSON.stringify({ ...line, step, at }));
+    at += line.tail.length + answered;
+  }
+  return lines.join("\n") + "\n";
 }
