@@ -56,3 +56,30 @@ export function viewOfBody(body: unknown, wire: Wire): BodyView {
     marker: (at) => blocks[at].marker,
   };
 }
+
+/**
+ * How many leading blocks the two bodies share (marks aside). Numbered
+ * bodies compare prefix numbers: a binary search, since bodies that share
+ * the prefix through a block share every shorter one.
+ */
+export function commonBlocks(before: BodyView, after: BodyView): number {
+  const length = Math.min(before.length, after.length);
+  if (before.node !== undefined && after.node !== undefined) {
+    let low = 0;
+    let high = length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (before.node(middle) === after.node(middle)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+  let index = 0;
+  while (index < length) {
+    const a = before.block(index);
+    const b = after.block(index);
+    if (a.key !== b.key || a.part !== b.part) break;
+    index += 1;
+  }
+  return index;
+}

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { commonBlocks } from "./body_view.ts";
 import { Entries, type EntryTable, firstMiss } from "./miss.ts";
 import {
   holds,
@@ -22,7 +23,6 @@ import {
   type PrefixIndex,
   type Prepared,
   ROOT,
-  sharedLength,
   tokensThrough,
 } from "./prefixes.ts";
 import type { CacheRequestResult, CountTokens } from "./types.ts";
@@ -149,7 +149,7 @@ export class AutomaticCache {
     if (kept !== undefined) {
       this.#writeOut(
         kept,
-        sharedLength(kept.request, request),
+        commonBlocks(kept.request, request),
         kept.request.length,
       );
     }

@@ -308,22 +308,6 @@ export function memoised(countTokens: CountTokens): CountTokens {
   };
 }
 
-/**
- * How many leading blocks two requests share (their prefixes through
- * them are the same number; a shared prefix is shared with every shorter
- * one, so a binary search).
- */
-export function sharedLength(a: Prepared, b: Prepared): number {
-  let low = 0;
-  let high = Math.min(a.length, b.length);
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (a.node(middle) === b.node(middle)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /** Numbers and counts a parsed request (its blocks in one run). */
 export function prepare(
   request: {
