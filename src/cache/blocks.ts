@@ -139,27 +139,9 @@ function anthropicBody(body: Record<string, unknown>): ParsedBody {
   if (!Array.isArray(messages)) {
     throw bodyError(`messages is ${kind(messages)}; ${expected("anthropic")}`);
   }
+  const rules: ItemRules = { wire: "anthropic", name: "messages", ttl: "5m" };
   messages.forEach((message, index) => {
-    const { role, content } = messageParts(message, `messages[${index}]`);
-    if (typeof content === "string") {
-      blocks.push(messageBlock(`message:${index}.0`, role, content));
-      return;
-    }
-    content.forEach((item, part) => {
-      const where = `messages[${index}].content[${part}]`;
-      if (!isRecord(item) || typeof item.type !== "string") {
-        throw bodyError(`${where} is not a content block { type, … }`);
-      }
-      const { cache_control: control, ...rest } = item;
-      blocks.push(
-        contentBlock(
-          `message:${index}.${part}`,
-          role,
-          rest,
-          anthropicMarker(control, where),
-        ),
-      );
-    });
+    readItem(rules, message, index, FIRST_ITEM, blocks);
   });
   return { blocks, explicitMode: false };
 }
@@ -205,53 +187,114 @@ function openAIBody(
   if (!Array.isArray(items)) {
     throw bodyError(`${name} is ${kind(items)}; ${expected("openai")}`);
   }
-  let leading = true;
+  const rules: ItemRules = { wire: "openai", name, ttl: options.ttl };
+  let state: ItemState = { leading: true, systemIndex };
   items.forEach((item, index) => {
-    const where = `${name}[${index}]`;
-    if (!isRecord(item)) {
-      throw bodyError(`${where} is ${kind(item)}; expected a message object`);
-    }
-    if (!chat && item.role === undefined) {
-      // A Responses item that is not a message: a function call or output.
-      leading = false;
-      blocks.push(contentBlock(`message:${index}.0`, "item", item, undefined));
-      return;
-    }
-    const { role, content } = messageParts(item, where);
-    const system = leading && (role === "system" || role === "developer");
-    leading = system;
-    if (typeof content === "string") {
-      blocks.push(
-        system
-          ? textBlock(`system:${systemIndex++}`, "system", content)
-          : messageBlock(`message:${index}.0`, role, content),
-      );
-      return;
-    }
-    content.forEach((part, j) => {
-      const at = `${where}.content[${j}]`;
-      if (!isRecord(part) || typeof part.type !== "string") {
-        throw bodyError(`${at} is not a content part { type, … }`);
-      }
-      const { prompt_cache_breakpoint: mark, ...rest } = part;
-      const marker = openAIMarker(mark, at, options.ttl);
-      if (system) {
-        const text = typeof rest.text === "string"
-          ? rest.text
-          : JSON.stringify(rest);
-        blocks.push({
-          id: `system:${systemIndex++}`,
-          part: "system",
-          key: JSON.stringify(rest),
-          text,
-          marker,
-        });
-      } else {
-        blocks.push(contentBlock(`message:${index}.${j}`, role, rest, marker));
-      }
-    });
+    state = readItem(rules, item, index, state, blocks);
   });
   return { blocks, explicitMode: options.explicit, ...retention };
+}
+
+/** How a body's items (its `messages` or `input`) are read. */
+export interface ItemRules {
+  readonly wire: Wire;
+  /** The body's field of items: `messages`, or `input` (Responses). */
+  readonly name: "messages" | "input";
+  /** The marks' default lifetime (OpenAI's `prompt_cache_options.ttl`). */
+  readonly ttl: string;
+}
+
+/**
+ * Where a reading of items stands before the next: OpenAI's leading
+ * system (or developer) messages are system blocks, numbered on.
+ */
+export interface ItemState {
+  readonly leading: boolean;
+  readonly systemIndex: number;
+}
+
+const FIRST_ITEM: ItemState = { leading: true, systemIndex: 0 };
+
+/**
+ * Reads item `index` of a body (a message, or a Responses item) into
+ * `into`, its blocks as {@linkcode parseBody} reads them in the whole
+ * body; returns the state the next item is read in.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for an item of another shape
+ */
+export function readItem(
+  rules: ItemRules,
+  item: unknown,
+  index: number,
+  state: ItemState,
+  into: Block[],
+): ItemState {
+  const where = `${rules.name}[${index}]`;
+  if (rules.wire === "anthropic") {
+    const { role, content } = messageParts(item, where);
+    if (typeof content === "string") {
+      into.push(messageBlock(`message:${index}.0`, role, content));
+      return state;
+    }
+    content.forEach((block, part) => {
+      const at = `${where}.content[${part}]`;
+      if (!isRecord(block) || typeof block.type !== "string") {
+        throw bodyError(`${at} is not a content block { type, … }`);
+      }
+      const { cache_control: control, ...rest } = block;
+      into.push(
+        contentBlock(
+          `message:${index}.${part}`,
+          role,
+          rest,
+          anthropicMarker(control, at),
+        ),
+      );
+    });
+    return state;
+  }
+  if (!isRecord(item)) {
+    throw bodyError(`${where} is ${kind(item)}; expected a message object`);
+  }
+  if (rules.name === "input" && item.role === undefined) {
+    // A Responses item that is not a message: a function call or output.
+    into.push(contentBlock(`message:${index}.0`, "item", item, undefined));
+    return { leading: false, systemIndex: state.systemIndex };
+  }
+  const { role, content } = messageParts(item, where);
+  const system = state.leading && (role === "system" || role === "developer");
+  let systemIndex = state.systemIndex;
+  if (typeof content === "string") {
+    into.push(
+      system
+        ? textBlock(`system:${systemIndex++}`, "system", content)
+        : messageBlock(`message:${index}.0`, role, content),
+    );
+    return { leading: system, systemIndex };
+  }
+  content.forEach((part, j) => {
+    const at = `${where}.content[${j}]`;
+    if (!isRecord(part) || typeof part.type !== "string") {
+      throw bodyError(`${at} is not a content part { type, … }`);
+    }
+    const { prompt_cache_breakpoint: mark, ...rest } = part;
+    const marker = openAIMarker(mark, at, rules.ttl);
+    if (system) {
+      const text = typeof rest.text === "string"
+        ? rest.text
+        : JSON.stringify(rest);
+      into.push({
+        id: `system:${systemIndex++}`,
+        part: "system",
+        key: JSON.stringify(rest),
+        text,
+        marker,
+      });
+    } else {
+      into.push(contentBlock(`message:${index}.${j}`, role, rest, marker));
+    }
+  });
+  return { leading: system, systemIndex };
 }
 
 /** `prompt_cache_options`: the mode, and the marks' default lifetime. */

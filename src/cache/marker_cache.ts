@@ -38,7 +38,7 @@ export class MarkerCache {
     for (const marker of markers) {
       const floor = Math.max(0, marker - this.#facts.lookback);
       for (let at = marker; at > best && at >= floor; at--) {
-        if (this.#entries.live(request.nodes[at], now)) {
+        if (this.#entries.live(request.node(at), now)) {
           best = at;
           break;
         }
@@ -54,7 +54,7 @@ export class MarkerCache {
       ruleReason: (block) => this.#reason(request, markers, block),
     });
     if (best >= 0) {
-      this.#entries.touch(request.nodes[best], now, 0);
+      this.#entries.touch(request.node(best), now, 0);
     }
     let writtenTokens = 0;
     let writeCost = 0;
@@ -64,8 +64,8 @@ export class MarkerCache {
       const through = tokensThrough(request, marker);
       if (!this.#holdsMinimum(through, checkpoint)) continue;
       checkpoint = through;
-      const { ttl, writePrice } = request.blocks[marker].marker!;
-      const written = this.#entries.touch(request.nodes[marker], now, ttl);
+      const { ttl, writePrice } = request.marker(marker)!;
+      const written = this.#entries.touch(request.node(marker), now, ttl);
       if (written && through > end) {
         writtenTokens += through - end;
         writeCost += (through - end) * writePrice;
@@ -105,7 +105,7 @@ export class MarkerCache {
     }
     const live = longestLive(request, this.#entries, block);
     if (live >= 0) {
-      return `a prefix through ${request.blocks[live].id} is written, but ` +
+      return `a prefix through ${request.block(live).id} is written, but ` +
         `no marker is at it or within ${lookback} blocks after it`;
     }
     const last = markers[markers.length - 1];
@@ -132,29 +132,28 @@ export class MarkerCache {
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` with the API's complaint
  */
-function markersOf(request: Prepared, facts: MarkerFacts): number[] {
+function markersOf(request: Prepared, facts: MarkerFacts): readonly number[] {
   const { marker, maxMarkers, order } = facts;
-  const markers: number[] = [];
+  const markers = request.marks;
   let shortSeen: string | undefined;
-  request.blocks.forEach((block, at) => {
-    if (block.marker === undefined) return;
-    markers.push(at);
-    if (block.marker.label === "5m") shortSeen ??= block.id;
+  for (const at of markers) {
+    const id = request.block(at).id;
+    if (request.marker(at)!.label === "5m") shortSeen ??= id;
     else if (shortSeen !== undefined) {
       throw new SystemPromptError(
         "INVALID_CONFIG",
-        `a ${marker} with ttl "1h" (${block.id}) comes after one with ` +
+        `a ${marker} with ttl "1h" (${id}) comes after one with ` +
           `ttl "5m" (${shortSeen}); the API requires longer ttls first ` +
           order,
       );
     }
-  });
+  }
   if (markers.length > maxMarkers) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `A maximum of ${maxMarkers} blocks with ${marker} may be ` +
         `provided. Found ${markers.length} (${
-          markers.map((at) => request.blocks[at].id).join(", ")
+          markers.map((at) => request.block(at).id).join(", ")
         }).`,
     );
   }

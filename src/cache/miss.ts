@@ -25,13 +25,21 @@ export interface Entry {
   used: number;
 }
 
+/** What the first-miss explanation reads of a rule's entries. */
+export interface EntryTable {
+  /** Whether the entry of `node` is alive at `now`. */
+  live(node: number, now: number): boolean;
+  /** The entry of `node`, alive or lapsed. */
+  any(node: number): Entry | undefined;
+}
+
 /**
  * Written prefixes by prefix number. Lapsed entries stay, for reasons.
  * Kept in arrays of numbers indexed by the dense prefix numbers: a long
  * session holds many entries, and numbers in arrays cost the garbage
  * collector nothing to trace.
  */
-export class Entries {
+export class Entries implements EntryTable {
   readonly #expires: number[] = [];
   readonly #ttl: number[] = [];
   readonly #used: number[] = [];
@@ -86,7 +94,7 @@ export interface MissContext {
   readonly index: PrefixIndex;
   readonly cachedTokens: number;
   /** The rule's entries (alive means it could have been read). */
-  readonly entries: readonly Entries[];
+  readonly entries: readonly EntryTable[];
   /** The rule's own reason for block `block`, if it has one. */
   readonly ruleReason?: (block: number) => string | undefined;
 }
@@ -96,16 +104,16 @@ export function firstMiss(context: MissContext): CacheMiss | undefined {
   const { request, index, cachedTokens, entries } = context;
   const block = firstBlockBeyond(request, cachedTokens);
   if (block < 0) return undefined;
-  const id = request.blocks[block].id;
+  const id = request.block(block).id;
   const own = context.ruleReason?.(block);
   if (own !== undefined) return { block: id, reason: own };
-  const node = request.nodes[block];
+  const node = request.node(block);
   const lapsed = longestLapsed(request, block, entries);
   if (lapsed !== undefined) {
     const { at, entry } = lapsed;
     return {
       block: id,
-      reason: `the entry written through ${request.blocks[at].id} lapsed: ` +
+      reason: `the entry written through ${request.block(at).id} lapsed: ` +
         `lifetime ${minutes(entry.ttl)}, last used ${
           seconds(request.time - entry.used)
         } before`,
@@ -115,13 +123,10 @@ export function firstMiss(context: MissContext): CacheMiss | undefined {
     return { block: id, reason: "the first request: nothing is written yet" };
   }
   if (index.seen(node)) {
-    let differs = block + 1;
-    while (
-      differs < request.nodes.length && index.seen(request.nodes[differs])
-    ) differs++;
-    const where = differs < request.nodes.length
+    const differs = firstUnseen(request, index, block + 1);
+    const where = differs < request.length
       ? `; the request first differs from every earlier one at ${
-        request.blocks[differs].id
+        request.block(differs).id
       }`
       : "";
     return {
@@ -141,15 +146,36 @@ export function firstMiss(context: MissContext): CacheMiss | undefined {
   };
 }
 
+/**
+ * The first block from `from` whose prefix no earlier request sent, or
+ * the request's length. A prefix some request sent was sent with every
+ * shorter prefix of it, so the sent ones come first: a binary search.
+ */
+function firstUnseen(
+  request: Prepared,
+  index: PrefixIndex,
+  from: number,
+): number {
+  let low = from;
+  let high = request.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (index.seen(request.node(middle))) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The longest lapsed entry through `block` or beyond. */
 function longestLapsed(
   request: Prepared,
   block: number,
-  entries: readonly Entries[],
+  entries: readonly EntryTable[],
 ): { at: number; entry: Entry } | undefined {
-  for (let at = request.nodes.length - 1; at >= block; at--) {
+  for (let at = request.length - 1; at >= block; at--) {
+    const node = request.node(at);
     for (const table of entries) {
-      const entry = table.any(request.nodes[at]);
+      const entry = table.any(node);
       if (entry !== undefined && entry.expires <= request.time) {
         return { at, entry };
       }
@@ -161,11 +187,11 @@ function longestLapsed(
 /** The longest alive entry of a request at or after `from`, or -1. */
 export function longestLive(
   request: Prepared,
-  entries: Entries,
+  entries: EntryTable,
   from = 0,
 ): number {
-  for (let at = request.nodes.length - 1; at >= from; at--) {
-    if (entries.live(request.nodes[at], request.time)) return at;
+  for (let at = request.length - 1; at >= from; at--) {
+    if (entries.live(request.node(at), request.time)) return at;
   }
   return -1;
 }

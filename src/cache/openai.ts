@@ -17,8 +17,10 @@
  * @module
  */
 
-import { Entries, firstMiss } from "./miss.ts";
+import { commonBlocks } from "./body_view.ts";
+import { Entries, type EntryTable, firstMiss } from "./miss.ts";
 import {
+  holds,
   parentOf,
   type PrefixIndex,
   type Prepared,
@@ -47,41 +49,86 @@ interface Next {
   ttl: number;
 }
 
-/** The automatic prefix cache over a session. */
+/**
+ * The automatic prefix cache over a session. Every request writes every
+ * prefix of it; a session's requests repeat the one before and add a few
+ * blocks, so writing each prefix again would cost the whole history per
+ * request. Instead the last request written is kept aside (`pending`) and
+ * read as written: while every request asks for one lifetime, a prefix's
+ * entry after a write is the same whatever it was before (written now,
+ * living that lifetime), so the next request, which repeats most of it,
+ * takes its place, and only the blocks where it leaves the kept request
+ * are written out. A request asking for another lifetime writes the kept
+ * one out and every later request is written prefix by prefix (an entry
+ * alive then keeps the longer of two lifetimes).
+ */
 export class AutomaticCache {
-  readonly entries: Entries = new Entries();
+  /** The entries, the kept request's prefixes read as written. */
+  readonly entries: EntryTable;
+  /** The entries written out. */
+  readonly #written = new Entries();
   /** After each prefix, the latest distinct blocks sent (latest last). */
   readonly #next = new Map<number, Next[]>();
+  readonly #index: PrefixIndex;
   readonly #count: CountTokens;
   readonly #minimum: number;
+  /** The last request written, kept aside, and its lifetime. */
+  #pending: { request: Prepared; ttl: number } | undefined;
+  /** The lifetime every request asked for, `null` once two differ. */
+  #ttl: number | null | undefined;
+
   readonly #facts: AutomaticFacts;
 
   constructor(
+    index: PrefixIndex,
     count: CountTokens,
-    minimum: number,
-    facts: AutomaticFacts = OPENAI_AUTOMATIC,
+    { minimum, facts = OPENAI_AUTOMATIC }: {
+      minimum: number;
+      facts?: AutomaticFacts;
+    },
   ) {
+    this.#index = index;
     this.#count = count;
     this.#minimum = minimum;
     this.#facts = facts;
+    this.entries = {
+      live: (node, now) => {
+        const kept = this.#kept(node);
+        return kept === undefined
+          ? this.#written.live(node, now)
+          : kept.request.time + kept.ttl > now;
+      },
+      any: (node) => {
+        const kept = this.#kept(node);
+        if (kept === undefined) return this.#written.any(node);
+        const used = kept.request.time;
+        return { expires: used + kept.ttl, ttl: kept.ttl, used };
+      },
+    };
   }
 
   /** What the automatic rule serves `request`. */
   read(request: Prepared): AutomaticRead {
-    const { nodes, blocks, time } = request;
-    let at = -1;
-    while (at + 1 < nodes.length && this.entries.live(nodes[at + 1], time)) {
-      at += 1;
+    const { time } = request;
+    // Every prefix of a written one was written with it, so a prefix's
+    // entry lives at least as long as a longer one's: the live prefixes
+    // come first, and the longest is found by a binary search.
+    let low = 0;
+    let high = request.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.entries.live(request.node(middle), time)) low = middle + 1;
+      else high = middle;
     }
+    const at = low - 1;
     let matched = tokensThrough(request, at);
     const following = at + 1;
-    if (following < blocks.length) {
+    if (following < request.length) {
       let partial = 0;
-      for (
-        const earlier of this.#next.get(parentOf(request, following)) ?? []
-      ) {
+      const block = request.block(following);
+      for (const earlier of this.#nextAfter(parentOf(request, following))) {
         if (earlier.time + earlier.ttl <= time) continue;
-        partial = Math.max(partial, this.#partial(earlier, blocks[following]));
+        partial = Math.max(partial, this.#partial(earlier, block));
       }
       const own = tokensThrough(request, following) - matched;
       matched += Math.min(partial, Math.max(0, own - 1));
@@ -95,14 +142,88 @@ export class AutomaticCache {
 
   /** Makes every prefix of `request` an entry (after it is served). */
   write(request: Prepared): void {
-    const { nodes, blocks, time } = request;
     const ttl = request.automaticTtl ?? this.#facts.ttl;
-    let parent = ROOT;
-    nodes.forEach((node, at) => {
-      this.entries.touch(node, time, ttl);
-      this.#remember(parent, { node, block: blocks[at] }, time, ttl);
-      parent = node;
-    });
+    if (this.#ttl !== null && this.#ttl !== undefined && this.#ttl !== ttl) {
+      this.#ttl = null;
+      const kept = this.#pending;
+      if (kept !== undefined) this.#writeOut(kept, 0, kept.request.length);
+      this.#pending = undefined;
+    }
+    if (this.#ttl === null) {
+      this.#writeOut({ request, ttl }, 0, request.length);
+      return;
+    }
+    this.#ttl = ttl;
+    const kept = this.#pending;
+    if (kept !== undefined) {
+      this.#writeOut(
+        kept,
+        commonBlocks(kept.request, request),
+        kept.request.length,
+      );
+    }
+    this.#pending = { request, ttl };
+  }
+
+  /** The kept request when it holds prefix `node`. */
+  #kept(node: number): { request: Prepared; ttl: number } | undefined {
+    const kept = this.#pending;
+    return kept !== undefined && holds(kept.request, this.#index, node)
+      ? kept
+      : undefined;
+  }
+
+  /** Writes out the prefixes through blocks `from..to` of a written request. */
+  #writeOut(
+    written: { request: Prepared; ttl: number },
+    from: number,
+    to: number,
+  ): void {
+    const { request, ttl } = written;
+    const { time } = request;
+    for (let at = from; at < to; at++) {
+      const node = request.node(at);
+      this.#written.touch(node, time, ttl);
+      this.#remember(
+        parentOf(request, at),
+        { node, block: request.block(at) },
+        time,
+        ttl,
+      );
+    }
+  }
+
+  /** The blocks remembered after `parent`, the kept request's among them. */
+  #nextAfter(parent: number): readonly Next[] {
+    const kept = this.#next.get(parent) ?? [];
+    const pending = this.#pending;
+    if (pending === undefined) return kept;
+    const { request, ttl } = pending;
+    const at = parent === ROOT
+      ? 0
+      : holds(request, this.#index, parent)
+      ? this.#index.depth(parent) + 1
+      : request.length;
+    if (at >= request.length) return kept;
+    const node = request.node(at);
+    const block = request.block(at);
+    const next: Next = {
+      node,
+      key: block.key,
+      text: block.text,
+      time: request.time,
+      ttl,
+    };
+    // As #remember would have it.
+    const latest = kept.at(-1);
+    if (latest?.node === node) {
+      return [...kept.slice(0, -1), {
+        ...next,
+        ttl: Math.max(latest.ttl, ttl),
+      }];
+    }
+    return [...kept.filter((earlier) => earlier.node !== node), next]
+      .slice(-NEXT_KEPT);
   }
 
   /**
@@ -190,7 +311,7 @@ export class AutomaticPrefixCache {
     },
   ) {
     this.#index = index;
-    this.#cache = new AutomaticCache(count, minimum, facts);
+    this.#cache = new AutomaticCache(index, count, { minimum, facts });
   }
 
   /** Simulates one request. */

@@ -35,19 +35,16 @@ export class OpenAIExplicitCache {
   constructor(index: PrefixIndex, count: CountTokens, minimum: number) {
     this.#index = index;
     this.#minimum = minimum;
-    this.#automatic = new AutomaticCache(count, minimum);
+    this.#automatic = new AutomaticCache(index, count, { minimum });
   }
 
   /** Simulates one request. */
   step(request: Prepared): CacheRequestResult {
-    const marks: number[] = [];
-    request.blocks.forEach((block, at) => {
-      if (block.marker !== undefined) marks.push(at);
-    });
+    const marks = request.marks;
     const now = request.time;
     let read = -1;
     for (const mark of marks.slice(-READ_MARKS)) {
-      if (mark > read && this.#entries.live(request.nodes[mark], now)) {
+      if (mark > read && this.#entries.live(request.node(mark), now)) {
         read = mark;
       }
     }
@@ -73,7 +70,7 @@ export class OpenAIExplicitCache {
           : this.#automatic.reason(request, automatic, block);
       },
     });
-    if (read >= 0) this.#entries.touch(request.nodes[read], now, 0);
+    if (read >= 0) this.#entries.touch(request.node(read), now, 0);
     const writes = marks.slice(
       -(request.explicitMode ? EXPLICIT_WRITES : DEFAULT_WRITES),
     );
@@ -82,8 +79,8 @@ export class OpenAIExplicitCache {
     for (const mark of writes) {
       const through = tokensThrough(request, mark);
       if (through < this.#minimum) continue;
-      const { ttl } = request.blocks[mark].marker!;
-      const written = this.#entries.touch(request.nodes[mark], now, ttl);
+      const { ttl } = request.marker(mark)!;
+      const written = this.#entries.touch(request.node(mark), now, ttl);
       if (written && through > end) {
         writtenTokens += through - end;
         end = through;

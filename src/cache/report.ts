@@ -9,9 +9,16 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
-import { parseBody, type ParsedBody } from "./blocks.ts";
+import { type BodyView, viewOfBody } from "./body_view.ts";
+import {
+  type GrowingBody,
+  GrowingReader,
+  type GrowingRequest,
+  wholeBody,
+} from "./growing.ts";
 import type { CacheLifetime, ReportedUsage } from "./reported_types.ts";
 import type {
+  CacheEstimates,
   CacheJudgement,
   CachePrices,
   CacheReportOptions,
@@ -22,14 +29,20 @@ import type {
   ReportedRequest,
 } from "./report_types.ts";
 import { PROVIDER_RULES } from "./rules.ts";
-import { defaultMinimum, simulateCache } from "./simulate.ts";
+import { defaultMinimum, simulateCache, simulateWith } from "./simulate.ts";
 import {
   CACHE_PROVIDERS,
-  type CacheProvider,
   type CacheSimulation,
   type CacheTotals,
+  type SimulateCacheOptions,
 } from "./types.ts";
-import { judgeRequest, prefixTokens, STEP_TOKENS } from "./verdict.ts";
+import {
+  estimateOf,
+  judgeViews,
+  prefixTokens,
+  STEP_TOKENS,
+  unreadable,
+} from "./verdict.ts";
 
 const DEFAULT_PRICES = {
   input: 1,
@@ -88,9 +101,84 @@ export function cacheReport(
   options: CacheReportOptions,
 ): PromptCacheReport {
   readOptions(options, requests);
-  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
   const { simulation, error } = simulate(requests, options);
-  const parsed = requests.map((request) => parsed_(request, options.provider));
+  const wire = PROVIDER_RULES[options.provider].wire;
+  const views = requests.map((request): ReadBody => {
+    try {
+      return viewOfBody(request.body, wire);
+    } catch (error) {
+      return { error };
+    }
+  });
+  return reportOf(requests, views, { simulation, error }, {
+    ...options,
+    estimate: (previous, current) =>
+      estimateOf(requests[previous], requests[current], options),
+  });
+}
+
+/**
+ * The cache report of a session's requests whose bodies grow (a
+ * conversation's, SPEC 9.3): `cacheReport` of their whole bodies, each
+ * item read once (`growing.ts`) so that the report costs the session's
+ * items, not every request's whole history. What the simulator refuses
+ * (a body of another shape, a time out of order, markers the API would
+ * refuse) is reported as `cacheReport` reports it, from the whole bodies.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` as `cacheReport`
+ */
+export function growingCacheReport(
+  requests: readonly GrowingRequest[],
+  options: CacheReportOptions,
+): PromptCacheReport {
+  readOptions(options, requests as unknown as readonly ReportedRequest[]);
+  let run;
+  try {
+    run = simulateWith(
+      requests.map(({ body, time }) => ({
+        body,
+        ...(time === undefined ? {} : { time }),
+      })),
+      simulateOptions(options),
+      { caller: "simulateCache", keep: true },
+      (wire, index, count) => {
+        const reader = new GrowingReader(wire, index, count);
+        return (body, request) => reader.read(body as GrowingBody, request);
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof SystemPromptError)) throw error;
+    return cacheReport(
+      requests.map((request) => ({
+        ...request,
+        body: wholeBody(request.body),
+      })),
+      options,
+    );
+  }
+  return reportOf(requests, run.prepared, { simulation: run.simulation }, {
+    ...options,
+    // The simulation gave every request its estimate.
+    estimate: () => undefined,
+  });
+}
+
+/** A request's body read, or why it could not be. */
+type ReadBody = BodyView | { readonly error: unknown };
+
+/** The report of requests whose bodies are read (`views`) and simulated. */
+function reportOf(
+  requests: readonly Omit<ReportedRequest, "body">[],
+  views: readonly ReadBody[],
+  simulated: { simulation?: CacheSimulation; error?: string },
+  options: CacheReportOptions & {
+    /** The estimates of a pair when the session's simulation failed. */
+    estimate: (previous: number, current: number) => CacheEstimates | undefined;
+  },
+): PromptCacheReport {
+  const { simulation, error } = simulated;
+  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
+  const readable = (view: ReadBody) => "error" in view ? undefined : view;
   const lastOfThread = new Map<string, number>();
   const results: CacheReportRequest[] = [];
   const distinct: number[] = [];
@@ -108,25 +196,34 @@ export function cacheReport(
         Math.abs(usage.cacheReadTokens - estimate.cachedTokens) > STEP_TOKENS,
     };
     if (estimate !== undefined) result.estimate = estimate;
-    const cost = costOf(usage, parsed[index], options);
+    const view = readable(views[index]);
+    const cost = costOf(usage, view, options);
     if (cost !== undefined) result.cost = cost;
     let judgement: CacheJudgement | undefined;
     if (before >= 0) {
       const previousEstimate = simulation?.requests[before];
-      judgement = judgeRequest(
-        { previous: requests[before], current: request },
-        {
-          ...options,
-          ...(estimate !== undefined && previousEstimate !== undefined
-            ? { estimates: { previous: previousEstimate, current: estimate } }
-            : {}),
-        },
-      );
+      const previousView = views[before];
+      const currentView = views[index];
+      judgement = "error" in previousView
+        ? unreadable(request, previousView.error)
+        : "error" in currentView
+        ? unreadable(request, currentView.error)
+        : judgeViews(
+          { previous: requests[before], current: request },
+          { before: previousView, after: currentView },
+          {
+            ...options,
+            estimates: () =>
+              estimate !== undefined && previousEstimate !== undefined
+                ? { previous: previousEstimate, current: estimate }
+                : options.estimate(before, index),
+          },
+        );
       result.judgement = judgement;
     }
-    const own = parsed[index] === undefined
+    const own = view === undefined
       ? undefined
-      : prefixTokens(usage, parsed[index]!, options, minimum);
+      : prefixTokens(usage, view, options, minimum);
     distinct.push(Math.max(0, (own ?? 0) - (judgement?.repeatedTokens ?? 0)));
     results.push(result);
   });
@@ -191,13 +288,7 @@ function simulate(
           body,
           ...(time !== undefined ? { time } : {}),
         })),
-        {
-          provider: options.provider,
-          countTokens: options.countTokens,
-          ...(options.minPrefixTokens !== undefined
-            ? { minPrefixTokens: options.minPrefixTokens }
-            : {}),
-        },
+        simulateOptions(options),
       ),
     };
   } catch (error) {
@@ -205,15 +296,15 @@ function simulate(
   }
 }
 
-function parsed_(
-  request: ReportedRequest,
-  provider: CacheProvider,
-): ParsedBody | undefined {
-  try {
-    return parseBody(request.body, PROVIDER_RULES[provider].wire);
-  } catch {
-    return undefined;
-  }
+/** The simulator's options of a report's. */
+function simulateOptions(options: CacheReportOptions): SimulateCacheOptions {
+  return {
+    provider: options.provider,
+    countTokens: options.countTokens,
+    ...(options.minPrefixTokens !== undefined
+      ? { minPrefixTokens: options.minPrefixTokens }
+      : {}),
+  };
 }
 
 function figures(
@@ -242,7 +333,7 @@ function figures(
  */
 export function costOf(
   usage: ReportedUsage,
-  body: ParsedBody | undefined,
+  body: BodyView | undefined,
   options: Pick<CacheReportOptions, "provider" | "prices">,
 ): number | undefined {
   const { inputTokens: input, cacheReadTokens: read } = usage;
@@ -282,13 +373,9 @@ export function costOf(
 }
 
 /** The lifetime every mark of the body shares, if one. */
-function markLifetime(body: ParsedBody | undefined): CacheLifetime | undefined {
+function markLifetime(body: BodyView | undefined): CacheLifetime | undefined {
   if (body === undefined) return undefined;
-  const labels = new Set(
-    body.blocks.flatMap((block) =>
-      block.marker === undefined ? [] : [block.marker.label]
-    ),
-  );
+  const labels = new Set(body.marks.map((at) => body.marker(at)!.label));
   if (labels.size !== 1) return undefined;
   const [label] = labels;
   return label as CacheLifetime;

@@ -8,7 +8,7 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
-import { kind, parseBody, type ParsedBody } from "./blocks.ts";
+import { kind, parseBody, type ParsedBody, type Wire } from "./blocks.ts";
 import { MarkerCache } from "./marker_cache.ts";
 import { AutomaticPrefixCache } from "./openai.ts";
 import { OpenAIExplicitCache } from "./openai_explicit.ts";
@@ -70,25 +70,62 @@ export function simulateCache(
   requests: readonly CacheRequest[],
   options: SimulateCacheOptions,
 ): CacheSimulation {
+  return simulateWith(
+    requests,
+    options,
+    { caller: "simulateCache", keep: false },
+    (wire, index, count) => (body, request) => {
+      const parsed: ParsedBody = parseBody(body, wire);
+      return prepare(
+        { ...request, fields: body as Record<string, unknown>, ...parsed },
+        index,
+        count,
+      );
+    },
+  ).simulation;
+}
+
+/** Reads one request's body (given the simulation's index and counter). */
+export type BodyReader = (
+  wire: Wire,
+  index: PrefixIndex,
+  count: CountTokens,
+) => (body: unknown, request: { index: number; time: number }) => Prepared;
+
+/**
+ * `simulateCache` with each body read by `reader` (a session's growing
+ * bodies, `growing.ts`): the simulation, and with `keep` every request as
+ * read (bodies read whole and kept would hold every body at once).
+ */
+export function simulateWith(
+  requests: unknown,
+  options: unknown,
+  how: { caller: string; keep: boolean },
+  reader: BodyReader,
+): { simulation: CacheSimulation; prepared: Prepared[] } {
   const { provider, countTokens, minimum } = readOptions(options);
-  const list = readList(requests, "simulateCache");
+  const list = readList(requests, how.caller);
   const index = new PrefixIndex();
   const count = memoised(countTokens);
   const rule = ruleFor(provider, index, count, minimum);
-  const { wire } = PROVIDER_RULES[provider];
+  const read = reader(PROVIDER_RULES[provider].wire, index, count);
   const results: CacheRequestResult[] = [];
+  const prepared: Prepared[] = [];
   let previous: number | undefined;
   list.forEach((request, at) => {
-    const prepared = guarded(at, () => {
+    const view = guarded(at, () => {
       const { body, time } = readRequest(request, previous);
-      const parsed: ParsedBody = parseBody(body, wire);
-      return prepare({ index: at, time, ...parsed }, index, count);
+      return read(body, { index: at, time });
     });
-    previous = prepared.time;
-    results.push(guarded(at, () => rule.step(prepared)));
-    index.record(prepared);
+    previous = view.time;
+    results.push(guarded(at, () => rule.step(view)));
+    index.record();
+    if (how.keep) prepared.push(view);
   });
-  return { requests: results, totals: totalsOf(results) };
+  return {
+    simulation: { requests: results, totals: totalsOf(results) },
+    prepared,
+  };
 }
 
 interface Rule {

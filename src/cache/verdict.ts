@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Block, parseBody, type ParsedBody } from "./blocks.ts";
+import { type BodyView, commonBlocks, viewOfBody } from "./body_view.ts";
 import { attributeChange } from "./contributor.ts";
 import type {
   ProviderDiagnosis,
@@ -120,24 +120,55 @@ export function judgeRequest(
   options: JudgeRequestOptions,
 ): CacheJudgement {
   const { previous, current } = pair;
+  const wire = PROVIDER_RULES[options.provider].wire;
+  let before: BodyView;
+  let after: BodyView;
+  try {
+    before = viewOfBody(previous.body, wire);
+    after = viewOfBody(current.body, wire);
+  } catch (error) {
+    return unreadable(current, error);
+  }
+  return judgeViews(pair, { before, after }, {
+    ...options,
+    estimates: () =>
+      options.estimates ?? estimateOf(previous, current, options),
+  });
+}
+
+/** The judgement when a body could not be read (`error`, its reason). */
+export function unreadable(
+  current: Pick<ReportedRequest, "usage">,
+  error: unknown,
+): CacheJudgement {
+  return {
+    verdict: "unknown",
+    provider: current.usage.diagnosis ?? { status: "none" },
+    reason: `a body could not be read: ${
+      error instanceof Error ? error.message : String(error)
+    }`,
+  };
+}
+
+/**
+ * {@linkcode judgeRequest} on the two bodies read (`before`, `after`);
+ * `estimates` gives the simulator's estimates when they are needed.
+ */
+export function judgeViews(
+  pair: {
+    previous: Omit<ReportedRequest, "body">;
+    current: Omit<ReportedRequest, "body">;
+  },
+  views: { before: BodyView; after: BodyView },
+  options: Omit<JudgeRequestOptions, "estimates"> & {
+    estimates: () => CacheEstimates | undefined;
+  },
+): CacheJudgement {
+  const { previous, current } = pair;
+  const { before, after } = views;
   const provider: ProviderDiagnosis = current.usage.diagnosis ??
     { status: "none" };
-  const { wire } = PROVIDER_RULES[options.provider];
   const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
-  let before: ParsedBody;
-  let after: ParsedBody;
-  try {
-    before = parseBody(previous.body, wire);
-    after = parseBody(current.body, wire);
-  } catch (error) {
-    return {
-      verdict: "unknown",
-      provider,
-      reason: `a body could not be read: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
-    };
-  }
   const previousPrefix = prefixTokens(previous.usage, before, options, minimum);
   const read = current.usage.cacheReadTokens;
   if (previousPrefix === undefined || read === undefined) {
@@ -153,7 +184,7 @@ export function judgeRequest(
         : "this request's cache reads could not be read",
     };
   }
-  const common = commonBlocks(before.blocks, after.blocks);
+  const common = commonBlocks(before, after);
   const repeated = repeatedTokens(
     { before, common, previousPrefix, total: previous.usage.inputTokens },
     options,
@@ -171,20 +202,19 @@ export function judgeRequest(
       ? ""
       : `read ${read} of the previous request's ${previousPrefix} prefix tokens`,
   };
-  const estimates = options.estimates ??
-    estimateOf(previous, current, options);
+  const estimates = options.estimates();
   const estimate = estimates?.current;
   if (estimate !== undefined) judgement.estimate = estimate;
   if (!missed) return judgement;
 
   const diverged = repeated + STEP_TOKENS < previousPrefix;
-  const model = changedOption(previous.body, current.body, ["model"]);
+  const model = changedOption(before.fields, after.fields, ["model"]);
   const option = changedOption(
-    previous.body,
-    current.body,
+    before.fields,
+    after.fields,
     CACHE_KEYED_OPTIONS,
   );
-  const lifetime = lifetimeOf(before, previous.body, options.provider);
+  const lifetime = lifetimeOf(before, options.provider);
   const gap = current.time !== undefined && previous.time !== undefined
     ? current.time - previous.time
     : undefined;
@@ -203,7 +233,9 @@ export function judgeRequest(
     judgement.change = { region: "model", option: model };
     judgement.reason = `the model changed (${model})`;
   } else if (diverged) {
-    const block = before.blocks[common] ?? after.blocks[common];
+    const block = common < before.length
+      ? before.block(common)
+      : after.block(common);
     const region: BodyRegion = block.part;
     verdict = region === "messages" ? "conversation" : "layout";
     judgement.change = { region, block: block.id };
@@ -256,7 +288,7 @@ export function judgeRequest(
  */
 export function prefixTokens(
   usage: ReportedUsage,
-  body: ParsedBody,
+  body: Pick<BodyView, "explicitMode">,
   options: Pick<CacheReportOptions, "provider">,
   minimum: number,
 ): number | undefined {
@@ -284,20 +316,6 @@ export function prefixTokens(
   }
 }
 
-/** How many leading blocks the two bodies share (marks aside). */
-export function commonBlocks(
-  before: readonly Block[],
-  after: readonly Block[],
-): number {
-  const length = Math.min(before.length, after.length);
-  let index = 0;
-  while (
-    index < length && before[index].key === after[index].key &&
-    before[index].part === after[index].part
-  ) index += 1;
-  return index;
-}
-
 /**
  * The previous prefix's tokens the next body repeats: all of it when the
  * next body repeats every block, else the shared blocks' estimate scaled
@@ -305,7 +323,7 @@ export function commonBlocks(
  */
 function repeatedTokens(
   shared: {
-    before: ParsedBody;
+    before: BodyView;
     common: number;
     previousPrefix: number;
     total: number | undefined;
@@ -313,14 +331,21 @@ function repeatedTokens(
   options: CacheReportOptions,
 ): number {
   const { before, common, previousPrefix, total } = shared;
-  if (common === before.blocks.length) return previousPrefix;
+  if (common === before.length) return previousPrefix;
   let sharedEstimate = 0;
   let allEstimate = 0;
-  before.blocks.forEach((block, index) => {
-    const tokens = safeCount(options.countTokens, block.text);
-    allEstimate += tokens;
-    if (index < common) sharedEstimate += tokens;
-  });
+  if (before.through !== undefined) {
+    // Counted already, with the same counter (whose every answer was a
+    // count, so safeCount's would be the same).
+    sharedEstimate = before.through(common - 1);
+    allEstimate = before.through(before.length - 1);
+  } else {
+    for (let index = 0; index < before.length; index++) {
+      const tokens = safeCount(options.countTokens, before.block(index).text);
+      allEstimate += tokens;
+      if (index < common) sharedEstimate += tokens;
+    }
+  }
   const scale = total !== undefined && allEstimate > 0
     ? total / allEstimate
     : 1;
@@ -361,21 +386,20 @@ function json(value: unknown): string {
  * minutes.
  */
 function lifetimeOf(
-  body: ParsedBody,
-  raw: unknown,
+  body: BodyView,
   provider: CacheReportOptions["provider"],
 ): number {
-  const marks = body.blocks.filter((block) => block.marker !== undefined);
-  const last = marks.at(-1)?.marker;
+  const mark = body.marks.at(-1);
+  const last = mark === undefined ? undefined : body.marker(mark);
   const rules = PROVIDER_RULES[provider];
   if (rules.reports !== "automatic" && last !== undefined) return last.ttl;
-  const retention = (raw as Record<string, unknown>).prompt_cache_retention;
+  const retention = body.fields.prompt_cache_retention;
   if (rules.wire === "openai" && retention === "24h") return 24 * 60 * MINUTE;
   return rules.automatic?.ttl ?? AUTOMATIC_LIFETIME;
 }
 
 /** The simulator's estimates of `previous` and then `current`. */
-function estimateOf(
+export function estimateOf(
   previous: ReportedRequest,
   current: ReportedRequest,
   options: CacheReportOptions,
@@ -408,7 +432,7 @@ function estimateOf(
  */
 function estimatePredictsMiss(
   estimates: CacheEstimates,
-  shared: { before: ParsedBody; after: ParsedBody; common: number },
+  shared: { before: BodyView; after: BodyView; common: number },
   options: CacheReportOptions,
   minimum: number,
 ): boolean {
@@ -427,10 +451,11 @@ function estimatePredictsMiss(
     minimum,
   ) ?? 0;
   let repeated = 0;
-  if (common === before.blocks.length) repeated = simulatedPrefix;
+  if (common === before.length) repeated = simulatedPrefix;
+  else if (after.through !== undefined) repeated = after.through(common - 1);
   else {
     for (let index = 0; index < common; index += 1) {
-      repeated += safeCount(options.countTokens, after.blocks[index].text);
+      repeated += safeCount(options.countTokens, after.block(index).text);
     }
   }
   const could = Math.min(simulatedPrefix, repeated);

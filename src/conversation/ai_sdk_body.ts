@@ -24,12 +24,17 @@ export function aiSdkWireBody(
 ): Json {
   const body: Json = { system: systemOf(head.system) };
   body.messages = messagesOf(withMarks(history, marks));
+  return { ...body, ...toolFields(head) };
+}
+
+/** The body of an AI SDK step but for its `messages`. */
+export function aiSdkFields(head: Json): Json {
+  return { system: systemOf(head.system), ...toolFields(head) };
+}
+
+function toolFields(head: Json): Json {
   const tools = Array.isArray(head.tools) ? head.tools.map(toolOf) : [];
-  if (tools.length > 0) {
-    body.tools = tools;
-    body.tool_choice = { type: "auto" };
-  }
-  return body;
+  return tools.length === 0 ? {} : { tools, tool_choice: { type: "auto" } };
 }
 
 /** `providerOptions.anthropic.cacheControl`, or nothing. */
@@ -74,26 +79,43 @@ function withMarks(
 ): unknown[] {
   const result = [...history];
   for (const { message, block, mark } of marks) {
-    const item = result[message];
-    if (!isObject(item)) continue;
-    const parts = typeof item.content === "string"
-      ? [{ type: "text", text: item.content }]
-      : item.content;
-    if (!Array.isArray(parts) || !isObject(parts[block])) continue;
-    const copy = [...parts];
-    const part = parts[block] as Json;
-    const options = isObject(part.providerOptions) ? part.providerOptions : {};
-    const anthropic = isObject(options.anthropic) ? options.anthropic : {};
-    copy[block] = {
-      ...part,
-      providerOptions: {
-        ...options,
-        anthropic: { ...anthropic, cacheControl: mark },
-      },
-    };
-    result[message] = { ...item, content: copy };
+    const marked = withMark(result[message], block, mark);
+    if (marked !== result[message]) result[message] = marked;
   }
   return result;
+}
+
+/**
+ * A message with a mark on its part `block` (as the Anthropic provider
+ * option), or the message itself when it has no such part.
+ */
+export function withMark(
+  message: unknown,
+  block: number,
+  mark: unknown,
+): unknown {
+  if (!isObject(message)) return message;
+  const parts = typeof message.content === "string"
+    ? [{ type: "text", text: message.content }]
+    : message.content;
+  if (!Array.isArray(parts) || !isObject(parts[block])) return message;
+  const copy = [...parts];
+  const part = parts[block] as Json;
+  const options = isObject(part.providerOptions) ? part.providerOptions : {};
+  const anthropic = isObject(options.anthropic) ? options.anthropic : {};
+  copy[block] = {
+    ...part,
+    providerOptions: {
+      ...options,
+      anthropic: { ...anthropic, cacheControl: mark },
+    },
+  };
+  return { ...message, content: copy };
+}
+
+/** The role of the provider message an AI SDK message joins. */
+export function groupRole(message: Json): "user" | "assistant" {
+  return message.role === "assistant" ? "assistant" : "user";
 }
 
 /** The messages grouped and converted as the provider does. */
@@ -101,21 +123,34 @@ function messagesOf(history: readonly unknown[]): Json[] {
   const groups: { role: "user" | "assistant"; messages: Json[] }[] = [];
   for (const message of history) {
     if (!isObject(message)) continue;
-    const role = message.role === "assistant" ? "assistant" : "user";
+    const role = groupRole(message);
     const last = groups.at(-1);
     if (last?.role === role) last.messages.push(message);
     else groups.push({ role, messages: [message] });
   }
   const result: Json[] = [];
   groups.forEach((group, index) => {
-    const content = group.role === "user"
-      ? group.messages.flatMap(userParts)
-      : assistantContent(group.messages, index === groups.length - 1);
-    if (group.role === "user" || content.length > 0) {
-      result.push({ role: group.role, content });
-    }
+    const item = groupMessage(group, index === groups.length - 1);
+    if (item !== undefined) result.push(item);
   });
   return result;
+}
+
+/**
+ * The provider message of one group of consecutive AI SDK messages of one
+ * role (`last`: the body's last group), or none for an assistant group
+ * with nothing to send.
+ */
+export function groupMessage(
+  group: { role: "user" | "assistant"; messages: readonly Json[] },
+  last: boolean,
+): Json | undefined {
+  const content = group.role === "user"
+    ? group.messages.flatMap(userParts)
+    : assistantContent(group.messages, last);
+  return group.role === "user" || content.length > 0
+    ? { role: group.role, content }
+    : undefined;
 }
 
 function partsOf(message: Json): Json[] {
@@ -255,6 +290,6 @@ function toolUsesLast(content: readonly Json[]): Json[] {
   return result;
 }
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -68,7 +68,11 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  readonly #lines: string[] = [];
+  /**
+   * The recording so far, appended to line by line: `save()` returns it
+   * as it is, without joining the lines again.
+   */
+  #recording = "";
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
   readonly #clock: () => number;
@@ -124,8 +128,8 @@ export class ConversationShell<
     const replayed = replay(parsed, wire);
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
-    this.#lines.push(recordingLine(parsed.header));
-    for (const step of parsed.steps) this.#lines.push(recordingLine(step));
+    // The lines read are the recording so far, as they were written.
+    this.#recording = parsed.text;
     this.#observer.resume(parsed.steps);
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }
@@ -272,7 +276,7 @@ export class ConversationShell<
       sent: isoOf(built.sentAt),
       time: isoOf(time),
     };
-    const lines = before.steps === 0 && this.#lines.length === 0
+    const lines = before.steps === 0 && this.#recording === ""
       ? [recordingLine(this.#headerRecord()), recordingLine(step)]
       : [recordingLine(step)];
     this.#committed = {
@@ -294,10 +298,10 @@ export class ConversationShell<
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = this.#refusals(read.calls, built.allowed);
-    this.#lines.push(...lines);
     const onRecord = this.#onRecord;
     for (const line of lines) {
-      if (onRecord === undefined) break;
+      this.#recording += line;
+      if (onRecord === undefined) continue;
       callObserver("onRecord", () => onRecord(line), this.#observer.onError);
     }
     this.#observer.committed(step, observed, {
@@ -320,8 +324,8 @@ export class ConversationShell<
   }
 
   save(): string {
-    if (this.#lines.length === 0) return recordingLine(this.#headerRecord());
-    return this.#lines.join("");
+    if (this.#recording === "") return recordingLine(this.#headerRecord());
+    return this.#recording;
   }
 
   /** The refusals the conversation itself gives calls of inactive tools. */

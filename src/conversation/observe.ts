@@ -11,7 +11,7 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { attributeChange } from "../cache/contributor.ts";
-import { cacheReport } from "../cache/report.ts";
+import { growingCacheReport } from "../cache/report.ts";
 import { readReportedUsage } from "../cache/reported.ts";
 import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
 import type {
@@ -25,8 +25,8 @@ import type {
 } from "./recording.ts";
 import {
   cacheProviderOf,
+  growingRequests,
   provenanceOf,
-  recordedRequests,
   reportedOf,
   reportProviderOf,
   usageSourceOf,
@@ -107,7 +107,7 @@ export class Observer {
 
   /** Takes over a resumed recording's steps. */
   resume(steps: readonly RecordingStep[]): void {
-    this.#steps.push(...steps);
+    for (const step of steps) this.#steps.push(step);
     const last = steps.at(-1);
     if (last !== undefined) {
       this.previousId = reportedOf(last, this.#source).responseId ?? null;
@@ -276,7 +276,7 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
-  const requests = recordedRequests(header, steps, read);
+  const requests = growingRequests(header, steps, read);
   const provider = options.provider ?? reportProviderOf(header);
-  return cacheReport(requests, { ...options, provider });
+  return growingCacheReport(requests, { ...options, provider });
 }

@@ -210,6 +210,8 @@ export interface ParsedRecording {
   readonly steps: RecordingStep[];
   /** The last line was cut mid-way and left out. */
   readonly truncated: boolean;
+  /** The recording's complete lines, as given, each ending with a newline. */
+  readonly text: string;
 }
 
 /**
@@ -262,7 +264,12 @@ export function parseRecording(
   const steps = values.slice(1).map((value, index) =>
     readStep(value, index + 2, index + 1)
   );
-  return { header, steps, truncated };
+  const text = complete
+    ? recording
+    : truncated
+    ? recording.slice(0, recording.lastIndexOf("\n") + 1)
+    : `${recording}\n`;
+  return { header, steps, truncated, text };
 }
 
 function readHeader(value: unknown, provider: string): RecordingHeader {

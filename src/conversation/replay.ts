@@ -93,13 +93,16 @@ export function replay<M>(
   >,
 ): { state: Committed<M>; allowed: string[] | undefined } {
   let state: Committed<M> = startOf(parsed.header.fork, wire);
+  // One array grows through the replay: each step's state needs only its
+  // length, and a copy per step would make resume quadratic.
+  const history: M[] = [...state.history];
   let allowed: string[] | undefined;
   for (const step of parsed.steps) {
-    if (step.at !== state.history.length) {
+    if (step.at !== history.length) {
       throw new SystemPromptError(
         "RECORDING_DISCONTINUOUS",
         `Step ${step.step} of the recording starts at message ${step.at}, ` +
-          `but the steps before it hold ${state.history.length} messages: ` +
+          `but the steps before it hold ${history.length} messages: ` +
           `its history does not continue its own earlier requests.`,
       );
     }
@@ -115,14 +118,16 @@ export function replay<M>(
         { cause: error },
       );
     }
-    const tail = (step.tail as M[]).map(deepFreeze);
+    for (const message of step.tail as M[]) history.push(deepFreeze(message));
+    const previousLength = history.length;
+    for (const message of read.messages) history.push(deepFreeze(message));
     const effective = step.inlineTools ??
       (wire.inlineToolChanges === true
         ? state.effective ?? step.tools
         : undefined);
     state = {
-      history: [...state.history, ...tail, ...read.messages.map(deepFreeze)],
-      previousLength: state.history.length + tail.length,
+      history,
+      previousLength,
       runtimeText: step.runtimeContext ?? state.runtimeText,
       listed: step.tools ?? state.listed,
       effective,

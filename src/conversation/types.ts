@@ -277,7 +277,11 @@ export interface Conversation<
   record(answer: Answer): ToolCall[];
   /**
    * The whole recording so far (JSON lines: the header, then one line per
-   * committed step): what the resume functions read back.
+   * committed step): what the resume functions read back. Cheap to call
+   * after every step: the conversation appends each step's line to the
+   * text it keeps and returns that text, nothing joined or copied (writing
+   * the whole text to a file still costs its bytes; `onRecord` hands over
+   * each line alone, to append as you go).
    */
   save(): string;
   /**

@@ -33,6 +33,8 @@ export interface AnyConversation {
   save(): string;
 }
 
+/** Options every form's start passes on to its conversation. */
+
 /** One provider form. */
 export interface Form {
   readonly name: string;
