@@ -202,12 +202,12 @@ export function judgeRequest(
     judgement.change = { region: "model", option: model };
     judgement.reason = `the model changed (${model})`;
   } else if (diverged) {
-    const block = before.blocks[common] ?? after.blocks[common];
+    const { block, how } = firstDifference(before.blocks, after.blocks, common);
     const region: BodyRegion = block.part;
     verdict = region === "messages" ? "conversation" : "layout";
     judgement.change = { region, block: block.id };
-    judgement.reason = `the bodies differ from ${block.id} (${region}), ` +
-      `${previousPrefix - repeated} tokens into the previous prefix`;
+    judgement.reason = `the bodies differ from ${block.id} (${region}, ` +
+      `${how}), ${previousPrefix - repeated} tokens into the previous prefix`;
   } else if (option !== undefined) {
     verdict = "request";
     judgement.change = { region: "options", option };
@@ -292,6 +292,34 @@ export function commonBlocks(
     before[index].part === after[index].part
   ) index += 1;
   return index;
+}
+
+/**
+ * The block where the two bodies part, at index `common`: this request's
+ * block there (added, changed or moved), unless this request merely lacks
+ * the earlier body's block (its own block there is one the earlier body
+ * held further on): then the earlier body's, removed. So a tool added at
+ * the end of the list is named, not the system block after it.
+ */
+function firstDifference(
+  before: readonly Block[],
+  after: readonly Block[],
+  common: number,
+): { block: Block; how: "added" | "removed" | "changed" | "moved" } {
+  const earlier = before[common];
+  const later = after[common];
+  if (later === undefined) return { block: earlier, how: "removed" };
+  if (earlier === undefined || later.id === earlier.id) {
+    return { block: later, how: earlier === undefined ? "added" : "changed" };
+  }
+  const held = (blocks: readonly Block[], block: Block) =>
+    blocks.some((other, index) =>
+      index > common && other.id === block.id && other.key === block.key &&
+      other.part === block.part
+    );
+  if (!held(before, later)) return { block: later, how: "added" };
+  if (!held(after, earlier)) return { block: earlier, how: "removed" };
+  return { block: later, how: "moved" };
 }
 
 /**
