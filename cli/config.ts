@@ -154,7 +154,7 @@ export function loadFailure(
   if (code === "ERR_UNKNOWN_FILE_EXTENSION") {
     return "this runtime cannot import TypeScript; on Node 22.6+ run it " +
       "with NODE_OPTIONS=--experimental-strip-types (23.6+ strips types by " +
-      "default), on Node 20 install tsx and run it with " +
+      "default), before Node 22.6 install tsx and run it with " +
       "NODE_OPTIONS=--import=tsx, with Bun run bun x --bun rxprompt (plain " +
       "bun x runs Node), or write the config as .mjs";
   }
