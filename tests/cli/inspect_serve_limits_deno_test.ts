@@ -158,17 +158,16 @@ export default prompt;
       const server = await serve([path, "--timeout", "1"]);
       try {
         assert.equal((await stateOf(server)).timeoutMs, 1000);
-        const state = await until("the view", async () => {
+        // On a busy machine the first view of the second config may be late
+        // too: that says so first, and the stalled explain() follows.
+        const pattern = new RegExp(
+          `^config .*: the ${what} of the global view did not settle within 1 s`,
+        );
+        const state = await until(`the ${what}'s limit`, async () => {
           const state = await stateOf(server);
-          return state.status === "loading" ? undefined : state;
+          return pattern.test(state.scopes[0]?.error ?? "") ? state : undefined;
         });
         assert.equal(state.status, "ready");
-        assert.match(
-          state.scopes[0].error ?? "",
-          new RegExp(
-            `^config .*: the ${what} of the global view did not settle within 1 s`,
-          ),
-        );
       } finally {
         assert.equal((await server.stop()).code, 0);
       }
