@@ -94,19 +94,27 @@ export function targetJson(target: Target): string | null {
 }
 
 /**
- * Disposes a config's registry, within the time limit: a failing or
- * hanging teardown cannot change the result.
+ * Disposes a config: its own `dispose` export first (its timers stop
+ * before the registry they call goes), then its registry, each within the
+ * time limit: a failing or hanging teardown cannot change the result.
  */
 export async function disposeConfig(
   config: PromptConfig,
   options: Bounded = {},
 ): Promise<void> {
-  try {
-    await within(
-      { timeoutMs: options.timeoutMs, what: `config ${config.source}` },
-      () => config.prompt.dispose(),
-    );
-  } catch {
-    // The command's output is already written; teardown is best effort.
+  const { dispose } = config;
+  const teardowns = [
+    ...(dispose === undefined ? [] : [() => dispose()]),
+    () => config.prompt.dispose(),
+  ];
+  for (const teardown of teardowns) {
+    try {
+      await within(
+        { timeoutMs: options.timeoutMs, what: `config ${config.source}` },
+        teardown,
+      );
+    } catch {
+      // The command's output is already written; teardown is best effort.
+    }
   }
 }

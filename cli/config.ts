@@ -1,6 +1,6 @@
 /**
  * The config loader: imports a config module and reads its default export,
- * which is a `SystemPrompt`, `{ prompt, scopes?, context? }`, or a (possibly
+ * which is a `SystemPrompt`, `{ prompt, scopes?, context?, dispose? }`, or a (possibly
  * async) function returning either. Every way a config can be wrong is a
  * {@linkcode CliError} with one line that names the config and what would
  * be valid.
@@ -17,9 +17,9 @@ import { within } from "./deadline.ts";
 const BRAND = Symbol.for("rxprompt.SystemPrompt");
 
 const EXPECTED = "export default a SystemPrompt, { prompt, scopes?, " +
-  "context? }, or a (possibly async) function returning either";
+  "context?, dispose? }, or a (possibly async) function returning either";
 
-const KEYS = new Set(["prompt", "scopes", "context"]);
+const KEYS = new Set(["prompt", "scopes", "context", "dispose"]);
 
 /** A loaded config: the registry, its named scopes, and their contexts. */
 export interface PromptConfig {
@@ -35,6 +35,12 @@ export interface PromptConfig {
    * @throws {CliError} when the config's `context` function fails
    */
   context(scope: ScopeKey | undefined): AssembleContext;
+  /**
+   * The config's own teardown (its `dispose` export): called before the
+   * registry is disposed, when a command ends and when `watch` or
+   * `inspect --serve` replace the config with a saved one.
+   */
+  readonly dispose?: () => unknown;
 }
 
 /** One view a command assembles: the global view or a named scope. */
@@ -148,7 +154,7 @@ export function loadFailure(
   if (code === "ERR_UNKNOWN_FILE_EXTENSION") {
     return "this runtime cannot import TypeScript; on Node 22.6+ run it " +
       "with NODE_OPTIONS=--experimental-strip-types (23.6+ strips types by " +
-      "default), on Node 20 install tsx and run it with " +
+      "default), before Node 22.6 install tsx and run it with " +
       "NODE_OPTIONS=--import=tsx, with Bun run bun x --bun rxprompt (plain " +
       "bun x runs Node), or write the config as .mjs";
   }
@@ -223,7 +229,7 @@ export async function readConfig(
     if (typeof value === "function") {
       throw new CliError(
         `config ${source}: its default export function returned a function; ` +
-          `it must return a SystemPrompt or { prompt, scopes?, context? }`,
+          `it must return a SystemPrompt or { prompt, scopes?, context?, dispose? }`,
       );
     }
   } else if (isThenable(value)) {
@@ -253,10 +259,10 @@ function fromValue(value: unknown, source: string): PromptConfig {
   if (unknown.length > 0) {
     throw new CliError(
       `config ${source}: unknown key ${JSON.stringify(unknown[0])} in the ` +
-        `default export; the keys are prompt, scopes and context`,
+        `default export; the keys are prompt, scopes, context and dispose`,
     );
   }
-  const { prompt, scopes, context } = value;
+  const { prompt, scopes, context, dispose } = value;
   if (!isSystemPrompt(prompt)) {
     throw new CliError(
       `config ${source}: prompt is ${describe(prompt)}; it must be a ` +
@@ -269,12 +275,24 @@ function fromValue(value: unknown, source: string): PromptConfig {
         `function (scope) => assembly context, or absent`,
     );
   }
-  return config(
-    source,
-    prompt,
-    readScopes(scopes, source),
-    context as ((scope?: ScopeKey) => unknown) | undefined,
-  );
+  if (dispose !== undefined && typeof dispose !== "function") {
+    throw new CliError(
+      `config ${source}: dispose is ${describe(dispose)}; it must be a ` +
+        `function that stops the config's own timers and callbacks, or ` +
+        `absent`,
+    );
+  }
+  return {
+    ...config(
+      source,
+      prompt,
+      readScopes(scopes, source),
+      context as ((scope?: ScopeKey) => unknown) | undefined,
+    ),
+    ...(dispose === undefined
+      ? {}
+      : { dispose: () => (dispose as () => unknown).call(value) }),
+  };
 }
 
 function readScopes(

@@ -19,7 +19,14 @@ import type { AssembleContext, ScopeKey, SystemPrompt } from "../mod.ts";
  * const reviewer = { id: "reviewer" };
  * const prompt = new SystemPrompt();
  * prompt.scope(reviewer).section({ name: "role", order: 10, text: "Review." });
- * const config: RxpromptConfigObject = { prompt, scopes: { reviewer } };
+ * // The config's own timer: stopped when the config is replaced or ends.
+ * const timer = setInterval(() => prompt.invalidate(), 60_000);
+ * const config: RxpromptConfigObject = {
+ *   prompt,
+ *   scopes: { reviewer },
+ *   dispose: () => clearInterval(timer),
+ * };
+ * config.dispose?.();
  * ```
  */
 export interface RxpromptConfigObject<
@@ -34,6 +41,14 @@ export interface RxpromptConfigObject<
    * view; leave `scope` out of the result or pass the given one back.
    */
   context?: (scope?: ScopeKey) => C;
+  /**
+   * Stops what the config started besides its registry (a timer, a file
+   * watcher, a client): called before the registry is disposed, when a
+   * command ends and when `watch` or `inspect --serve` import the saved
+   * config in its place (the old module's timers would otherwise call its
+   * disposed registry). Awaited within `--timeout`.
+   */
+  dispose?: () => void | Promise<void>;
 }
 
 /**

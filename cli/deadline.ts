@@ -12,6 +12,7 @@
  * @module
  */
 
+import { Observable } from "rxjs";
 import { DEFAULT_TIMEOUT_MS } from "./args.ts";
 import { CliError } from "./cli_error.ts";
 
@@ -97,4 +98,34 @@ export function withSignal<C extends object>(
     context,
     { signal: combined },
   );
+}
+
+/**
+ * `source$`, with `late()` sent in its place when its first value has not
+ * come within `timeoutMs`; the source is still followed (a `watch()` whose
+ * first view never settles is reported, and a later change may bring one).
+ */
+export function firstWithin<T>(
+  source$: Observable<T>,
+  options: { timeoutMs: number; late: () => T },
+): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let arrived = false;
+    const timer = setTimeout(() => {
+      if (!arrived) subscriber.next(options.late());
+    }, options.timeoutMs);
+    const subscription = source$.subscribe({
+      next(value) {
+        arrived = true;
+        clearTimeout(timer);
+        subscriber.next(value);
+      },
+      error: (error) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      clearTimeout(timer);
+      subscription.unsubscribe();
+    };
+  });
 }

@@ -142,11 +142,13 @@ const HELP: Record<CommandName, string[]> = {
 
 const COMMON = [
   "CONFIG is a module whose default export is a SystemPrompt,",
-  "{ prompt, scopes?, context? }, or a (possibly async) function returning",
-  "either. --json prints machine-readable output. --timeout SECONDS",
-  "(default 10) bounds each wait: loading a config or session, each",
-  "assembly (aborted at the limit), watch's first view, each simulate",
-  "step, reading a recording; past it, exit 2 with one line naming what did not settle (watch",
-  "reports it and keeps watching). Exit codes: 0 ok, 1 findings, 2 usage",
-  "or config error. rxprompt --version prints the version.",
+  "{ prompt, scopes?, context?, dispose? } (dispose stops the config's own",
+  "timers), or a (possibly async) function returning either. --json",
+  "prints machine-readable output. --timeout SECONDS (default 10) bounds",
+  "each wait: loading a config or session, each assembly (aborted at the",
+  "limit; inspect --serve's too), watch's first view, each simulate or",
+  "inspect --session step, reading a recording; past it, exit 2 with one",
+  "line naming what did not settle (watch and inspect --serve report it",
+  "and go on). Exit codes: 0 ok, 1 findings, 2 usage or config error.",
+  "rxprompt --version prints the version.",
 ];

@@ -26,6 +26,7 @@ export const PAGE_HTML = `<!doctype html>
 <header>
 <h1>rxprompt inspect</h1>
 <p id="config">Loading…</p>
+<p id="timeout"></p>
 <p id="status" role="status" aria-live="polite"></p>
 </header>
 <div id="problems"></div>
@@ -58,7 +59,7 @@ h3 { font-size: 1.05rem; margin: 1.25rem 0 .4rem; }
 a:focus-visible, button:focus-visible, summary:focus-visible, [tabindex]:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
-#status { color: var(--muted); margin: 0; }
+#status, #timeout { color: var(--muted); margin: 0; }
 .problem { border: 2px solid var(--volatile); background: #fdecea; padding: .5rem .75rem; margin: .75rem 0; }
 .problem strong { color: var(--volatile); }
 nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5rem; }
@@ -356,6 +357,8 @@ export const PAGE_JS = String.raw`"use strict";
     document.getElementById("config").textContent = "Config " + state.config +
       (state.session ? ", session " + state.session : "") +
       (state.recording ? ", recording " + state.recording : "");
+    document.getElementById("timeout").textContent = "Each assembly" +
+      (state.session ? " and each session step" : "") + " is bounded by --timeout " + state.timeoutMs / 1000 + " s.";
     var charted = state.session || state.recording;
     var problems = document.getElementById("problems");
     problems.replaceChildren();
@@ -376,8 +379,10 @@ export const PAGE_JS = String.raw`"use strict";
       state.scopes.map(scopeSection),
       charted ? h("section", { id: "requests", "aria-labelledby": "requests-h", tabindex: "-1" },
         h("h2", { id: "requests-h", text: "Requests of the " + (state.recording ? "recording" : "session") + " (cached, written, uncached input tokens)" }),
-        state.charts.length === 0 ? none("No chart.") : state.charts.map(chartSection)) : ""]);
+        state.charting ? none(state.recording ? "Reading the recording…" : "Running the session…") :
+          state.charts.length === 0 ? none("No chart.") : state.charts.map(chartSection)) : ""]);
     document.body.setAttribute("data-sequence", String(state.sequence));
+    document.body.setAttribute("data-charting", state.charting ? "yes" : "no");
     document.body.setAttribute("data-status", state.status);
     document.getElementById("status").textContent = state.status === "loading" ? "Loading the config…" :
       "Update " + state.sequence + " at " + new Date().toLocaleTimeString() + (state.status === "config-error" ? ": config error" : "");

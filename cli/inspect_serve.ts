@@ -1,14 +1,15 @@
 /**
  * `rxprompt inspect CONFIG --serve [--port N] [--session SESSION |
- * --recording FILE]`: the
- * inspector page on 127.0.0.1. The server (`node:http`, so it runs on
- * Deno, Node and Bun) sends the page, its script and style (no external
- * assets, no build step), the current state as JSON, and every new state
- * as a server-sent event: each view of the config follows `watch()`, and
- * the config is imported again when its file is saved. A config that fails
- * to load is one line on stderr and on the page; the server stays up, and
- * a saved fix shows. It runs until SIGINT or SIGTERM, then closes its
- * connections and disposes the config.
+ * --recording FILE]`: the inspector page on 127.0.0.1 (the server is
+ * `inspect_http.ts`). The state is sent whole on every change: each view
+ * of the config follows `watch()`, every assembly bounded by `--timeout`,
+ * and the config is imported again when its file is saved (the old one
+ * disposed, its `dispose` export first). A config that fails to load, or
+ * whose code throws outside an assembly, is one line on stderr (a load
+ * error on the page too); the server stays up, and a saved fix shows. The
+ * session (or recording) is charted after the server listens. It runs
+ * until SIGINT or SIGTERM, then closes its connections and disposes the
+ * config.
  *
  * @module
  */
@@ -26,8 +27,9 @@ import {
   of,
   switchMap,
 } from "rxjs";
-import type { Args } from "./args.ts";
-import { disposeConfig } from "./assembly.ts";
+import type { AssembleContext } from "../mod.ts";
+import { type Args, DEFAULT_TIMEOUT_MS } from "./args.ts";
+import { describeTarget, disposeConfig } from "./assembly.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import {
   loadConfig,
@@ -35,24 +37,23 @@ import {
   type Target,
   targets,
 } from "./config.ts";
+import { firstWithin, seconds, within, withSignal } from "./deadline.ts";
 import {
   type CacheChart,
   chartOfRecording,
   chartsOfSimulation,
 } from "./inspect_chart.ts";
+import { listen, LOOPBACK } from "./inspect_http.ts";
 import { failedView, type ScopeView, scopeView } from "./inspect_model.ts";
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./inspect_page.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
 import { readmeWay } from "./readme_way.ts";
 import { reportOfFile } from "./report.ts";
 import { loadSession, runSession } from "./session.ts";
 import { PROVIDERS } from "./simulate.ts";
+import { reportStrayErrors } from "./stray_errors.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
 import { fileChanges$ } from "./watch.ts";
-
-/** The only address the page is served on. */
-export const LOOPBACK = "127.0.0.1";
 
 /** Everything the page shows; sent whole on every change. */
 export interface InspectorState {
@@ -64,11 +65,22 @@ export interface InspectorState {
   status: "loading" | "ready" | "config-error";
   /** The config's load error, in one line (`status: "config-error"`). */
   error?: string;
+  /**
+   * `--timeout` in ms: the bound of every assembly of a view (one that
+   * does not settle in time is shown as the view's error) and of each
+   * step of the session.
+   */
+  timeoutMs: number;
   scopes: ScopeView[];
   /** The session module's path, when one was given. */
   session?: string;
   /** The recording's path, when one was given. */
   recording?: string;
+  /**
+   * The session is running (or the recording being read): the page is
+   * served meanwhile, and the charts come when it ends.
+   */
+  charting: boolean;
   /** One chart per provider of the session's requests (or the recording's). */
   charts: CacheChart[];
   /** Why the session (or a provider's chart) could not be charted. */
@@ -84,23 +96,24 @@ export async function serveInspect(
   output: Output,
 ): Promise<number> {
   const path = args.configs[0];
+  const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const count = memo(await tokenCounter());
-  const session = args.recording !== undefined
-    ? await recordingCharts(args.recording, args.timeoutMs)
-    : args.session === undefined
-    ? { charts: [], errors: [] }
-    : await sessionCharts(args.session, count);
-  for (const error of session.errors) output.error(error);
   const state$ = new BehaviorSubject<InspectorState>({
     config: path,
     sequence: 1,
     status: "loading",
+    timeoutMs,
     scopes: [],
     ...(args.session === undefined ? {} : { session: args.session }),
     ...(args.recording === undefined ? {} : { recording: args.recording }),
-    charts: session.charts,
-    chartErrors: session.errors,
+    charting: args.session !== undefined || args.recording !== undefined,
+    charts: [],
+    chartErrors: [],
   });
+  const update = (change: Partial<InspectorState>) => {
+    const previous = state$.value;
+    state$.next({ ...previous, ...change, sequence: previous.sequence + 1 });
+  };
   let active: PromptConfig | undefined;
   const configs$: Observable<PromptConfig | { error: string }> = concat(
     defer(() => load(path, args)),
@@ -116,12 +129,16 @@ export async function serveInspect(
         return of({ error: loaded.error });
       }
       if (active !== undefined && active.prompt !== loaded.prompt) {
-        void disposeConfig(active);
+        void disposeConfig(active, args);
       }
       active = loaded;
-      return scopes$(loaded, count).pipe(map((scopes) => ({ scopes })));
+      return scopes$(loaded, { count, timeoutMs }).pipe(
+        map((scopes) => ({ scopes })),
+      );
     }),
   );
+  // Listening comes first: the session (or the recording) is charted
+  // meanwhile, and the page shows it when it is done.
   const server = await listen({
     host: LOOPBACK,
     port: args.port ?? 0,
@@ -130,15 +147,22 @@ export async function serveInspect(
   output.line(
     `rxprompt inspect: serving ${path} on ${server.url} (Ctrl-C stops)`,
   );
-  const subscription = views$.subscribe((update) => {
-    const previous = state$.value;
-    state$.next({
-      ...previous,
-      sequence: previous.sequence + 1,
-      ...("error" in update
-        ? { status: "config-error", error: update.error, scopes: [] }
-        : { status: "ready", error: undefined, scopes: update.scopes }),
+  // A replaced config's timer may still call its disposed registry.
+  const stopReporting = reportStrayErrors(output, "the server");
+  void charts(args, { count, timeoutMs }).then((charted) => {
+    for (const error of charted.errors) output.error(error);
+    update({
+      charting: false,
+      charts: charted.charts,
+      chartErrors: charted.errors,
     });
+  });
+  const subscription = views$.subscribe((view) => {
+    update(
+      "error" in view
+        ? { status: "config-error", error: view.error, scopes: [] }
+        : { status: "ready", error: undefined, scopes: view.scopes },
+    );
   });
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -151,9 +175,22 @@ export async function serveInspect(
   });
   subscription.unsubscribe();
   await server.close();
-  if (active !== undefined) await disposeConfig(active);
+  if (active !== undefined) await disposeConfig(active, args);
+  stopReporting();
   output.line("rxprompt inspect: stopped");
   return 0;
+}
+
+/** The charts of `--session` or `--recording`, with what went wrong. */
+function charts(
+  args: Args,
+  options: { count: CountTokens; timeoutMs: number },
+): Promise<{ charts: CacheChart[]; errors: string[] }> {
+  if (args.recording !== undefined) {
+    return recordingCharts(args.recording, options.timeoutMs);
+  }
+  if (args.session !== undefined) return sessionCharts(args.session, options);
+  return Promise.resolve({ charts: [], errors: [] });
 }
 
 /** The config, or its load error in one line. */
@@ -169,24 +206,55 @@ async function load(
   }
 }
 
-/** Every view of `config`, each following its `watch()`. */
+/**
+ * Every view of `config`, each following its `watch()`; every assembly of
+ * the page (each view's `explain()`) is bounded by `timeoutMs` and aborted
+ * at the limit, and a view whose first `watch()` view does not come in
+ * time shows that, still watching.
+ */
 function scopes$(
   config: PromptConfig,
-  count: CountTokens,
+  options: { count: CountTokens; timeoutMs: number },
 ): Observable<ScopeView[]> {
+  const { count, timeoutMs } = options;
   const names = new Map(
     [...config.scopes].map(([name, key]) => [key, name] as const),
   );
   const views = targets(config).map((target: Target, position) => {
-    const view = { ...target, position, context: () => ({}) };
-    return defer(() => {
+    const view = { ...target, position };
+    const where = `config ${config.source}: the`;
+    const watched$ = defer(() => {
       const context = config.context(target.key);
-      view.context = () => context;
-      return config.prompt.watch(context);
+      return config.prompt.watch(context).pipe(
+        switchMap(() =>
+          from(within({
+            timeoutMs,
+            what: `${where} assembly of ${describeTarget(target)}`,
+            why: "a provider or a listener never answered; it was aborted",
+          }, (signal) =>
+            scopeView(config.prompt, {
+              ...view,
+              context: (): AssembleContext => withSignal(context, signal),
+            }, { count, names }))).pipe(
+              catchError((error: unknown) =>
+                of(failedView(view, oneLine(error)))
+              ),
+            )
+        ),
+      );
     }).pipe(
-      switchMap(() => from(scopeView(config.prompt, view, { count, names }))),
       catchError((error: unknown) => of(failedView(view, oneLine(error)))),
     );
+    return firstWithin(watched$, {
+      timeoutMs,
+      late: () =>
+        failedView(
+          view,
+          `${where} first view of ${describeTarget(target)} did not ` +
+            `settle within ${seconds(timeoutMs)} (a provider or a listener ` +
+            `never answered); still watching`,
+        ),
+    });
   });
   return combineLatest(views).pipe(debounceTime(0));
 }
@@ -194,11 +262,13 @@ function scopes$(
 /** Runs the session once and charts it for every provider. */
 async function sessionCharts(
   path: string,
-  count: CountTokens,
+  { count, timeoutMs }: { count: CountTokens; timeoutMs: number },
 ): Promise<{ charts: CacheChart[]; errors: string[] }> {
   try {
-    const steps = await runSession(await loadSession(path), {
-      readme: readmeWay,
+    const session = await loadSession(path, { timeoutMs });
+    const steps = await runSession(session, { readme: readmeWay }, {
+      timeoutMs,
+      source: path,
     });
     return chartsOfSimulation(steps, {
       session: path,
@@ -213,12 +283,10 @@ async function sessionCharts(
 /** Reads the recording and charts its reported requests. */
 async function recordingCharts(
   file: string,
-  timeoutMs: number | undefined,
+  timeoutMs: number,
 ): Promise<{ charts: CacheChart[]; errors: string[] }> {
   try {
-    const result = await reportOfFile(file, {
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    });
+    const result = await reportOfFile(file, { timeoutMs });
     return { charts: [chartOfRecording(result)], errors: [] };
   } catch (error) {
     return { charts: [], errors: [`recording error: ${oneLine(error)}`] };
@@ -238,195 +306,4 @@ function memo(count: CountTokens): CountTokens {
     if (tokens === undefined) counted.set(text, tokens = count(text));
     return tokens;
   };
-}
-
-// --- the HTTP server -------------------------------------------------------
-
-/** The parts of `node:http` in use. */
-interface Http {
-  createServer(
-    handler: (request: HttpRequest, response: HttpResponse) => void,
-  ): HttpServer;
-}
-
-interface HttpRequest {
-  method?: string;
-  url?: string;
-  headers: Record<string, string | string[] | undefined>;
-  on(event: "close", listener: () => void): void;
-}
-
-interface HttpResponse {
-  writeHead(status: number, headers: Record<string, string>): void;
-  write(chunk: string): boolean;
-  end(chunk?: string): void;
-  on(event: "close", listener: () => void): void;
-}
-
-interface HttpServer {
-  listen(port: number, host: string, done: () => void): void;
-  once(event: "error", listener: (error: unknown) => void): void;
-  off(event: "error", listener: (error: unknown) => void): void;
-  address(): { port: number } | string | null;
-  close(done: () => void): void;
-  closeAllConnections?(): void;
-}
-
-/** A running inspector server. */
-export interface InspectorServer {
-  /** `http://127.0.0.1:PORT/`. */
-  readonly url: string;
-  readonly port: number;
-  /** Ends the event streams, closes every connection and the server. */
-  close(): Promise<void>;
-}
-
-/** Whether `host` names this machine's loopback interface only. */
-export function isLoopback(host: string): boolean {
-  return host === "127.0.0.1" || host === "::1" || host === "localhost";
-}
-
-/**
- * Serves the page for `state$` on `host:port`.
- *
- * @throws {CliError} for a host that is not a loopback address (the page
- * shows a prompt and its contributors: it must not reach the network), or
- * a port that cannot be listened on
- */
-export async function listen(
-  options: {
-    host: string;
-    port: number;
-    state$: BehaviorSubject<InspectorState>;
-  },
-): Promise<InspectorServer> {
-  const { host, port, state$ } = options;
-  if (!isLoopback(host)) {
-    throw new CliError(
-      `inspect --serve binds ${LOOPBACK} only (the page shows the prompt ` +
-        `and who contributed it); refusing ${JSON.stringify(host)}`,
-    );
-  }
-  const http = await import(["node", "http"].join(":")) as unknown as Http;
-  const streams = new Set<HttpResponse>();
-  let bound = port;
-  const server = http.createServer((request, response) => {
-    handle(request, response, { port: bound, state$, streams });
-  });
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: unknown) => {
-      const code = (error as { code?: unknown })?.code;
-      reject(
-        new CliError(
-          `cannot serve on ${host}:${port}: ${
-            code === "EADDRINUSE"
-              ? "the port is in use (--port 0 picks a free one)"
-              : describeError(error)
-          }`,
-        ),
-      );
-    };
-    server.once("error", failed);
-    server.listen(port, host, () => {
-      server.off("error", failed);
-      resolve();
-    });
-  });
-  const address = server.address();
-  bound = typeof address === "object" && address !== null ? address.port : port;
-  const subscription = state$.subscribe((state) => {
-    const event = `event: state\ndata: ${JSON.stringify(state)}\n\n`;
-    for (const stream of streams) stream.write(event);
-  });
-  const shown = host === "::1" ? "[::1]" : host;
-  return {
-    url: `http://${shown}:${bound}/`,
-    port: bound,
-    close() {
-      subscription.unsubscribe();
-      for (const stream of streams) stream.end();
-      streams.clear();
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections?.();
-      });
-    },
-  };
-}
-
-const ASSETS: Record<string, { type: string; body: string }> = {
-  "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
-  "/page.js": { type: "text/javascript; charset=utf-8", body: PAGE_JS },
-  "/page.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
-};
-
-const SECURITY_HEADERS: Record<string, string> = {
-  "Content-Security-Policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; " +
-    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; " +
-    "form-action 'none'; frame-ancestors 'none'",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "Cache-Control": "no-store",
-};
-
-function handle(
-  request: HttpRequest,
-  response: HttpResponse,
-  context: {
-    port: number;
-    state$: BehaviorSubject<InspectorState>;
-    streams: Set<HttpResponse>;
-  },
-): void {
-  const send = (status: number, type: string, body: string) => {
-    response.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type });
-    response.end(request.method === "HEAD" ? undefined : body);
-  };
-  // Another site's page that resolves its own name to 127.0.0.1 (DNS
-  // rebinding) sends its own Host: only this machine's names are served.
-  const hostHeader = request.headers.host;
-  const allowed = [
-    `127.0.0.1:${context.port}`,
-    `localhost:${context.port}`,
-    `[::1]:${context.port}`,
-  ];
-  if (typeof hostHeader !== "string" || !allowed.includes(hostHeader)) {
-    return send(
-      403,
-      "text/plain; charset=utf-8",
-      `rxprompt inspect serves ${LOOPBACK}:${context.port} only\n`,
-    );
-  }
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    return send(405, "text/plain; charset=utf-8", "GET only\n");
-  }
-  const path = (request.url ?? "/").split("?", 1)[0];
-  if (path === "/state") {
-    return send(
-      200,
-      "application/json; charset=utf-8",
-      JSON.stringify(context.state$.value),
-    );
-  }
-  if (path === "/events") {
-    response.writeHead(200, {
-      ...SECURITY_HEADERS,
-      "Content-Type": "text/event-stream; charset=utf-8",
-      Connection: "keep-alive",
-    });
-    response.write(
-      `retry: 1000\nevent: state\ndata: ${
-        JSON.stringify(context.state$.value)
-      }\n\n`,
-    );
-    context.streams.add(response);
-    response.on("close", () => context.streams.delete(response));
-    return;
-  }
-  const asset = ASSETS[path];
-  if (asset === undefined) {
-    return send(404, "text/plain; charset=utf-8", "not found\n");
-  }
-  send(200, asset.type, asset.body);
 }

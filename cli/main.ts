@@ -1,7 +1,7 @@
 /**
  * The `rxprompt` command: render, inspect, check, diff and watch the system
- * prompt of a config module. Runs on Deno, Node 20+ (JavaScript configs) and
- * Bun.
+ * prompt of a config module. Runs on Deno, Node 22 and 24 (JavaScript
+ * configs; TypeScript with type stripping) and Bun.
  *
  * ```sh
  * deno run -A jsr:@rxprompt/system-prompt/cli render examples/coding_agent.ts

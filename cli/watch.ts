@@ -16,7 +16,7 @@ import {
   finalize,
   from,
   map,
-  Observable,
+  type Observable,
   of,
   switchMap,
 } from "rxjs";
@@ -26,7 +26,7 @@ import {
   type PromptDiff,
 } from "../mod.ts";
 import { type Args, DEFAULT_TIMEOUT_MS } from "./args.ts";
-import { seconds } from "./deadline.ts";
+import { firstWithin, seconds } from "./deadline.ts";
 import { describeTarget, disposeConfig, rendered } from "./assembly.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import {
@@ -39,6 +39,7 @@ import { markerHits } from "./cache_hits.ts";
 import { diffReport } from "./diff_report.ts";
 import { node } from "./node.ts";
 import type { Output } from "./output.ts";
+import { reportStrayErrors } from "./stray_errors.ts";
 
 /** Why a view was printed. */
 type Reason = "start" | "reload" | "change";
@@ -89,6 +90,7 @@ export async function watch(args: Args, output: Output): Promise<number> {
       });
     }),
   );
+  const stopReporting = reportStrayErrors(output, "the watch");
   await new Promise<void>((resolveStop, rejectStop) => {
     const subscription = events$.subscribe({
       next: print,
@@ -101,7 +103,10 @@ export async function watch(args: Args, output: Output): Promise<number> {
     }
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-  }).finally(() => disposeConfig(active, args));
+  }).finally(async () => {
+    await disposeConfig(active, args);
+    stopReporting();
+  });
   return 0;
 }
 
@@ -182,33 +187,17 @@ function views$(
       }),
       catchError((error: unknown) => of(configError(error))),
     );
-  return new Observable<WatchEvent>((subscriber) => {
-    let arrived = false;
-    const timer = setTimeout(() => {
-      if (arrived) return;
-      subscriber.next({
-        event: "error",
-        reason: first,
-        message: `config ${config.source}: the first view of ${
-          describeTarget(chosen)
-        } did not settle within ${
-          seconds(timeoutMs)
-        } (a provider or a listener never answered); still watching`,
-      });
-    }, timeoutMs);
-    const subscription = events$.subscribe({
-      next(event) {
-        arrived = true;
-        clearTimeout(timer);
-        subscriber.next(event);
-      },
-      error: (error) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    });
-    return () => {
-      clearTimeout(timer);
-      subscription.unsubscribe();
-    };
+  return firstWithin(events$, {
+    timeoutMs,
+    late: () => ({
+      event: "error",
+      reason: first,
+      message: `config ${config.source}: the first view of ${
+        describeTarget(chosen)
+      } did not settle within ${
+        seconds(timeoutMs)
+      } (a provider or a listener never answered); still watching`,
+    }),
   });
 }
 

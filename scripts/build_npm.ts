@@ -37,8 +37,9 @@ export interface PeerDependency {
   subpaths?: readonly string[];
   /**
    * The version the build type-checks against, where the import map's needs
-   * a newer Node than the build's (Node 20, the floor): npm would install it
-   * with `EBADENGINE` warnings. Default: the import map's range.
+   * a newer Node than the machine that builds may run (CI's may be Node 20):
+   * npm would install it with `EBADENGINE` warnings. Default: the import
+   * map's range.
    */
   build?: string;
 }
@@ -47,6 +48,7 @@ export interface PeerDependency {
 export const PEER_DEPENDENCIES: Record<string, PeerDependency> = {
   // `./ai-sdk` only. `ai` 7 needs Node 22, `ai` 6 Node 18 (see README): the
   // build checks against `ai` 6, `deno check` and check:npm against both.
+  // (`openai` is no dependency: the adapters' results fit its types.)
   ai: { range: "^6 || ^7", optional: true, build: "6.0.325" },
   // `./gemini` only, and only its types (the function-calling mode is an
   // enum of the SDK's). 3.x needs Node 22: the build checks against 2.x.
@@ -99,8 +101,8 @@ function buildOptions(): BuildOptions {
     mappings: peerMappings(),
     compilerOptions: {
       target: "ES2022",
-      // Node 20 is the floor: ES2024 APIs (Promise.withResolvers,
-      // Object.groupBy) are missing there, so they must not type-check.
+      // ES2023: the module needs nothing newer from any runtime it runs on
+      // (Node 22 and 24, Bun, Deno).
       lib: ["ES2023", "ESNext.Disposable"],
     },
     package: {
@@ -112,14 +114,15 @@ function buildOptions(): BuildOptions {
       type: "module",
       sideEffects: false,
       // `.`, `./openai` and `./anthropic`; `./ai-sdk` needs what `ai` needs.
-      engines: { node: ">=20" },
+      // Node 22 and 24 (Node 20 reached its end of life on 2026-04-30).
+      engines: { node: ">=22" },
       peerDependenciesMeta: Object.fromEntries(
         Object.entries(PEER_DEPENDENCIES)
           .filter(([, peer]) => peer.optional)
           .map(([name]) => [name, { optional: true }]),
       ),
       // The build type-checks against the peers (npm skips optional ones).
-      devDependencies: { "@types/node": "^20.19.0", ...peerDevDependencies() },
+      devDependencies: { "@types/node": "^22.0.0", ...peerDevDependencies() },
       // The rxprompt command imports it under a computed specifier (see
       // cli/tokens.ts), which dnt does not see.
       dependencies: { "gpt-tokenizer": npmRange("gpt-tokenizer") },

@@ -6,12 +6,18 @@
  * - lints the package with `publint --strict` and `@arethetypeswrong/cli`;
  * - runs the project's test files (any depth under `tests/`, except
  *   `tests/bench/` and the Deno-only `*_sdk_test.ts` and `*_deno_test.ts`, and
- *   the `*_deno.ts` fixtures only they load) under Node
+ *   the `*_deno.ts` fixtures only they load) on Node 22 and Node 24
  *   (`node --test`) and Bun (`bun test`) against the installed package, not
  *   the sources;
- * - smoke-tests a JavaScript consumer on Node and Bun (and `require()` where
- *   Node has it for ES modules), and a strict TypeScript consumer
- *   (`tsc --noEmit`, `moduleResolution: nodenext`) against the shipped types.
+ * - smoke-tests a JavaScript consumer on Node 22, Node 24 and Bun (and
+ *   `require()` on both Nodes), a strict TypeScript consumer
+ *   (`tsc --noEmit`, `moduleResolution: nodenext`) against the shipped types,
+ *   and consumers of the SDK majors Node 22+ users get (`openai` 7, `ai` 7;
+ *   `ai` 6, which the peer range still takes).
+ *
+ * Node 22 and Node 24 come from the npm registry's `node` package (its
+ * version is Node's): the machine's own `node` (CI's may be 20, past its end
+ * of life on 2026-04-30) only runs npm and the tools.
  *
  * ```sh
  * deno task check:npm [--keep]
@@ -20,8 +26,9 @@
  * Everything comes from the npm registry (the tools are pinned below, the
  * test dependencies at the versions `deno.lock` resolved). Node and Bun
  * print failures in full and no per-test lines. The last lines count test
- * cases (each `it()`), `node: N passed, N failed, N skipped`, then `bun: …`,
- * and `package checks: N passed, N failed`; the exit code is 1 if anything
+ * cases (each `it()`), `node 22: N passed, N failed, N skipped`, then
+ * `node 24: …` and `bun: …` (`.ci/run` adds them up), and
+ * `package checks: N passed, N failed`; the exit code is 1 if anything
  * failed. `--keep` keeps the temporary projects for inspection.
  *
  * @module
@@ -43,13 +50,24 @@ const TOOLS = {
   "@arethetypeswrong/cli": "0.18.5",
 };
 
-/** `@types/node` for the TypeScript consumer: the oldest supported Node. */
-const CONSUMER_NODE_TYPES = "^20.19.0";
+/**
+ * The Node.js lines the package supports, each from the npm registry's
+ * `node` package, pinned (Node 20 reached its end of life on 2026-04-30).
+ */
+const NODES = { "22": "22.23.3", "24": "24.9.0" } as const;
+type NodeMajor = keyof typeof NODES;
+const NODE_MAJORS = Object.keys(NODES) as NodeMajor[];
+
+/** A runner of the test files: `node 22`, `node 24`, `bun`. */
+type Runner = `node ${NodeMajor}` | "bun";
+
+/** `@types/node` for the TypeScript consumers: the oldest supported Node. */
+const CONSUMER_NODE_TYPES = "^22.0.0";
 
 /**
- * The `ai` major that runs on Node 20 (`ai` 7 needs Node 22), the one the
- * build checks against: `./ai-sdk` is checked at run time with it. `ai` 7
- * comes from `deno.lock`.
+ * The older `ai` major the peer range takes (`^6 || ^7`), the one the build
+ * checks against: `./ai-sdk` is checked at run time with it too. `ai` 7, what
+ * Node 22+ users get, comes from `deno.lock`.
  */
 const AI_6 = PEER_DEPENDENCIES.ai.build!;
 
@@ -83,7 +101,7 @@ interface Output {
 
 const keep = Deno.args.includes("--keep");
 const checks = { passed: 0, failed: 0 };
-const results = new Map<"node" | "bun", Counts>();
+const results = new Map<Runner, Counts>();
 
 /** Runs one named check; a throw is a failed check, reported and counted. */
 async function check(
@@ -103,17 +121,33 @@ async function check(
   }
 }
 
+/** Where and how a command runs. */
+interface ExecOptions {
+  cwd: string;
+  /** Echo its output (default true). */
+  echo?: boolean;
+  /**
+   * The `node` binary it runs on: its folder goes first on `PATH`, so what
+   * it starts as `node` is the same Node.
+   */
+  node?: string;
+  /** More environment variables. */
+  env?: Record<string, string>;
+}
+
 /** Runs a command, echoes its output, and returns its exit code and text. */
 async function exec(
   command: string,
   args: string[],
-  cwd: string,
-  echo = true,
+  { cwd, echo = true, node, env = {} }: ExecOptions,
 ): Promise<Output> {
+  const first: Record<string, string> = node === undefined ? {} : {
+    PATH: `${path.dirname(node)}${path.delimiter}${Deno.env.get("PATH") ?? ""}`,
+  };
   const { code, stdout, stderr } = await new Deno.Command(command, {
     args,
     cwd,
-    env: { NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { NO_COLOR: "1", FORCE_COLOR: "0", ...first, ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -129,10 +163,9 @@ async function exec(
 async function execOk(
   command: string,
   args: string[],
-  cwd: string,
-  echo = true,
+  options: ExecOptions,
 ): Promise<Output> {
-  const output = await exec(command, args, cwd, echo);
+  const output = await exec(command, args, options);
   if (output.code !== 0) {
     throw new Error(`${command} ${args.join(" ")} exited with ${output.code}`);
   }
@@ -158,8 +191,8 @@ async function npmProject(
     "--prefer-offline",
     "--loglevel=error",
   ];
-  if ((await exec("npm", args, dir)).code !== 0) {
-    await execOk("npm", args, dir);
+  if ((await exec("npm", args, { cwd: dir })).code !== 0) {
+    await execOk("npm", args, { cwd: dir });
   }
 }
 
@@ -411,27 +444,39 @@ function bunCounts(text: string): Counts | undefined {
 }
 
 /**
- * The test files on Node, with `gc()` exposed for the memory tests:
+ * The test files on one Node, with `gc()` exposed for the memory tests:
  * failures in full (dot reporter), counts (TAP).
  */
-async function runNode(files: string[], cwd: string): Promise<void> {
-  console.log("\n=== node: the test suite against the package");
-  const tap = path.join(cwd, "node.tap");
+async function runNode(
+  files: string[],
+  node: { major: NodeMajor; binary: string; cwd: string },
+): Promise<void> {
+  const { major, binary, cwd } = node;
+  const runner: Runner = `node ${major}`;
+  console.log(`\n=== ${runner}: the test suite against the package`);
+  const tap = path.join(cwd, `node-${major}.tap`);
   const output = await exec(
-    "node",
+    binary,
     [
-      // The memory tests measure heap slopes after collection.
-      "--expose-gc",
       "--test",
-      "--test-timeout=60000",
+      // A file is one test of the runner too: the scale files take 40–60 s
+      // on a busy 2-core machine.
+      "--test-timeout=180000",
       "--test-reporter=dot",
       "--test-reporter-destination=stdout",
       "--test-reporter=tap",
       `--test-reporter-destination=${tap}`,
       ...files,
     ],
-    cwd,
-    false,
+    {
+      cwd,
+      echo: false,
+      node: binary,
+      // The memory tests measure heap slopes after collection. Through the
+      // environment: Node 24 no longer passes its own --expose-gc on to the
+      // test files' processes.
+      env: { NODE_OPTIONS: "--expose-gc" },
+    },
   );
   // The dot reporter's first line is one mark per test: noise in a log.
   const report = output.text.split("\n")
@@ -445,7 +490,7 @@ async function runNode(files: string[], cwd: string): Promise<void> {
   } catch {
     counts = undefined;
   }
-  record("node", output.code, counts);
+  record(runner, output.code, counts);
 }
 
 /** The test files on Bun, failures only. */
@@ -456,12 +501,12 @@ async function runBun(bun: string, files: string[], cwd: string) {
     "--timeout=60000",
     "--only-failures",
     ...files,
-  ], cwd);
+  ], { cwd });
   record("bun", output.code, bunCounts(output.text));
 }
 
 /** Records a runner's counts; a failed run without counts is one failure. */
-function record(runner: "node" | "bun", code: number, counts?: Counts) {
+function record(runner: Runner, code: number, counts?: Counts) {
   const result = counts ?? { passed: 0, failed: 0, skipped: 0 };
   if (code !== 0 && result.failed === 0) result.failed = 1;
   results.set(runner, result);
@@ -731,6 +776,53 @@ export async function send(
 }
 `;
 
+/**
+ * Each conversation's body goes into the SDK's typed method, and the SDK's
+ * answer into \`record()\`, with no cast (type-checked only: nothing is
+ * sent). The Responses body of a step a person answers carries
+ * \`prompt_cache_options.ttl: "12h"\`, which \`openai\` 7's types take and 6's
+ * do not (\`"30m"\` only): the README says the Responses form's types need 7.
+ */
+const SMOKE_CONVERSATION_TS = `import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import type { SystemPrompt } from "@rxprompt/system-prompt";
+import { anthropicConversation } from "@rxprompt/system-prompt/anthropic";
+import { chatConversation, responsesConversation } from "@rxprompt/system-prompt/openai";
+
+export async function converse(
+  openai: OpenAI,
+  anthropic: Anthropic,
+  prompt: SystemPrompt,
+): Promise<number> {
+  const messages = anthropicConversation(prompt, {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+  });
+  messages.user("Review #42.");
+  const claude = messages.record(
+    await anthropic.messages.create(await messages.request()),
+  );
+
+  const chat = chatConversation(prompt, { model: "gpt-5.6", cache: true });
+  chat.user("Review #42.");
+  const completion = chat.record(
+    await openai.chat.completions.create(await chat.request()),
+  );
+
+  const responses = responsesConversation(prompt, {
+    model: "gpt-5.6",
+    cache: true,
+  });
+  responses.user("Review #42.");
+  const response = responses.record(
+    await openai.responses.create(
+      await responses.request(undefined, { awaiting: "person" }),
+    ),
+  );
+  return claude.length + completion.length + response.length;
+}
+`;
+
 /** `toAISDK`'s result goes into `generateText` with no cast. */
 const SMOKE_AI_SDK_TS =
   `import { generateText, type LanguageModel, type ModelMessage } from "ai";
@@ -760,7 +852,7 @@ export async function generate(
 }
 `;
 
-/** `./ai-sdk` at run time, with the `ai` that runs on Node 20. */
+/** `./ai-sdk` at run time, with `ai` 7 and with `ai` 6. */
 const SMOKE_AI_SDK_JS = `import assert from "node:assert/strict";
 import { renderPrompt, SystemPrompt, SystemPromptError } from "@rxprompt/system-prompt";
 import { toAISDK } from "@rxprompt/system-prompt/ai-sdk";
@@ -853,8 +945,7 @@ async function main(): Promise<number> {
       const output = await execOk(
         "npm",
         ["pack", "--json", "--pack-destination", work],
-        OUT_DIR,
-        false,
+        { cwd: OUT_DIR, echo: false },
       );
       const packed = JSON.parse(output.text.slice(output.text.indexOf("[")));
       tarball = path.join(work, packed[0].filename);
@@ -903,7 +994,9 @@ async function main(): Promise<number> {
     if (!installed) return summary(started);
 
     await check("publint --strict", async () => {
-      await execOk(bin("publint"), ["run", OUT_DIR, "--strict"], harness);
+      await execOk(bin("publint"), ["run", OUT_DIR, "--strict"], {
+        cwd: harness,
+      });
     });
     await check("attw --profile esm-only (every entry point)", async () => {
       // Named, so that an export missing from package.json fails here.
@@ -920,9 +1013,42 @@ async function main(): Promise<number> {
           "--entrypoints",
           ...exported,
         ],
-        harness,
+        { cwd: harness },
       );
     });
+
+    // Node 22 and Node 24 from the npm registry: the machine's own node
+    // (CI's may be 20) only runs npm and the tools.
+    const nodes = new Map<NodeMajor, string>();
+    await check(
+      `install Node ${NODE_MAJORS.join(" and Node ")} (npm's node package)`,
+      async () => {
+        for (const major of NODE_MAJORS) {
+          const dir = path.join(work, `node-${major}`);
+          await npmProject(dir, { node: NODES[major] });
+          const binary = path.join(dir, "node_modules", "node", "bin", "node");
+          const { text } = await execOk(binary, ["--version"], {
+            cwd: dir,
+            echo: false,
+          });
+          if (!text.startsWith(`v${major}.`)) {
+            throw new Error(`node@${NODES[major]} runs ${text.trim()}`);
+          }
+          console.log(`node ${major}: ${text.trim()}`);
+          nodes.set(major, binary);
+        }
+      },
+    );
+    if (nodes.size !== NODE_MAJORS.length) return summary(started);
+    /** Runs `args` on Node `major`, in `cwd`; a non-zero exit throws. */
+    const onNode = (
+      major: NodeMajor,
+      args: string[],
+      options: { cwd: string; echo?: boolean },
+    ) => {
+      const node = nodes.get(major)!;
+      return execOk(node, args, { ...options, node });
+    };
 
     let testFiles: string[] = [];
     await check("compile the test files against the package", () => {
@@ -938,7 +1064,13 @@ async function main(): Promise<number> {
       }
     });
     if (testFiles.length > 0) {
-      await runNode(testFiles, harness);
+      for (const major of NODE_MAJORS) {
+        await runNode(testFiles, {
+          major,
+          binary: nodes.get(major)!,
+          cwd: harness,
+        });
+      }
       await runBun(bin("bun"), testFiles, harness);
     }
 
@@ -954,7 +1086,7 @@ async function main(): Promise<number> {
         "--loglevel=error",
         "--save-dev",
         `@types/node@${CONSUMER_NODE_TYPES}`,
-      ], consumer);
+      ], { cwd: consumer });
       Deno.writeTextFileSync(path.join(consumer, "smoke.mjs"), SMOKE_JS);
       Deno.writeTextFileSync(path.join(consumer, "smoke.cjs"), SMOKE_CJS);
       Deno.writeTextFileSync(path.join(consumer, "smoke.ts"), SMOKE_TS);
@@ -968,26 +1100,29 @@ async function main(): Promise<number> {
         );
       if (sdks.length > 0) throw new Error(`installed: ${sdks.join(", ")}`);
     });
-    await check("consumer: import and render on Node", async () => {
-      await execOk("node", ["smoke.mjs"], consumer, false);
-    });
-    await check("consumer: require() on Node", async () => {
-      await execOk("node", ["smoke.cjs"], consumer);
-    });
+    for (const major of NODE_MAJORS) {
+      await check(`consumer: import and render on Node ${major}`, async () => {
+        await onNode(major, ["smoke.mjs"], { cwd: consumer, echo: false });
+      });
+      await check(`consumer: require() on Node ${major}`, async () => {
+        await onNode(major, ["smoke.cjs"], { cwd: consumer });
+      });
+    }
     await check("consumer: import and render on Bun", async () => {
-      await execOk(bin("bun"), ["smoke.mjs"], consumer, false);
+      await execOk(bin("bun"), ["smoke.mjs"], { cwd: consumer, echo: false });
     });
     await check("consumer: tsc --noEmit (strict, nodenext)", async () => {
-      await execOk(bin("tsc"), ["-p", "tsconfig.json"], consumer);
+      await execOk(bin("tsc"), ["-p", "tsconfig.json"], { cwd: consumer });
     });
     await check("consumer: tsc --noEmit without @types/node", async () => {
-      await execOk(bin("tsc"), ["-p", "tsconfig.dom.json"], consumer);
+      await execOk(bin("tsc"), ["-p", "tsconfig.dom.json"], { cwd: consumer });
     });
 
-    // A consumer with the SDKs the adapters are for, at deno.lock's versions.
+    // A consumer with the SDK majors Node 22+ users get (`openai` 7, `ai` 7,
+    // `@anthropic-ai/sdk`), at deno.lock's versions.
     const sdkConsumer = path.join(work, "sdk-consumer");
+    const locked = lockedImportMapPackages();
     await check("SDK consumer: install the tarball and the SDKs", async () => {
-      const locked = lockedImportMapPackages();
       await npmProject(sdkConsumer, {
         [name]: `file:${tarball}`,
         ...Object.fromEntries(
@@ -998,22 +1133,44 @@ async function main(): Promise<number> {
         "@types/node": CONSUMER_NODE_TYPES,
       });
       Deno.writeTextFileSync(path.join(sdkConsumer, "smoke.ts"), SMOKE_SDK_TS);
+      Deno.writeTextFileSync(
+        path.join(sdkConsumer, "conversation.ts"),
+        SMOKE_CONVERSATION_TS,
+      );
       Deno.writeTextFileSync(path.join(sdkConsumer, "ai.ts"), SMOKE_AI_SDK_TS);
+      Deno.writeTextFileSync(path.join(sdkConsumer, "ai.mjs"), SMOKE_AI_SDK_JS);
       writeJson(path.join(sdkConsumer, "tsconfig.json"), {
         ...TSCONFIG_SDK,
-        files: ["smoke.ts", "ai.ts"],
+        files: ["smoke.ts", "conversation.ts", "ai.ts"],
       });
     });
     await check(
-      "SDK consumer: tsc --noEmit, adapters into the SDKs' typed methods",
+      `SDK consumer: tsc --noEmit, adapters and conversations into the ` +
+        `SDKs' typed methods (openai ${locked.openai}, ai ${locked.ai})`,
       async () => {
-        await execOk(bin("tsc"), ["-p", "tsconfig.json"], sdkConsumer);
+        await execOk(bin("tsc"), ["-p", "tsconfig.json"], {
+          cwd: sdkConsumer,
+        });
+      },
+    );
+    for (const major of NODE_MAJORS) {
+      await check(
+        `SDK consumer: toAISDK with ai ${locked.ai} on Node ${major}`,
+        async () => {
+          await onNode(major, ["ai.mjs"], { cwd: sdkConsumer });
+        },
+      );
+    }
+    await check(
+      `SDK consumer: toAISDK with ai ${locked.ai} on Bun`,
+      async () => {
+        await execOk(bin("bun"), ["ai.mjs"], { cwd: sdkConsumer });
       },
     );
 
-    // `ai` 7 needs Node 22; `ai` 6, the other major the peer range takes,
-    // runs `./ai-sdk` on Node 20.
+    // `ai` 6, the other major the peer range takes, on the oldest Node.
     const ai6Consumer = path.join(work, "ai6-consumer");
+    const oldest = NODE_MAJORS[0];
     await check(`ai ${AI_6} consumer: install the tarball and ai`, async () => {
       await npmProject(ai6Consumer, {
         [name]: `file:${tarball}`,
@@ -1027,16 +1184,16 @@ async function main(): Promise<number> {
         files: ["ai.ts"],
       });
     });
-    await check(`ai ${AI_6} consumer: toAISDK on Node`, async () => {
-      await execOk("node", ["ai.mjs"], ai6Consumer);
+    await check(`ai ${AI_6} consumer: toAISDK on Node ${oldest}`, async () => {
+      await onNode(oldest, ["ai.mjs"], { cwd: ai6Consumer });
     });
     await check(`ai ${AI_6} consumer: toAISDK on Bun`, async () => {
-      await execOk(bin("bun"), ["ai.mjs"], ai6Consumer);
+      await execOk(bin("bun"), ["ai.mjs"], { cwd: ai6Consumer });
     });
     await check(
       `ai ${AI_6} consumer: tsc --noEmit, into generateText`,
       async () => {
-        await execOk(bin("tsc"), ["-p", "tsconfig.json"], ai6Consumer);
+        await execOk(bin("tsc"), ["-p", "tsconfig.json"], { cwd: ai6Consumer });
       },
     );
     return summary(started);
@@ -1052,7 +1209,11 @@ function summary(started: number): number {
   console.log(`\nnpm package checked in ${seconds}s`);
   console.log("test cases (it() blocks) against the package:");
   let failed = checks.failed;
-  for (const runner of ["node", "bun"] as const) {
+  const runners: Runner[] = [
+    ...NODE_MAJORS.map((major): Runner => `node ${major}`),
+    "bun",
+  ];
+  for (const runner of runners) {
     const counts = results.get(runner) ??
       { passed: 0, failed: 0, skipped: 0 };
     failed += counts.failed;

@@ -9,8 +9,14 @@
 
 import { quote, SystemPromptError } from "../errors.ts";
 import { sha256Hex } from "../shared/sha256.ts";
+import { callProvider, describeError } from "../shared/provider.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 import { contractEntries, entryLabel } from "./contract_entries.ts";
+import {
+  checkGoldenScopes,
+  describeScope,
+  readGoldenScopes,
+} from "./golden_read.ts";
 import {
   type CompareGoldenOptions,
   GOLDEN_MANIFEST_FORMAT,
@@ -42,7 +48,9 @@ import {
  * @returns the manifest; {@linkcode formatGoldenManifest} writes it
  * @throws {SystemPromptError} `INVALID_CONFIG` for a scope listed twice or
  * a missing counter; `INVALID_ASSEMBLY` for a view that is not an
- * explanation
+ * explanation; `PROVIDER_FAILED` naming the entry when `countTokens`
+ * throws (its error as `cause`) or answers anything but a whole number of
+ * tokens
  *
  * @example A manifest of the global view
  * ```ts
@@ -119,7 +127,11 @@ function scopeManifest(
     )
   ) {
     if (entry.tier === "volatile") continue;
-    const tokens = countTokens(entry.text);
+    const tokens = countEntry(
+      countTokens,
+      entry.text,
+      () => `${entryLabel(entry)} of ${describeScope(scope)}`,
+    );
     let last = tiers.at(-1);
     if (last?.part !== entry.part || last.tier !== entry.tier) {
       last = { part: entry.part, tier: entry.tier, tokens: 0, entries: [] };
@@ -137,16 +149,38 @@ function scopeManifest(
   return { scope, tokens, tiers };
 }
 
+/**
+ * The counter on one entry's text, through the one path for user code:
+ * what it throws, or an answer that is not a whole number of tokens, is
+ * `PROVIDER_FAILED` naming the entry (a manifest of NaN tokens would hold
+ * against any edit).
+ */
+function countEntry(
+  countTokens: (text: string) => number,
+  text: string,
+  what: () => string,
+): number {
+  const tokens: unknown = callProvider(
+    countTokens,
+    text,
+    () => `token counter (countTokens) on ${what()}`,
+  );
+  if (Number.isSafeInteger(tokens) && (tokens as number) >= 0) {
+    return tokens as number;
+  }
+  throw new SystemPromptError(
+    "PROVIDER_FAILED",
+    `goldenManifest: the token counter (countTokens) returned ` +
+      `${quote(tokens)} for ${what()}; it must return a whole number of ` +
+      `tokens, 0 or more.`,
+  );
+}
+
 function byScope(a: GoldenManifestScope, b: GoldenManifestScope): number {
   if (a.scope === null || b.scope === null) {
     return a.scope === b.scope ? 0 : a.scope === null ? -1 : 1;
   }
   return compareCodeUnits(a.scope, b.scope);
-}
-
-/** `the global view` or `scope "NAME"`. */
-export function describeScope(scope: string | null): string {
-  return scope === null ? "the global view" : `scope ${JSON.stringify(scope)}`;
 }
 
 /** An entry with its place in the wire order. */
@@ -176,7 +210,8 @@ function flatten(scope: GoldenManifestScope): Flat[] {
  * @param options `scopes`: compare only these views
  * @returns one difference per differing view, in the manifests' order
  * @throws {SystemPromptError} `INVALID_MANIFEST` for a side that is not a
- * manifest
+ * manifest (a field of another shape, a getter that throws, a scope listed
+ * twice or out of order, `tokens` that are not the sum of what they hold)
  *
  * @example A changed tool description fails, naming the plugin
  * ```ts
@@ -205,21 +240,13 @@ export function compareGoldenManifests(
   current: GoldenManifest,
   options: CompareGoldenOptions = {},
 ): GoldenDifference[] {
-  for (const [side, manifest] of [["golden", golden], ["current", current]]) {
-    if (!Array.isArray((manifest as GoldenManifest | undefined)?.scopes)) {
-      throw new SystemPromptError(
-        "INVALID_MANIFEST",
-        `compareGoldenManifests: the ${side} manifest is ${
-          quote(manifest)
-        }; pass what goldenManifest or parseGoldenManifest returned.`,
-      );
-    }
-  }
+  const goldenScopes = readSide(golden, "golden");
+  const currentScopes = readSide(current, "current");
   const only = options.scopes === undefined
     ? undefined
     : new Set(options.scopes);
-  const before = new Map(golden.scopes.map((scope) => [scope.scope, scope]));
-  const now = new Map(current.scopes.map((scope) => [scope.scope, scope]));
+  const before = new Map(goldenScopes.map((scope) => [scope.scope, scope]));
+  const now = new Map(currentScopes.map((scope) => [scope.scope, scope]));
   const names = [...new Set([...before.keys(), ...now.keys()])]
     .filter((name) => only === undefined || only.has(name))
     .map((scope) => ({ scope, tokens: 0, tiers: [] }))
@@ -231,6 +258,42 @@ export function compareGoldenManifests(
     if (difference !== undefined) differences.push(difference);
   }
   return differences;
+}
+
+/**
+ * One side's scopes, read whole (a copy): a value of another shape, a
+ * getter that throws or a revoked Proxy is `INVALID_MANIFEST`, never a raw
+ * error.
+ */
+function readSide(
+  manifest: GoldenManifest,
+  side: "golden" | "current",
+): GoldenManifestScope[] {
+  const what = `compareGoldenManifests: the ${side} manifest`;
+  const advice = "pass what goldenManifest or parseGoldenManifest returned.";
+  if (typeof manifest !== "object" || manifest === null) {
+    throw new SystemPromptError(
+      "INVALID_MANIFEST",
+      `${what} is ${quote(manifest)}; ${advice}`,
+    );
+  }
+  try {
+    const scopes = readGoldenScopes(manifest.scopes);
+    checkGoldenScopes(scopes);
+    return scopes;
+  } catch (error) {
+    if (error instanceof SystemPromptError) {
+      throw new SystemPromptError(
+        "INVALID_MANIFEST",
+        `${what}: ${error.message}; ${advice}`,
+      );
+    }
+    throw new SystemPromptError(
+      "INVALID_MANIFEST",
+      `${what} could not be read: ${describeError(error)}; ${advice}`,
+      { cause: error },
+    );
+  }
 }
 
 function compareScope(

@@ -9,12 +9,16 @@
 import { quote, SystemPromptError } from "../errors.ts";
 import { sha256Hex } from "../shared/sha256.ts";
 import {
+  checkGoldenScopes,
+  invalid,
+  keys,
+  object,
+  readGoldenScopes,
+} from "./golden_read.ts";
+import {
   GOLDEN_MANIFEST_FORMAT,
   GOLDEN_MANIFEST_VERSION,
   type GoldenManifest,
-  type GoldenManifestEntry,
-  type GoldenManifestScope,
-  type GoldenManifestTier,
 } from "./golden_types.ts";
 
 const REGENERATE = "regenerate it with rxprompt check CONFIG --golden FILE " +
@@ -193,7 +197,7 @@ export function parseGoldenManifest(text: string): GoldenManifest {
   const manifest: GoldenManifest = {
     format: GOLDEN_MANIFEST_FORMAT,
     version: GOLDEN_MANIFEST_VERSION,
-    scopes: array(root.scopes, "scopes").map(readScope),
+    scopes: readGoldenScopes(root.scopes),
   };
   if (checksumOf(manifest) !== checksum) {
     throw new SystemPromptError(
@@ -202,104 +206,16 @@ export function parseGoldenManifest(text: string): GoldenManifest {
         `edited after it was written; ${REGENERATE} and review the diff`,
     );
   }
-  return manifest;
-}
-
-function readScope(value: unknown, index: number): GoldenManifestScope {
-  const path = `scopes[${index}]`;
-  const scope = object(value, path);
-  keys(scope, ["scope", "tokens", "tiers"], path);
-  if (scope.scope !== null && typeof scope.scope !== "string") {
-    throw invalid(`${path}.scope is ${quote(scope.scope)}; a name or null`);
-  }
-  return {
-    scope: scope.scope,
-    tokens: count(scope.tokens, `${path}.tokens`),
-    tiers: array(scope.tiers, `${path}.tiers`).map((tier, at) =>
-      readTier(tier, `${path}.tiers[${at}]`)
-    ),
-  };
-}
-
-function readTier(value: unknown, path: string): GoldenManifestTier {
-  const tier = object(value, path);
-  keys(tier, ["part", "tier", "tokens", "entries"], path);
-  if (tier.part !== "tools" && tier.part !== "system") {
-    throw invalid(`${path}.part is ${quote(tier.part)}; "tools" or "system"`);
-  }
-  if (tier.tier !== "stable" && tier.tier !== "agent") {
-    throw invalid(`${path}.tier is ${quote(tier.tier)}; "stable" or "agent"`);
-  }
-  return {
-    part: tier.part,
-    tier: tier.tier,
-    tokens: count(tier.tokens, `${path}.tokens`),
-    entries: array(tier.entries, `${path}.entries`).map((entry, at) =>
-      readEntry(entry, `${path}.entries[${at}]`)
-    ),
-  };
-}
-
-function readEntry(value: unknown, path: string): GoldenManifestEntry {
-  const entry = object(value, path);
-  keys(entry, ["registrar", "name", "sha256", "tokens"], path);
-  for (const key of ["registrar", "name"] as const) {
-    if (typeof entry[key] !== "string") {
-      throw invalid(`${path}.${key} is ${quote(entry[key])}; a string`);
-    }
-  }
-  if (
-    typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)
-  ) {
-    throw invalid(`${path}.sha256 is ${quote(entry.sha256)}; 64 hex digits`);
-  }
-  return {
-    registrar: entry.registrar as string,
-    name: entry.name as string,
-    sha256: entry.sha256,
-    tokens: count(entry.tokens, `${path}.tokens`),
-  };
-}
-
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalid(`${path} is ${quote(value)}; an object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function array(value: unknown, path: string): unknown[] {
-  if (!Array.isArray(value)) {
-    throw invalid(`${path} is ${quote(value)}; an array`);
-  }
-  return value;
-}
-
-function count(value: unknown, path: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 0) {
-    throw invalid(`${path} is ${quote(value)}; a whole number of tokens`);
-  }
-  return value as number;
-}
-
-function keys(
-  value: Record<string, unknown>,
-  expected: readonly string[],
-  path: string,
-): void {
-  const extra = Object.keys(value).find((key) => !expected.includes(key));
-  const missing = expected.find((key) => !Object.hasOwn(value, key));
-  if (extra !== undefined || missing !== undefined) {
-    throw invalid(
-      `${path} ${
-        extra !== undefined
-          ? `has an unknown key ${JSON.stringify(extra)}`
-          : `has no ${JSON.stringify(missing)}`
-      }; its keys are ${expected.join(", ")}`,
+  // Its checksum holds, yet it is not what goldenManifest writes: written
+  // by another tool, or edited and its checksum recomputed.
+  try {
+    checkGoldenScopes(manifest.scopes);
+  } catch (error) {
+    throw new SystemPromptError(
+      "INVALID_MANIFEST",
+      `${(error as SystemPromptError).message}: the file is not what ` +
+        `goldenManifest writes; ${REGENERATE}`,
     );
   }
-}
-
-function invalid(message: string): SystemPromptError {
-  return new SystemPromptError("INVALID_MANIFEST", message);
+  return manifest;
 }

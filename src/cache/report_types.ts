@@ -195,7 +195,12 @@ export interface CacheJudgement {
   /** The first difference rxprompt found between the two bodies. */
   change?: {
     region: BodyRegion;
-    /** `tool:NAME`, `system:I` or `message:I.J` for a content region. */
+    /**
+     * `tool:NAME`, `system:I` or `message:I.J` for a content region: the
+     * first block of this request that differs from the previous one (a
+     * tool added at the end of the list, not the system block after it),
+     * or the previous request's block that this one dropped.
+     */
     block?: string;
     /** The option's key for `model` and `options`. */
     option?: string;

@@ -9,6 +9,7 @@
  */
 
 import { type BodyView, commonBlocks, viewOfBody } from "./body_view.ts";
+import type { Block } from "./blocks.ts";
 import { attributeChange } from "./contributor.ts";
 import type {
   ProviderDiagnosis,
@@ -233,14 +234,12 @@ export function judgeViews(
     judgement.change = { region: "model", option: model };
     judgement.reason = `the model changed (${model})`;
   } else if (diverged) {
-    const block = common < before.length
-      ? before.block(common)
-      : after.block(common);
+    const { block, how } = firstDifference(before, after, common);
     const region: BodyRegion = block.part;
     verdict = region === "messages" ? "conversation" : "layout";
     judgement.change = { region, block: block.id };
-    judgement.reason = `the bodies differ from ${block.id} (${region}), ` +
-      `${previousPrefix - repeated} tokens into the previous prefix`;
+    judgement.reason = `the bodies differ from ${block.id} (${region}, ` +
+      `${how}), ${previousPrefix - repeated} tokens into the previous prefix`;
   } else if (option !== undefined) {
     verdict = "request";
     judgement.change = { region: "options", option };
@@ -314,6 +313,39 @@ export function prefixTokens(
       if (marked === undefined || automatic === undefined) return undefined;
       return Math.max(marked, automatic);
   }
+}
+
+/**
+ * The block where the two bodies part, at index `common`: this request's
+ * block there (added, changed or moved), unless this request merely lacks
+ * the earlier body's block (its own block there is one the earlier body
+ * held further on): then the earlier body's, removed. So a tool added at
+ * the end of the list is named, not the system block after it.
+ */
+function firstDifference(
+  before: BodyView,
+  after: BodyView,
+  common: number,
+): { block: Block; how: "added" | "removed" | "changed" | "moved" } {
+  const earlier = common < before.length ? before.block(common) : undefined;
+  const later = common < after.length ? after.block(common) : undefined;
+  if (later === undefined) return { block: earlier!, how: "removed" };
+  if (earlier === undefined || later.id === earlier.id) {
+    return { block: later, how: earlier === undefined ? "added" : "changed" };
+  }
+  const held = (view: BodyView, block: Block) => {
+    for (let index = common + 1; index < view.length; index++) {
+      const other = view.block(index);
+      if (
+        other.id === block.id && other.key === block.key &&
+        other.part === block.part
+      ) return true;
+    }
+    return false;
+  };
+  if (!held(before, later)) return { block: later, how: "added" };
+  if (!held(after, earlier)) return { block: earlier, how: "removed" };
+  return { block: later, how: "moved" };
 }
 
 /**

@@ -177,6 +177,90 @@ describe("goldenManifest held to realistic edits", () => {
     );
   });
 
+  it("compareGoldenManifests rejects a malformed manifest with INVALID_MANIFEST, never a raw error", async () => {
+    const manifest = await contractManifest();
+    const [global] = manifest.scopes;
+    const throwing = {
+      ...manifest,
+      get scopes(): never {
+        throw new Error("getter");
+      },
+    };
+    const cases: [unknown, string][] = [
+      [{ ...manifest, scopes: [null] }, "scopes[0] is null"],
+      [
+        { ...manifest, scopes: [{ ...global, tiers: 5 }] },
+        "scopes[0].tiers is 5",
+      ],
+      [
+        {
+          ...manifest,
+          scopes: [{
+            ...global,
+            tiers: [{ ...global.tiers[0], entries: [7] }],
+          }],
+        },
+        "scopes[0].tiers[0].entries[0] is 7",
+      ],
+      [throwing, "could not be read: Error: getter"],
+      [
+        new Proxy(manifest, {
+          get() {
+            throw new TypeError("revoked");
+          },
+        }),
+        "could not be read",
+      ],
+      [{ ...manifest, scopes: [global, global] }, "twice"],
+    ];
+    for (const [bad, part] of cases) {
+      assert.throws(
+        () => compareGoldenManifests(manifest, bad as GoldenManifest),
+        rejects("INVALID_MANIFEST", "the current manifest", part),
+      );
+      assert.throws(
+        () => compareGoldenManifests(bad as GoldenManifest, manifest),
+        rejects("INVALID_MANIFEST", "the golden manifest", part),
+      );
+    }
+  });
+
+  it("a counter answering NaN is refused, and a throwing one carries a code", async () => {
+    const { prompt } = contractConfig();
+    const explanation = await prompt.explain();
+    await prompt.dispose();
+    for (const [answer, shown] of [[NaN, "NaN"], [-1, "-1"], [1.5, "1.5"]]) {
+      assert.throws(
+        () =>
+          goldenManifest([{ scope: null, explanation }], {
+            countTokens: () => answer as number,
+          }),
+        rejects("PROVIDER_FAILED", `returned ${shown}`, "countTokens", "tool:"),
+      );
+    }
+    const failure = new Error("tokenizer gone");
+    assert.throws(
+      () =>
+        goldenManifest([{ scope: "coder", explanation }], {
+          countTokens: () => {
+            throw failure;
+          },
+        }),
+      (error: unknown) => {
+        rejects(
+          "PROVIDER_FAILED",
+          "countTokens",
+          'scope "coder"',
+          "tokenizer gone",
+        )(
+          error,
+        );
+        assert.equal((error as Error).cause, failure);
+        return true;
+      },
+    );
+  });
+
   it("names a listener's entry as the listener's", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.onAssemble(async (_assembly, _context, next) => {
@@ -246,6 +330,55 @@ describe("the golden manifest file", () => {
       assert.throws(
         () => parseGoldenManifest(edited),
         rejects("MANIFEST_CHECKSUM_MISMATCH", "edited", "--update"),
+      );
+    }
+  });
+
+  it("a manifest whose checksum was recomputed over a broken content is INVALID_MANIFEST", async () => {
+    const manifest = await contractManifest();
+    const [global, coder, reviewer] = manifest.scopes;
+    const tier = coder.tiers[0];
+    const cases: [GoldenManifest["scopes"], string][] = [
+      [[global, coder, coder, reviewer], 'scope "coder" twice'],
+      [[global, reviewer, coder], "order"],
+      [[coder, global, reviewer], "order"],
+      [
+        [global, {
+          ...coder,
+          tiers: [
+            { ...tier, tokens: tier.tokens + 1 },
+            ...coder.tiers.slice(1),
+          ],
+        }, reviewer],
+        "scopes[1].tiers[0].tokens",
+      ],
+      [
+        [global, { ...coder, tokens: coder.tokens - 1 }, reviewer],
+        "scopes[1].tokens",
+      ],
+      [
+        [global, { ...coder, tiers: [...coder.tiers].reverse() }, reviewer],
+        "scopes[1].tiers",
+      ],
+      [
+        [global, {
+          ...coder,
+          tokens: coder.tokens + tier.entries[0].tokens,
+          tiers: [{
+            ...tier,
+            tokens: tier.tokens + tier.entries[0].tokens,
+            entries: [tier.entries[0], ...tier.entries],
+          }, ...coder.tiers.slice(1)],
+        }, reviewer],
+        "twice",
+      ],
+    ];
+    for (const [scopes, part] of cases) {
+      // formatGoldenManifest writes the checksum of what it is given.
+      const text = formatGoldenManifest({ ...manifest, scopes });
+      assert.throws(
+        () => parseGoldenManifest(text),
+        rejects("INVALID_MANIFEST", part, "--update"),
       );
     }
   });

@@ -366,6 +366,103 @@ describe("judgeRequest (the other verdicts)", () => {
     assert.equal(judgement.expired, false); // evicted within the hour
   });
 
+  describe("names the first block of this request that differs", () => {
+    const tool = (name: string) => ({
+      name,
+      description: `The ${name} tool. `.repeat(200),
+      input_schema: { type: "object" as const, properties: {} },
+    });
+    const withTools = (names: readonly string[]) =>
+      body(history, { tools: names.map(tool) });
+    const judgeTools = (before: readonly string[], after: readonly string[]) =>
+      judgeRequest({
+        previous: {
+          body: withTools(before),
+          usage: usage(5, 0, 8000),
+          time: 0,
+        },
+        current: {
+          body: withTools(after),
+          usage: readReportedUsage(
+            anthropicMessage(
+              "msg",
+              anthropicUsage(5, 0, { "5m": 9000 }),
+              { type: "tools_changed", cache_missed_input_tokens: 9000 },
+            ),
+            "anthropic",
+          ),
+          time: 1000,
+        },
+      }, options);
+
+    it("a tool added at the end of the list", () => {
+      const judgement = judgeTools(
+        ["read_file", "write_file"],
+        ["read_file", "write_file", "run_shell"],
+      );
+      assert.equal(judgement.verdict, "layout");
+      assert.deepEqual(judgement.change, {
+        region: "tools",
+        block: "tool:run_shell",
+      });
+      assert.equal(judgement.providerAgrees, true);
+      assert.match(judgement.reason, /tool:run_shell \(tools, added\)/);
+    });
+
+    it("a tool that sorts first", () => {
+      const judgement = judgeTools(
+        ["read_file", "write_file"],
+        ["apply_patch", "read_file", "write_file"],
+      );
+      assert.deepEqual(judgement.change, {
+        region: "tools",
+        block: "tool:apply_patch",
+      });
+      assert.equal(judgement.providerAgrees, true);
+    });
+
+    it("a tool removed: the earlier body's block, which this one lacks", () => {
+      const judgement = judgeTools(
+        ["read_file", "run_shell", "write_file"],
+        ["read_file", "write_file"],
+      );
+      assert.deepEqual(judgement.change, {
+        region: "tools",
+        block: "tool:run_shell",
+      });
+      assert.match(judgement.reason, /tool:run_shell \(tools, removed\)/);
+      assert.equal(judgement.providerAgrees, true);
+    });
+
+    it("the last tool removed, the system unchanged", () => {
+      const judgement = judgeTools(["read_file", "run_shell"], ["read_file"]);
+      assert.deepEqual(judgement.change, {
+        region: "tools",
+        block: "tool:run_shell",
+      });
+      assert.equal(judgement.providerAgrees, true);
+    });
+
+    it("a tool whose definition changed", () => {
+      const tools = ["read_file", "write_file"].map(tool);
+      tools[0].description = "Reads.";
+      const changed = body(history, { tools });
+      const judgement = judgeRequest({
+        previous: {
+          body: withTools(["read_file", "write_file"]),
+          usage: usage(5, 0, 8000),
+          time: 0,
+        },
+        current: { body: changed, usage: usage(5, 0, 7000), time: 1000 },
+      }, options);
+      assert.deepEqual(judgement.change, {
+        region: "tools",
+        block: "tool:read_file",
+      });
+      assert.match(judgement.reason, /tool:read_file \(tools, changed\)/);
+    });
+  });
+
   it("gives unknown, never a throw, for unreadable figures or bodies", () => {
     const broken = readReportedUsage(
       { usage: { input_tokens: 5, cache_read_input_tokens: "?" } },

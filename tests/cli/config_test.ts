@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import { CliError } from "../../cli/cli_error.ts";
 import { loadFailure, readConfig, target, targets } from "../../cli/config.ts";
+import { disposeConfig } from "../../cli/assembly.ts";
 
 const SOURCE = "prompt.config.ts";
 
@@ -77,6 +78,35 @@ describe("readConfig: the shapes of a default export", () => {
     }, SOURCE);
     assert.equal(asynchronous.scopes.get("a"), 1);
     assert.equal(calls, 2);
+  });
+
+  it("takes a dispose export: disposeConfig calls it, then disposes the registry", async () => {
+    const prompt = registry();
+    const calls: string[] = [];
+    const config = await readConfig({
+      default: {
+        prompt,
+        dispose: () => {
+          calls.push(prompt.disposed ? "after the registry" : "config");
+        },
+      },
+    }, SOURCE);
+    await disposeConfig(config);
+    assert.deepEqual(calls, ["config"]);
+    assert.equal(prompt.disposed, true);
+    // A dispose that throws or never settles still lets the registry go.
+    for (
+      const dispose of [() => {
+        throw new Error("x");
+      }, () => new Promise(() => {})]
+    ) {
+      const other = registry();
+      await disposeConfig(
+        await readConfig({ default: { prompt: other, dispose } }, SOURCE),
+        { timeoutMs: 50 },
+      );
+      assert.equal(other.disposed, true);
+    }
   });
 
   it("takes a promise of a config", async () => {
@@ -161,7 +191,7 @@ describe("readConfig: every mistake is one clear line", () => {
   it("names a module without a default export", async () => {
     await assert.rejects(
       readConfig({ prompt: registry() }, SOURCE),
-      /^CliError: config prompt\.config\.ts has no default export; export default a SystemPrompt, \{ prompt, scopes\?, context\? \}/,
+      /^CliError: config prompt\.config\.ts has no default export; export default a SystemPrompt, \{ prompt, scopes\?, context\?, dispose\? \}/,
     );
   });
 
@@ -198,7 +228,7 @@ describe("readConfig: every mistake is one clear line", () => {
     [
       "an unknown key",
       { prompt: registry(), scope: { a: 1 } },
-      /unknown key "scope" in the default export; the keys are prompt, scopes and context/,
+      /unknown key "scope" in the default export; the keys are prompt, scopes, context and dispose/,
     ],
     [
       "a missing prompt",
@@ -219,6 +249,11 @@ describe("readConfig: every mistake is one clear line", () => {
       "a context that is not a function",
       { prompt: registry(), context: {} },
       /context is an object; it must be a function/,
+    ],
+    [
+      "a dispose that is not a function",
+      { prompt: registry(), dispose: "clearInterval" },
+      /dispose is a string; it must be a function that stops the config's own timers and callbacks, or absent/,
     ],
   ];
   it("rejects a rejected promise", async () => {

@@ -7,6 +7,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { repoPath, rxprompt } from "./cli_process.ts";
+import {
+  formatGoldenManifest,
+  type GoldenManifest,
+} from "../../src/cache/mod.ts";
 
 /** A config of tests/cache/contract_fixture.ts with `edits`, in `dir`. */
 async function config(dir: string, edits: object = {}): Promise<string> {
@@ -124,6 +128,29 @@ describe("rxprompt check --golden", () => {
           /UNSUPPORTED_MANIFEST_VERSION: .*version 2/,
         ],
       ];
+      // Edited, its checksum recomputed: a scope twice, scopes out of
+      // order, a tier whose tokens are not its entries'.
+      const written: GoldenManifest = JSON.parse(text);
+      const [global, coder, reviewer] = written.scopes;
+      const rewritten = (scopes: GoldenManifest["scopes"]) =>
+        formatGoldenManifest({ ...written, scopes });
+      cases.push(
+        [
+          rewritten([global, coder, { ...coder, tiers: [] }, reviewer]),
+          /INVALID_MANIFEST: .*scope "coder" twice.*--update/,
+        ],
+        [
+          rewritten([global, reviewer, coder]),
+          /INVALID_MANIFEST: .*out of order.*--update/,
+        ],
+        [
+          rewritten([global, {
+            ...coder,
+            tiers: [{ ...coder.tiers[0], tokens: 1 }, ...coder.tiers.slice(1)],
+          }, reviewer]),
+          /INVALID_MANIFEST: .*tiers\[0\]\.tokens is 1, but its entries' tokens add up to \d+/,
+        ],
+      );
       for (const [content, pattern] of cases) {
         await Deno.writeTextFile(`${dir}/bad.json`, content);
         oneLine(

@@ -10,8 +10,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { cliArgs, lines, repoPath, ROOT, rxprompt } from "./cli_process.ts";
-import { type InspectorState, listen } from "../../cli/inspect_serve.ts";
+import { repoPath, rxprompt } from "./cli_process.ts";
+import { serve } from "./inspect_server.ts";
+import type { InspectorState } from "../../cli/inspect_serve.ts";
+import { listen } from "../../cli/inspect_http.ts";
 import { CliError } from "../../cli/cli_error.ts";
 import { BehaviorSubject } from "rxjs";
 import type { PromptExplanation, SystemPrompt } from "../../mod.ts";
@@ -36,58 +38,6 @@ function chromiumMissing(): string | false {
     return `no chromium binary at ${CHROMIUM} (apt-get install chromium; ` +
       `.ci/run installs it)`;
   }
-}
-
-/** A running `rxprompt inspect --serve`. */
-interface Server {
-  url: string;
-  stderr(): string;
-  /** SIGINT, then the exit code and what it printed. */
-  stop(): Promise<{ code: number; stdout: string[] }>;
-}
-
-async function serve(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(["inspect", ...args, "--serve", "--port", "0"]),
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const errors = (async () => {
-    for await (const line of lines(child.stderr)) stderr += line + "\n";
-  })();
-  const out = lines(child.stdout);
-  const printed: string[] = [];
-  let url: string | undefined;
-  // Read with next(), not for-of and break: a break would close the stream.
-  while (url === undefined) {
-    const { value: line, done } = await out.next();
-    if (done) break;
-    printed.push(line);
-    url = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(line)?.[1];
-  }
-  if (url === undefined) {
-    await child.status;
-    await errors;
-    throw new Error(`no URL printed; stderr: ${stderr}`);
-  }
-  return {
-    url,
-    stderr: () => stderr,
-    async stop() {
-      child.kill("SIGINT");
-      for await (const line of out) printed.push(line);
-      const { code } = await child.status;
-      await errors;
-      return { code, stdout: printed };
-    },
-  };
 }
 
 async function explainFixture(): Promise<{
@@ -238,7 +188,9 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
       assert.equal(volatile?.marker, "no");
       assert.doesNotMatch(volatile?.heading ?? "", /cache marker/);
 
-      // The session: one bar per request with `rxprompt simulate`'s figures.
+      // The session: one bar per request with `rxprompt simulate`'s figures
+      // (charted after the server listens).
+      await page.waitForSelector("#chart-anthropic a.bar", WAIT);
       const simulated = await rxprompt([
         "simulate",
         SESSION,
@@ -527,7 +479,9 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
       config: "x",
       sequence: 1,
       status: "loading",
+      timeoutMs: 10_000,
       scopes: [],
+      charting: false,
       charts: [],
       chartErrors: [],
     });

@@ -3,7 +3,7 @@
  * variables, tools, listeners, effects, forks and scopes) must not grow the
  * heap: after the millionth cycle it is within 1 MiB of its value after the
  * first 10k. Needs a collectable heap: `deno test --v8-flags=--expose-gc
- * tests/memory/` or `node --expose-gc --test`; skipped otherwise, and on Bun.
+ * tests/memory/` or `NODE_OPTIONS=--expose-gc node --test`; skipped otherwise, and on Bun.
  */
 
 import { describe, it } from "node:test";

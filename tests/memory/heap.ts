@@ -15,7 +15,9 @@ export function heapSkip(what: string): string | false {
   return "Bun" in globalThis
     ? `${what} are checked on V8 (Deno, Node), not on Bun's JavaScriptCore`
     : typeof gc !== "function"
-    ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or --expose-gc (Node)"
+    ? "needs an exposed gc(): run with --v8-flags=--expose-gc (Deno) or " +
+      "NODE_OPTIONS=--expose-gc (Node; Node 24's --test does not pass " +
+      "--expose-gc on to the test files)"
     : false;
 }
 

@@ -2,7 +2,7 @@
  * Retention of the README's per-agent pattern: a scope (or fork) per agent,
  * cleaned up through the registration's disposer only. Needs a collectable
  * heap: `deno test --v8-flags=--expose-gc tests/memory/` or
- * `node --expose-gc --test`; skipped otherwise, and on Bun.
+ * `NODE_OPTIONS=--expose-gc node --test`; skipped otherwise, and on Bun.
  */
 
 import { describe, it } from "node:test";

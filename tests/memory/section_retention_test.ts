@@ -2,7 +2,7 @@
  * Heap retained per registered section: sections registered into one layer
  * of a registry, each owned by its disposer, as a plugin registers them.
  * Needs a collectable heap: `deno test --v8-flags=--expose-gc tests/memory/`
- * or `node --expose-gc --test`; skipped otherwise, and on Bun.
+ * or `NODE_OPTIONS=--expose-gc node --test`; skipped otherwise, and on Bun.
  */
 
 import { describe, it } from "node:test";
