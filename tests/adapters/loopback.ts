@@ -6,7 +6,8 @@
  * `withScript` answers with the next reply of a script (the model's side of
  * a conversation). Bounded in requests, body size and time. Imported only by
  * the `*_sdk_test.ts` and `*_deno_test.ts` files, their `*_deno.ts`
- * fixtures and the demo.
+ * fixtures, the rule-enforcing servers they run (`loopback_caches.ts`,
+ * `thinking_server.ts`, `compaction_server.ts`) and the demo.
  */
 
 import { createServer, type IncomingMessage } from "node:http";
