@@ -80,15 +80,17 @@ export function readDeferral(
   },
 ): ToolDeferral {
   if (typeof value === "boolean") return value;
+  let shown = quote(value);
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const above: unknown = (value as { above?: unknown }).above;
     if (Number.isSafeInteger(above) && (above as number) >= 0) {
       return { above: above as number };
     }
+    shown = `{ above: ${quote(above)} }`;
   }
   throw new SystemPromptError(
     code,
-    `${where()} is ${quote(value)}; it is true (defer every tool of the ` +
+    `${where()} is ${shown}; it is true (defer every tool of the ` +
       `source), false, or { above: n } with n a whole number, 0 or more ` +
       `(defer them when the source offers more than n tools).`,
   );
