@@ -88,7 +88,7 @@ describe("golden manifests with deferred tools", () => {
     assert.deepEqual(parseGoldenManifest(text), manifest);
     assert.match(
       text,
-      /\n      "deferred": \[\n        \{"registrar":"registry\/crm","name":"crm_find",/,
+      /\n {6}"deferred": \[\n {8}\{"registrar":"registry\/crm","name":"crm_find",/,
     );
     assert.throws(
       () => parseGoldenManifest(text.replace('"crm_log"', '"crm_call"')),
