@@ -165,7 +165,7 @@ export async function conversationStep(
 }
 
 /**
- * The stateless path: the user's own array (the history, copied once
+ * The stateless path: the user's own array (the history, pushed onto it
  * when it is made) and its step, `assemble()` + the adapter + the new
  * messages pushed + the body around the array. Chat and Responses keep
  * the system message at the array's start and replace it each step (a
@@ -183,7 +183,11 @@ export function statelessUser(
   history: readonly unknown[],
   open: readonly ToolCall[],
 ): StatelessUser {
-  const messages: unknown[] = [...history];
+  // Pushed one by one, as the user's array grew: its spare capacity is
+  // that of a grown array (a copy has none, and its first push would copy
+  // the whole history again).
+  const messages: unknown[] = [];
+  for (const message of history) messages.push(message);
   let calls: { id: string; name: string }[] = open.map(({ id, name }) => ({
     id,
     name,
