@@ -75,6 +75,10 @@ async function parts(): Promise<Record<string, number>> {
     recording: without("#recording"),
     kept: without("#steps"),
     answers: without("response"),
+    reported: without("reported"),
+    usage: without("usage"),
+    marks: without("marks"),
+    times: without("sent", "time"),
     "recording + kept": without("#recording", "#steps"),
   };
 }
@@ -205,8 +209,10 @@ if (only !== undefined) {
         "steps): whole = all it reaches through its data; strings = of " +
         "them, string bytes; recording = the recording's text alone; kept = " +
         "the steps kept for report() alone (beyond the messages they share " +
-        "with the history); answers = the answers' copies in them; " +
-        "recording + kept = both:",
+        "with the history); of these, answers = the answers' copies, " +
+        "reported = the usage read, usage = the answers' usage objects " +
+        "(kept twice: the copy's and the SDK's own), marks, times = the " +
+        "two ISO times; recording + kept = both:",
     );
     console.log(breakdowns.join("\n"));
   }
