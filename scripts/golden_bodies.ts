@@ -2,7 +2,7 @@
  * The golden body fixtures of issue 45: every request body the forms, the
  * example sessions and the stateless adapters build, kept as digests
  * (`tests/golden/bodies/*.json`), so that a change that moves code around
- * is checked to send the same bytes (`tests/golden/bodies_test.ts`).
+ * is checked to send the same bytes (`tests/golden/bodies_deno_test.ts`).
  *
  * ```sh
  * deno run -A scripts/golden_bodies.ts --records   # the record digests again

@@ -1,6 +1,6 @@
 /**
  * The golden fixtures by group (issue 45): what `scripts/golden_bodies.ts`
- * digests and `bodies_test.ts` rebuilds. Body groups are taken once and
+ * digests and `bodies_deno_test.ts` rebuilds. Body groups are taken once and
  * never again: the bytes every form sends must not change. Record groups
  * (`save()` and `report()`) are the recording's and the report's JSON.
  */

@@ -1,0 +1,231 @@
+/**
+ * ARCHITECTURE.md's dependency rule (issue 45): the local import graph of
+ * every entry point (`deno info --json`, code and type edges alike) has no
+ * cycle, and no module imports a room above its own. Rooms are ranked
+ * bottom first by the ordered path patterns of `ROOMS`; every file of
+ * `src/`, `adapters/` and `cli/` the graph reaches must match one.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+
+/** The rooms, bottom first: a module may import its own room or one below. */
+export const ROOMS: readonly { room: string; files: RegExp }[] = [
+  { room: "errors, types", files: /^src\/(errors|types)\.ts$/ },
+  { room: "src/shared", files: /^src\/shared\// },
+  { room: "src/render", files: /^src\/render\// },
+  {
+    room: "src/budget, src/diff, src/lint",
+    files: /^src\/(budget|diff|lint)\//,
+  },
+  { room: "change types", files: /^src\/change_types\.ts$/ },
+  { room: "src/kinds", files: /^src\/kinds\// },
+  { room: "src/store, src/lifetime", files: /^src\/(store|lifetime)\// },
+  { room: "src/assemble", files: /^src\/assemble\// },
+  { room: "src/explain, src/registrar", files: /^src\/(explain|registrar)\// },
+  { room: "src/cache", files: /^src\/cache\// },
+  { room: "src/conversation", files: /^src\/conversation\// },
+  { room: "facade", files: /^src\/system_prompt\.ts$/ },
+  { room: "mod.ts", files: /^mod\.ts$/ },
+  { room: "adapters/_kit", files: /^adapters\/_(?!otel_|mcp_)[a-z0-9_]+\.ts$/ },
+  {
+    room: "form files",
+    files:
+      /^adapters\/(anthropic|openai|ai_sdk|bedrock|gemini)\/(?!mod\.ts$|conversation\.ts$|chat_conversation\.ts$|responses_conversation\.ts$)[a-z_]+\.ts$/,
+  },
+  {
+    room: "entries",
+    files:
+      /^adapters\/([a-z_]+\/(mod|conversation|chat_conversation|responses_conversation)\.ts|mcp\.ts|otel\.ts|_(otel|mcp)_[a-z_]+\.ts)$/,
+  },
+  { room: "cli", files: /^cli\/(?!inspect|run\.ts$|main\.ts$)[a-z_]+\.ts$/ },
+  { room: "cli/inspect", files: /^cli\/inspect[a-z_]*\.ts$/ },
+  { room: "cli entry", files: /^cli\/(run|main)\.ts$/ },
+];
+
+/**
+ * Imports that go up today, each to be removed by a step of issue 45: an
+ * entry that no longer exists fails the test, so the list only shrinks.
+ */
+const KNOWN_UPWARD: readonly string[] = [
+  "src/cache/report_types.ts -> mod.ts",
+  "src/cache/types.ts -> mod.ts",
+];
+
+/**
+ * Import cycles today, each to be broken by a step of issue 45 (listed by
+ * their modules, sorted); shrink-only as `KNOWN_UPWARD`.
+ */
+const KNOWN_CYCLES: readonly string[] = [
+  "cli/readme_way.ts cli/readme_way_stateless.ts",
+  "mod.ts src/cache/report_types.ts src/cache/types.ts " +
+  "src/conversation/checks.ts src/conversation/recording.ts " +
+  "src/conversation/types.ts",
+];
+
+/** The entry points: every export of deno.json and the command. */
+async function entries(): Promise<string[]> {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", ROOT)),
+  ) as { exports: Record<string, string> };
+  return [...new Set([...Object.values(config.exports), "./cli/main.ts"])];
+}
+
+/** A local module's path from the root, or undefined for any other. */
+function local(specifier: string): string | undefined {
+  return specifier.startsWith(ROOT.href)
+    ? specifier.slice(ROOT.href.length)
+    : undefined;
+}
+
+interface InfoModule {
+  readonly specifier: string;
+  readonly dependencies?: readonly {
+    readonly code?: { readonly specifier: string };
+    readonly type?: { readonly specifier: string };
+  }[];
+}
+
+/** The local import graph of `entry`: module → the modules it imports. */
+export async function importGraph(
+  entry: string,
+): Promise<{ edges: Map<string, Set<string>>; npm: string[] }> {
+  const { stdout, stderr, success } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(success, new TextDecoder().decode(stderr));
+  const info = JSON.parse(new TextDecoder().decode(stdout)) as {
+    modules: InfoModule[];
+  };
+  const edges = new Map<string, Set<string>>();
+  const npm: string[] = [];
+  for (const module of info.modules) {
+    const from = local(module.specifier);
+    if (from === undefined) {
+      if (module.specifier.startsWith("npm:")) npm.push(module.specifier);
+      continue;
+    }
+    const to = edges.get(from) ?? new Set<string>();
+    edges.set(from, to);
+    for (const dependency of module.dependencies ?? []) {
+      for (const target of [dependency.code, dependency.type]) {
+        const path = target === undefined ? undefined : local(target.specifier);
+        if (path !== undefined && path !== from) to.add(path);
+        if (target?.specifier.startsWith("npm:")) npm.push(target.specifier);
+      }
+    }
+  }
+  return { edges, npm };
+}
+
+/** The graph of every entry, merged. */
+async function wholeGraph(): Promise<Map<string, Set<string>>> {
+  const merged = new Map<string, Set<string>>();
+  for (const entry of await entries()) {
+    for (const [from, to] of (await importGraph(entry)).edges) {
+      const set = merged.get(from) ?? new Set<string>();
+      for (const path of to) set.add(path);
+      merged.set(from, set);
+    }
+  }
+  return merged;
+}
+
+/** The strongly connected components of more than one module (Tarjan). */
+export function cycles(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of edges.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of [...edges.keys()].sort()) {
+    if (!index.has(node)) visit(node);
+  }
+  return found;
+}
+
+/** The rank of a file's room, or -1 when no room holds it. */
+export function rankOf(path: string): number {
+  return ROOMS.findIndex((room) => room.files.test(path));
+}
+
+/** Whether the rule covers a file (the examples and tests are outside). */
+function covered(path: string): boolean {
+  return /^(mod\.ts$|src\/|adapters\/|cli\/)/.test(path);
+}
+
+describe("import graph (ARCHITECTURE.md)", () => {
+  it("has no cycle, type edges included", async () => {
+    const found = cycles(await wholeGraph()).map((cycle) => cycle.join(" "));
+    assert.deepEqual(
+      found.filter((cycle) => !KNOWN_CYCLES.includes(cycle)),
+      [],
+      "import cycles",
+    );
+    assert.deepEqual(
+      KNOWN_CYCLES.filter((cycle) => !found.includes(cycle)),
+      [],
+      "KNOWN_CYCLES entries that no longer exist: remove them",
+    );
+  });
+
+  it("imports no room above its own, and every file is in a room", async () => {
+    const graph = await wholeGraph();
+    const unplaced = [...graph.keys()].filter((path) =>
+      covered(path) && rankOf(path) < 0
+    );
+    assert.deepEqual(unplaced, [], "files no room of ROOMS holds");
+    const upward: string[] = [];
+    for (const [from, to] of graph) {
+      if (!covered(from)) continue;
+      for (const path of to) {
+        if (covered(path) && rankOf(path) > rankOf(from)) {
+          upward.push(`${from} -> ${path}`);
+        }
+      }
+    }
+    const known = new Set(KNOWN_UPWARD);
+    assert.deepEqual(
+      upward.filter((edge) => !known.has(edge)).sort().map((edge) => {
+        const [from, to] = edge.split(" -> ");
+        return `upward import: ${from} (${ROOMS[rankOf(from)].room}) ` +
+          `imports ${to} (${ROOMS[rankOf(to)].room})`;
+      }),
+      [],
+    );
+    assert.deepEqual(
+      KNOWN_UPWARD.filter((edge) => !upward.includes(edge)),
+      [],
+      "KNOWN_UPWARD entries that no longer exist: remove them",
+    );
+  });
+});
