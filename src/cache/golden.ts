@@ -9,7 +9,7 @@
 
 import { quote, SystemPromptError } from "../errors.ts";
 import { sha256Hex } from "../shared/sha256.ts";
-import { callProvider, describeError } from "../shared/provider.ts";
+import { callUserCode, describeError } from "../shared/user_code.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 import { contractEntries, entryLabel } from "./contract_entries.ts";
 import {
@@ -160,7 +160,7 @@ function countEntry(
   text: string,
   what: () => string,
 ): number {
-  const tokens: unknown = callProvider(
+  const tokens: unknown = callUserCode(
     countTokens,
     text,
     () => `token counter (countTokens) on ${what()}`,

@@ -1,10 +1,14 @@
+/**
+ * What user code throws (a section's text function, a variable or tool
+ * provider, a gate) becomes PROVIDER_FAILED naming it, with the cause.
+ */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import { rejects } from "../assertions.ts";
 import { tool } from "../fixtures.ts";
 
-describe("provider failures", () => {
+describe("user code failures (PROVIDER_FAILED)", () => {
   it("a section text function that throws rejects PROVIDER_FAILED naming the section, with the cause", async () => {
     const prompt = new SystemPrompt();
     const boom = new RangeError("text failed");

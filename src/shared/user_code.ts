@@ -1,6 +1,7 @@
 /**
- * Calling user code safely: the one place that turns what a provider throws
- * into a `PROVIDER_FAILED` error naming the provider.
+ * Calling user code safely (a section's text function, a variable or tool
+ * provider, a gate, a counter): the one place that turns what it throws
+ * into a `PROVIDER_FAILED` error naming it.
  *
  * @module
  */
@@ -9,21 +10,22 @@ import { isPromiseLike } from "./util.ts";
 import { SystemPromptError } from "../errors.ts";
 
 /**
- * Calls `provider` with `context`. What it throws becomes `PROVIDER_FAILED`,
+ * Calls `code` with `context`. What it throws becomes `PROVIDER_FAILED`,
  * naming `what()` (built only on failure) and carrying the error as `cause`.
- * A Promise it returns is `PROVIDER_FAILED` too (providers are synchronous),
- * and is given a handler so that its rejection is never unhandled.
+ * A Promise it returns is `PROVIDER_FAILED` too (user code called during an
+ * assembly is synchronous), and is given a handler so that its rejection is
+ * never unhandled.
  */
-export function callProvider<C, R>(
-  provider: (context: C) => R,
+export function callUserCode<C, R>(
+  code: (context: C) => R,
   context: C,
   what: () => string,
 ): R {
   let result: R;
   try {
-    result = provider(context);
+    result = code(context);
   } catch (error) {
-    throw providerFailed(`The ${what()} threw`, error);
+    throw userCodeFailed(`The ${what()} threw`, error);
   }
   if (isPromiseLike(result)) {
     Promise.resolve(result).then(undefined, ignore);
@@ -38,7 +40,7 @@ export function callProvider<C, R>(
 
 function ignore(): void {}
 
-/** What a provider returned, for a message: `null`, or its `typeof`. */
+/** What user code returned, for a message: `null`, or its `typeof`. */
 export function typeName(value: unknown): string {
   return value === null ? "null" : typeof value;
 }
@@ -47,7 +49,7 @@ export function typeName(value: unknown): string {
  * `PROVIDER_FAILED` for `error`: `headline`, the error described, then
  * `advice` (what would be valid), with the error as `cause`.
  */
-export function providerFailed(
+export function userCodeFailed(
   headline: string,
   error: unknown,
   advice = "",
