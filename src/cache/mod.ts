@@ -64,18 +64,20 @@ export type {
   CacheProvider,
   CacheRequest,
   CacheRequestResult,
-  CacheSession,
   CacheSimulation,
   CacheTotals,
   CountTokens,
+  SimulateCacheOptions,
+} from "./types.ts";
+export type {
+  CacheSession,
   SessionMessage,
   SessionRequest,
   SessionStep,
   SessionStepState,
   SessionToolCall,
   SessionToolResult,
-  SimulateCacheOptions,
-} from "./types.ts";
+} from "./session_types.ts";
 export { readReportedUsage } from "./reported.ts";
 export { judgeRequest } from "./verdict.ts";
 export { attributeChange } from "./contributor.ts";

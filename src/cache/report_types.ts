@@ -6,7 +6,8 @@
  * @module
  */
 
-import type { PromptExplanation, ScopeKey } from "../../mod.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
+import type { ScopeKey } from "../types.ts";
 import type {
   CacheLifetime,
   ProviderDiagnosis,
