@@ -45,7 +45,7 @@ import type {
   SessionRequest,
   SessionToolCall,
 } from "../src/cache/mod.ts";
-import { PROVIDER_RULES } from "../src/cache/rules.ts";
+import { PROVIDER_RULES } from "../src/cache/simulator/rules.ts";
 import { statelessWay } from "./readme_way_stateless.ts";
 
 /**

@@ -34,15 +34,18 @@
  * @module
  */
 
-export { simulateCache } from "./simulate.ts";
-export { bestLayoutTokens } from "./best_layout.ts";
-export { compareGoldenManifests, goldenManifest } from "./golden.ts";
-export { formatGoldenManifest, parseGoldenManifest } from "./golden_format.ts";
-export { sharedPrefix } from "./shared_prefix.ts";
+export { simulateCache } from "./simulator/simulate.ts";
+export { bestLayoutTokens } from "./simulator/best_layout.ts";
+export { compareGoldenManifests, goldenManifest } from "./contract/golden.ts";
+export {
+  formatGoldenManifest,
+  parseGoldenManifest,
+} from "./contract/golden_format.ts";
+export { sharedPrefix } from "./contract/shared_prefix.ts";
 export {
   GOLDEN_MANIFEST_FORMAT,
   GOLDEN_MANIFEST_VERSION,
-} from "./golden_types.ts";
+} from "./contract/golden_types.ts";
 export type {
   CompareGoldenOptions,
   GoldenChange,
@@ -56,7 +59,7 @@ export type {
   SharedPrefix,
   SharedPrefixOptions,
   SharedPrefixSide,
-} from "./golden_types.ts";
+} from "./contract/golden_types.ts";
 export type {
   BestLayout,
   BestLayoutRequest,
@@ -68,7 +71,7 @@ export type {
   CacheTotals,
   CountTokens,
   SimulateCacheOptions,
-} from "./types.ts";
+} from "./simulator/types.ts";
 export type {
   CacheSession,
   SessionMessage,
@@ -77,18 +80,18 @@ export type {
   SessionStepState,
   SessionToolCall,
   SessionToolResult,
-} from "./session_types.ts";
-export { readReportedUsage } from "./reported.ts";
-export { judgeRequest } from "./verdict.ts";
-export { attributeChange } from "./contributor.ts";
-export { cacheReport } from "./report.ts";
+} from "./simulator/session_types.ts";
+export { readReportedUsage } from "./report/reported.ts";
+export { judgeRequest } from "./report/verdict.ts";
+export { attributeChange } from "./report/contributor.ts";
+export { cacheReport } from "./report/report.ts";
 export type {
   CacheLifetime,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
   UsageSource,
-} from "./reported_types.ts";
+} from "./report/usage_types.ts";
 export type {
   BodyRegion,
   CacheContributor,
@@ -102,4 +105,4 @@ export type {
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
-} from "./report_types.ts";
+} from "./report/types.ts";

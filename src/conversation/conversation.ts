@@ -27,7 +27,7 @@ import { declaredTools, refusalText } from "./tool_set.ts";
 import { forkLayout } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { PromptCacheReport } from "../cache/report_types.ts";
+import type { PromptCacheReport } from "../cache/report/types.ts";
 import { callObserver, Observer } from "./observe.ts";
 import {
   type ParsedRecording,

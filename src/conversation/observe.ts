@@ -10,14 +10,17 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import { attributeChange } from "../cache/contributor.ts";
-import { growingCacheReport } from "../cache/report.ts";
-import { readReportedUsage } from "../cache/reported.ts";
-import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
+import { attributeChange } from "../cache/report/contributor.ts";
+import { growingCacheReport } from "../cache/report/report.ts";
+import { readReportedUsage } from "../cache/report/reported.ts";
+import type {
+  ReportedUsage,
+  UsageSource,
+} from "../cache/report/usage_types.ts";
 import type {
   CacheContributor,
   PromptCacheReport,
-} from "../cache/report_types.ts";
+} from "../cache/report/types.ts";
 import type {
   RecordingHeader,
   RecordingProvenance,

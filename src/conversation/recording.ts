@@ -10,8 +10,8 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { ScopeKey, Stability } from "../types.ts";
-import type { ReportedUsage } from "../cache/reported_types.ts";
-import type { CacheContributor } from "../cache/report_types.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { CacheContributor } from "../cache/report/types.ts";
 import type { ListedTool } from "./tool_set.ts";
 import type { Awaiting, WireMark } from "./wire.ts";
 import { MAX_JSON_DEPTH, nestsTooDeep } from "./checks.ts";

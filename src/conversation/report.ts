@@ -21,13 +21,16 @@ import {
   type GrowingBody,
   type GrowingRequest,
   wholeBody,
-} from "../cache/growing.ts";
+} from "../cache/report/growing.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { renderPromptBlocks } from "../render/blocks.ts";
-import { readReportedUsage } from "../cache/reported.ts";
-import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
-import type { ReportedRequest } from "../cache/report_types.ts";
-import type { CacheProvider } from "../cache/types.ts";
+import { readReportedUsage } from "../cache/report/reported.ts";
+import type {
+  ReportedUsage,
+  UsageSource,
+} from "../cache/report/usage_types.ts";
+import type { ReportedRequest } from "../cache/report/types.ts";
+import type { CacheProvider } from "../cache/simulator/types.ts";
 import type {
   RecordingHeader,
   RecordingOrigin,

@@ -7,12 +7,12 @@
 
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { ReportedUsage } from "../cache/reported_types.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type {
   CacheReportOptions,
   PromptCacheReport,
-} from "../cache/report_types.ts";
-import type { CacheProvider } from "../cache/types.ts";
+} from "../cache/report/types.ts";
+import type { CacheProvider } from "../cache/simulator/types.ts";
 import type { Awaiting, ToolCall } from "./wire.ts";
 
 /**

@@ -46,7 +46,7 @@ import { judgeRequest, readReportedUsage } from "../../src/cache/mod.ts";
 import {
   anthropicMessage,
   anthropicUsage,
-} from "../cache/reported_fixtures.ts";
+} from "../cache/report/reported_fixtures.ts";
 
 function tracing() {
   const exporter = new InMemorySpanExporter();

@@ -25,7 +25,7 @@ import {
   type CacheRequestResult,
   simulateCache,
 } from "../../src/cache/mod.ts";
-import { parseBody } from "../../src/cache/blocks.ts";
+import { parseBody } from "../../src/cache/simulator/blocks.ts";
 import { schema } from "./helpers.ts";
 
 /** What the reviewer's scope adds to the lead's. */

@@ -35,7 +35,7 @@ import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { rxprompt } from "../cli/cli_process.ts";
 import { openaiResponse } from "../adapters/loopback.ts";
-import { wholeAnthropicMessage } from "../cache/reported_fixtures.ts";
+import { wholeAnthropicMessage } from "../cache/report/reported_fixtures.ts";
 import {
   agent,
   anthropicUsageOf,

@@ -1,0 +1,162 @@
+/**
+ * `bestLayoutTokens`: the upper bound of what any layout could have cached
+ * (SPEC 8.8, 8.13 point 7): per request, the tokens of the content units
+ * unchanged since the previous request of the same thread, as if they came
+ * first. Units are each tool, each system block split at blank lines (the
+ * section separator, so a section or runtime-context entry is one unit),
+ * and each message content block. A thread's first request is compared
+ * with the session's previous request.
+ *
+ * @module
+ */
+
+import { parseAnyBody } from "./blocks.ts";
+import { memoised } from "./prefixes.ts";
+import { guarded, readList, readRequest } from "./simulate.ts";
+import type {
+  BestLayout,
+  BestLayoutRequest,
+  CacheRequest,
+  CountTokens,
+} from "./types.ts";
+import { SystemPromptError } from "../../errors.ts";
+import { TextMap } from "../../shared/text_map.ts";
+
+interface Unit {
+  /** The unit's content, numbered: equal contents, equal numbers. */
+  readonly key: number;
+  readonly tokens: number;
+  readonly prompt: boolean;
+}
+
+/**
+ * The best-layout bound of each request and in total: the tokens a cache
+ * could serve if everything unchanged since the thread's previous request
+ * came first. Compare `simulateCache`'s cached tokens with it.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` naming the request's index
+ * for a body that is not an accepted shape, a `countTokens` that throws or
+ * returns anything but a non-negative integer, or unordered times
+ *
+ * @example
+ * ```ts
+ * import { bestLayoutTokens } from "@rxprompt/system-prompt/cache";
+ *
+ * const system = "Rules.\n\nToday is Monday.";
+ * const bound = bestLayoutTokens([
+ *   { body: { system, messages: [{ role: "user", content: "Hi." }] } },
+ *   {
+ *     body: {
+ *       system: "Rules.\n\nToday is Tuesday.",
+ *       messages: [{ role: "user", content: "Hi." }, { role: "user", content: "More." }],
+ *     },
+ *   },
+ * ], (text) => text.length);
+ * console.log(bound.requests[1].boundTokens); // 11: "Rules.\n\n" and "Hi."
+ * ```
+ */
+export function bestLayoutTokens(
+  requests: readonly CacheRequest[],
+  countTokens: CountTokens,
+): BestLayout {
+  if (typeof countTokens !== "function") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `countTokens is not a function; expected (text) => a non-negative integer`,
+    );
+  }
+  const list = readList(requests, "bestLayoutTokens");
+  const count = memoised(countTokens);
+  // Units are compared by number: a map keyed by their long texts would
+  // chain them (V8 hashes a long string by its length alone).
+  const numbers = new TextMap<number>();
+  /** Unit number → its tokens. */
+  const tokens: number[] = [];
+  const lastOfThread = new Map<string, Map<number, number>>();
+  let previousUnits: Map<number, number> | undefined;
+  let previousTime: number | undefined;
+  const results: BestLayoutRequest[] = [];
+  list.forEach((request, at) => {
+    const { units, thread, time } = guarded(at, () => {
+      const { body, thread, time } = readRequest(request, previousTime);
+      return {
+        units: unitsOf(body, { count, numbers, tokens }),
+        thread: thread ?? "",
+        time,
+      };
+    });
+    previousTime = time;
+    const before = new Map(lastOfThread.get(thread) ?? previousUnits ?? []);
+    const result: BestLayoutRequest = {
+      inputTokens: 0,
+      boundTokens: 0,
+      promptTokens: 0,
+      promptBoundTokens: 0,
+    };
+    const now = new Map<number, number>();
+    for (const unit of units) {
+      now.set(unit.key, (now.get(unit.key) ?? 0) + 1);
+      result.inputTokens += unit.tokens;
+      if (unit.prompt) result.promptTokens += unit.tokens;
+      const left = before.get(unit.key) ?? 0;
+      if (left === 0) continue;
+      before.set(unit.key, left - 1);
+      result.boundTokens += unit.tokens;
+      if (unit.prompt) result.promptBoundTokens += unit.tokens;
+    }
+    lastOfThread.set(thread, now);
+    previousUnits = now;
+    results.push(result);
+  });
+  const totals: BestLayoutRequest = {
+    inputTokens: 0,
+    boundTokens: 0,
+    promptTokens: 0,
+    promptBoundTokens: 0,
+  };
+  for (const result of results) {
+    totals.inputTokens += result.inputTokens;
+    totals.boundTokens += result.boundTokens;
+    totals.promptTokens += result.promptTokens;
+    totals.promptBoundTokens += result.promptBoundTokens;
+  }
+  return { requests: results, totals };
+}
+
+function unitsOf(
+  body: unknown,
+  { count, numbers, tokens }: {
+    count: CountTokens;
+    numbers: TextMap<number>;
+    tokens: number[];
+  },
+): Unit[] {
+  const units: Unit[] = [];
+  // A unit's text follows from its key: counted once per number.
+  const unit = (key: string, text: string, prompt: boolean): Unit => {
+    let number = numbers.get(key);
+    if (number === undefined) {
+      number = numbers.size;
+      numbers.set(key, number);
+      tokens.push(count(text));
+    }
+    return { key: number, tokens: tokens[number], prompt };
+  };
+  for (const block of parseAnyBody(body).blocks) {
+    if (block.part !== "system") {
+      units.push(
+        unit(
+          `${block.part}\u0000${block.key}`,
+          block.text,
+          block.part === "tools",
+        ),
+      );
+      continue;
+    }
+    // Each piece keeps its trailing blank line: the pieces add up to the text.
+    for (const piece of block.text.split(/(?<=\n\n)/)) {
+      units.push(unit(`system\u0000${piece}`, piece, true));
+    }
+  }
+  return units;
+}
