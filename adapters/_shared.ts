@@ -23,16 +23,17 @@ import {
 import { autoBreakpoints, blocksOf } from "../src/render/blocks.ts";
 import { rankOf } from "../src/shared/stability.ts";
 import { promptOf, runtimeContextOf } from "../src/render/prompt.ts";
+import {
+  WIRE_TOOL_NAME,
+  WIRE_TOOL_NAME_SAYS,
+} from "../src/shared/tool_name.ts";
 
 /** An assembly as the adapters read it: `runtimeContext` may be absent. */
 export type AdapterAssembly = PromptAssembly & {
   runtimeContext?: readonly AssembledSection[];
 };
 
-/** The rule most model APIs apply to a tool's name. */
-export const WIRE_TOOL_NAME: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
-
-const WIRE_NAME_SAYS = '1 to 64 ASCII letters, digits, "_" or "-"';
+export { WIRE_TOOL_NAME };
 
 /** The registry's own rule for a tool name (SPEC 7.1). */
 const CORE_TOOL_NAME_LENGTH = 128;
@@ -229,7 +230,9 @@ function checkName(
     throw new SystemPromptError(
       "INVALID_TOOL_NAME",
       `Tool ${quote(name)} cannot be sent to the ${rule.api}: a tool name ` +
-        `must match ${rule.pattern.source} (${rule.says ?? WIRE_NAME_SAYS}).`,
+        `must match ${rule.pattern.source} (${
+          rule.says ?? WIRE_TOOL_NAME_SAYS
+        }).`,
     );
   }
   if (
@@ -297,64 +300,15 @@ export function runtimeContextText(input: AdapterInput): string | undefined {
   return content === "" ? undefined : content;
 }
 
-/**
- * How many cache markers a request may carry, checked: an integer from 0 to
- * 4, `fallback` (default 3) when absent.
- */
-export function cacheBreakpointLimit(
-  value: unknown,
-  fallback: number = DEFAULT_CACHE_BREAKPOINTS,
-): number {
-  if (value === undefined) return fallback;
-  if (
-    typeof value !== "number" || !Number.isInteger(value) || value < 0 ||
-    value > API_CACHE_BREAKPOINTS
-  ) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `maxCacheBreakpoints is ${quote(value)}; it must be an integer from 0 ` +
-        `to ${API_CACHE_BREAKPOINTS} (the API allows ` +
-        `${API_CACHE_BREAKPOINTS} per request; the default, ` +
-        `${fallback}, leaves room for the conversation).`,
-    );
-  }
-  return value;
-}
-
-const API_CACHE_BREAKPOINTS = 4;
-const DEFAULT_CACHE_BREAKPOINTS = 3;
-
 /** Anthropic's cache marker, checked from the `cache` option. */
 export type CacheControl = { type: "ephemeral"; ttl?: "5m" | "1h" };
-
-/**
- * The cache marker the `cache` option asks for, or `undefined` for no
- * caching.
- */
-export function cacheControlOf(cache: unknown): CacheControl | undefined {
-  if (cache === undefined || cache === false) return undefined;
-  if (cache === true) return { type: "ephemeral" };
-  const ttl = readingOptions(
-    () => isJsonObject(cache) ? cache.ttl : undefined,
-    "could not read the cache option's ttl",
-  );
-  if (ttl === "5m" || ttl === "1h") return { type: "ephemeral", ttl };
-  throw new SystemPromptError(
-    "INVALID_CONFIG",
-    `cache is ${quote(cache)}${
-      typeof cache === "object" && cache !== null
-        ? ` with ttl ${quote(ttl)}`
-        : ""
-    }; it must be true, false, or { ttl: "5m" } / { ttl: "1h" }.`,
-  );
-}
 
 /** Bedrock's cache point (`CachePointBlock`). */
 export type CachePoint = { type: "default"; ttl?: "5m" | "1h" };
 
 /**
- * Bedrock's cache point for the marker the `cache` option asked for
- * ({@linkcode cacheControlOf}): the same lifetime, or none.
+ * Bedrock's cache point for the marker the `cache` option asked for: the
+ * same lifetime, or none.
  */
 export function cachePointOf(control: CacheControl): CachePoint {
   return control.ttl === undefined

@@ -45,7 +45,6 @@ import type {
   SessionRequest,
   SessionToolCall,
 } from "../src/cache/mod.ts";
-import { PROVIDER_RULES } from "../src/cache/simulator/rules.ts";
 import { statelessWay } from "./readme_way_stateless.ts";
 
 /**
@@ -64,8 +63,16 @@ export const WAY_WIRES: readonly WayWire[] = [
 
 /** The wire whose bodies a provider's rules read. */
 export function wireOf(provider: CacheProvider): WayWire {
-  return PROVIDER_RULES[provider].wire;
+  return WIRE_OF[provider];
 }
+
+const WIRE_OF: Readonly<Record<CacheProvider, WayWire>> = {
+  anthropic: "anthropic",
+  openai: "openai",
+  "openai-explicit": "openai",
+  bedrock: "bedrock",
+  gemini: "gemini",
+};
 
 /** What a way builds one step's request from. */
 export interface WayInput {

@@ -24,19 +24,17 @@ import {
   parentCuts,
   textsOf,
 } from "../_conversation_shared.ts";
-import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
+import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
 import { quote } from "../../src/errors.ts";
-import {
-  autoBreakpoints,
-  cacheBreakpointLimit,
-  type CacheControl,
-} from "../_shared.ts";
+import { autoBreakpoints, type CacheControl } from "../_shared.ts";
 import type {
   AISDKConversationBody,
   AISDKConversationMessage,
   AISDKConversationOptions,
 } from "./conversation_types.ts";
 import { aiSdkRequest } from "./request.ts";
+import { prefixMarkLimit } from "../_cache_option.ts";
+import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
 
 /** The provider a recording of this form names in its header. */
 export const AI_SDK_PROVIDER = "ai-sdk";
@@ -62,7 +60,7 @@ export function aiSdkWire(
         `default) or false.`,
     );
   }
-  const limit = cacheBreakpointLimit(options.maxCacheBreakpoints);
+  const limit = prefixMarkLimit(options.maxCacheBreakpoints, ANTHROPIC_RULES);
   autoBreakpoints(options.breakpoints);
   const saved: Record<string, unknown> = { cache };
   if (options.maxCacheBreakpoints !== undefined) {
@@ -104,8 +102,8 @@ export function aiSdkWire(
   };
 }
 
-/** Anthropic finds an earlier entry up to 20 blocks before a marker. */
-const AI_SDK_LOOKBACK = 20;
+/** The AI SDK's marks are Anthropic's (`@ai-sdk/anthropic`). */
+const MARKS = ANTHROPIC_RULES.marks!;
 
 function aiSdkBuild(
   input: WireBuild<AIMessage>,
@@ -145,12 +143,13 @@ function aiSdkBuild(
     added += partsOf(history[index]).length;
   }
   const ends = [history.length - 1];
-  if (input.previousLength > 0 && added > AI_SDK_LOOKBACK) {
+  if (input.previousLength > 0 && added > MARKS.lookbackBlocks) {
     ends.unshift(input.previousLength - 1);
   }
-  const marker: CacheControl = input.awaiting === "person"
-    ? { type: "ephemeral", ttl: "1h" }
-    : { type: "ephemeral" };
+  const marker =
+    (input.awaiting === "person"
+      ? { type: "ephemeral", ttl: MARKS.personTtl }
+      : { type: "ephemeral" }) as CacheControl;
   const messages = [...history];
   const marks: WireMark[] = [];
   if (options.cache) {
@@ -174,8 +173,13 @@ function aiSdkBuild(
     gating: "keep",
     ...(options.cache
       ? {
-        cache: input.awaiting === "person" ? { ttl: "1h" } : true,
-        maxCacheBreakpoints: Math.min(options.limit, 4 - marks.length),
+        cache: input.awaiting === "person"
+          ? { ttl: MARKS.personTtl as "1h" }
+          : true,
+        maxCacheBreakpoints: Math.min(
+          options.limit,
+          MARKS.limit! - marks.length,
+        ),
       }
       : {}),
     ...(options.breakpoints === undefined
@@ -194,7 +198,7 @@ function aiSdkBuild(
       [...Object.values(tools), ...Array.isArray(system) ? system : []],
       headOf(system, tools),
       input.sharedWith,
-      { marker, limit: 4 - marks.length },
+      { marker, limit: MARKS.limit! - marks.length },
     );
   }
   return {

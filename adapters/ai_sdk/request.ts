@@ -21,9 +21,7 @@ import {
   activeNamesOf,
   allowedToolNames,
   autoBreakpoints,
-  cacheBreakpointLimit,
   type CacheControl,
-  cacheControlOf,
   cachePointOf,
   gatingOf,
   promptBlocks,
@@ -34,12 +32,14 @@ import {
   systemPrompt,
   withAssembly,
 } from "../_shared.ts";
+import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
 import {
   blockItems,
   latestMarkers,
   markableItems,
   selectMarkers,
-} from "../_cache_markers.ts";
+} from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toAISDK}.
@@ -191,9 +191,10 @@ export function aiSdkRequest(
     cacheProviders,
   } = readOptions(options, "toAISDK", AISDK_OPTIONS);
   const runs = readExecute(execute);
-  const marker = cacheControlOf(cache);
+  const ttl = cacheOption(cache, ANTHROPIC_RULES);
+  const marker = ttl && { type: "ephemeral", ...ttl } as CacheControl;
   const providers = readCacheProviders(cacheProviders);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const limit = prefixMarkLimit(maxCacheBreakpoints, ANTHROPIC_RULES);
   const auto = autoBreakpoints(breakpoints);
   const keep = gatingOf(gating);
   return withAssembly(assembly, { adapter: "toAISDK" }, (input) => {

@@ -26,8 +26,9 @@ import {
   textsOf,
 } from "../_conversation_shared.ts";
 import { quote } from "../../src/errors.ts";
-import { cacheBreakpointLimit } from "../_shared.ts";
-import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
+import { prefixMarkLimit } from "../_cache_option.ts";
+import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -61,7 +62,7 @@ export function messagesWire(
     "anthropicConversation",
     { required: true },
   )!;
-  const limit = cacheBreakpointLimit(options.maxCacheBreakpoints);
+  const limit = prefixMarkLimit(options.maxCacheBreakpoints, ANTHROPIC_RULES);
   const breakpoints = options.breakpoints;
   const saved: RecordingHeader["options"] = { model, max_tokens };
   if (breakpoints !== undefined) saved.breakpoints = breakpoints;
@@ -110,8 +111,7 @@ export function messagesWire(
 /** Blocks that may carry `cache_control`. */
 const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 
-/** Anthropic finds an earlier entry up to 20 blocks before a marker. */
-const LOOKBACK_BLOCKS = 20;
+const MARKS = ANTHROPIC_RULES.marks!;
 
 function build(
   input: WireBuild<MessagesMessage>,
@@ -165,12 +165,13 @@ function build(
     added += history[index].content.length;
   }
   const ends = [history.length - 1];
-  if (input.previousLength > 0 && added > LOOKBACK_BLOCKS) {
+  if (input.previousLength > 0 && added > MARKS.lookbackBlocks) {
     ends.unshift(input.previousLength - 1);
   }
-  const marker: MessagesCacheControl = input.awaiting === "person"
-    ? { type: "ephemeral", ttl: "1h" }
-    : { type: "ephemeral" };
+  const marker =
+    (input.awaiting === "person"
+      ? { type: "ephemeral", ttl: MARKS.personTtl }
+      : { type: "ephemeral" }) as MessagesCacheControl;
   // `historyToSend` made a new list: marks replace its messages in place.
   const messages = history;
   const marks: WireMark[] = [];
@@ -187,9 +188,11 @@ function build(
     marks.push({ message: at, block, mark: { ...marker } });
   }
   const { system, tools } = messagesRequest(input.assembly, {
-    cache: input.awaiting === "person" ? { ttl: "1h" } : true,
+    cache: input.awaiting === "person"
+      ? { ttl: MARKS.personTtl as "1h" }
+      : true,
     gating: "keep",
-    maxCacheBreakpoints: Math.min(options.limit, 4 - marks.length),
+    maxCacheBreakpoints: Math.min(options.limit, MARKS.limit! - marks.length),
     ...(options.breakpoints === undefined
       ? {}
       : { breakpoints: options.breakpoints }),
@@ -204,7 +207,7 @@ function build(
   if (input.sharedWith !== undefined) {
     markSharedPrefix([...tools ?? [], ...system], input.sharedWith, {
       marker,
-      limit: 4 - marks.length,
+      limit: MARKS.limit! - marks.length,
     });
   }
   const head: Omit<AnthropicConversationBody, "messages"> = {

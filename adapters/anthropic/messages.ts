@@ -10,9 +10,7 @@ import {
   activeNamesOf,
   allowedToolNames,
   autoBreakpoints,
-  cacheBreakpointLimit,
   type CacheControl,
-  cacheControlOf,
   gatingOf,
   type NameRule,
   objectSchema,
@@ -23,11 +21,13 @@ import {
   WIRE_TOOL_NAME,
   withAssembly,
 } from "../_shared.ts";
+import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
 import {
   latestMarkers,
   markableItems,
   selectMarkers,
-} from "../_cache_markers.ts";
+} from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toMessages}.
@@ -230,8 +230,9 @@ export function messagesRequest(
     "toMessages",
     MESSAGES_OPTIONS,
   );
-  const marker = cacheControlOf(cache);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const ttl = cacheOption(cache, ANTHROPIC_RULES);
+  const marker = ttl && { type: "ephemeral", ...ttl } as CacheControl;
+  const limit = prefixMarkLimit(maxCacheBreakpoints, ANTHROPIC_RULES);
   const auto = autoBreakpoints(breakpoints);
   const keep = gatingOf(gating);
   return withAssembly(assembly, {

@@ -8,8 +8,7 @@ import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
   activeNamesOf,
   allowedToolNames,
-  cacheBreakpointLimit,
-  cacheControlOf,
+  type CacheControl,
   cachePointOf,
   gatingOf,
   type NameRule,
@@ -21,7 +20,9 @@ import {
   WIRE_TOOL_NAME,
   withAssembly,
 } from "../_shared.ts";
-import { markableItems, selectMarkers } from "../_cache_markers.ts";
+import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+import { BEDROCK_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { markableItems, selectMarkers } from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toConverse}.
@@ -248,9 +249,10 @@ export function toConverse(
     "toConverse",
     CONVERSE_OPTIONS,
   );
-  const control = cacheControlOf(cache);
-  const point = control === undefined ? undefined : cachePointOf(control);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const ttl = cacheOption(cache, BEDROCK_RULES);
+  const point = ttl &&
+    cachePointOf({ type: "ephemeral", ...ttl } as CacheControl);
+  const limit = prefixMarkLimit(maxCacheBreakpoints, BEDROCK_RULES);
   const keep = gatingOf(gating);
   return withAssembly(assembly, {
     adapter: "toConverse",

@@ -8,9 +8,13 @@
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
-import { sharedEnd, withSharedMark } from "../_cache_markers.ts";
+import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
 import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
 import { promptCacheKey } from "./cache_key.ts";
+import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
+
+/** The lifetime of the marks of a request a person answers. */
+export const PERSON_TTL = OPENAI_EXPLICIT_RULES.marks!.personTtl as "12h";
 import type { ChatConversationOptions } from "./chat_conversation_types.ts";
 import {
   type OpenAIOptions,
@@ -106,7 +110,7 @@ export function stepCache(
   const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
     ? undefined
     : input.awaiting === "person"
-    ? { mode: "explicit", ttl: "12h" }
+    ? { mode: "explicit", ttl: PERSON_TTL }
     : options.cache;
   return { key, mark };
 }

@@ -31,6 +31,7 @@ import {
   markSharedSystem,
   openAISystemTexts,
   parseArguments,
+  PERSON_TTL,
   readRetention,
   retentionField,
   stepCache,
@@ -190,7 +191,7 @@ function responsesBuild(
     // Explicit caching's field (gpt-5.6 and later): without `cache`, the
     // plain shapes.
     ...(pause && mark !== undefined
-      ? { prompt_cache_options: { ttl: "12h" as const } }
+      ? { prompt_cache_options: { ttl: PERSON_TTL } }
       : {}),
     ...(options.limit === undefined
       ? {}

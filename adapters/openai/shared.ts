@@ -12,7 +12,11 @@ import {
   promptBlocks,
   WIRE_TOOL_NAME,
 } from "../_shared.ts";
-import { blockItems, latestMarkers, selectMarkers } from "../_cache_markers.ts";
+import {
+  blockItems,
+  latestMarkers,
+  selectMarkers,
+} from "../../src/render/prefix_marks.ts";
 import { keyOf } from "./cache_key.ts";
 import type { PromptCacheBreakpoint, ReadOpenAIOptions } from "./options.ts";
 

@@ -7,7 +7,7 @@
  * `src/cache/`) to every body it received and reports the usage in its own
  * shape. What the child should read is what the bytes it shares with its
  * parent's last request are worth, counted on the parent's body as the
- * simulator lays it out (`parseBody`): the parent's tools (a fork that adds
+ * simulator lays it out (the rules' `readBody`): the parent's tools (a fork that adds
  * a tool lists it after them) and, when the tools are the parent's, its
  * system parts (a fork's own sections follow them), rounded down to 128
  * tokens where only OpenAI's automatic rule serves it.
@@ -25,7 +25,7 @@ import {
   type CacheRequestResult,
   simulateCache,
 } from "../../src/cache/mod.ts";
-import { parseBody } from "../../src/cache/simulator/blocks.ts";
+import { PROVIDER_RULES } from "../../src/cache/simulator/rule_table.ts";
 import { schema } from "./helpers.ts";
 
 /** What the reviewer's scope adds to the lead's. */
@@ -206,10 +206,9 @@ export function sharedWorth(
   form: ShareForm,
   adds: ChildAdds,
 ): number {
-  const blocks = parseBody(
-    parentBody,
-    form.provider === "anthropic" ? "anthropic" : "openai",
-  ).blocks;
+  const blocks = PROVIDER_RULES[
+    form.provider === "anthropic" ? "anthropic" : "openai"
+  ].readBody(parentBody).blocks;
   const sameTools = adds === "section" || form.inline === true;
   const shared = blocks.filter((block) =>
     block.part === "tools" || (sameTools && block.part === "system")

@@ -19,10 +19,8 @@ import type {
   SharedPrefixOptions,
   SharedPrefixSide,
 } from "./golden_types.ts";
-import { PROVIDER_RULES } from "../simulator/rules.ts";
-import { CACHE_PROVIDERS } from "../simulator/types.ts";
-
-/** OpenAI's automatic cache counts in steps of this many tokens. */
+import type { ProviderRules } from "../simulator/rules.ts";
+import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
 
 /**
  * The tokens a child's first request shares with its parent's, under one
@@ -72,7 +70,7 @@ export function sharedPrefix(
   child: PromptExplanation,
   options: SharedPrefixOptions,
 ): SharedPrefix {
-  const { provider, countTokens, minimum } = readOptions(options);
+  const { rules, countTokens, minimum } = readOptions(options);
   const before = contractEntries(parent, "sharedPrefix's parent");
   const after = contractEntries(child, "sharedPrefix's child");
   let index = 0;
@@ -94,12 +92,11 @@ export function sharedPrefix(
       ? tools
       : parentEnds.has(entry.name) && childEnds.has(entry.name);
   };
-  const rules = PROVIDER_RULES[provider];
   let boundary = 0;
-  if (rules.reports !== "automatic") {
+  if (rules.reads !== "automatic") {
     for (let k = index; k > 0; k--) {
-      // Marker caches mark tools; OpenAI's explicit marks go on text only.
-      if (markable(k, rules.markers !== undefined)) {
+      // Some marks go on tools; OpenAI's explicit marks on text only.
+      if (markable(k, rules.marks?.onTools === true)) {
         boundary = k;
         break;
       }
@@ -107,7 +104,7 @@ export function sharedPrefix(
   }
   let prefixTokens = sums[boundary];
   if (rules.automatic !== undefined) {
-    const { step } = rules.automatic;
+    const step = rules.automatic.stepTokens;
     const automatic = Math.floor(identicalTokens / step) * step;
     if (automatic > prefixTokens) {
       prefixTokens = automatic;
@@ -161,12 +158,13 @@ function blockEnds(explanation: PromptExplanation): Set<string> {
 }
 
 function readOptions(options: SharedPrefixOptions): {
-  provider: SharedPrefixOptions["provider"];
+  rules: ProviderRules;
   countTokens: SharedPrefixOptions["countTokens"];
   minimum: number;
 } {
   const provider = options?.provider;
-  if (!CACHE_PROVIDERS.includes(provider)) {
+  const rules = rulesNamed(provider);
+  if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `sharedPrefix's provider is ${quote(provider)}; one of ${
@@ -182,16 +180,14 @@ function readOptions(options: SharedPrefixOptions): {
         `${quote(countTokens)}.`,
     );
   }
-  const minimum = options.minPrefixTokens ?? PROVIDER_RULES[provider].minimum;
+  const minimum = options.minPrefixTokens ?? rules.minPrefixTokens;
   if (!Number.isSafeInteger(minimum) || minimum < 0) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `sharedPrefix's minPrefixTokens is ${
         quote(minimum)
-      }; a whole number of tokens (default ${
-        PROVIDER_RULES[provider].minimum
-      }).`,
+      }; a whole number of tokens (default ${rules.minPrefixTokens}).`,
     );
   }
-  return { provider, countTokens, minimum };
+  return { rules, countTokens, minimum };
 }

@@ -6,22 +6,18 @@
  * items a session's requests share are read into one run of blocks,
  * numbered and counted once, and a request is that run up to its length
  * plus what it alone sends (an item with a mark added, the items after
- * it). The views it gives read as {@linkcode parseBody} and `prepare` read
+ * it). The views it gives read as the rules' `readBody` and `prepare` read
  * the whole body: the same blocks, prefix numbers and tokens.
  *
  * @module
  */
 
-import {
-  type Block,
-  type ItemRules,
-  type ItemState,
-  type Marker,
-  parseBody,
-  type ParsedBody,
-  readItem,
-  type Wire,
-} from "../simulator/blocks.ts";
+import type { Block, Marker, ParsedBody } from "../simulator/blocks.ts";
+import type {
+  ItemReader,
+  ItemState,
+  ProviderRules,
+} from "../simulator/rules.ts";
 import {
   type PrefixIndex,
   Prepared,
@@ -74,14 +70,14 @@ interface FieldsRead {
   readonly name: string;
   readonly parsed: ParsedBody;
   readonly run: Run;
-  readonly rules: ItemRules;
+  readonly reader: ItemReader;
   readonly state: ItemState;
 }
 
 /** The shared items read (for one list and one way of reading). */
 interface ItemsRead {
   readonly items: readonly unknown[];
-  readonly rules: ItemRules;
+  readonly reader: ItemReader;
   readonly blocks: Block[];
   /** Item `k`'s first block; one more entry, the end, after the last read. */
   readonly starts: number[];
@@ -103,15 +99,15 @@ interface Numbered {
  * by `index` and counted with `count` (memoised) as the simulator does.
  */
 export class GrowingReader {
-  readonly #wire: Wire;
+  readonly #rules: ProviderRules;
   readonly #index: PrefixIndex;
   readonly #count: CountTokens;
   #fields: FieldsRead | undefined;
   #items: ItemsRead | undefined;
   #numbered: Numbered | undefined;
 
-  constructor(wire: Wire, index: PrefixIndex, count: CountTokens) {
-    this.#wire = wire;
+  constructor(rules: ProviderRules, index: PrefixIndex, count: CountTokens) {
+    this.#rules = rules;
     this.#index = index;
     this.#count = count;
   }
@@ -120,7 +116,7 @@ export class GrowingReader {
    * Request `index` at `time`.
    *
    * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another
-   * shape, as `parseBody` throws for it whole
+   * shape, as the rules' `readBody` throws for it whole
    */
   read(
     body: GrowingBody,
@@ -137,8 +133,7 @@ export class GrowingReader {
     let own = body.count;
     for (const index of [...body.replaced.keys()].sort((a, b) => a - b)) {
       const blocks: Block[] = [];
-      readItem(
-        read.rules,
+      read.reader.read(
         body.replaced.get(index),
         index,
         read.states[index],
@@ -196,7 +191,7 @@ export class GrowingReader {
   #fieldsOf(body: GrowingBody): FieldsRead {
     const known = this.#fields;
     if (known?.fields === body.fields && known.name === body.name) return known;
-    const parsed = parseBody({ ...body.fields, [body.name]: [] }, this.#wire);
+    const parsed = this.#rules.readBody({ ...body.fields, [body.name]: [] });
     const run = { nodes: [] as number[], cumulative: [] as number[], total: 0 };
     const { blocks } = parsed;
     this.#index.extend(
@@ -205,19 +200,12 @@ export class GrowingReader {
       this.#count,
       run,
     );
-    const options = body.fields.prompt_cache_options as
-      | { ttl?: unknown }
-      | undefined;
     const fields: FieldsRead = {
       fields: body.fields,
       name: body.name,
       parsed,
       run: { blocks, nodes: run.nodes, cumulative: run.cumulative },
-      rules: {
-        wire: this.#wire,
-        name: body.name,
-        ttl: typeof options?.ttl === "string" ? options.ttl : "30m",
-      },
+      reader: this.#rules.readItems!(body.fields, body.name),
       state: {
         leading: true,
         systemIndex: blocks.filter((block) => block.part === "system").length,
@@ -236,12 +224,12 @@ export class GrowingReader {
     let read = this.#items;
     if (
       read === undefined || read.items !== body.items ||
-      !sameRules(read.rules, fields.rules) ||
+      read.reader.key !== fields.reader.key ||
       read.states[0].systemIndex !== fields.state.systemIndex
     ) {
       read = {
         items: body.items,
-        rules: fields.rules,
+        reader: fields.reader,
         blocks: [],
         starts: [0],
         states: [fields.state],
@@ -269,9 +257,9 @@ export class GrowingReader {
 
   /** Reads the shared items up to `count`. */
   #readTo(read: ItemsRead, count: number): void {
-    const { items, rules, blocks, starts, states } = read;
+    const { items, reader, blocks, starts, states } = read;
     for (let index = starts.length - 1; index < count; index++) {
-      states.push(readItem(rules, items[index], index, states[index], blocks));
+      states.push(reader.read(items[index], index, states[index], blocks));
       starts.push(blocks.length);
     }
   }
@@ -307,17 +295,13 @@ export class GrowingReader {
         continue;
       }
       const item = replaced ? body.replaced.get(index) : read.items[index];
-      state = readItem(read.rules, item, index, state, blocks);
+      state = read.reader.read(item, index, state, blocks);
     }
     body.extra.forEach((item, at) => {
-      state = readItem(read.rules, item, body.count + at, state, blocks);
+      state = read.reader.read(item, body.count + at, state, blocks);
     });
     return blocks;
   }
-}
-
-function sameRules(a: ItemRules, b: ItemRules): boolean {
-  return a.wire === b.wire && a.name === b.name && a.ttl === b.ttl;
 }
 
 function sameState(a: ItemState, b: ItemState): boolean {

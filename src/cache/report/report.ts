@@ -28,23 +28,19 @@ import type {
   PromptCacheReportTotals,
   ReportedRequest,
 } from "./types.ts";
-import { PROVIDER_RULES } from "../simulator/rules.ts";
-import {
-  defaultMinimum,
-  simulateCache,
-  simulateWith,
-} from "../simulator/simulate.ts";
-import {
-  CACHE_PROVIDERS,
-  type CacheSimulation,
-  type CacheTotals,
-  type SimulateCacheOptions,
+import type { ProviderRules } from "../simulator/rules.ts";
+import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
+import { simulateCache, simulateWith } from "../simulator/simulate.ts";
+import type {
+  CacheSimulation,
+  CacheTotals,
+  SimulateCacheOptions,
 } from "../simulator/types.ts";
 import {
   estimateOf,
+  JUDGE_SLACK_TOKENS,
   judgeViews,
   prefixTokens,
-  STEP_TOKENS,
   unreadable,
 } from "./verdict.ts";
 
@@ -104,18 +100,18 @@ export function cacheReport(
   requests: readonly ReportedRequest[],
   options: CacheReportOptions,
 ): PromptCacheReport {
-  readOptions(options, requests);
+  const rules = readOptions(options, requests);
   const { simulation, error } = simulate(requests, options);
-  const wire = PROVIDER_RULES[options.provider].wire;
   const views = requests.map((request): ReadBody => {
     try {
-      return viewOfBody(request.body, wire);
+      return viewOfBody(request.body, rules);
     } catch (error) {
       return { error };
     }
   });
   return reportOf(requests, views, { simulation, error }, {
     ...options,
+    rules,
     estimate: (previous, current) =>
       estimateOf(requests[previous], requests[current], options),
   });
@@ -135,7 +131,10 @@ export function growingCacheReport(
   requests: readonly GrowingRequest[],
   options: CacheReportOptions,
 ): PromptCacheReport {
-  readOptions(options, requests as unknown as readonly ReportedRequest[]);
+  const rules = readOptions(
+    options,
+    requests as unknown as readonly ReportedRequest[],
+  );
   let run;
   try {
     run = simulateWith(
@@ -145,8 +144,8 @@ export function growingCacheReport(
       })),
       simulateOptions(options),
       { caller: "simulateCache", keep: true },
-      (wire, index, count) => {
-        const reader = new GrowingReader(wire, index, count);
+      (rules, index, count) => {
+        const reader = new GrowingReader(rules, index, count);
         return (body, request) => reader.read(body as GrowingBody, request);
       },
     );
@@ -162,6 +161,7 @@ export function growingCacheReport(
   }
   return reportOf(requests, run.prepared, { simulation: run.simulation }, {
     ...options,
+    rules,
     // The simulation gave every request its estimate.
     estimate: () => undefined,
   });
@@ -176,12 +176,14 @@ function reportOf(
   views: readonly ReadBody[],
   simulated: { simulation?: CacheSimulation; error?: string },
   options: CacheReportOptions & {
+    readonly rules: ProviderRules;
     /** The estimates of a pair when the session's simulation failed. */
     estimate: (previous: number, current: number) => CacheEstimates | undefined;
   },
 ): PromptCacheReport {
   const { simulation, error } = simulated;
-  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
+  const { rules } = options;
+  const minimum = options.minPrefixTokens ?? rules.minPrefixTokens;
   const readable = (view: ReadBody) => "error" in view ? undefined : view;
   const lastOfThread = new Map<string, number>();
   const results: CacheReportRequest[] = [];
@@ -197,7 +199,8 @@ function reportOf(
       ...figures(usage),
       differsFromEstimate: estimate !== undefined &&
         usage.cacheReadTokens !== undefined &&
-        Math.abs(usage.cacheReadTokens - estimate.cachedTokens) > STEP_TOKENS,
+        Math.abs(usage.cacheReadTokens - estimate.cachedTokens) >
+          JUDGE_SLACK_TOKENS,
     };
     if (estimate !== undefined) result.estimate = estimate;
     const view = readable(views[index]);
@@ -227,7 +230,7 @@ function reportOf(
     }
     const own = view === undefined
       ? undefined
-      : prefixTokens(usage, view, options, minimum);
+      : prefixTokens(usage, view, rules, minimum);
     distinct.push(Math.max(0, (own ?? 0) - (judgement?.repeatedTokens ?? 0)));
     results.push(result);
   });
@@ -240,7 +243,7 @@ function reportOf(
 function readOptions(
   options: CacheReportOptions,
   requests: readonly ReportedRequest[],
-): void {
+): ProviderRules {
   if (!Array.isArray(requests)) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -253,7 +256,8 @@ function readOptions(
       "cacheReport needs options { provider, countTokens, prices? }",
     );
   }
-  if (!CACHE_PROVIDERS.includes(options.provider)) {
+  const rules = rulesNamed(options.provider);
+  if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `cacheReport's provider is ${
@@ -279,6 +283,7 @@ function readOptions(
       );
     }
   });
+  return rules;
 }
 
 function simulate(
@@ -338,7 +343,7 @@ function figures(
 export function costOf(
   usage: ReportedUsage,
   body: BodyView | undefined,
-  options: Pick<CacheReportOptions, "provider" | "prices">,
+  options: Pick<CacheReportOptions, "prices"> & { rules: ProviderRules },
 ): number | undefined {
   const { inputTokens: input, cacheReadTokens: read } = usage;
   const written = usage.cacheWriteTokens;
@@ -357,8 +362,8 @@ export function costOf(
         : DEFAULT_PRICES.cacheWrite[lifetime]);
   let writes: number | undefined;
   if (written === 0) writes = 0;
-  else if (options.provider === "openai") {
-    // The automatic cache bills no writes: they are input.
+  else if (options.rules.writesBilledAsInput === true) {
+    // An automatic cache bills no writes: they are input.
     writes = written * inputPrice;
   } else if (usage.cacheWrites !== undefined) {
     writes = 0;

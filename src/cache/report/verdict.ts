@@ -29,15 +29,18 @@ import type {
   JudgeRequestOptions,
   ReportedRequest,
 } from "./types.ts";
-import { PROVIDER_RULES } from "../simulator/rules.ts";
-import { defaultMinimum, simulateCache } from "../simulator/simulate.ts";
+import type { ProviderRules } from "../simulator/rules.ts";
+import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
+import { quote, SystemPromptError } from "../../errors.ts";
+import { simulateCache } from "../simulator/simulate.ts";
 
-/** OpenAI's cache granularity, and the tolerance of every comparison. */
-export const STEP_TOKENS = 128;
+/**
+ * The tolerance of every comparison, in tokens: a read or a prefix within
+ * this of another is taken as the same (OpenAI's cache granularity).
+ */
+export const JUDGE_SLACK_TOKENS = 128;
 
 const MINUTE = 60_000;
-/** OpenAI's automatic entries: 5 minutes after their last use (8.13). */
-const AUTOMATIC_LIFETIME = 5 * MINUTE;
 
 /**
  * Request options that key the cache besides the content: a change makes
@@ -125,17 +128,25 @@ export function judgeRequest(
   options: JudgeRequestOptions,
 ): CacheJudgement {
   const { previous, current } = pair;
-  const wire = PROVIDER_RULES[options.provider].wire;
+  const rules = rulesNamed(options?.provider);
+  if (rules === undefined) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `judgeRequest's provider is ${quote(options?.provider)}; expected one ` +
+        `of ${CACHE_PROVIDERS.map((name) => JSON.stringify(name)).join(", ")}.`,
+    );
+  }
   let before: BodyView;
   let after: BodyView;
   try {
-    before = viewOfBody(previous.body, wire);
-    after = viewOfBody(current.body, wire);
+    before = viewOfBody(previous.body, rules);
+    after = viewOfBody(current.body, rules);
   } catch (error) {
     return unreadable(current, error);
   }
   return judgeViews(pair, { before, after }, {
     ...options,
+    rules,
     estimates: () =>
       options.estimates ?? estimateOf(previous, current, options),
   });
@@ -166,15 +177,17 @@ export function judgeViews(
   },
   views: { before: BodyView; after: BodyView },
   options: Omit<JudgeRequestOptions, "estimates"> & {
+    rules: ProviderRules;
     estimates: () => CacheEstimates | undefined;
   },
 ): CacheJudgement {
   const { previous, current } = pair;
   const { before, after } = views;
+  const { rules } = options;
   const provider: ProviderDiagnosis = current.usage.diagnosis ??
     { status: "none" };
-  const minimum = options.minPrefixTokens ?? defaultMinimum(options.provider);
-  const previousPrefix = prefixTokens(previous.usage, before, options, minimum);
+  const minimum = options.minPrefixTokens ?? rules.minPrefixTokens;
+  const previousPrefix = prefixTokens(previous.usage, before, rules, minimum);
   const read = current.usage.cacheReadTokens;
   if (previousPrefix === undefined || read === undefined) {
     return {
@@ -194,8 +207,8 @@ export function judgeViews(
     { before, common, previousPrefix, total: previous.usage.inputTokens },
     options,
   );
-  const missed = read + STEP_TOKENS < previousPrefix;
-  const readLessThanItCould = read + STEP_TOKENS < repeated;
+  const missed = read + JUDGE_SLACK_TOKENS < previousPrefix;
+  const readLessThanItCould = read + JUDGE_SLACK_TOKENS < repeated;
   const judgement: CacheJudgement = {
     previousPrefixTokens: previousPrefix,
     repeatedTokens: repeated,
@@ -212,14 +225,14 @@ export function judgeViews(
   if (estimate !== undefined) judgement.estimate = estimate;
   if (!missed) return judgement;
 
-  const diverged = repeated + STEP_TOKENS < previousPrefix;
+  const diverged = repeated + JUDGE_SLACK_TOKENS < previousPrefix;
   const model = changedOption(before.fields, after.fields, ["model"]);
   const option = changedOption(
     before.fields,
     after.fields,
     CACHE_KEYED_OPTIONS,
   );
-  const lifetime = lifetimeOf(before, options.provider);
+  const lifetime = lifetimeOf(before, rules);
   const gap = current.time !== undefined && previous.time !== undefined
     ? current.time - previous.time
     : undefined;
@@ -290,15 +303,17 @@ export function judgeViews(
  * OpenAI, 0 under the minimum).
  */
 export function prefixTokens(
-  usage: ReportedUsage,
+  usage: Pick<
+    ReportedUsage,
+    "cacheReadTokens" | "cacheWriteTokens" | "inputTokens"
+  >,
   body: Pick<BodyView, "explicitMode">,
-  options: Pick<CacheReportOptions, "provider">,
+  rules: ProviderRules,
   minimum: number,
 ): number | undefined {
   const { cacheReadTokens: read, cacheWriteTokens: written, inputTokens } =
     usage;
-  const rules = PROVIDER_RULES[options.provider];
-  const step = rules.automatic?.step ?? STEP_TOKENS;
+  const step = rules.automatic?.stepTokens ?? JUDGE_SLACK_TOKENS;
   const automatic = inputTokens === undefined
     ? undefined
     : inputTokens < minimum
@@ -307,12 +322,12 @@ export function prefixTokens(
   const marked = read === undefined || written === undefined
     ? undefined
     : read + written;
-  switch (rules.reports) {
-    case "marked":
+  switch (rules.reads) {
+    case "marks":
       return marked;
     case "automatic":
       return automatic;
-    case "either":
+    case "marks-and-automatic":
       if (body.explicitMode) return marked;
       if (marked === undefined || automatic === undefined) return undefined;
       return Math.max(marked, automatic);
@@ -417,21 +432,21 @@ function json(value: unknown): string {
 }
 
 /**
- * The previous prefix's lifetime: its last mark's `ttl` (Anthropic,
- * OpenAI explicit), OpenAI's `prompt_cache_retention: "24h"`, else 5
- * minutes.
+ * The previous prefix's lifetime: its last mark's `ttl` (a cache that
+ * reads marks), a longer retention the body asks for
+ * (`prompt_cache_retention: "24h"`), else the automatic entries' (or the
+ * shortest mark's, 5 minutes).
  */
-function lifetimeOf(
-  body: BodyView,
-  provider: CacheReportOptions["provider"],
-): number {
+function lifetimeOf(body: BodyView, rules: ProviderRules): number {
   const mark = body.marks.at(-1);
   const last = mark === undefined ? undefined : body.marker(mark);
-  const rules = PROVIDER_RULES[provider];
-  if (rules.reports !== "automatic" && last !== undefined) return last.ttl;
+  if (rules.reads !== "automatic" && last !== undefined) return last.ttl;
   const retention = body.fields.prompt_cache_retention;
-  if (rules.wire === "openai" && retention === "24h") return 24 * 60 * MINUTE;
-  return rules.automatic?.ttl ?? AUTOMATIC_LIFETIME;
+  const longer = typeof retention === "string"
+    ? rules.automatic?.retention[retention]
+    : undefined;
+  if (longer !== undefined) return longer;
+  return rules.automatic?.ttlMs ?? rules.marks!.ttls[0].ttl;
 }
 
 /** The simulator's estimates of `previous` and then `current`. */
@@ -469,21 +484,19 @@ export function estimateOf(
 function estimatePredictsMiss(
   estimates: CacheEstimates,
   shared: { before: BodyView; after: BodyView; common: number },
-  options: CacheReportOptions,
+  options: Pick<CacheReportOptions, "countTokens"> & { rules: ProviderRules },
   minimum: number,
 ): boolean {
   const { previous, current } = estimates;
   const { before, after, common } = shared;
   const simulatedPrefix = prefixTokens(
     {
-      source: "ai-sdk",
       inputTokens: previous.inputTokens,
       cacheReadTokens: previous.cachedTokens,
       cacheWriteTokens: previous.writtenTokens,
-      diagnosis: { status: "none" },
     },
     before,
-    options,
+    options.rules,
     minimum,
   ) ?? 0;
   let repeated = 0;
@@ -495,7 +508,7 @@ function estimatePredictsMiss(
     }
   }
   const could = Math.min(simulatedPrefix, repeated);
-  return current.cachedTokens + STEP_TOKENS < could;
+  return current.cachedTokens + JUDGE_SLACK_TOKENS < could;
 }
 
 /** Whether the provider's reason names our region. */

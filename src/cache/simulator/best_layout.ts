@@ -10,7 +10,8 @@
  * @module
  */
 
-import { parseAnyBody } from "./blocks.ts";
+import { bodyError, kind, type ParsedBody } from "./blocks.ts";
+import { BODY_ORDER } from "./rule_table.ts";
 import { memoised } from "./prefixes.ts";
 import { guarded, readList, readRequest } from "./simulate.ts";
 import type {
@@ -142,7 +143,7 @@ function unitsOf(
     }
     return { key: number, tokens: tokens[number], prompt };
   };
-  for (const block of parseAnyBody(body).blocks) {
+  for (const block of anyBody(body).blocks) {
     if (block.part !== "system") {
       units.push(
         unit(
@@ -159,4 +160,20 @@ function unitsOf(
     }
   }
   return units;
+}
+
+/**
+ * A body of any accepted shape (the bound has no provider): read with the
+ * first rules, most particular first, that claim it.
+ */
+function anyBody(body: unknown): ParsedBody {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw bodyError(
+      `the body is ${kind(body)}; expected a Messages, Chat Completions, ` +
+        `Responses, Converse or generateContent request body (an object)`,
+    );
+  }
+  const record = body as Record<string, unknown>;
+  const rules = BODY_ORDER.find((rules) => rules.claimsBody(record))!;
+  return rules.readBody(record);
 }

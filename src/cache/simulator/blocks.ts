@@ -23,75 +23,19 @@ import {
   messageBlock,
   type ParsedBody,
 } from "./block_shapes.ts";
-import { converseBody, isConverseBody } from "./blocks_converse.ts";
-import { geminiBody } from "./blocks_gemini.ts";
-
-/**
- * The wire a body belongs to: Anthropic Messages, OpenAI (Chat Completions
- * or Responses), Bedrock Converse, Gemini `generateContent`.
- */
-export type Wire = "anthropic" | "openai" | "bedrock" | "gemini";
+import type { ItemReader, ItemState } from "./rules.ts";
 
 export type { Block, Marker, ParsedBody } from "./block_shapes.ts";
 export { bodyError, kind } from "./block_shapes.ts";
 
 const MINUTE = 60_000;
-const OPENAI_TTL: Record<string, Marker> = {
+/** OpenAI's explicit marks' lifetimes. */
+export const OPENAI_TTL: Record<string, Marker> = {
   "30m": { ttl: 30 * MINUTE, writePrice: 1.25, label: "30m" },
   "12h": { ttl: 12 * 60 * MINUTE, writePrice: 1.25, label: "12h" },
 };
 
-/**
- * Reads `body` for `wire`.
- *
- * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
- */
-export function parseBody(body: unknown, wire: Wire): ParsedBody {
-  if (!isRecord(body)) {
-    throw bodyError(`the body is ${kind(body)}; ${expected(wire)}`);
-  }
-  switch (wire) {
-    case "anthropic":
-      return anthropicBody(body);
-    case "openai":
-      return openAIBody(body);
-    case "bedrock":
-      return converseBody(body);
-    case "gemini":
-      return geminiBody(body);
-  }
-}
-
-/**
- * Reads a body of any accepted shape (for the bound, which has no
- * provider): a Gemini body has `contents`; a Converse body has `modelId`,
- * `toolConfig`, or blocks without `type`; an Anthropic body has `system`;
- * otherwise the OpenAI shapes are tried.
- */
-export function parseAnyBody(body: unknown): ParsedBody {
-  if (!isRecord(body)) {
-    throw bodyError(
-      `the body is ${kind(body)}; expected a Messages, Chat Completions, ` +
-        `Responses, Converse or generateContent request body (an object)`,
-    );
-  }
-  if (body.contents !== undefined) return geminiBody(body);
-  if (isConverseBody(body)) return converseBody(body);
-  if (body.input !== undefined || body.instructions !== undefined) {
-    return openAIBody(body);
-  }
-  if (body.system !== undefined) return anthropicBody(body);
-  return openAIBody(body, true);
-}
-
-function expected(wire: Wire): string {
-  if (wire === "bedrock") {
-    return "expected a Converse body { modelId?, toolConfig?, system?, " +
-      "messages }";
-  }
-  if (wire === "gemini") {
-    return "expected a generateContent body { model?, contents, config? }";
-  }
+function expected(wire: "anthropic" | "openai"): string {
   return wire === "anthropic"
     ? "expected an Anthropic Messages body { tools?, system?, messages }"
     : "expected a Chat Completions body { tools?, messages, " +
@@ -99,7 +43,15 @@ function expected(wire: Wire): string {
       "input, prompt_cache_options? }";
 }
 
-function anthropicBody(body: Record<string, unknown>): ParsedBody {
+/**
+ * Reads an Anthropic Messages body.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
+ */
+export function anthropicBody(body: unknown): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(`the body is ${kind(body)}; ${expected("anthropic")}`);
+  }
   if (body.input !== undefined || body.instructions !== undefined) {
     throw bodyError(
       `the body has ${
@@ -139,18 +91,23 @@ function anthropicBody(body: Record<string, unknown>): ParsedBody {
   if (!Array.isArray(messages)) {
     throw bodyError(`messages is ${kind(messages)}; ${expected("anthropic")}`);
   }
-  const rules: ItemRules = { wire: "anthropic", name: "messages", ttl: "5m" };
+  const items = anthropicItems("messages");
   messages.forEach((message, index) => {
-    readItem(rules, message, index, FIRST_ITEM, blocks);
+    items.read(message, index, FIRST_ITEM, blocks);
   });
   return { blocks, explicitMode: false };
 }
 
-function openAIBody(
-  body: Record<string, unknown>,
-  loose = false,
-): ParsedBody {
-  if (!loose && body.system !== undefined) {
+/**
+ * Reads an OpenAI Chat Completions or Responses body.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
+ */
+export function openAIBody(body: unknown): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(`the body is ${kind(body)}; ${expected("openai")}`);
+  }
+  if (body.system !== undefined) {
     throw bodyError(
       `the body has system (an Anthropic body); ${expected("openai")}`,
     );
@@ -187,76 +144,80 @@ function openAIBody(
   if (!Array.isArray(items)) {
     throw bodyError(`${name} is ${kind(items)}; ${expected("openai")}`);
   }
-  const rules: ItemRules = { wire: "openai", name, ttl: options.ttl };
+  const reader = openAIItems(name, options.ttl);
   let state: ItemState = { leading: true, systemIndex };
   items.forEach((item, index) => {
-    state = readItem(rules, item, index, state, blocks);
+    state = reader.read(item, index, state, blocks);
   });
   return { blocks, explicitMode: options.explicit, ...retention };
 }
 
-/** How a body's items (its `messages` or `input`) are read. */
-export interface ItemRules {
-  readonly wire: Wire;
-  /** The body's field of items: `messages`, or `input` (Responses). */
-  readonly name: "messages" | "input";
-  /** The marks' default lifetime (OpenAI's `prompt_cache_options.ttl`). */
-  readonly ttl: string;
-}
-
-/**
- * Where a reading of items stands before the next: OpenAI's leading
- * system (or developer) messages are system blocks, numbered on.
- */
-export interface ItemState {
-  readonly leading: boolean;
-  readonly systemIndex: number;
-}
-
 const FIRST_ITEM: ItemState = { leading: true, systemIndex: 0 };
 
+/** How an Anthropic body's `messages` are read, one by one. */
+export function anthropicItems(name: string): ItemReader {
+  return {
+    key: `messages\u0000${name}`,
+    read: (item, index, state, into) => {
+      const where = `${name}[${index}]`;
+      const { role, content } = messageParts(item, where);
+      if (typeof content === "string") {
+        into.push(messageBlock(`message:${index}.0`, role, content));
+        return state;
+      }
+      content.forEach((block, part) => {
+        const at = `${where}.content[${part}]`;
+        if (!isRecord(block) || typeof block.type !== "string") {
+          throw bodyError(`${at} is not a content block { type, … }`);
+        }
+        const { cache_control: control, ...rest } = block;
+        into.push(
+          contentBlock(
+            `message:${index}.${part}`,
+            role,
+            rest,
+            anthropicMarker(control, at),
+          ),
+        );
+      });
+      return state;
+    },
+  };
+}
+
 /**
- * Reads item `index` of a body (a message, or a Responses item) into
- * `into`, its blocks as {@linkcode parseBody} reads them in the whole
- * body; returns the state the next item is read in.
- *
- * @throws {SystemPromptError} `INVALID_CONFIG` for an item of another shape
+ * How an OpenAI body's items (`messages`, or a Responses body's `input`)
+ * are read, one by one; a mark without a lifetime has `ttl`'s.
  */
-export function readItem(
-  rules: ItemRules,
+export function openAIItems(name: string, ttl: string): ItemReader {
+  return {
+    key: `openai\u0000${name}\u0000${ttl}`,
+    read: (item, index, state, into) =>
+      readOpenAIItem(name, ttl, item, index, state, into),
+  };
+}
+
+/** The `ttl` of `prompt_cache_options` in a body's fields (default 30m). */
+export function openAIItemTtl(
+  fields: Readonly<Record<string, unknown>>,
+): string {
+  const options = fields.prompt_cache_options as { ttl?: unknown } | undefined;
+  return typeof options?.ttl === "string" ? options.ttl : "30m";
+}
+
+function readOpenAIItem(
+  name: string,
+  ttl: string,
   item: unknown,
   index: number,
   state: ItemState,
   into: Block[],
 ): ItemState {
-  const where = `${rules.name}[${index}]`;
-  if (rules.wire === "anthropic") {
-    const { role, content } = messageParts(item, where);
-    if (typeof content === "string") {
-      into.push(messageBlock(`message:${index}.0`, role, content));
-      return state;
-    }
-    content.forEach((block, part) => {
-      const at = `${where}.content[${part}]`;
-      if (!isRecord(block) || typeof block.type !== "string") {
-        throw bodyError(`${at} is not a content block { type, … }`);
-      }
-      const { cache_control: control, ...rest } = block;
-      into.push(
-        contentBlock(
-          `message:${index}.${part}`,
-          role,
-          rest,
-          anthropicMarker(control, at),
-        ),
-      );
-    });
-    return state;
-  }
+  const where = `${name}[${index}]`;
   if (!isRecord(item)) {
     throw bodyError(`${where} is ${kind(item)}; expected a message object`);
   }
-  if (rules.name === "input" && item.role === undefined) {
+  if (name === "input" && item.role === undefined) {
     // A Responses item that is not a message: a function call or output.
     into.push(contentBlock(`message:${index}.0`, "item", item, undefined));
     return { leading: false, systemIndex: state.systemIndex };
@@ -278,7 +239,7 @@ export function readItem(
       throw bodyError(`${at} is not a content part { type, … }`);
     }
     const { prompt_cache_breakpoint: mark, ...rest } = part;
-    const marker = openAIMarker(mark, at, rules.ttl);
+    const marker = openAIMarker(mark, at, ttl);
     if (system) {
       const text = typeof rest.text === "string"
         ? rest.text

@@ -41,7 +41,10 @@ export function isConverseBody(body: Record<string, unknown>): boolean {
  * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape,
  * or a `cachePoint` with no block before it or right after another
  */
-export function converseBody(body: Record<string, unknown>): ParsedBody {
+export function converseBody(body: unknown): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(`the body is ${kind(body)}; ${EXPECTED}`);
+  }
   const blocks: Block[] = [];
   let markable = false;
   const mark = (point: unknown, where: string) => {

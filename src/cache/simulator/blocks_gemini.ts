@@ -29,7 +29,14 @@ const EXPECTED = "expected a generateContent body { model?, contents, " +
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
  */
-export function geminiBody(body: Record<string, unknown>): ParsedBody {
+export function geminiBody(body: unknown): ParsedBody {
+  if (!isRecord(body)) {
+    throw bodyError(
+      `the body is ${
+        kind(body)
+      }; expected a generateContent body { model?, contents, config? }`,
+    );
+  }
   const config = body.config === undefined ? body : body.config;
   if (!isRecord(config)) {
     throw bodyError(`config is ${kind(config)}; ${EXPECTED}`);

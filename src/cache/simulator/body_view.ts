@@ -9,7 +9,8 @@
  * @module
  */
 
-import { type Block, type Marker, parseBody, type Wire } from "./blocks.ts";
+import type { Block, Marker } from "./blocks.ts";
+import type { ProviderRules } from "./rules.ts";
 
 /** A body's blocks and fields (internal). */
 export interface BodyView {
@@ -36,13 +37,13 @@ export interface BodyView {
 }
 
 /**
- * A body read whole for `wire`.
+ * A body read whole with `rules`.
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
  * (and whatever a getter of it throws)
  */
-export function viewOfBody(body: unknown, wire: Wire): BodyView {
-  const { blocks, explicitMode } = parseBody(body, wire);
+export function viewOfBody(body: unknown, rules: ProviderRules): BodyView {
+  const { blocks, explicitMode } = rules.readBody(body);
   const marks: number[] = [];
   blocks.forEach((block, at) => {
     if (block.marker !== undefined) marks.push(at);

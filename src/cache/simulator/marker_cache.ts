@@ -14,7 +14,7 @@
 import { SystemPromptError } from "../../errors.ts";
 import { Entries, firstMiss, longestLive } from "./miss.ts";
 import { type PrefixIndex, type Prepared, tokensThrough } from "./prefixes.ts";
-import type { MarkerFacts } from "./rules.ts";
+import type { MarkRules, ProviderRules } from "./rules.ts";
 import type { CacheRequestResult } from "./types.ts";
 
 /** A marker cache over a session. */
@@ -22,12 +22,14 @@ export class MarkerCache {
   readonly #entries = new Entries();
   readonly #index: PrefixIndex;
   readonly #minimum: number;
-  readonly #facts: MarkerFacts;
+  readonly #facts: MarkRules;
+  readonly #readPrice: number;
 
-  constructor(index: PrefixIndex, minimum: number, facts: MarkerFacts) {
+  constructor(index: PrefixIndex, minimum: number, rules: ProviderRules) {
     this.#index = index;
     this.#minimum = minimum;
-    this.#facts = facts;
+    this.#facts = rules.marks!;
+    this.#readPrice = rules.readPrice;
   }
 
   /** Simulates one request. */
@@ -36,7 +38,7 @@ export class MarkerCache {
     const now = request.time;
     let best = -1;
     for (const marker of markers) {
-      const floor = Math.max(0, marker - this.#facts.lookback);
+      const floor = Math.max(0, marker - this.#facts.lookbackBlocks);
       for (let at = marker; at > best && at >= floor; at--) {
         if (this.#entries.live(request.node(at), now)) {
           best = at;
@@ -78,7 +80,7 @@ export class MarkerCache {
       cachedTokens,
       writtenTokens,
       promptTokens: request.promptTokens,
-      cost: uncached + writeCost + cachedTokens * 0.1,
+      cost: uncached + writeCost + cachedTokens * this.#readPrice,
       ...(miss === undefined ? {} : { firstMiss: miss }),
     };
   }
@@ -99,7 +101,7 @@ export class MarkerCache {
     markers: readonly number[],
     block: number,
   ): string | undefined {
-    const { marker, lookback, minimumOf } = this.#facts;
+    const { name: marker, lookbackBlocks: lookback, minimumOf } = this.#facts;
     if (markers.length === 0) {
       return `the request has no ${marker} marker: nothing is cached`;
     }
@@ -132,26 +134,30 @@ export class MarkerCache {
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` with the API's complaint
  */
-function markersOf(request: Prepared, facts: MarkerFacts): readonly number[] {
-  const { marker, maxMarkers, order } = facts;
+function markersOf(request: Prepared, facts: MarkRules): readonly number[] {
+  const { name: marker, limit, order } = facts;
   const markers = request.marks;
-  let shortSeen: string | undefined;
-  for (const at of markers) {
-    const id = request.block(at).id;
-    if (request.marker(at)!.label === "5m") shortSeen ??= id;
-    else if (shortSeen !== undefined) {
-      throw new SystemPromptError(
-        "INVALID_CONFIG",
-        `a ${marker} with ttl "1h" (${id}) comes after one with ` +
-          `ttl "5m" (${shortSeen}); the API requires longer ttls first ` +
-          order,
-      );
+  if (facts.ttlsNonIncreasing) {
+    const seen: { id: string; ttl: number; label: string }[] = [];
+    for (const at of markers) {
+      const id = request.block(at).id;
+      const { ttl, label } = request.marker(at)!;
+      const shorter = seen.find((earlier) => earlier.ttl < ttl);
+      if (shorter !== undefined) {
+        throw new SystemPromptError(
+          "INVALID_CONFIG",
+          `a ${marker} with ttl "${label}" (${id}) comes after one with ` +
+            `ttl "${shorter.label}" (${shorter.id}); the API requires ` +
+            `longer ttls first ` + order,
+        );
+      }
+      seen.push({ id, ttl, label });
     }
   }
-  if (markers.length > maxMarkers) {
+  if (limit !== undefined && markers.length > limit) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
-      `A maximum of ${maxMarkers} blocks with ${marker} may be ` +
+      `A maximum of ${limit} blocks with ${marker} may be ` +
         `provided. Found ${markers.length} (${
           markers.map((at) => request.block(at).id).join(", ")
         }).`,

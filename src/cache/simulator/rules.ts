@@ -1,129 +1,136 @@
 /**
- * The providers' caching facts as data (SPEC 8.8, 10.5): one rules object
- * per provider, read by the simulator and the verdicts, so a rule set is a
- * row here and not a branch in each reader.
+ * A provider's caching facts as one object (SPEC 8.8, 10.5): what the
+ * simulator, the verdicts, the report, `sharedPrefix`, the adapters and
+ * the conversation's mark policy read of a provider, so that a provider is
+ * a rules object and not a branch in each of them. The interface names no
+ * provider; the rows live with each provider's adapter.
  *
  * @module
  */
 
-import type { Wire } from "./blocks.ts";
-import type { CacheProvider } from "./types.ts";
-
-const MINUTE = 60_000;
+import type { Block, Marker, ParsedBody } from "./block_shapes.ts";
 
 /**
- * A marker cache's facts: Anthropic's `cache_control`, Bedrock's
- * `cachePoint`.
+ * What a provider's marks are: where they go, how many, and what a read at
+ * one looks at. Absent on a provider whose cache reads no marks (an
+ * automatic prefix cache).
  */
-export interface MarkerFacts {
-  /** The marker as the API names it, for messages. */
-  readonly marker: string;
-  /** The API's limit on markers per request. */
-  readonly maxMarkers: number;
-  /** Blocks before a marker that a lookup also checks. */
-  readonly lookback: number;
+export interface MarkRules {
+  /** The mark as the API spells it, for messages (`cache_control`). */
+  readonly name: string;
+  /** Where the API wants longer lifetimes first, for messages. */
+  readonly order: string;
+  /** Marks a request may carry before the API refuses it; absent: no limit. */
+  readonly limit?: number;
+  /** Marks an adapter places on tools and system by default, and at most. */
+  readonly prefix: { readonly default: number; readonly max: number };
+  /** Tools may carry a mark. */
+  readonly onTools: boolean;
   /**
-   * What the minimum applies to: the whole prefix through the marker
-   * (Anthropic), or each checkpoint's own tokens since the previous
-   * checkpoint that was written (Bedrock: "the first checkpoint after
-   * 1,024 tokens, the second after 2,048").
+   * Blocks before a mark that a read at it also checks; 0: a request reads
+   * at its own marks only.
+   */
+  readonly lookbackBlocks: number;
+  /**
+   * What the minimum applies to: the whole prefix through a mark, or each
+   * mark's own tokens since the previous mark that was written.
    */
   readonly minimumOf: "prefix" | "checkpoint";
-  /** Where the API wants the lifetimes to decrease, for messages. */
-  readonly order: string;
-}
-
-/** An automatic prefix cache's facts: OpenAI's, Gemini's implicit one. */
-export interface AutomaticFacts {
-  /** What is served is rounded down to a multiple of this, in tokens. */
-  readonly step: number;
-  /** How long an entry lives after its last use, in ms (assumed). */
-  readonly ttl: number;
-}
-
-/** One provider's rules. */
-export interface ProviderRules {
-  /** The request body the rules read. */
-  readonly wire: Wire;
-  /** The default shortest cached prefix, in tokens. */
-  readonly minimum: number;
+  /** The lifetimes a mark may ask for, shortest first. */
+  readonly ttls: readonly Marker[];
+  /** Lifetimes may not increase along the prefix (tools, system, messages). */
+  readonly ttlsNonIncreasing: boolean;
+  /** The lifetime of every mark of a request after which a person answers. */
+  readonly personTtl: string;
   /**
-   * How a response's usage tells the prefix it left cached: `marked`,
-   * reads plus writes; `automatic`, the whole input (in `step`s, nothing
-   * under the minimum); `either`, the larger (OpenAI explicit marks).
+   * A cache that reads at its latest marks and also as the automatic rule:
+   * the marks read, and those written (in each mode of the body).
    */
-  readonly reports: "marked" | "automatic" | "either";
-  /** The marker facts, for marker caches. */
-  readonly markers?: MarkerFacts;
-  /** The automatic cache's facts, where the provider has one. */
-  readonly automatic?: AutomaticFacts;
+  readonly explicit?: {
+    readonly read: number;
+    readonly write: number;
+    readonly writeExplicitMode: number;
+  };
 }
 
-/** Anthropic's `cache_control` markers. */
-export const ANTHROPIC_MARKERS: MarkerFacts = {
-  marker: "cache_control",
-  maxMarkers: 4,
-  lookback: 20,
-  minimumOf: "prefix",
-  order: "(tools, then system, then messages)",
-};
+/** An automatic prefix cache's facts. */
+export interface AutomaticRules {
+  /** What is served is rounded down to a multiple of this, in tokens. */
+  readonly stepTokens: number;
+  /** How long an entry lives after its last use, in ms (assumed). */
+  readonly ttlMs: number;
+  /** Longer lifetimes a body may ask for (`prompt_cache_retention`), in ms. */
+  readonly retention: Readonly<Record<string, number>>;
+}
 
 /**
- * Bedrock's `cachePoint` blocks (Converse): four per request, lifetimes
- * not increasing from `toolConfig` to `system` to `messages`, each
- * checkpoint holding the model's minimum since the previous one; Claude
- * models look back about 20 blocks from a checkpoint.
+ * Where a reading of a body's items stands before the next: leading system
+ * items are system blocks, numbered on.
  */
-export const BEDROCK_MARKERS: MarkerFacts = {
-  marker: "cachePoint",
-  maxMarkers: 4,
-  lookback: 20,
-  minimumOf: "checkpoint",
-  order: "(toolConfig, then system, then messages)",
-};
+export interface ItemState {
+  readonly leading: boolean;
+  readonly systemIndex: number;
+}
 
-/** OpenAI's automatic caching: 128-token steps, 5 minutes (assumed). */
-export const OPENAI_AUTOMATIC: AutomaticFacts = { step: 128, ttl: 5 * MINUTE };
+/** How the items of one body (its `messages` or `input`) are read. */
+export interface ItemReader {
+  /** Equal keys: items are read the same way. */
+  readonly key: string;
+  /**
+   * Reads item `index` into `into`, its blocks as the whole body's reading
+   * reads them; the state the next item is read in.
+   *
+   * @throws {SystemPromptError} `INVALID_CONFIG` for an item of another shape
+   */
+  read(
+    item: unknown,
+    index: number,
+    state: ItemState,
+    into: Block[],
+  ): ItemState;
+}
 
-/**
- * Gemini's implicit caching: the docs give neither a step nor a lifetime
- * ("a few minutes"); the cached counts it reports are not rounded, so the
- * step is one token, and the lifetime is assumed to be OpenAI's.
- */
-export const GEMINI_IMPLICIT: AutomaticFacts = { step: 1, ttl: 5 * MINUTE };
+/** One provider's rules (and its variant's: OpenAI's explicit marks). */
+export interface ProviderRules {
+  /** The rules' id, as `simulateCache`'s `provider` names it. */
+  readonly id: string;
+  /**
+   * How a request reads: at its marks (within the lookback), the longest
+   * common prefix (automatic), or the larger of both.
+   */
+  readonly reads: "marks" | "automatic" | "marks-and-automatic";
+  /** The marks, when the cache reads them. */
+  readonly marks?: MarkRules;
+  /** The automatic cache, where the provider has one. */
+  readonly automatic?: AutomaticRules;
+  /** The shortest prefix cached by default, in tokens. */
+  readonly minPrefixTokens: number;
+  /** A cache read's price, as a share of an uncached input token's. */
+  readonly readPrice: number;
+  /** Writes are billed as plain input (an automatic cache bills none). */
+  readonly writesBilledAsInput?: boolean;
+  /**
+   * A body as blocks, in prefix order.
+   *
+   * @throws {SystemPromptError} `INVALID_CONFIG` for a body of another shape
+   */
+  readBody(body: unknown): ParsedBody;
+  /**
+   * How a body with these fields reads its items `name` one by one (a
+   * session's growing bodies); absent: only whole bodies are read.
+   */
+  readItems?(
+    fields: Readonly<Record<string, unknown>>,
+    name: string,
+  ): ItemReader;
+  /** Whether a body of unknown provider (the bound's) reads with these rules. */
+  claimsBody(body: Record<string, unknown>): boolean;
+}
 
-/** Every provider's rules. */
-export const PROVIDER_RULES: Readonly<Record<CacheProvider, ProviderRules>> = {
-  anthropic: {
-    wire: "anthropic",
-    minimum: 1024,
-    reports: "marked",
-    markers: ANTHROPIC_MARKERS,
-  },
-  openai: {
-    wire: "openai",
-    minimum: 1024,
-    reports: "automatic",
-    automatic: OPENAI_AUTOMATIC,
-  },
-  "openai-explicit": {
-    wire: "openai",
-    minimum: 1024,
-    reports: "either",
-    automatic: OPENAI_AUTOMATIC,
-  },
-  // Claude Sonnet's minimum; Claude Haiku 4.5 and Opus 4.5 need 4,096.
-  bedrock: {
-    wire: "bedrock",
-    minimum: 1024,
-    reports: "marked",
-    markers: BEDROCK_MARKERS,
-  },
-  // Gemini 3's minimum; Gemini 2.5 needs 1,024 to 2,048 by model.
-  gemini: {
-    wire: "gemini",
-    minimum: 4096,
-    reports: "automatic",
-    automatic: GEMINI_IMPLICIT,
-  },
-};
+/** The lifetime `label` of `rules`' marks. */
+export function markTtl(
+  rules: Pick<ProviderRules, "marks">,
+  label: string,
+): Marker | undefined {
+  return rules.marks?.ttls.find((ttl) => ttl.label === label);
+}

@@ -8,33 +8,21 @@
  */
 
 import { SystemPromptError } from "../../errors.ts";
-import { kind, parseBody, type ParsedBody, type Wire } from "./blocks.ts";
+import { kind, type ParsedBody } from "./blocks.ts";
 import { MarkerCache } from "./marker_cache.ts";
-import { AutomaticPrefixCache } from "./openai.ts";
-import { OpenAIExplicitCache } from "./openai_explicit.ts";
-import { PROVIDER_RULES } from "./rules.ts";
+import { AutomaticPrefixCache } from "./automatic_cache.ts";
+import { ExplicitCache } from "./explicit_cache.ts";
+import type { ProviderRules } from "./rules.ts";
+import { CACHE_PROVIDERS, rulesNamed } from "./rule_table.ts";
 import { memoised, PrefixIndex, prepare, type Prepared } from "./prefixes.ts";
-import {
-  CACHE_PROVIDERS,
-  type CacheProvider,
-  type CacheRequest,
-  type CacheRequestResult,
-  type CacheSimulation,
-  type CacheTotals,
-  type CountTokens,
-  type SimulateCacheOptions,
+import type {
+  CacheRequest,
+  CacheRequestResult,
+  CacheSimulation,
+  CacheTotals,
+  CountTokens,
+  SimulateCacheOptions,
 } from "./types.ts";
-
-/**
- * The default shortest cached prefix, in tokens, of the rules that do not
- * say otherwise (Anthropic, OpenAI, Bedrock; Gemini's is 4,096).
- */
-export const DEFAULT_MIN_PREFIX_TOKENS = 1024;
-
-/** The default shortest cached prefix of `provider`'s rules, in tokens. */
-export function defaultMinimum(provider: CacheProvider): number {
-  return PROVIDER_RULES[provider]?.minimum ?? DEFAULT_MIN_PREFIX_TOKENS;
-}
 
 /**
  * Simulates a provider's prompt cache over `requests`, in order: per
@@ -74,8 +62,8 @@ export function simulateCache(
     requests,
     options,
     { caller: "simulateCache", keep: false },
-    (wire, index, count) => (body, request) => {
-      const parsed: ParsedBody = parseBody(body, wire);
+    (rules, index, count) => (body, request) => {
+      const parsed: ParsedBody = rules.readBody(body);
       return prepare(
         { ...request, fields: body as Record<string, unknown>, ...parsed },
         index,
@@ -87,7 +75,7 @@ export function simulateCache(
 
 /** Reads one request's body (given the simulation's index and counter). */
 export type BodyReader = (
-  wire: Wire,
+  rules: ProviderRules,
   index: PrefixIndex,
   count: CountTokens,
 ) => (body: unknown, request: { index: number; time: number }) => Prepared;
@@ -103,12 +91,12 @@ export function simulateWith(
   how: { caller: string; keep: boolean },
   reader: BodyReader,
 ): { simulation: CacheSimulation; prepared: Prepared[] } {
-  const { provider, countTokens, minimum } = readOptions(options);
+  const { rules, countTokens, minimum } = readOptions(options);
   const list = readList(requests, how.caller);
   const index = new PrefixIndex();
   const count = memoised(countTokens);
-  const rule = ruleFor(provider, index, count, minimum);
-  const read = reader(PROVIDER_RULES[provider].wire, index, count);
+  const rule = ruleFor(rules, index, count, minimum);
+  const read = reader(rules, index, count);
   const results: CacheRequestResult[] = [];
   const prepared: Prepared[] = [];
   let previous: number | undefined;
@@ -133,21 +121,19 @@ interface Rule {
 }
 
 function ruleFor(
-  provider: CacheProvider,
+  rules: ProviderRules,
   index: PrefixIndex,
   count: CountTokens,
   minimum: number,
 ): Rule {
-  const { markers, automatic } = PROVIDER_RULES[provider];
-  if (provider === "openai-explicit") {
-    return new OpenAIExplicitCache(index, count, minimum);
+  switch (rules.reads) {
+    case "marks-and-automatic":
+      return new ExplicitCache(index, count, { minimum, rules });
+    case "marks":
+      return new MarkerCache(index, minimum, rules);
+    case "automatic":
+      return new AutomaticPrefixCache(index, { count, minimum, rules });
   }
-  if (markers !== undefined) return new MarkerCache(index, minimum, markers);
-  return new AutomaticPrefixCache(index, {
-    count,
-    minimum,
-    facts: automatic!,
-  });
 }
 
 function totalsOf(results: readonly CacheRequestResult[]): CacheTotals {
@@ -170,7 +156,7 @@ function totalsOf(results: readonly CacheRequestResult[]): CacheTotals {
 
 function readOptions(
   options: unknown,
-): { provider: CacheProvider; countTokens: CountTokens; minimum: number } {
+): { rules: ProviderRules; countTokens: CountTokens; minimum: number } {
   const read = guardedRead(() => {
     if (typeof options !== "object" || options === null) {
       throw new SystemPromptError(
@@ -187,7 +173,8 @@ function readOptions(
     return { provider, countTokens, minPrefixTokens };
   }, "simulateCache's options cannot be read");
   const { provider, countTokens, minPrefixTokens } = read;
-  if (!(CACHE_PROVIDERS as readonly unknown[]).includes(provider)) {
+  const rules = rulesNamed(provider);
+  if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `provider is ${kind(provider)}; expected one of ${
@@ -202,8 +189,7 @@ function readOptions(
         `a non-negative integer`,
     );
   }
-  const minimum = minPrefixTokens ??
-    defaultMinimum(provider as CacheProvider);
+  const minimum = minPrefixTokens ?? rules.minPrefixTokens;
   if (
     typeof minimum !== "number" || !Number.isSafeInteger(minimum) || minimum < 0
   ) {
@@ -211,16 +197,10 @@ function readOptions(
       "INVALID_CONFIG",
       `minPrefixTokens is ${
         kind(minPrefixTokens)
-      }; expected a non-negative integer (default ${
-        defaultMinimum(provider as CacheProvider)
-      })`,
+      }; expected a non-negative integer (default ${rules.minPrefixTokens})`,
     );
   }
-  return {
-    provider: provider as CacheProvider,
-    countTokens: countTokens as CountTokens,
-    minimum,
-  };
+  return { rules, countTokens: countTokens as CountTokens, minimum };
 }
 
 /**

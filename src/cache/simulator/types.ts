@@ -25,15 +25,6 @@ export type CacheProvider =
   | "bedrock"
   | "gemini";
 
-/** The providers, in the order reports list them. */
-export const CACHE_PROVIDERS: readonly CacheProvider[] = [
-  "anthropic",
-  "openai",
-  "openai-explicit",
-  "bedrock",
-  "gemini",
-];
-
 /**
  * Counts the tokens of a text: a non-negative integer. Any tokenizer will
  * do; the figures are as good as it is.

@@ -13,7 +13,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { simulateCache } from "../../../src/cache/mod.ts";
-import { parseBody } from "../../../src/cache/simulator/blocks.ts";
+import { OPENAI_RULES } from "../../../src/cache/simulator/rule_table.ts";
 import { fuzzRuns } from "../../fuzz_runs.ts";
 
 const MINIMUM = 256;
@@ -90,7 +90,7 @@ function session(moves: readonly { move: Move; gap: number }[]) {
 function served(requests: ReturnType<typeof session>): number[] {
   const entries = new Map<string, { expires: number; ttl: number }>();
   return requests.map(({ body, time }) => {
-    const { blocks } = parseBody(body, "openai");
+    const { blocks } = OPENAI_RULES.readBody(body);
     const ttl = body.prompt_cache_retention === "24h"
       ? 24 * 3_600_000
       : 5 * 60_000;

@@ -1,6 +1,6 @@
 /**
  * Automatic prefix caching: OpenAI's (SPEC 8.8) and Gemini's implicit one
- * (SPEC 10.5), with the facts of `rules.ts`. OpenAI's: a request reads the
+ * (SPEC 10.5), with the facts of the provider's rules (`automatic`). OpenAI's: a request reads the
  * longest exact common prefix with an earlier request, rounded down to a
  * multiple of 128 tokens, nothing below the minimum (1024). Order tools, system,
  * messages (OpenAI does not document how it serialises tools: an
@@ -27,7 +27,7 @@ import {
   ROOT,
   tokensThrough,
 } from "./prefixes.ts";
-import { type AutomaticFacts, OPENAI_AUTOMATIC } from "./rules.ts";
+import type { AutomaticRules, ProviderRules } from "./rules.ts";
 import type { CacheRequestResult, CountTokens } from "./types.ts";
 /** The distinct blocks remembered after a prefix, for partial matches. */
 const NEXT_KEPT = 4;
@@ -77,15 +77,12 @@ export class AutomaticCache {
   /** The lifetime every request asked for, `null` once two differ. */
   #ttl: number | null | undefined;
 
-  readonly #facts: AutomaticFacts;
+  readonly #facts: AutomaticRules;
 
   constructor(
     index: PrefixIndex,
     count: CountTokens,
-    { minimum, facts = OPENAI_AUTOMATIC }: {
-      minimum: number;
-      facts?: AutomaticFacts;
-    },
+    { minimum, facts }: { minimum: number; facts: AutomaticRules },
   ) {
     this.#index = index;
     this.#count = count;
@@ -133,7 +130,7 @@ export class AutomaticCache {
       const own = tokensThrough(request, following) - matched;
       matched += Math.min(partial, Math.max(0, own - 1));
     }
-    const { step } = this.#facts;
+    const step = this.#facts.stepTokens;
     const cached = matched < this.#minimum
       ? 0
       : Math.floor(matched / step) * step;
@@ -142,7 +139,7 @@ export class AutomaticCache {
 
   /** Makes every prefix of `request` an entry (after it is served). */
   write(request: Prepared): void {
-    const ttl = request.automaticTtl ?? this.#facts.ttl;
+    const ttl = request.automaticTtl ?? this.#facts.ttlMs;
     if (this.#ttl !== null && this.#ttl !== undefined && this.#ttl !== ttl) {
       this.#ttl = null;
       const kept = this.#pending;
@@ -272,7 +269,7 @@ export class AutomaticCache {
         `tokens) is under the minimum of ${this.#minimum}`;
     }
     if (read.matched >= tokensThrough(request, block)) {
-      return `cached in steps of ${this.#facts.step} tokens: ` +
+      return `cached in steps of ${this.#facts.stepTokens} tokens: ` +
         `${read.matched} matched, ` +
         `${read.cached} served`;
     }
@@ -301,17 +298,22 @@ export class AutomaticCache {
 export class AutomaticPrefixCache {
   readonly #cache: AutomaticCache;
   readonly #index: PrefixIndex;
+  readonly #readPrice: number;
 
   constructor(
     index: PrefixIndex,
-    { count, minimum, facts }: {
+    { count, minimum, rules }: {
       count: CountTokens;
       minimum: number;
-      facts: AutomaticFacts;
+      rules: ProviderRules;
     },
   ) {
     this.#index = index;
-    this.#cache = new AutomaticCache(index, count, { minimum, facts });
+    this.#readPrice = rules.readPrice;
+    this.#cache = new AutomaticCache(index, count, {
+      minimum,
+      facts: rules.automatic!,
+    });
   }
 
   /** Simulates one request. */
@@ -331,7 +333,7 @@ export class AutomaticPrefixCache {
       cachedTokens,
       writtenTokens: 0,
       promptTokens: request.promptTokens,
-      cost: request.inputTokens - cachedTokens + cachedTokens * 0.1,
+      cost: request.inputTokens - cachedTokens + cachedTokens * this.#readPrice,
       ...(miss === undefined ? {} : { firstMiss: miss }),
     };
   }

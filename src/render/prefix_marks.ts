@@ -1,7 +1,8 @@
 /**
- * Where the adapters put their cache markers (SPEC 8.3, 9.2): the candidates in
- * wire order (tools, then system blocks), and which of them to keep within
- * the limit. Pure. Internal: not a subpath export.
+ * Which tools and system blocks of a request carry cache marks (SPEC 8.3,
+ * 9.2): the candidates in wire order (tools, then system blocks), and which
+ * of them to keep within the limit; the stateless adapters and the
+ * conversation forms' heads place their marks by it. Pure.
  *
  * @module
  */

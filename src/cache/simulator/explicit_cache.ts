@@ -14,36 +14,40 @@
  */
 
 import { Entries, firstMiss } from "./miss.ts";
-import { AutomaticCache } from "./openai.ts";
+import { AutomaticCache } from "./automatic_cache.ts";
 import { type PrefixIndex, type Prepared, tokensThrough } from "./prefixes.ts";
+import type { ProviderRules } from "./rules.ts";
 import type { CacheRequestResult, CountTokens } from "./types.ts";
 
-/** The marks a request is read at. */
-export const READ_MARKS = 80;
-/** The marks a request writes in the default mode. */
-export const DEFAULT_WRITES = 3;
-/** The marks a request writes with `mode: "explicit"`. */
-export const EXPLICIT_WRITES = 4;
-
-/** OpenAI's explicit (and implicit) caching over a session. */
-export class OpenAIExplicitCache {
+/** Explicit marks read with an automatic cache beside them, over a session. */
+export class ExplicitCache {
   readonly #entries = new Entries();
   readonly #automatic: AutomaticCache;
   readonly #index: PrefixIndex;
   readonly #minimum: number;
+  readonly #rules: ProviderRules;
 
-  constructor(index: PrefixIndex, count: CountTokens, minimum: number) {
+  constructor(
+    index: PrefixIndex,
+    count: CountTokens,
+    { minimum, rules }: { minimum: number; rules: ProviderRules },
+  ) {
     this.#index = index;
     this.#minimum = minimum;
-    this.#automatic = new AutomaticCache(index, count, { minimum });
+    this.#rules = rules;
+    this.#automatic = new AutomaticCache(index, count, {
+      minimum,
+      facts: rules.automatic!,
+    });
   }
 
   /** Simulates one request. */
   step(request: Prepared): CacheRequestResult {
     const marks = request.marks;
     const now = request.time;
+    const explicit = this.#rules.marks!.explicit!;
     let read = -1;
-    for (const mark of marks.slice(-READ_MARKS)) {
+    for (const mark of marks.slice(-explicit.read)) {
       if (mark > read && this.#entries.live(request.node(mark), now)) {
         read = mark;
       }
@@ -72,17 +76,19 @@ export class OpenAIExplicitCache {
     });
     if (read >= 0) this.#entries.touch(request.node(read), now, 0);
     const writes = marks.slice(
-      -(request.explicitMode ? EXPLICIT_WRITES : DEFAULT_WRITES),
+      -(request.explicitMode ? explicit.writeExplicitMode : explicit.write),
     );
     let writtenTokens = 0;
+    let writeCost = 0;
     let end = cachedTokens;
     for (const mark of writes) {
       const through = tokensThrough(request, mark);
       if (through < this.#minimum) continue;
-      const { ttl } = request.marker(mark)!;
+      const { ttl, writePrice } = request.marker(mark)!;
       const written = this.#entries.touch(request.node(mark), now, ttl);
       if (written && through > end) {
         writtenTokens += through - end;
+        writeCost += (through - end) * writePrice;
         end = through;
       }
     }
@@ -93,7 +99,7 @@ export class OpenAIExplicitCache {
       cachedTokens,
       writtenTokens,
       promptTokens: request.promptTokens,
-      cost: uncached + writtenTokens * 1.25 + cachedTokens * 0.1,
+      cost: uncached + writeCost + cachedTokens * this.#rules.readPrice,
       ...(miss === undefined ? {} : { firstMiss: miss }),
     };
   }
