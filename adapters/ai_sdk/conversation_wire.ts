@@ -13,7 +13,6 @@ import type {
   WireAnswer,
   WireBuild,
   WireBuilt,
-  WireMark,
 } from "../../src/conversation/wire.ts";
 import {
   copyBlocks,
@@ -24,7 +23,13 @@ import {
   parentCuts,
   textsOf,
 } from "../_conversation_shared.ts";
-import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
+import {
+  markBudget,
+  markHistoryEnds,
+  markSharedPrefix,
+  type MarkSites,
+  type PrefixSites,
+} from "../../src/conversation/marks.ts";
 import { quote } from "../../src/errors.ts";
 import { autoBreakpoints, type CacheControl } from "../_shared.ts";
 import type {
@@ -136,70 +141,49 @@ function aiSdkBuild(
   ];
   if (user.length > 0) tail.push({ role: "user", content: user });
   const history = historyToSend(input.history, tail);
-  const partsOf = (message: AIMessage): unknown[] =>
-    typeof message.content === "string" ? [message.content] : message.content;
-  let added = 0;
-  for (let index = input.previousLength; index < history.length; index++) {
-    added += partsOf(history[index]).length;
-  }
-  const ends = [history.length - 1];
-  if (input.previousLength > 0 && added > MARKS.lookbackBlocks) {
-    ends.unshift(input.previousLength - 1);
-  }
   const marker =
     (input.awaiting === "person"
       ? { type: "ephemeral", ttl: MARKS.personTtl }
       : { type: "ephemeral" }) as CacheControl;
-  const messages = [...history];
-  const marks: WireMark[] = [];
-  if (options.cache) {
-    for (const at of ends) {
-      const message = messages[at];
-      if (typeof message.content === "string" || message.role === "assistant") {
-        continue;
-      }
-      const parts = [...message.content];
-      const block = parts.length - 1;
-      if (block < 0) continue;
-      parts[block] = {
-        ...parts[block],
-        providerOptions: { anthropic: { cacheControl: { ...marker } } },
-      } as (typeof parts)[number];
-      messages[at] = { ...message, content: parts } as AIMessage;
-      marks.push({ message: at, block, mark: { ...marker } });
-    }
-  }
-  const { system, tools } = aiSdkRequest(input.assembly, {
+  const { items: messages, marks } = markHistoryEnds(
+    history,
+    input.previousLength,
+    options.cache ? marker : undefined,
+    MARKS.lookbackBlocks,
+    AI_SDK_SITES,
+  );
+  const budget = markBudget(MARKS.limit, marks.length, options.limit);
+  const request = aiSdkRequest(input.assembly, {
     gating: "keep",
     ...(options.cache
       ? {
         cache: input.awaiting === "person"
           ? { ttl: MARKS.personTtl as "1h" }
           : true,
-        maxCacheBreakpoints: Math.min(
-          options.limit,
-          MARKS.limit! - marks.length,
-        ),
+        maxCacheBreakpoints: budget.prefix,
       }
       : {}),
     ...(options.breakpoints === undefined
       ? {}
       : { breakpoints: options.breakpoints }),
   }, { keepToolsEnd: true });
-  if (input.parentSystem !== undefined && Array.isArray(system)) {
+  let { system, tools } = request;
+  const messagesOfSystem = system;
+  if (input.parentSystem !== undefined && Array.isArray(messagesOfSystem)) {
     const texts = parentCuts(
-      system.map((message) => message.content),
+      messagesOfSystem.map((message) => message.content),
       input.parentSystem,
     );
-    texts.forEach((text, index) => system[index].content = text);
+    texts.forEach((text, index) => messagesOfSystem[index].content = text);
   }
   if (options.cache && input.sharedWith !== undefined) {
-    markSharedPrefix(
-      [...Object.values(tools), ...Array.isArray(system) ? system : []],
-      headOf(system, tools),
+    ({ system, tools } = markSharedPrefix(
+      { live: { system, tools }, recorded: headOf(system, tools) },
       input.sharedWith,
-      { marker, limit: MARKS.limit! - marks.length },
-    );
+      marker,
+      budget.fork,
+      AI_SDK_PREFIX,
+    ));
   }
   return {
     body: { system, tools, messages },
@@ -254,42 +238,72 @@ function headOf(
   };
 }
 
-/**
- * A fork's first request (SPEC 9.8), as the Anthropic form's: a marker at
- * the end of the longest prefix of tools and system messages it shares
- * with its parent's last request (`head` is this request's, `items` the
- * tools and system messages it was made of, in wire order), within
- * `limit` markers.
- */
-function markSharedPrefix(
-  items: { providerOptions?: unknown }[],
-  head: { system: unknown; tools: Record<string, unknown>[] },
-  parent: Readonly<Record<string, unknown>>,
-  { marker, limit }: { marker: CacheControl; limit: number },
-): void {
-  const wireItems = (side: Readonly<Record<string, unknown>>) =>
-    [
-      ...(Array.isArray(side.tools) ? side.tools : []),
-      ...(Array.isArray(side.system) ? side.system : []),
-    ].map(unmarkedJson);
-  const marked = items.flatMap((item, index) =>
-    item.providerOptions === undefined ? [] : [index]
-  );
-  const end = sharedEnd(wireItems(head), wireItems(parent));
-  const kept = new Set(withSharedMark(marked, end, limit));
-  items.forEach((item, index) => {
-    if (!kept.has(index)) delete item.providerOptions;
-    else {
-      item.providerOptions ??= { anthropic: { cacheControl: { ...marker } } };
-    }
-  });
+type Prefix = Pick<AISDKConversationBody, "system" | "tools">;
+
+/** The mark as `@ai-sdk/anthropic` reads it, in a part's provider options. */
+function marked<T extends object>(item: T, mark: unknown): T {
+  return { ...item, providerOptions: { anthropic: { cacheControl: mark } } };
 }
 
-function unmarkedJson(item: unknown): string {
-  if (!isObject(item)) return JSON.stringify(item);
-  const { providerOptions: _mark, ...rest } = item;
-  return JSON.stringify(rest);
-}
+/**
+ * Where an AI SDK history carries marks: the last part of a user or tool
+ * message (an assistant's are the provider's to keep).
+ */
+const AI_SDK_SITES: MarkSites<AIMessage> = {
+  leadingItems: 0,
+  partCount: (message) =>
+    typeof message.content === "string" ? 1 : message.content.length,
+  site: (message) =>
+    typeof message.content === "string" || message.role === "assistant"
+      ? undefined
+      : { field: "content", parts: message.content },
+  setMark: (parts, index, mark) =>
+    parts.map((part, at) => at === index ? marked(part as object, mark) : part),
+};
+
+/** An AI SDK head's prefix: its tools, then its system messages. */
+const AI_SDK_PREFIX: PrefixSites<Prefix> = {
+  of: (head) => {
+    const items = [
+      ...(Array.isArray(head.tools) ? head.tools : []),
+      ...(Array.isArray(head.system) ? head.system : []),
+    ] as unknown[];
+    return {
+      json: items.map((item) => {
+        if (!isObject(item)) return JSON.stringify(item);
+        const { providerOptions: _mark, ...rest } = item;
+        return JSON.stringify(rest);
+      }),
+      markable: items.map(() => true),
+      marked: items.map((item) =>
+        isObject(item) && item.providerOptions !== undefined
+      ),
+    };
+  },
+  withMarks: ({ system, tools }, keep, mark) => {
+    const marking = <T extends { providerOptions?: unknown }>(
+      item: T,
+      index: number,
+    ): T => {
+      if (!keep.has(index)) {
+        const { providerOptions: _mark, ...rest } = item;
+        return rest as T;
+      }
+      return item.providerOptions === undefined
+        ? marked(item, { ...mark as object })
+        : item;
+    };
+    const names = Object.keys(tools);
+    return {
+      system: Array.isArray(system)
+        ? system.map((message, index) => marking(message, names.length + index))
+        : system,
+      tools: Object.fromEntries(
+        names.map((name, index) => [name, marking(tools[name], index)]),
+      ),
+    } as Prefix;
+  },
+};
 
 /**
  * The response messages and usage of an answer, or INVALID_RESPONSE. Reads

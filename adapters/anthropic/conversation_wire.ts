@@ -13,7 +13,6 @@ import type {
   WireAnswer,
   WireBuild,
   WireBuilt,
-  WireMark,
 } from "../../src/conversation/wire.ts";
 import {
   copyBlocks,
@@ -28,7 +27,13 @@ import {
 import { quote } from "../../src/errors.ts";
 import { prefixMarkLimit } from "../_cache_option.ts";
 import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
-import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
+import {
+  markBudget,
+  markHistoryEnds,
+  markSharedPrefix,
+  type MarkSites,
+  type PrefixSites,
+} from "../../src/conversation/marks.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -158,45 +163,29 @@ function build(
     tail.push(toolChangeMessage(changes) as unknown as MessagesMessage);
   }
   const history = historyToSend(input.history, tail);
-  // The previous request's last block, when this step adds more than the
-  // API looks back over.
-  let added = 0;
-  for (let index = input.previousLength; index < history.length; index++) {
-    added += history[index].content.length;
-  }
-  const ends = [history.length - 1];
-  if (input.previousLength > 0 && added > MARKS.lookbackBlocks) {
-    ends.unshift(input.previousLength - 1);
-  }
   const marker =
     (input.awaiting === "person"
       ? { type: "ephemeral", ttl: MARKS.personTtl }
       : { type: "ephemeral" }) as MessagesCacheControl;
-  // `historyToSend` made a new list: marks replace its messages in place.
-  const messages = history;
-  const marks: WireMark[] = [];
-  for (const at of ends) {
-    const message = messages[at];
-    const block = message.content.length - 1;
-    if (block < 0 || UNMARKABLE.has(message.content[block].type)) continue;
-    const blocks = [...message.content];
-    blocks[block] = {
-      ...blocks[block],
-      cache_control: { ...marker },
-    } as MessagesContentBlock;
-    messages[at] = { role: message.role, content: blocks };
-    marks.push({ message: at, block, mark: { ...marker } });
-  }
-  const { system, tools } = messagesRequest(input.assembly, {
+  const { items: messages, marks } = markHistoryEnds(
+    history,
+    input.previousLength,
+    marker,
+    MARKS.lookbackBlocks,
+    MESSAGES_SITES,
+  );
+  const budget = markBudget(MARKS.limit, marks.length, options.limit);
+  const request = messagesRequest(input.assembly, {
     cache: input.awaiting === "person"
       ? { ttl: MARKS.personTtl as "1h" }
       : true,
     gating: "keep",
-    maxCacheBreakpoints: Math.min(options.limit, MARKS.limit! - marks.length),
+    maxCacheBreakpoints: budget.prefix,
     ...(options.breakpoints === undefined
       ? {}
       : { breakpoints: options.breakpoints }),
   }, { keepToolsEnd: true });
+  let { system, tools } = request;
   if (input.parentSystem !== undefined) {
     const texts = parentCuts(
       system.map((block) => block.text),
@@ -205,10 +194,13 @@ function build(
     texts.forEach((text, index) => system[index].text = text);
   }
   if (input.sharedWith !== undefined) {
-    markSharedPrefix([...tools ?? [], ...system], input.sharedWith, {
+    ({ system, tools } = markSharedPrefix(
+      { live: { system, tools }, recorded: { system, tools } },
+      input.sharedWith,
       marker,
-      limit: MARKS.limit! - marks.length,
-    });
+      budget.fork,
+      MESSAGES_PREFIX,
+    ));
   }
   const head: Omit<AnthropicConversationBody, "messages"> = {
     model: options.model,
@@ -231,41 +223,60 @@ function build(
   };
 }
 
-/**
- * A fork's first request (SPEC 9.8): a marker at the end of the longest
- * prefix of tools and system blocks it shares with its parent's last
- * request, so sibling forks read it; within `limit` markers, the marker
- * closest before it gives way.
- */
-function markSharedPrefix(
-  items: { cache_control?: MessagesCacheControl }[],
-  parent: Readonly<Record<string, unknown>>,
-  { marker, limit }: { marker: MessagesCacheControl; limit: number },
-): void {
-  const before = [
-    ...(Array.isArray(parent.tools) ? parent.tools : []),
-    ...(Array.isArray(parent.system) ? parent.system : []),
-  ] as { cache_control?: unknown }[];
-  const marked = items.flatMap((item, index) =>
-    item.cache_control === undefined ? [] : [index]
-  );
-  const kept = new Set(
-    withSharedMark(
-      marked,
-      sharedEnd(items.map(unmarkedJson), before.map(unmarkedJson)),
-      limit,
-    ),
-  );
-  items.forEach((item, index) => {
-    if (!kept.has(index)) delete item.cache_control;
-    else item.cache_control ??= { ...marker };
-  });
-}
+type Prefix = Pick<AnthropicConversationBody, "system" | "tools">;
 
-function unmarkedJson(item: { cache_control?: unknown }): string {
-  const { cache_control: _mark, ...rest } = item;
-  return JSON.stringify(rest);
-}
+/** Where a Messages history carries marks: the last block of a message. */
+const MESSAGES_SITES: MarkSites<MessagesMessage> = {
+  leadingItems: 0,
+  partCount: (message) => message.content.length,
+  site: (message) => {
+    const last = message.content.at(-1);
+    return last === undefined || UNMARKABLE.has(last.type)
+      ? undefined
+      : { field: "content", parts: message.content };
+  },
+  setMark: (parts, index, mark) =>
+    parts.map((part, at) =>
+      at === index ? { ...part as object, cache_control: mark } : part
+    ),
+};
+
+/** A Messages head's prefix: its tools, then its system blocks. */
+const MESSAGES_PREFIX: PrefixSites<Prefix> = {
+  of: (head) => {
+    const items = [
+      ...(Array.isArray(head.tools) ? head.tools : []),
+      ...(Array.isArray(head.system) ? head.system : []),
+    ] as Record<string, unknown>[];
+    return {
+      json: items.map((item) => {
+        const { cache_control: _mark, ...rest } = item;
+        return JSON.stringify(rest);
+      }),
+      markable: items.map(() => true),
+      marked: items.map((item) => item.cache_control !== undefined),
+    };
+  },
+  withMarks: ({ system, tools }, marked, mark) => {
+    const count = tools?.length ?? 0;
+    const marking = <T extends { cache_control?: unknown }>(
+      item: T,
+      index: number,
+    ): T => {
+      if (!marked.has(index)) {
+        const { cache_control: _mark, ...rest } = item;
+        return rest as T;
+      }
+      return item.cache_control === undefined
+        ? { ...item, cache_control: { ...mark as object } }
+        : item;
+    };
+    return {
+      system: system.map((block, index) => marking(block, count + index)),
+      ...(tools === undefined ? {} : { tools: tools.map(marking) }),
+    } as Prefix;
+  },
+};
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
 const INLINE_BETAS = [

@@ -34,8 +34,8 @@ import {
   adapterOptions,
   forkSystem,
   markedAdapter,
-  markOpenAIEnds,
-  markSharedSystem,
+  OPENAI_PREFIX,
+  openAISites,
   openAISystemTexts,
   parseArguments,
   readRetention,
@@ -48,6 +48,12 @@ import {
   type PromptCacheBreakpoint,
   readOpenAIOptions,
 } from "./options.ts";
+import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
+import {
+  markBudget,
+  markHistoryEnds,
+  markSharedPrefix,
+} from "../../src/conversation/marks.ts";
 
 /** The provider a recording of this form names in its header. */
 export const CHAT_PROVIDER = "openai-chat";
@@ -113,6 +119,15 @@ export function chatWire(
   };
 }
 
+const MARKS = OPENAI_EXPLICIT_RULES.marks!;
+
+/** Where a Chat history carries marks: not on the model's messages. */
+const CHAT_SITES = openAISites<ChatMessage>((message) =>
+  message.role === "assistant"
+    ? undefined
+    : { field: "content", parts: message.content as unknown[] }
+);
+
 function chatBuild(
   input: WireBuild<ChatMessage>,
   options: {
@@ -141,26 +156,35 @@ function chatBuild(
   }
   const history = historyToSend(input.history, tail);
   const { key, mark } = stepCache(input, options);
-  const { items: messages, marks } = markOpenAIEnds(
+  const { items: messages, marks } = markHistoryEnds(
     history,
     input.previousLength,
     mark,
-    (message) =>
-      message.role === "assistant"
-        ? undefined
-        : { key: "content", parts: message.content },
+    MARKS.lookbackBlocks,
+    CHAT_SITES,
   );
   const fields = toChatCompletions(
     input.assembly,
     markedAdapter(options.adapter, { key, mark }),
   );
   const laidOut = forkSystem(fields.system, input.parentSystem);
+  const budget = markBudget(
+    MARKS.limit,
+    marks.length,
+    readOpenAIOptions(options.adapter, "chatConversation").limit,
+  );
   const system = input.sharedWith === undefined || mark === undefined
     ? laidOut
-    : markSharedSystem(laidOut, fields.tools, input.sharedWith, {
+    : markSharedPrefix(
+      {
+        live: { system: laidOut, tools: fields.tools },
+        recorded: { system: laidOut, tools: fields.tools },
+      },
+      input.sharedWith,
       mark,
-      limit: readOpenAIOptions(options.adapter, "chatConversation").limit,
-    });
+      budget.fork,
+      OPENAI_PREFIX,
+    ).system as typeof laidOut;
   const head: Record<string, unknown> = {
     model: options.model,
     system,

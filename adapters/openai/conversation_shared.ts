@@ -8,8 +8,8 @@
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
-import { sharedEnd, withSharedMark } from "../../src/render/prefix_marks.ts";
-import type { WireBuild, WireMark } from "../../src/conversation/wire.ts";
+import type { WireBuild } from "../../src/conversation/wire.ts";
+import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
 
@@ -51,45 +51,6 @@ export function adapterOptions(
   }
   readOpenAIOptions(adapter, form);
   return adapter;
-}
-
-/**
- * The OpenAI forms' marks: on the last item and on the previous request's
- * end, each on the last part of `partsOf(item)` (items the model wrote
- * carry none; `"before"`: the mark goes on the item before). Returns the
- * marked copy and where the marks went.
- */
-export function markOpenAIEnds<T>(
-  history: readonly T[],
-  previousLength: number,
-  mark: PromptCacheBreakpoint | undefined,
-  partsOf: (
-    item: T,
-  ) => { key: string; parts: unknown[] } | "before" | undefined,
-): { items: T[]; marks: WireMark[] } {
-  const items = [...history];
-  const marks: WireMark[] = [];
-  if (mark === undefined) return { items, marks };
-  const ends = previousLength > 0 && previousLength < history.length
-    ? [previousLength - 1, history.length - 1]
-    : [history.length - 1];
-  for (let at of ends) {
-    let found = partsOf(items[at]);
-    while (found === "before" && at > 0) found = partsOf(items[--at]);
-    if (
-      found === undefined || found === "before" || found.parts.length === 0 ||
-      marks.some((placed) => placed.message === at + 1)
-    ) continue;
-    const parts = [...found.parts];
-    const block = parts.length - 1;
-    parts[block] = {
-      ...parts[block] as Record<string, unknown>,
-      prompt_cache_breakpoint: { ...mark },
-    };
-    items[at] = { ...items[at], [found.key]: parts };
-    marks.push({ message: at + 1, block, mark: { ...mark } });
-  }
-  return { items, marks };
 }
 
 /**
@@ -193,51 +154,83 @@ export function forkSystem<S extends SystemMessage>(
   };
 }
 
-/**
- * A fork's first request (SPEC 9.8): a breakpoint on the system part that
- * ends the longest prefix (tools, then system parts) it shares with its
- * parent's last request, so sibling forks read it; within `limit` marks on
- * the system message, the mark closest before it gives way. Returns the
- * system message, marked or as it was.
- */
-export function markSharedSystem<S extends SystemMessage>(
-  system: S,
-  tools: unknown,
-  parent: Readonly<Record<string, unknown>>,
-  { mark, limit }: { mark: PromptCacheBreakpoint; limit: number },
-): S {
-  const before = parent.system as SystemMessage | undefined;
-  if (
-    !Array.isArray(system.content) || !Array.isArray(before?.content) ||
-    JSON.stringify(tools ?? []) !== JSON.stringify(parent.tools ?? [])
-  ) return system;
-  const parts = system.content as Record<string, unknown>[];
-  const marked = parts.flatMap((part, index) =>
-    part.prompt_cache_breakpoint === undefined ? [] : [index]
-  );
-  const end = sharedEnd(
-    parts.map(unmarkedJson),
-    before.content.map(unmarkedJson),
-  );
-  const kept = new Set(withSharedMark(marked, end, limit));
-  if (marked.length === kept.size && marked.every((at) => kept.has(at))) {
-    return system;
-  }
-  return {
-    ...system,
-    content: parts.map((part, index) => {
-      const { prompt_cache_breakpoint: own, ...rest } = part;
-      return kept.has(index)
-        ? { ...rest, prompt_cache_breakpoint: own ?? { ...mark } }
-        : rest;
-    }),
-  };
+/** An OpenAI head's prefix: the system message with its tools. */
+export interface OpenAIPrefix<S extends SystemMessage = SystemMessage> {
+  readonly system: S;
+  readonly tools: unknown;
 }
 
-function unmarkedJson(part: unknown): string {
-  const { prompt_cache_breakpoint: _mark, ...rest } = part as Record<
-    string,
-    unknown
-  >;
-  return JSON.stringify(rest);
+/**
+ * An OpenAI head's prefix (SPEC 9.8): its tools, which carry no mark, then
+ * its system message's parts.
+ */
+export const OPENAI_PREFIX: PrefixSites<OpenAIPrefix> = {
+  of: (head) => {
+    const tools = Array.isArray(head.tools) ? head.tools : [];
+    const system = head.system;
+    const parts = isObject(system) && Array.isArray(system.content)
+      ? system.content as Record<string, unknown>[]
+      : [];
+    return {
+      json: [
+        ...tools.map((tool) => JSON.stringify(tool)),
+        ...parts.map((part) => {
+          const { prompt_cache_breakpoint: _mark, ...rest } = part;
+          return JSON.stringify(rest);
+        }),
+      ],
+      markable: [...tools.map(() => false), ...parts.map(() => true)],
+      marked: [
+        ...tools.map(() => false),
+        ...parts.map((part) => part.prompt_cache_breakpoint !== undefined),
+      ],
+    };
+  },
+  withMarks: (head, marked, mark) => {
+    const count = Array.isArray(head.tools) ? head.tools.length : 0;
+    const parts = head.system.content as Record<string, unknown>[];
+    const same = parts.every((part, index) =>
+      (part.prompt_cache_breakpoint !== undefined) ===
+        marked.has(count + index)
+    );
+    if (same) return head;
+    return {
+      ...head,
+      system: {
+        ...head.system,
+        content: parts.map((part, index) => {
+          const { prompt_cache_breakpoint: own, ...rest } = part;
+          return marked.has(count + index)
+            ? { ...rest, prompt_cache_breakpoint: own ?? { ...mark as object } }
+            : rest;
+        }),
+      },
+    };
+  },
+};
+
+/**
+ * Where an OpenAI history carries marks: after the system message, on the
+ * last part of an item the person or a tool wrote (`partsOf`), or of the
+ * item before one that defers to it.
+ */
+export function openAISites<T>(
+  partsOf: (
+    item: T,
+  ) => { field: string; parts: unknown[] } | "before" | undefined,
+): MarkSites<T> {
+  return {
+    leadingItems: 1,
+    partCount: (item) => {
+      const found = partsOf(item);
+      return typeof found === "object" ? found.parts.length : 0;
+    },
+    site: partsOf,
+    setMark: (parts, index, mark) =>
+      parts.map((part, at) =>
+        at === index
+          ? { ...part as object, prompt_cache_breakpoint: mark }
+          : part
+      ),
+  };
 }

@@ -27,8 +27,8 @@ import {
   adapterOptions,
   forkSystem,
   markedAdapter,
-  markOpenAIEnds,
-  markSharedSystem,
+  OPENAI_PREFIX,
+  openAISites,
   openAISystemTexts,
   parseArguments,
   PERSON_TTL,
@@ -53,6 +53,12 @@ import type {
   ResponsesConversationItem,
   ResponsesConversationOptions,
 } from "./responses_conversation_types.ts";
+import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
+import {
+  markBudget,
+  markHistoryEnds,
+  markSharedPrefix,
+} from "../../src/conversation/marks.ts";
 
 /** The provider a recording of this form names in its header. */
 export const RESPONSES_PROVIDER = "openai-responses";
@@ -117,6 +123,22 @@ export function responsesWire(
   };
 }
 
+const MARKS = OPENAI_EXPLICIT_RULES.marks!;
+
+/**
+ * Where a Responses history carries marks: a person's message, a tool's
+ * output; an `additional_tools` item defers to the item before it.
+ */
+const RESPONSES_SITES = openAISites<ResponsesItem>((item) =>
+  "type" in item && item.type === "additional_tools"
+    ? "before"
+    : "role" in item && item.role === "user"
+    ? { field: "content", parts: item.content as unknown[] }
+    : item.type === "function_call_output"
+    ? { field: "output", parts: item.output as unknown[] }
+    : undefined
+);
+
 function responsesBuild(
   input: WireBuild<ResponsesItem>,
   options: {
@@ -150,18 +172,12 @@ function responsesBuild(
   const history = historyToSend(input.history, tail);
   const pause = input.awaiting === "person";
   const { key, mark } = stepCache(input, options);
-  const { items, marks } = markOpenAIEnds(
+  const { items, marks } = markHistoryEnds(
     history,
     input.previousLength,
     mark,
-    (item) =>
-      "type" in item && item.type === "additional_tools"
-        ? "before"
-        : "role" in item && item.role === "user"
-        ? { key: "content", parts: item.content }
-        : item.type === "function_call_output"
-        ? { key: "output", parts: item.output }
-        : undefined,
+    MARKS.lookbackBlocks,
+    RESPONSES_SITES,
   );
   const fields = toResponses(
     input.assembly,
@@ -176,13 +192,23 @@ function responsesBuild(
       : { role: "system" as const, content: fields.instructions },
     input.parentSystem,
   );
+  const budget = markBudget(
+    MARKS.limit,
+    marks.length,
+    readOpenAIOptions(options.adapter, "responsesConversation").limit,
+  );
   const system = input.sharedWith === undefined || mark === undefined
     ? unshared
-    : markSharedSystem(unshared, fields.tools, input.sharedWith, {
+    : markSharedPrefix(
+      {
+        live: { system: unshared, tools: fields.tools },
+        recorded: { system: unshared, tools: fields.tools },
+      },
+      input.sharedWith,
       mark,
-      limit: readOpenAIOptions(options.adapter, "responsesConversation")
-        .limit,
-    });
+      budget.fork,
+      OPENAI_PREFIX,
+    ).system as typeof unshared;
   const head: Omit<ResponsesConversationBody, "input"> = {
     model: options.model,
     ...(fields.tools === undefined ? {} : { tools: fields.tools }),
