@@ -1,6 +1,7 @@
 /**
  * What the provider forms of the conversation share: option reading, the
- * check of inputs, the recognition of another provider's answer.
+ * check of inputs, the recognition of an AI SDK answer, a fork's system
+ * parts laid out on its parent's.
  * Internal: not a subpath export.
  *
  * @module
@@ -104,48 +105,42 @@ export function isAiSdkAnswer(answer: Record<string, unknown>): boolean {
 }
 
 /**
- * Throws `RESPONSE_OF_OTHER_PROVIDER` when `response` has the shape of an
- * answer of another API than `expected`.
+ * The `toolChanges` option, checked: whether tool-set changes go into the
+ * conversation (`"inline"`) or rebuild the tools block (`"rebuild"`, the
+ * default).
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for any other value
  */
-export function detectOtherProvider(response: unknown, expected: string): void {
-  if (!isObject(response)) return;
-  // The AI SDK's shape first: no getter of its result that can throw is read.
-  const other = isAiSdkAnswer(response)
-    ? "an AI SDK"
-    : Array.isArray(response.choices) ||
-        response.object === "chat.completion"
-    ? "an OpenAI Chat Completions"
-    : response.object === "response" || Array.isArray(response.output)
-    ? "an OpenAI Responses"
-    : response.type === "message" && Array.isArray(response.content)
-    ? "an Anthropic Messages"
-    : undefined;
-  if (other === undefined || other === expected) return;
-  throw new SystemPromptError(
-    "RESPONSE_OF_OTHER_PROVIDER",
-    `record() was given ${other} response; this is ${expected} ` +
-      `conversation. Nothing was recorded.`,
+export function readToolChanges(value: unknown, form: string): boolean {
+  if (value !== undefined && value !== "rebuild" && value !== "inline") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `${form}'s toolChanges is ${
+        quote(value)
+      }; it must be "rebuild" (the default) or "inline".`,
+    );
+  }
+  return value === "inline";
+}
+
+/** `COMPACTION_UNSUPPORTED` for an answer holding `what`, nothing recorded. */
+export function compactionUnsupported(what: string): SystemPromptError {
+  return new SystemPromptError(
+    "COMPACTION_UNSUPPORTED",
+    `${what}: server-side compaction is not supported by the conversation ` +
+      `yet; nothing was recorded.`,
   );
 }
 
 /**
- * The history a step sends: what was recorded, then this step's `tail`;
- * refused when there is nothing yet (no person's message before the first
- * request).
+ * A conversation's `awaiting` mark lifetime: the rules' person lifetime on
+ * a request a person answers, else none (the mark's default).
  */
-export function historyToSend<T>(
-  history: readonly T[],
-  tail: readonly T[],
-): T[] {
-  const items = [...history, ...tail];
-  if (items.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
-  return items;
+export function personTtl(
+  awaiting: string,
+  personLabel: string,
+): { ttl?: string } {
+  return awaiting === "person" ? { ttl: personLabel } : {};
 }
 
 /**

@@ -38,6 +38,7 @@ export const ROOMS: readonly { room: string; files: RegExp }[] = [
     files:
       /^adapters\/(anthropic|openai|ai_sdk|bedrock|gemini)\/(?!mod\.ts$|conversation\.ts$|chat_conversation\.ts$|responses_conversation\.ts$)[a-z_]+\.ts$/,
   },
+  { room: "adapters/forms.ts", files: /^adapters\/forms\.ts$/ },
   {
     room: "entries",
     files:

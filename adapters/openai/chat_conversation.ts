@@ -4,18 +4,20 @@
  * @module
  */
 
-import { type AssembleContext, SystemPromptError } from "../../mod.ts";
-import { ConversationShell } from "../../src/conversation/conversation.ts";
+import type { AssembleContext } from "../../mod.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
-import { parseRecording } from "../../src/conversation/recording.ts";
-import { readOptionBag } from "../../src/conversation/checks.ts";
+import {
+  resumeConversation,
+  startConversation,
+} from "../../src/conversation/start.ts";
+import { FORM_CONTEXT } from "../forms.ts";
 import type {
   ChatConversation,
   ChatConversationBody,
   ChatConversationOptions,
   ChatConversationStreamingBody,
 } from "./chat_conversation_types.ts";
-import { CHAT_PROVIDER, chatWire } from "./chat_wire.ts";
+import { CHAT_FORM } from "./chat_form.ts";
 
 /**
  * Starts an OpenAI Chat Completions conversation (SPEC 9.1): each
@@ -106,8 +108,7 @@ export function chatConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options: ChatConversationOptions,
 ): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody> {
-  const read = readOptionBag(options, "chatConversation");
-  return new ConversationShell(prompt, chatWire(read), read);
+  return startConversation(CHAT_FORM, prompt, options, FORM_CONTEXT);
 }
 
 /**
@@ -189,17 +190,11 @@ export function resumeChatConversation<
   recording: string,
   options?: Partial<ChatConversationOptions>,
 ): ChatConversation<C, ChatConversationBody | ChatConversationStreamingBody> {
-  const given = readOptionBag(options, "resumeChatConversation");
-  const parsed = parseRecording(recording, CHAT_PROVIDER);
-  const saved = parsed.header.options as Partial<ChatConversationOptions>;
-  if (saved.stream === true && given?.stream === undefined) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `The recording is of a streaming conversation; resume it with ` +
-        `{ stream: true } (or { stream: false } to stop streaming), so the ` +
-        `body's type says which it is.`,
-    );
-  }
-  const merged = { ...saved, ...given } as ChatConversationOptions;
-  return new ConversationShell(prompt, chatWire(merged), merged, parsed);
+  return resumeConversation(
+    CHAT_FORM,
+    prompt,
+    recording,
+    options,
+    FORM_CONTEXT,
+  );
 }

@@ -1,26 +1,33 @@
 /**
- * What the Chat Completions and Responses conversations share: the
- * adapter options they pass through, their cache marks, a call's arguments.
+ * What the Chat Completions and Responses forms share: their options read
+ * once (the adapter's, the cache key, the retention), their marks, where
+ * their history and head carry them, a call's arguments.
  *
  * @module
  */
 
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
-import { isObject, parentCuts, textsOf } from "../_conversation_shared.ts";
-import type { WireBuild } from "../../src/conversation/wire.ts";
+import {
+  isObject,
+  parentCuts,
+  readLimit,
+  readModel,
+  textsOf,
+} from "../_conversation_shared.ts";
+import type { FormHead, HeadInput } from "../../src/conversation/form.ts";
 import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { promptCacheKey } from "./cache_key.ts";
 import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
-
-/** The lifetime of the marks of a request a person answers. */
-export const PERSON_TTL = OPENAI_EXPLICIT_RULES.marks!.personTtl as "12h";
-import type { ChatConversationOptions } from "./chat_conversation_types.ts";
 import {
+  breakpointOf,
   type OpenAIOptions,
   type PromptCacheBreakpoint,
   readOpenAIOptions,
 } from "./options.ts";
+
+/** The lifetime of the marks of a request a person answers. */
+export const PERSON_TTL = OPENAI_EXPLICIT_RULES.marks!.personTtl as "12h";
 
 /** A call's arguments parsed, or the text as it came when it is not JSON. */
 export function parseArguments(text: unknown): unknown {
@@ -32,9 +39,71 @@ export function parseArguments(text: unknown): unknown {
   }
 }
 
+/** The options both OpenAI forms read, checked once. */
+export interface OpenAIFormOptions {
+  readonly model: string;
+  /** The output-token limit. */
+  readonly limit: number | undefined;
+  /** The mark `cache` asks for (`undefined`: no marks). */
+  readonly cache: PromptCacheBreakpoint | undefined;
+  /** The adapter's own options. */
+  readonly adapter: OpenAIOptions;
+  /** The adapter's options as read (the marks the prefix may take, ...). */
+  readonly read: ReturnType<typeof readOpenAIOptions>;
+  /** The `promptCacheKey` option. */
+  readonly key: string | undefined;
+  readonly retention: "24h" | undefined;
+  /** What a recording's header keeps. */
+  readonly saved: Record<string, unknown>;
+}
+
+/**
+ * Reads the options both forms take: the model, the output limit (`limitName`),
+ * `cache`, the adapter's options, `promptCacheKey`, `promptCacheRetention`.
+ * `checks` runs after `cache` is read, `saves` adds a form's own options to
+ * what the header keeps before the retention.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` naming the option
+ */
+export function readOpenAIForm(
+  options: Record<string, unknown>,
+  form: string,
+  limitName: string,
+  hooks: {
+    checks?: () => void;
+    saves?: (saved: Record<string, unknown>) => void;
+  } = {},
+): OpenAIFormOptions {
+  const model = readModel(options, form);
+  const limit = readLimit(options[limitName], limitName, form, {
+    required: false,
+  });
+  const cache = breakpointOf(options.cache);
+  hooks.checks?.();
+  const adapter = adapterOptions(options, form);
+  const saved: Record<string, unknown> = { model, ...adapter };
+  if (limit !== undefined) saved[limitName] = limit;
+  if (options.cache !== undefined) saved.cache = options.cache;
+  if (options.promptCacheKey !== undefined) {
+    saved.promptCacheKey = options.promptCacheKey;
+  }
+  hooks.saves?.(saved);
+  const retention = readRetention(options.promptCacheRetention, form, saved);
+  return {
+    model,
+    limit,
+    cache,
+    adapter,
+    read: readOpenAIOptions(adapter, form),
+    key: options.promptCacheKey as string | undefined,
+    retention,
+    saved,
+  };
+}
+
 /** The adapter options a conversation passes through, checked. */
-export function adapterOptions(
-  options: Record<string, unknown> | ChatConversationOptions,
+function adapterOptions(
+  options: Record<string, unknown>,
   form: string,
 ): OpenAIOptions {
   const adapter: OpenAIOptions = {};
@@ -46,7 +115,7 @@ export function adapterOptions(
       "strict",
     ] as const
   ) {
-    const value = (options as Record<string, unknown>)[key];
+    const value = options[key];
     if (value !== undefined) (adapter as Record<string, unknown>)[key] = value;
   }
   readOpenAIOptions(adapter, form);
@@ -54,26 +123,28 @@ export function adapterOptions(
 }
 
 /**
- * A step's prompt cache key (the one the conversation recorded first, then
- * the option, then one derived from the assembly) and the mark its ends get:
- * none without `cache`, 12 hours while a person is awaited.
+ * The mark a request's ends get: none without `cache`, the person's
+ * lifetime while a person is awaited.
  */
-export function stepCache(
-  input: WireBuild<unknown>,
-  options: {
-    cache: PromptCacheBreakpoint | undefined;
-    key: string | undefined;
-  },
-): { key: string; mark: PromptCacheBreakpoint | undefined } {
-  const key = typeof input.state.promptCacheKey === "string"
-    ? input.state.promptCacheKey
-    : options.key ?? promptCacheKey(input.assembly, { session: input.session });
-  const mark: PromptCacheBreakpoint | undefined = options.cache === undefined
+export function openAIMark(
+  cache: PromptCacheBreakpoint | undefined,
+  awaiting: string,
+): PromptCacheBreakpoint | undefined {
+  return cache === undefined
     ? undefined
-    : input.awaiting === "person"
+    : awaiting === "person"
     ? { mode: "explicit", ttl: PERSON_TTL }
-    : options.cache;
-  return { key, mark };
+    : cache;
+}
+
+/**
+ * A step's prompt cache key: the one the conversation recorded first, then
+ * the option, then one derived from the assembly.
+ */
+export function stepKey(input: HeadInput, key: string | undefined): string {
+  return typeof input.state.promptCacheKey === "string"
+    ? input.state.promptCacheKey
+    : key ?? promptCacheKey(input.assembly, { session: input.session });
 }
 
 /** The adapter options of a step: with its mark and key when it is cached. */
@@ -93,7 +164,7 @@ export function markedAdapter(
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` for any other value
  */
-export function readRetention(
+function readRetention(
   value: unknown,
   form: string,
   saved: Record<string, unknown>,
@@ -154,17 +225,11 @@ export function forkSystem<S extends SystemMessage>(
   };
 }
 
-/** An OpenAI head's prefix: the system message with its tools. */
-export interface OpenAIPrefix<S extends SystemMessage = SystemMessage> {
-  readonly system: S;
-  readonly tools: unknown;
-}
-
 /**
  * An OpenAI head's prefix (SPEC 9.8): its tools, which carry no mark, then
  * its system message's parts.
  */
-export const OPENAI_PREFIX: PrefixSites<OpenAIPrefix> = {
+export const OPENAI_PREFIX: PrefixSites<FormHead> = {
   of: (head) => {
     const tools = Array.isArray(head.tools) ? head.tools : [];
     const system = head.system;
@@ -187,8 +252,12 @@ export const OPENAI_PREFIX: PrefixSites<OpenAIPrefix> = {
     };
   },
   withMarks: (head, marked, mark) => {
-    const count = Array.isArray(head.tools) ? head.tools.length : 0;
-    const parts = head.system.content as Record<string, unknown>[];
+    const { system, tools } = head.recorded as {
+      system: SystemMessage;
+      tools?: unknown;
+    };
+    const count = Array.isArray(tools) ? tools.length : 0;
+    const parts = system.content as Record<string, unknown>[];
     const same = parts.every((part, index) =>
       (part.prompt_cache_breakpoint !== undefined) ===
         marked.has(count + index)
@@ -196,14 +265,20 @@ export const OPENAI_PREFIX: PrefixSites<OpenAIPrefix> = {
     if (same) return head;
     return {
       ...head,
-      system: {
-        ...head.system,
-        content: parts.map((part, index) => {
-          const { prompt_cache_breakpoint: own, ...rest } = part;
-          return marked.has(count + index)
-            ? { ...rest, prompt_cache_breakpoint: own ?? { ...mark as object } }
-            : rest;
-        }),
+      recorded: {
+        ...head.recorded,
+        system: {
+          ...system,
+          content: parts.map((part, index) => {
+            const { prompt_cache_breakpoint: own, ...rest } = part;
+            return marked.has(count + index)
+              ? {
+                ...rest,
+                prompt_cache_breakpoint: own ?? { ...mark as object },
+              }
+              : rest;
+          }),
+        },
       },
     };
   },

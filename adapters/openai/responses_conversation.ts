@@ -4,16 +4,18 @@
  * @module
  */
 
-import { type AssembleContext, SystemPromptError } from "../../mod.ts";
-import { ConversationShell } from "../../src/conversation/conversation.ts";
+import type { AssembleContext } from "../../mod.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
-import { parseRecording } from "../../src/conversation/recording.ts";
-import { readOptionBag } from "../../src/conversation/checks.ts";
+import {
+  resumeConversation,
+  startConversation,
+} from "../../src/conversation/start.ts";
+import { FORM_CONTEXT } from "../forms.ts";
 import type {
   ResponsesConversation,
   ResponsesConversationOptions,
 } from "./responses_conversation_types.ts";
-import { RESPONSES_PROVIDER, responsesWire } from "./responses_wire.ts";
+import { RESPONSES_FORM } from "./responses_form.ts";
 
 /**
  * Starts an OpenAI Responses conversation (SPEC 9.1), stateless: each
@@ -61,8 +63,7 @@ export function responsesConversation<
   prompt: ConversationPrompt<C>,
   options: ResponsesConversationOptions,
 ): ResponsesConversation<C> {
-  const read = readOptionBag(options, "responsesConversation");
-  return new ConversationShell(prompt, responsesWire(read), read);
+  return startConversation(RESPONSES_FORM, prompt, options, FORM_CONTEXT);
 }
 
 /**
@@ -96,17 +97,11 @@ export function resumeResponsesConversation<
   recording: string,
   options?: Partial<ResponsesConversationOptions>,
 ): ResponsesConversation<C> {
-  const given = readOptionBag(options, "resumeResponsesConversation");
-  const parsed = parseRecording(recording, RESPONSES_PROVIDER);
-  const saved = parsed.header.options as Partial<ResponsesConversationOptions>;
-  if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `The recording is of a conversation with toolChanges "inline"; ` +
-        `resume it with { toolChanges: "inline" } (its tool changes are ` +
-        `in its additional_tools items, its tools block never changes).`,
-    );
-  }
-  const merged = { ...saved, ...given } as ResponsesConversationOptions;
-  return new ConversationShell(prompt, responsesWire(merged), merged, parsed);
+  return resumeConversation(
+    RESPONSES_FORM,
+    prompt,
+    recording,
+    options,
+    FORM_CONTEXT,
+  );
 }

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { WireMark } from "./wire.ts";
+import type { RecordingMark } from "./recording.ts";
 
 /** Where a form's history items carry marks, and how one is set. */
 export interface MarkSites<M> {
@@ -31,8 +31,6 @@ export interface MarkSites<M> {
     | undefined;
   /** `parts` with `mark` on part `index` (a copy). */
   setMark(parts: readonly unknown[], index: number, mark: unknown): unknown[];
-  /** Where a head's prefix (tools, then system parts) is marked. */
-  readonly prefix?: PrefixSites<unknown>;
 }
 
 /** A head's prefix items, as a fork's shared mark reads them. */
@@ -70,9 +68,9 @@ export function markHistoryEnds<M>(
   mark: unknown,
   lookbackBlocks: number,
   sites: MarkSites<M>,
-): { items: M[]; marks: WireMark[] } {
+): { items: M[]; marks: RecordingMark[] } {
   const items = [...history];
-  const marks: WireMark[] = [];
+  const marks: RecordingMark[] = [];
   if (mark === undefined) return { items, marks };
   const ends = [history.length - 1];
   if (previousLength > 0 && previousLength < history.length) {
@@ -128,16 +126,13 @@ export function markBudget(
  * from the end reaches its prefix), else the next one after it.
  */
 export function markSharedPrefix<H>(
-  head: {
-    readonly live: H;
-    readonly recorded: Readonly<Record<string, unknown>>;
-  },
+  head: H,
+  recorded: Readonly<Record<string, unknown>>,
   parent: Readonly<Record<string, unknown>>,
-  mark: unknown,
-  limit: number,
+  { mark, limit }: { readonly mark: unknown; readonly limit: number },
   sites: PrefixSites<H>,
 ): H {
-  const own = sites.of(head.recorded);
+  const own = sites.of(recorded);
   const before = sites.of(parent);
   let shared = 0;
   while (
@@ -147,7 +142,7 @@ export function markSharedPrefix<H>(
   const end = shared - 1;
   const marked = own.marked.flatMap((is, index) => is ? [index] : []);
   if (end < 0 || !own.markable[end] || own.marked[end] || limit < 1) {
-    return head.live;
+    return head;
   }
   const all = [...marked, end].sort((a, b) => a - b);
   if (all.length > limit) {
@@ -155,7 +150,7 @@ export function markSharedPrefix<H>(
       all.find((index) => index > end)!;
     all.splice(all.indexOf(yielding), 1);
   }
-  return sites.withMarks(head.live, new Set(all), mark);
+  return sites.withMarks(head, new Set(all), mark);
 }
 
 /** A mark's own copy, for each place it goes. */

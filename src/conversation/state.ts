@@ -9,7 +9,8 @@
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { ListedTool } from "./tool_set.ts";
 import type { RecordingFork } from "./recording.ts";
-import type { Awaiting, ToolCall, WireBuilt } from "./wire.ts";
+import type { Awaiting, ToolCall } from "./types.ts";
+import type { BuiltRequest } from "./build.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -33,7 +34,7 @@ export interface Committed<M> {
 
 /** A body built and not yet recorded. */
 export interface Built<M, Body> {
-  readonly wire: WireBuilt<M, Body>;
+  readonly request: BuiltRequest<M, Body>;
   readonly personCount: number;
   readonly listed: readonly ListedTool[];
   readonly toolsChanged: boolean;
@@ -64,13 +65,13 @@ export const EMPTY_STATE: Committed<never> = {
 /** A conversation's committed state before its first step (a fork's start). */
 export function startOf<M>(
   fork: RecordingFork | undefined,
-  wire: { readonly inlineToolChanges?: boolean },
+  builder: { readonly toolChanges: "rebuild" | "inline" },
 ): Committed<M> {
   if (fork === undefined) return EMPTY_STATE;
   return {
     ...EMPTY_STATE,
     listed: fork.listed,
-    effective: wire.inlineToolChanges === true ? fork.listed : undefined,
+    effective: builder.toolChanges === "inline" ? fork.listed : undefined,
     state: fork.state,
   };
 }

@@ -13,7 +13,39 @@ import type {
   PromptCacheReport,
 } from "../cache/report/types.ts";
 import type { CacheProvider } from "../cache/simulator/types.ts";
-import type { Awaiting, ToolCall } from "./wire.ts";
+
+/**
+ * Who answers the request after this one (SPEC 9.1, 9.8): `"person"`
+ * gives the request's cache marks a long lifetime.
+ *
+ * @example
+ * ```ts
+ * import type { Awaiting } from "@rxprompt/system-prompt";
+ *
+ * const awaiting: Awaiting = "person";
+ * ```
+ */
+export type Awaiting = "person" | "agent";
+
+/**
+ * One tool call of the model: run it and give its result with
+ * `conversation.toolResult(id, ...)`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from "@rxprompt/system-prompt";
+ *
+ * const call: ToolCall = { id: "toolu_1", name: "read_file", input: { path: "a.ts" } };
+ * ```
+ */
+export interface ToolCall {
+  /** The call's id, as the provider gave it. */
+  readonly id: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments, parsed (the provider's JSON). */
+  readonly input: unknown;
+}
 
 /**
  * What a conversation assembles its system prompt and tools from: a

@@ -105,7 +105,7 @@ describe("markSharedPrefix", () => {
   const marks = (result: Head) =>
     result.items.map((item) => item.mark === undefined ? "." : "m").join("");
   const shared = (own: Head, parent: Head, limit: number) =>
-    markSharedPrefix({ live: own, recorded: own }, parent, 2, limit, PREFIX);
+    markSharedPrefix(own, own, parent, { mark: 2, limit }, PREFIX);
 
   it("marks the end of the shared run; within the limit the mark before gives way", () => {
     const own = head("a*", "b*", "c", "d*");

@@ -8,7 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
-import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { AI_SDK_FORM } from "../../adapters/ai_sdk/form.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
 import { aiSdkWireBody } from "../../src/conversation/ai_sdk_body.ts";
@@ -69,7 +69,7 @@ async function runSession(usages: readonly (Usage | undefined)[]) {
 /** The Anthropic bodies the report reads from a recording. */
 function bodiesOf(recording: string): { body: unknown; time: number }[] {
   const { header, steps } = parseRecording(recording, "ai-sdk");
-  const read = aiSdkWire({}).read;
+  const read = (answer: unknown) => AI_SDK_FORM.readAnswer(answer, () => {});
   return recordedRequests(header, steps, (answer) => read(answer).messages)
     .map((request, index) => ({
       body: request.body,

@@ -18,24 +18,16 @@ import {
 } from "../../src/conversation/report.ts";
 import type { ReportedRequest } from "../../src/cache/mod.ts";
 import type { CacheProvider } from "../../src/cache/mod.ts";
-import { messagesWire } from "../../adapters/anthropic/conversation_wire.ts";
-import { chatWire } from "../../adapters/openai/chat_wire.ts";
-import { responsesWire } from "../../adapters/openai/responses_wire.ts";
-import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { RECOGNITION } from "../../adapters/forms.ts";
 
 type Json = Record<string, unknown>;
 type Marks = RecordingStep["marks"];
 
-/** Each wire's reading of an answer, for a recording's header options. */
-const WIRES: Record<
-  string,
-  (options: Json) => { read(answer: unknown): { messages: unknown[] } }
-> = {
-  "anthropic-messages": (options) => messagesWire(options as never),
-  "openai-chat": (options) => chatWire(options as never),
-  "openai-responses": (options) => responsesWire(options as never),
-  "ai-sdk": (options) => aiSdkWire(options as never),
-};
+/** Each form's reading of an answer's messages. */
+function readerOf(form: string): (answer: unknown) => unknown[] {
+  const found = RECOGNITION.find((known) => known.id === form)!;
+  return (answer) => found.readAnswer(answer as never, () => {}).messages;
+}
 
 /** How 0.4 laid out each wire's head and history, and put marks back. */
 const LAYOUTS: Record<
@@ -94,8 +86,7 @@ export function wholeRequests(
   provider: string,
 ): WholeRequests {
   const { header, steps } = parseRecording(recording, provider);
-  const wire = WIRES[provider](header.options);
-  const read = (answer: unknown) => wire.read(answer).messages;
+  const read = readerOf(provider);
   // Usage, time and contributor as the report reads them; the bodies
   // are the oracle's.
   const rebuilt = recordedRequests(header, steps, read);
