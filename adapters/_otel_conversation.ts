@@ -6,6 +6,7 @@
  */
 
 import type { ConversationRequest } from "../mod.ts";
+import { formNamed } from "./forms.ts";
 import { type CacheJudgement, judgeRequest } from "../src/cache/mod.ts";
 import {
   recordRequestSpan,
@@ -53,13 +54,6 @@ export interface ConversationSpans {
   flush(): Promise<void>;
 }
 
-/** The `gen_ai.provider.name` of each conversation wire. */
-const SPAN_PROVIDERS: Readonly<Record<string, string>> = {
-  "anthropic-messages": "anthropic",
-  "openai-chat": "openai",
-  "openai-responses": "openai",
-};
-
 /**
  * OpenTelemetry for a conversation (SPEC 9.4): pass the result as the
  * conversation's `onRequest`, and `record()` records one span per request
@@ -105,7 +99,7 @@ export function conversationSpans(
   const record = (request: ConversationRequest): void => {
     const judgement = judgementOf(request, countTokens);
     const span: RequestSpan = {
-      provider: SPAN_PROVIDERS[request.provider] ?? request.provider,
+      provider: formNamed(request.provider)?.otelProvider ?? request.provider,
       body: request.body,
       usage: request.usage,
       conversationId: request.session,

@@ -44,8 +44,6 @@ const ALLOWED: Readonly<Record<string, number>> = {
   "cache/simulator/blocks_gemini.ts": 1,
   "cache/simulator/rule_table.ts": 57,
   "cache/simulator/types.ts": 5,
-  "conversation/ai_sdk_body.ts": 21,
-  "conversation/report.ts": 29,
 };
 
 /** The places a source text names a provider: `line: token`. */

@@ -18,7 +18,9 @@ import type {
   FormHead,
 } from "../../src/conversation/form.ts";
 import type { ToolCall } from "../../src/conversation/types.ts";
-import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
+import type { PrefixSites } from "../../src/conversation/marks.ts";
+import { AI_SDK_SITES, marked } from "./marks.ts";
+import { AiSdkLayout } from "./report_layout.ts";
 import {
   copyBlocks,
   isAiSdkAnswer,
@@ -88,20 +90,8 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     return { response: { messages }, usage: usage ?? null };
   },
   systemTexts: (head) => textsOf(head.system, (message) => message.content),
-  /** The last part of a user or tool message (an assistant's are not ours). */
-  marks: {
-    leadingItems: 0,
-    partCount: (message) =>
-      typeof message.content === "string" ? 1 : message.content.length,
-    site: (message) =>
-      typeof message.content === "string" || message.role === "assistant"
-        ? undefined
-        : { field: "content", parts: message.content },
-    setMark: (parts, index, mark) =>
-      parts.map((part, at) =>
-        at === index ? marked(part as object, mark) : part
-      ),
-  } satisfies MarkSites<AIMessage>,
+  marks: AI_SDK_SITES,
+  layout: () => new AiSdkLayout(),
   prefix: {
     of: (head) => {
       const items = [
@@ -151,11 +141,6 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
 
 /** What a step's body is made of: the system messages and the tool set. */
 type Live = Pick<AISDKConversationBody, "system" | "tools">;
-
-/** The mark as `@ai-sdk/anthropic` reads it, in a part's provider options. */
-function marked<T extends object>(item: T, mark: unknown): T {
-  return { ...item, providerOptions: { anthropic: { cacheControl: mark } } };
-}
 
 /** The options read and checked, and the conversation's requests. */
 function builder(

@@ -16,6 +16,7 @@ import type {
   TailInput,
 } from "../../src/conversation/form.ts";
 import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
   compactionUnsupported,
@@ -104,6 +105,11 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
   readAnswer,
   recordOf: copy,
   systemTexts: (head) => textsOf(head.system, (block) => block.text),
+  layout: () =>
+    new ItemsLayout({
+      name: "messages",
+      sites: MESSAGES_FORM.marks as MarkSites<unknown>,
+    }),
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,

@@ -15,6 +15,8 @@ import type {
 } from "../../src/conversation/form.ts";
 import type { ToolCall } from "../../src/conversation/types.ts";
 import { copy } from "../../src/conversation/checks.ts";
+import type { MarkSites } from "../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copyBlocks, isObject } from "../_conversation_shared.ts";
 import {
   OPENAI_EXPLICIT_RULES,
@@ -86,6 +88,12 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
   readAnswer,
   recordOf: copy,
   systemTexts: openAISystemTexts,
+  layout: () =>
+    new ItemsLayout({
+      name: "messages",
+      leading: "system",
+      sites: CHAT_FORM.marks as MarkSites<unknown>,
+    }),
   /** Not on the model's messages. */
   marks: openAISites<ChatMessage>((message) =>
     message.role === "assistant"

@@ -16,6 +16,8 @@ import type {
 } from "../../src/conversation/form.ts";
 import type { ToolCall } from "../../src/conversation/types.ts";
 import { copy } from "../../src/conversation/checks.ts";
+import type { MarkSites } from "../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import {
   compactionUnsupported,
   copyBlocks,
@@ -94,6 +96,12 @@ export const RESPONSES_FORM: ConversationForm<
   readAnswer,
   recordOf: copy,
   systemTexts: openAISystemTexts,
+  layout: () =>
+    new ItemsLayout({
+      name: "input",
+      leading: "system",
+      sites: RESPONSES_FORM.marks as MarkSites<unknown>,
+    }),
   /**
    * A person's message, a tool's output; an `additional_tools` item defers
    * to the item before it.

@@ -125,7 +125,7 @@ export class ConversationShell<
     this.#onRecord = readOptional(options.onRecord, "onRecord", "function");
     const session = readOptional(options.session, "session", "string");
     this.#diagnostics = readFlag(options.diagnostics, "diagnostics");
-    this.#observer = new Observer(form.id, {
+    this.#observer = new Observer(form as ConversationForm, {
       onRequest: readOptional(options.onRequest, "onRequest", "function"),
       onError: readOptional(
         options.onObserverError,

@@ -15,6 +15,7 @@ import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
+import type { RecordLayout } from "./report_layout.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 
@@ -185,6 +186,8 @@ export interface ConversationForm<M = unknown, Body = unknown>
    * shape): what a fork lays its system prompt out on.
    */
   systemTexts(head: Readonly<Record<string, unknown>>): string[];
+  /** How the report lays the recorded steps out, as its rules' bodies. */
+  layout(): RecordLayout;
 }
 
 /** What a form's start and resume functions give every conversation. */

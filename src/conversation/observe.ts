@@ -12,11 +12,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { attributeChange } from "../cache/report/contributor.ts";
 import { growingCacheReport } from "../cache/report/report.ts";
-import { readReportedUsage } from "../cache/report/reported.ts";
-import type {
-  ReportedUsage,
-  UsageSource,
-} from "../cache/report/usage_types.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type {
   CacheContributor,
   PromptCacheReport,
@@ -26,14 +22,9 @@ import type {
   RecordingProvenance,
   RecordingStep,
 } from "./recording.ts";
-import {
-  cacheProviderOf,
-  growingRequests,
-  provenanceOf,
-  reportedOf,
-  reportProviderOf,
-  usageSourceOf,
-} from "./report.ts";
+import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
+import type { ConversationForm } from "./form.ts";
+import type { CacheProvider } from "../cache/simulator/types.ts";
 import type {
   ConversationObserver,
   ConversationReportOptions,
@@ -86,7 +77,7 @@ export function reportToConsole(
  * `onRequest` observer.
  */
 export class Observer {
-  readonly #source: UsageSource;
+  readonly #form: ConversationForm;
   readonly #steps: RecordingStep[] = [];
   readonly onRequest: ((request: ConversationRequest) => void) | undefined;
   readonly onError: ObserverErrorReporter;
@@ -97,13 +88,13 @@ export class Observer {
   #previous: ConversationRequest["previous"];
 
   constructor(
-    provider: string,
+    form: ConversationForm,
     observers: {
       onRequest: ((request: ConversationRequest) => void) | undefined;
       onError: ObserverErrorReporter | undefined;
     },
   ) {
-    this.#source = usageSourceOf(provider);
+    this.#form = form;
     this.onRequest = observers.onRequest;
     this.onError = observers.onError ?? reportToConsole;
   }
@@ -113,7 +104,7 @@ export class Observer {
     for (const step of steps) this.#steps.push(step);
     const last = steps.at(-1);
     if (last !== undefined) {
-      this.previousId = reportedOf(last, this.#source).responseId ?? null;
+      this.previousId = reportedOf(last, this.#form).responseId ?? null;
     }
     for (let index = steps.length - 1; index >= 0; index--) {
       const provenance = steps[index].provenance;
@@ -129,7 +120,7 @@ export class Observer {
     answer: unknown,
     explanation: PromptExplanation | undefined,
   ): Observed {
-    return observe(answer, this.#source, {
+    return observe(answer, this.#form, {
       current: explanation,
       previous: this.#explanation,
       provenanceKey: this.#provenanceKey,
@@ -165,7 +156,10 @@ export class Observer {
     };
     const onRequest = this.onRequest;
     if (onRequest === undefined) return;
-    const cacheProvider = cacheProviderOf(request.header);
+    const cache = this.#form.cache;
+    const cacheProvider = cache.liveBodyIsWire
+      ? cache.rulesOf(request.header.options).id as CacheProvider
+      : undefined;
     callObserver("onRequest", () =>
       onRequest({
         session: request.session,
@@ -187,7 +181,7 @@ export class Observer {
     read: (response: unknown) => readonly unknown[],
     options: ConversationReportOptions,
   ): PromptCacheReport {
-    return conversationReport(header, this.#steps, read, options);
+    return conversationReport(header, this.#steps, this.#form, read, options);
   }
 }
 
@@ -208,7 +202,7 @@ export interface Observed {
  */
 export function observe(
   answer: unknown,
-  source: UsageSource,
+  form: Pick<ConversationForm, "id" | "readUsage">,
   explanations: {
     readonly current: PromptExplanation | undefined;
     readonly previous: PromptExplanation | undefined;
@@ -217,12 +211,12 @@ export function observe(
 ): Observed {
   let reported: ReportedUsage;
   try {
-    reported = readReportedUsage(answer, source);
+    reported = form.readUsage(answer);
   } catch {
     reported = {
-      source,
+      source: form.id,
       diagnosis: { status: "unknown", raw: rawOf(answer) },
-    };
+    } as ReportedUsage;
   }
   const { current, previous } = explanations;
   if (current === undefined) return { reported };
@@ -270,6 +264,7 @@ function rawOf(answer: unknown): unknown {
 export function conversationReport(
   header: RecordingHeader,
   steps: readonly RecordingStep[],
+  form: ConversationForm,
   read: (response: unknown) => readonly unknown[],
   options: ConversationReportOptions,
 ): PromptCacheReport {
@@ -279,7 +274,8 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
-  const requests = growingRequests(header, steps, read);
-  const provider = options.provider ?? reportProviderOf(header);
+  const requests = growingRequests(header, steps, form, read);
+  const provider = options.provider ??
+    form.cache.rulesOf(header.options).id as CacheProvider;
   return growingCacheReport(requests, { ...options, provider });
 }

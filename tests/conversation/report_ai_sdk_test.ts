@@ -11,7 +11,7 @@ import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { AI_SDK_FORM } from "../../adapters/ai_sdk/form.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
-import { aiSdkWireBody } from "../../src/conversation/ai_sdk_body.ts";
+import { aiSdkWireBody } from "../../adapters/ai_sdk/anthropic_body.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -70,7 +70,12 @@ async function runSession(usages: readonly (Usage | undefined)[]) {
 function bodiesOf(recording: string): { body: unknown; time: number }[] {
   const { header, steps } = parseRecording(recording, "ai-sdk");
   const read = (answer: unknown) => AI_SDK_FORM.readAnswer(answer, () => {});
-  return recordedRequests(header, steps, (answer) => read(answer).messages)
+  return recordedRequests(
+    header,
+    steps,
+    AI_SDK_FORM,
+    (answer) => read(answer).messages,
+  )
     .map((request, index) => ({
       body: request.body,
       time: SESSION[index].time,

@@ -354,7 +354,12 @@ describe("the conversation's report through the real SDKs", {
       const read = (answer: unknown) =>
         AI_SDK_FORM.readAnswer(answer, () => {});
       assert.deepEqual(
-        recordedRequests(header, steps, (answer) => read(answer).messages)
+        recordedRequests(
+          header,
+          steps,
+          AI_SDK_FORM,
+          (answer) => read(answer).messages,
+        )
           .map((request) => JSON.stringify(request.body)),
         received.map((body) => {
           const { model: _, max_tokens: __, ...sent } = body as Record<

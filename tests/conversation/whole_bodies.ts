@@ -7,15 +7,12 @@
  * reads each message once instead; over these bodies `cacheReport` must
  * give what it gives.
  */
-import { aiSdkWireBody } from "../../src/conversation/ai_sdk_body.ts";
+import { aiSdkWireBody } from "../../adapters/ai_sdk/anthropic_body.ts";
 import {
   parseRecording,
   type RecordingStep,
 } from "../../src/conversation/recording.ts";
-import {
-  recordedRequests,
-  reportProviderOf,
-} from "../../src/conversation/report.ts";
+import { recordedRequests } from "../../src/conversation/report.ts";
 import type { ReportedRequest } from "../../src/cache/mod.ts";
 import type { CacheProvider } from "../../src/cache/mod.ts";
 import { RECOGNITION } from "../../adapters/forms.ts";
@@ -24,9 +21,13 @@ type Json = Record<string, unknown>;
 type Marks = RecordingStep["marks"];
 
 /** Each form's reading of an answer's messages. */
+function formOf(form: string) {
+  return RECOGNITION.find((known) => known.id === form)!;
+}
+
 function readerOf(form: string): (answer: unknown) => unknown[] {
-  const found = RECOGNITION.find((known) => known.id === form)!;
-  return (answer) => found.readAnswer(answer as never, () => {}).messages;
+  return (answer) =>
+    formOf(form).readAnswer(answer as never, () => {}).messages;
 }
 
 /** How 0.4 laid out each wire's head and history, and put marks back. */
@@ -89,7 +90,8 @@ export function wholeRequests(
   const read = readerOf(provider);
   // Usage, time and contributor as the report reads them; the bodies
   // are the oracle's.
-  const rebuilt = recordedRequests(header, steps, read);
+  const form = formOf(provider);
+  const rebuilt = recordedRequests(header, steps, form, read);
   const layout = LAYOUTS[provider];
   let history: unknown[] = [];
   let head: Json = {};
@@ -100,5 +102,9 @@ export function wholeRequests(
     history = [...sent, ...read(step.response)];
     return { ...rebuilt[index], body };
   });
-  return { requests, provider: reportProviderOf(header), rebuilt };
+  return {
+    requests,
+    provider: form.cache.rulesOf(header.options).id as CacheProvider,
+    rebuilt,
+  };
 }

@@ -12,7 +12,10 @@
  * @module
  */
 
-import type { RecordingStep } from "./recording.ts";
+import type { RecordingStep } from "../../src/conversation/recording.ts";
+import type { MarkSites } from "../../src/conversation/marks.ts";
+import { markedItem } from "../../src/conversation/report_layout.ts";
+import { AI_SDK_SITES } from "./marks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -72,45 +75,22 @@ function toolOf(entry: unknown): Json {
   };
 }
 
-/** Each mark put back on its part as the Anthropic provider option. */
+/** Each mark put back on its part as the form sets it. */
 function withMarks(
   history: readonly unknown[],
   marks: RecordingStep["marks"],
 ): unknown[] {
   const result = [...history];
   for (const { message, block, mark } of marks) {
-    const marked = withMark(result[message], block, mark);
+    const marked = markedItem(
+      result[message],
+      block,
+      mark,
+      AI_SDK_SITES as MarkSites<unknown>,
+    );
     if (marked !== result[message]) result[message] = marked;
   }
   return result;
-}
-
-/**
- * A message with a mark on its part `block` (as the Anthropic provider
- * option), or the message itself when it has no such part.
- */
-export function withMark(
-  message: unknown,
-  block: number,
-  mark: unknown,
-): unknown {
-  if (!isObject(message)) return message;
-  const parts = typeof message.content === "string"
-    ? [{ type: "text", text: message.content }]
-    : message.content;
-  if (!Array.isArray(parts) || !isObject(parts[block])) return message;
-  const copy = [...parts];
-  const part = parts[block] as Json;
-  const options = isObject(part.providerOptions) ? part.providerOptions : {};
-  const anthropic = isObject(options.anthropic) ? options.anthropic : {};
-  copy[block] = {
-    ...part,
-    providerOptions: {
-      ...options,
-      anthropic: { ...anthropic, cacheControl: mark },
-    },
-  };
-  return { ...message, content: copy };
 }
 
 /** The role of the provider message an AI SDK message joins. */
