@@ -7,7 +7,11 @@
 
 import type { ConversationRequest } from "../mod.ts";
 import { formNamed } from "./forms.ts";
-import { type CacheJudgement, judgeRequest } from "../src/cache/mod.ts";
+import {
+  type CacheJudgement,
+  type CacheProvider,
+  judgeRequest,
+} from "./cache/mod.ts";
 import {
   recordRequestSpan,
   type RequestSpan,
@@ -145,7 +149,7 @@ function judgementOf(
           ? {}
           : { explanation: request.explanation }),
       },
-    }, { provider: cacheProvider, countTokens });
+    }, { provider: cacheProvider as CacheProvider, countTokens });
   } catch {
     return undefined;
   }

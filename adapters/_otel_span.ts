@@ -5,7 +5,7 @@
  */
 
 import type { PromptExplanation } from "../mod.ts";
-import type { CacheJudgement, ReportedUsage } from "../src/cache/mod.ts";
+import type { CacheJudgement, ReportedUsage } from "./cache/mod.ts";
 import { renderPromptBlocks } from "../src/render/blocks.ts";
 import { loadOtelApi } from "./_otel_api.ts";
 import { promptCacheKey } from "./openai/cache_key.ts";

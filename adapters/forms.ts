@@ -12,6 +12,11 @@ import type {
   FormContext,
   ProviderForm,
 } from "../src/conversation/form.ts";
+import type { ProviderRules, RuleTable } from "../src/cache/simulator/rules.ts";
+import { ANTHROPIC_RULES } from "./anthropic/rules.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./openai/rules.ts";
+import { BEDROCK_RULES } from "./bedrock/rules.ts";
+import { GEMINI_RULES } from "./gemini/rules.ts";
 import { MESSAGES_FORM } from "./anthropic/form.ts";
 import { CHAT_FORM } from "./openai/chat_form.ts";
 import { RESPONSES_FORM } from "./openai/responses_form.ts";
@@ -37,8 +42,54 @@ export const RECOGNITION: readonly ConversationForm<never, never>[] = [
   MESSAGES_FORM,
 ] as readonly ConversationForm[] as readonly ConversationForm<never, never>[];
 
+/**
+ * The caching rules a simulation, a report or a judgement applies:
+ * Anthropic's `cache_control` markers, OpenAI's automatic prefix cache,
+ * OpenAI's explicit `prompt_cache_breakpoint` marks (gpt-5.6 and later),
+ * Amazon Bedrock's `cachePoint` blocks (Converse), or Gemini's implicit
+ * prefix cache.
+ *
+ * @example
+ * ```ts
+ * import type { CacheProvider } from "@rxprompt/system-prompt/cache";
+ *
+ * const provider: CacheProvider = "openai-explicit";
+ * ```
+ */
+export type CacheProvider =
+  | "anthropic"
+  | "openai"
+  | "openai-explicit"
+  | "bedrock"
+  | "gemini";
+
+/** Every provider's rules, in the order reports list them. */
+export const RULES: readonly ProviderRules[] = [
+  ANTHROPIC_RULES,
+  OPENAI_RULES,
+  OPENAI_EXPLICIT_RULES,
+  BEDROCK_RULES,
+  GEMINI_RULES,
+];
+
+/** The rules with id `id`, or `undefined`. */
+export function rulesNamed(id: unknown): ProviderRules | undefined {
+  return RULES.find((rules) => rules.id === id);
+}
+
+/** The rules table the cache functions resolve a provider's id with. */
+export const RULE_TABLE: RuleTable = {
+  named: rulesNamed,
+  ids: RULES.map((rules) => rules.id),
+  // The most particular shapes first, OpenAI's (which takes any other) last.
+  bodyOrder: [GEMINI_RULES, BEDROCK_RULES, ANTHROPIC_RULES, OPENAI_RULES],
+};
+
 /** What every form's start and resume functions give their conversation. */
-export const FORM_CONTEXT: FormContext = { forms: RECOGNITION };
+export const FORM_CONTEXT: FormContext = {
+  forms: RECOGNITION,
+  rules: RULE_TABLE,
+};
 
 /** The form with id (or 0.4 name) `name`, or `undefined`. */
 export function formNamed(

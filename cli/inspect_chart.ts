@@ -14,7 +14,10 @@
  */
 
 import { diffAssemblies, renderRuntimeContext } from "../mod.ts";
-import type { CacheProvider, PromptCacheReport } from "../src/cache/mod.ts";
+import type {
+  CacheProvider,
+  PromptCacheReport,
+} from "../adapters/cache/mod.ts";
 import { describeError } from "./cli_error.ts";
 import type { RunStep } from "./session.ts";
 import { simulateSteps } from "./simulate.ts";

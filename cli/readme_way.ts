@@ -44,7 +44,7 @@ import type {
   SessionMessage,
   SessionRequest,
   SessionToolCall,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { statelessWay } from "./readme_way_stateless.ts";
 
 /**

@@ -16,7 +16,7 @@
 import { type PromptAssembly, runtimeContextUpdate } from "../mod.ts";
 import { toConverse } from "../adapters/bedrock/mod.ts";
 import { toGemini } from "../adapters/gemini/mod.ts";
-import type { SessionMessage } from "../src/cache/mod.ts";
+import type { SessionMessage } from "../adapters/cache/mod.ts";
 import type { WayInput } from "./readme_way.ts";
 
 /** The Bedrock model and the Gemini model the bodies name. */

@@ -23,7 +23,7 @@ import type {
   CacheProvider,
   CacheReportRequest,
   PromptCacheReport,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import type {
   ConversationPrompt,
   ConversationReportOptions,

@@ -14,7 +14,7 @@ import type {
   CacheSession,
   SessionMessage,
   SessionRequest,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";

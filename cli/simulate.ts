@@ -20,7 +20,7 @@ import {
   type CacheProvider,
   type CacheSimulation,
   simulateCache,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import type { Args } from "./args.ts";
 import { describeError } from "./cli_error.ts";
 import type { Output } from "./output.ts";

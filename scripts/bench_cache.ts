@@ -18,7 +18,7 @@ import {
   bestLayoutTokens,
   type CacheProvider,
   simulateCache,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
 import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";

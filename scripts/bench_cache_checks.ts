@@ -23,7 +23,7 @@ import {
   type CacheProvider,
   type CacheRequest,
   simulateCache,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { readmeWay, readmeWayWith } from "../cli/readme_way.ts";
 import type { SessionModule } from "../examples/sessions/mod.ts";

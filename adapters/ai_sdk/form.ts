@@ -30,7 +30,7 @@ import {
 } from "../_conversation_shared.ts";
 import { autoBreakpoints } from "../_shared.ts";
 import { prefixMarkLimit } from "../_cache_option.ts";
-import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import { readReportedUsage } from "../../src/cache/report/reported.ts";
 import type {
   AISDKConversationBody,

@@ -33,7 +33,7 @@ import {
   withAssembly,
 } from "../_shared.ts";
 import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
-import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import {
   blockItems,
   latestMarkers,

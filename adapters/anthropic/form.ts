@@ -29,7 +29,7 @@ import {
   textsOf,
 } from "../_conversation_shared.ts";
 import { prefixMarkLimit } from "../_cache_option.ts";
-import { ANTHROPIC_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { ANTHROPIC_RULES } from "./rules.ts";
 import { readReportedUsage } from "../../src/cache/report/reported.ts";
 import type {
   AnthropicConversationBody,

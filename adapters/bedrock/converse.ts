@@ -21,7 +21,7 @@ import {
   withAssembly,
 } from "../_shared.ts";
 import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
-import { BEDROCK_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { BEDROCK_RULES } from "./rules.ts";
 import { markableItems, selectMarkers } from "../../src/render/prefix_marks.ts";
 
 /**

@@ -18,10 +18,7 @@ import { copy } from "../../src/conversation/checks.ts";
 import type { MarkSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copyBlocks, isObject } from "../_conversation_shared.ts";
-import {
-  OPENAI_EXPLICIT_RULES,
-  OPENAI_RULES,
-} from "../../src/cache/simulator/rule_table.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
 import { readReportedUsage } from "../../src/cache/report/reported.ts";
 import { type ChatTextPart, toChatCompletions } from "./chat.ts";
 import type {

@@ -18,7 +18,7 @@ import {
 import type { FormHead, HeadInput } from "../../src/conversation/form.ts";
 import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { promptCacheKey } from "./cache_key.ts";
-import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { OPENAI_EXPLICIT_RULES } from "./rules.ts";
 import {
   breakpointOf,
   type OpenAIOptions,

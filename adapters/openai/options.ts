@@ -8,7 +8,7 @@ import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import { autoBreakpoints, readOptions } from "../_shared.ts";
 import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
-import { OPENAI_EXPLICIT_RULES } from "../../src/cache/simulator/rule_table.ts";
+import { OPENAI_EXPLICIT_RULES } from "./rules.ts";
 
 /**
  * Options of {@linkcode toChatCompletions} and {@linkcode toResponses}.

@@ -24,10 +24,7 @@ import {
   isObject,
   readToolChanges,
 } from "../_conversation_shared.ts";
-import {
-  OPENAI_EXPLICIT_RULES,
-  OPENAI_RULES,
-} from "../../src/cache/simulator/rule_table.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
 import { readReportedUsage } from "../../src/cache/report/reported.ts";
 import {
   forkSystem,

@@ -29,7 +29,7 @@ import type {
   SessionMessage,
   SessionRequest,
   SessionToolCall,
-} from "../../src/cache/mod.ts";
+} from "../../adapters/cache/mod.ts";
 import { date, tool } from "./_common.ts";
 import {
   assistantTurn,

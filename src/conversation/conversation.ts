@@ -349,6 +349,7 @@ export class ConversationShell<
       this.#headerRecord(),
       (response) => this.#form.readAnswer(response, this.#other).messages,
       readOptionBag(options, "report()"),
+      this.#shell.context.rules,
     );
   }
 

@@ -12,7 +12,7 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
-import type { ProviderRules } from "../cache/simulator/rules.ts";
+import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
@@ -194,6 +194,8 @@ export interface ConversationForm<M = unknown, Body = unknown>
 export interface FormContext {
   /** The forms an answer is recognized as, in order (the first wins). */
   readonly forms: readonly ConversationForm<never, never>[];
+  /** Every provider's rules: a report may follow any. */
+  readonly rules: RuleTable;
   /** The form's stateless adapter, for a form that imports none itself. */
   readonly adapter?: unknown;
 }

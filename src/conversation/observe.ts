@@ -24,7 +24,7 @@ import type {
 } from "./recording.ts";
 import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
 import type { ConversationForm } from "./form.ts";
-import type { CacheProvider } from "../cache/simulator/types.ts";
+import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
   ConversationObserver,
   ConversationReportOptions,
@@ -158,7 +158,7 @@ export class Observer {
     if (onRequest === undefined) return;
     const cache = this.#form.cache;
     const cacheProvider = cache.liveBodyIsWire
-      ? cache.rulesOf(request.header.options).id as CacheProvider
+      ? cache.rulesOf(request.header.options).id
       : undefined;
     callObserver("onRequest", () =>
       onRequest({
@@ -180,8 +180,13 @@ export class Observer {
     header: RecordingHeader,
     read: (response: unknown) => readonly unknown[],
     options: ConversationReportOptions,
+    rules: RuleTable,
   ): PromptCacheReport {
-    return conversationReport(header, this.#steps, this.#form, read, options);
+    return conversationReport(header, this.#steps, {
+      form: this.#form,
+      read,
+      rules,
+    }, options);
   }
 }
 
@@ -264,8 +269,13 @@ function rawOf(answer: unknown): unknown {
 export function conversationReport(
   header: RecordingHeader,
   steps: readonly RecordingStep[],
-  form: ConversationForm,
-  read: (response: unknown) => readonly unknown[],
+  { form, read, rules }: {
+    readonly form: ConversationForm;
+    /** The items an answer added to the history. */
+    readonly read: (response: unknown) => readonly unknown[];
+    /** Every provider's rules, `options.provider` among them. */
+    readonly rules: RuleTable;
+  },
   options: ConversationReportOptions,
 ): PromptCacheReport {
   if (typeof options !== "object" || options === null) {
@@ -276,6 +286,6 @@ export function conversationReport(
   }
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
-    form.cache.rulesOf(header.options).id as CacheProvider;
-  return growingCacheReport(requests, { ...options, provider });
+    form.cache.rulesOf(header.options).id;
+  return growingCacheReport(requests, { ...options, provider }, rules);
 }

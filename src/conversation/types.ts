@@ -8,11 +8,8 @@
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
-import type {
-  CacheReportOptions,
-  PromptCacheReport,
-} from "../cache/report/types.ts";
-import type { CacheProvider } from "../cache/simulator/types.ts";
+import type { CachePrices, PromptCacheReport } from "../cache/report/types.ts";
+import type { CountTokens } from "../cache/simulator/types.ts";
 
 /**
  * Who answers the request after this one (SPEC 9.1, 9.8): `"person"`
@@ -173,7 +170,7 @@ export interface ConversationRequest {
   /** The wire: `"anthropic-messages"`, `"openai-chat"`, ... */
   readonly provider: string;
   /** The cache model of the wire, for `cacheReport` (none for the AI SDK). */
-  readonly cacheProvider?: CacheProvider;
+  readonly cacheProvider?: string;
   /** The whole body sent. */
   readonly body: unknown;
   /** What the provider reported (`readReportedUsage` of the answer). */
@@ -207,9 +204,19 @@ export interface ConversationRequest {
  * };
  * ```
  */
-export type ConversationReportOptions =
-  & Omit<CacheReportOptions, "provider">
-  & { provider?: CacheProvider };
+export interface ConversationReportOptions {
+  /** Counts tokens, for the estimate and a diverging prefix's share. */
+  countTokens: CountTokens;
+  /** The shortest cached prefix (default: the rules'). */
+  minPrefixTokens?: number;
+  /** Prices (see `CachePrices` of `./cache`). */
+  prices?: CachePrices;
+  /**
+   * Whose caching rules apply, a `CacheProvider` of `./cache` (default:
+   * the rules of the conversation's form and options).
+   */
+  provider?: string;
+}
 
 /**
  * Options of {@linkcode Conversation.request}.

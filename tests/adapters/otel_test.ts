@@ -42,7 +42,7 @@ import {
   requestSpanAttributes,
 } from "../../adapters/otel.ts";
 import { loadOtelApi, resetOtelApi } from "../../adapters/_otel_api.ts";
-import { judgeRequest, readReportedUsage } from "../../src/cache/mod.ts";
+import { judgeRequest, readReportedUsage } from "../../adapters/cache/mod.ts";
 import {
   anthropicMessage,
   anthropicUsage,

@@ -10,7 +10,7 @@ import { repoPath, rxprompt } from "./cli_process.ts";
 import {
   formatGoldenManifest,
   type GoldenManifest,
-} from "../../src/cache/mod.ts";
+} from "../../adapters/cache/mod.ts";
 
 /** A config of tests/cache/contract/contract_fixture.ts with `edits`, in `dir`. */
 async function config(dir: string, edits: object = {}): Promise<string> {

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { readmeWay, readmeWayWith } from "../../cli/readme_way.ts";
-import type { CacheSession, SessionMessage } from "../../src/cache/mod.ts";
+import type { CacheSession, SessionMessage } from "../../adapters/cache/mod.ts";
 import { benchRows, benchRuns, checks } from "../../scripts/bench_cache.ts";
 
 type Body = { tools?: unknown[]; system?: unknown[]; messages: Message[] };

@@ -10,7 +10,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { simulateCache } from "../../src/cache/mod.ts";
+import { simulateCache } from "../../adapters/cache/mod.ts";
 import { requestsOf, runSession } from "../../cli/session.ts";
 import { readmeWay } from "../../cli/readme_way.ts";
 import onCall from "../../examples/sessions/on_call.ts";

@@ -24,8 +24,8 @@ import {
   type CacheProvider,
   type CacheRequestResult,
   simulateCache,
-} from "../../src/cache/mod.ts";
-import { PROVIDER_RULES } from "../../src/cache/simulator/rule_table.ts";
+} from "../../adapters/cache/mod.ts";
+import { rulesNamed } from "../../adapters/forms.ts";
 import { schema } from "./helpers.ts";
 
 /** What the reviewer's scope adds to the lead's. */
@@ -206,9 +206,9 @@ export function sharedWorth(
   form: ShareForm,
   adds: ChildAdds,
 ): number {
-  const blocks = PROVIDER_RULES[
-    form.provider === "anthropic" ? "anthropic" : "openai"
-  ].readBody(parentBody).blocks;
+  const blocks = rulesNamed(
+    form.provider === "anthropic" ? "anthropic" : "openai",
+  )!.readBody(parentBody).blocks;
   const sameTools = adds === "section" || form.inline === true;
   const shared = blocks.filter((block) =>
     block.part === "tools" || (sameTools && block.part === "system")

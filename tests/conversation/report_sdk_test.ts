@@ -31,7 +31,10 @@ import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
 import { responsesConversation } from "../../adapters/openai/mod.ts";
 import { conversationSpans } from "../../adapters/otel.ts";
-import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
+import {
+  type PromptCacheReport,
+  simulateCache,
+} from "../../adapters/cache/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { rxprompt } from "../cli/cli_process.ts";
 import { openaiResponse } from "../adapters/loopback.ts";

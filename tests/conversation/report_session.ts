@@ -10,7 +10,10 @@
 
 import assert from "node:assert/strict";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
-import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
+import {
+  type PromptCacheReport,
+  simulateCache,
+} from "../../adapters/cache/mod.ts";
 import { agent } from "../cache/report/agent_fixture.ts";
 
 export const countTokens = (text: string): number => Math.ceil(text.length / 4);

@@ -13,8 +13,8 @@ import {
   type RecordingStep,
 } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
-import type { ReportedRequest } from "../../src/cache/mod.ts";
-import type { CacheProvider } from "../../src/cache/mod.ts";
+import type { ReportedRequest } from "../../adapters/cache/mod.ts";
+import type { CacheProvider } from "../../adapters/cache/mod.ts";
 import { RECOGNITION } from "../../adapters/forms.ts";
 
 type Json = Record<string, unknown>;

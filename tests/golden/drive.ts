@@ -8,7 +8,10 @@
  * `report()` of each session.
  */
 import type { PromptAssembly } from "../../mod.ts";
-import type { SessionMessage, SessionToolCall } from "../../src/cache/mod.ts";
+import type {
+  SessionMessage,
+  SessionToolCall,
+} from "../../adapters/cache/mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { readmeWayWith, type Way } from "../../cli/readme_way.ts";
 import { REGISTRATIONS, WAYS } from "../../examples/sessions/ways.ts";

@@ -26,7 +26,7 @@ import type {
   PromptAssembly,
   ToolCall,
 } from "../../mod.ts";
-import type { PromptCacheReport } from "../../src/cache/mod.ts";
+import type { PromptCacheReport } from "../../adapters/cache/mod.ts";
 
 /** The four answer shapes. */
 export type Kind = "anthropic" | "chat" | "responses" | "ai-sdk";

@@ -6,7 +6,7 @@
  */
 
 import type { PromptExplanation } from "../../explain/explanation.ts";
-import type { CacheProvider, CountTokens } from "../simulator/types.ts";
+import type { CountTokens } from "../simulator/types.ts";
 
 /**
  * The format name a golden manifest carries.
@@ -232,25 +232,11 @@ export interface CompareGoldenOptions {
   scopes?: readonly (string | null)[];
 }
 
-/**
- * Options of `sharedPrefix`.
- *
- * @example
- * ```ts
- * import type { SharedPrefixOptions } from "@rxprompt/system-prompt/cache";
- *
- * const options: SharedPrefixOptions = {
- *   provider: "anthropic",
- *   countTokens: (text) => Math.ceil(text.length / 4),
- * };
- * ```
- */
-export interface SharedPrefixOptions {
-  /** Whose caching rules decide where a shared prefix may end. */
-  provider: CacheProvider;
-  /** Counts a text's tokens. */
+/** `sharedPrefix`'s options (`SharedPrefixOptions`, its provider an id). */
+export interface SharedOptions {
+  /** Whose caching rules decide where a shared prefix may end: a rules id. */
+  provider: string;
   countTokens: CountTokens;
-  /** The shortest prefix a provider caches (default 1024, as `simulateCache`). */
   minPrefixTokens?: number;
 }
 

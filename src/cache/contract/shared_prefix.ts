@@ -15,62 +15,23 @@ import {
   entryLabel,
 } from "./contract_entries.ts";
 import type {
+  SharedOptions,
   SharedPrefix,
-  SharedPrefixOptions,
   SharedPrefixSide,
 } from "./golden_types.ts";
-import type { ProviderRules } from "../simulator/rules.ts";
-import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
+import type { ProviderRules, RuleTable } from "../simulator/rules.ts";
 
 /**
- * The tokens a child's first request shares with its parent's, under one
- * provider's rules, and where they first differ.
- *
- * Both requests are read in wire order as provider-neutral entries: each
- * tool's JSON, then each non-empty section's rendered text (the figures
- * are an estimate: the provider's own framing is not counted). The shared
- * prefix is the longest run of identical entries that ends where the
- * provider can cache: on Anthropic after a tool or at the end of a system
- * block (where a marker can go; `renderPromptBlocks` cuts them); on OpenAI
- * explicit at the end of a system block, or as the automatic rule, which
- * rounds the identical tokens down to a multiple of 128. Below
- * `minPrefixTokens` (default 1024) nothing is cached. The divergence names
- * the first differing entry on each side and its registrar: a child whose
- * prompt differs at the first entry reuses nothing.
- *
- * @param parent what `prompt.explain({ scope: parent })` resolved to
- * @param child what `prompt.explain({ scope: child })` resolved to
- * @param options `provider`, `countTokens`, `minPrefixTokens`
- * @returns the shared tokens, the prefix they end at, and the divergence
- * @throws {SystemPromptError} `INVALID_CONFIG` for a bad option;
- * `INVALID_ASSEMBLY` for a side that is not an explanation
- *
- * @example A sub-agent with its own persona shares the stable tools and identity
- * ```ts
- * import { SystemPrompt } from "@rxprompt/system-prompt";
- * import { sharedPrefix } from "@rxprompt/system-prompt/cache";
- *
- * const prompt = new SystemPrompt();
- * prompt.fork({ label: "files" }).tools(() => ({
- *   schemas: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }],
- * }));
- * prompt.scope("coder").section({ name: "persona", order: -10, text: "You write code." });
- * prompt.scope("reviewer").section({ name: "persona", order: -10, text: "You review code." });
- * const shared = sharedPrefix(
- *   await prompt.explain({ scope: "coder" }),
- *   await prompt.explain({ scope: "reviewer" }),
- *   { provider: "anthropic", countTokens: (text) => text.length, minPrefixTokens: 0 },
- * );
- * console.log(shared.end, shared.divergence?.child?.entry); // "section:harness:identity" "section:persona"
- * await prompt.dispose();
- * ```
+ * What a child's first request shares with its parent's under `table`'s
+ * provider (`sharedPrefix` of `./cache`, which gives the table).
  */
-export function sharedPrefix(
+export function sharedPrefixWith(
   parent: PromptExplanation,
   child: PromptExplanation,
-  options: SharedPrefixOptions,
+  options: SharedOptions,
+  table: RuleTable,
 ): SharedPrefix {
-  const { rules, countTokens, minimum } = readOptions(options);
+  const { rules, countTokens, minimum } = readOptions(options, table);
   const before = contractEntries(parent, "sharedPrefix's parent");
   const after = contractEntries(child, "sharedPrefix's child");
   let index = 0;
@@ -157,18 +118,18 @@ function blockEnds(explanation: PromptExplanation): Set<string> {
   );
 }
 
-function readOptions(options: SharedPrefixOptions): {
+function readOptions(options: SharedOptions, table: RuleTable): {
   rules: ProviderRules;
-  countTokens: SharedPrefixOptions["countTokens"];
+  countTokens: SharedOptions["countTokens"];
   minimum: number;
 } {
   const provider = options?.provider;
-  const rules = rulesNamed(provider);
+  const rules = table.named(provider);
   if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `sharedPrefix's provider is ${quote(provider)}; one of ${
-        CACHE_PROVIDERS.map((name) => JSON.stringify(name)).join(", ")
+        table.ids.map((name) => JSON.stringify(name)).join(", ")
       }.`,
     );
   }

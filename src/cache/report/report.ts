@@ -21,20 +21,19 @@ import type {
   CacheEstimates,
   CacheJudgement,
   CachePrices,
-  CacheReportOptions,
   CacheReportRequest,
   CacheVerdict,
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
+  ReportOptions,
 } from "./types.ts";
-import type { ProviderRules } from "../simulator/rules.ts";
-import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
-import { simulateCache, simulateWith } from "../simulator/simulate.ts";
+import type { ProviderRules, RuleTable } from "../simulator/rules.ts";
+import { simulateRequests, simulateWith } from "../simulator/simulate.ts";
 import type {
   CacheSimulation,
   CacheTotals,
-  SimulateCacheOptions,
+  SimulateOptions,
 } from "../simulator/types.ts";
 import {
   estimateOf,
@@ -51,57 +50,16 @@ const DEFAULT_PRICES = {
 } as const;
 
 /**
- * The cache report of a conversation's requests, in the order sent: per
- * request the reported input (cache reads and writes included), reads and
- * writes, the cost at the prices, the simulator's estimate for the same
- * body and whether the observed read differs from it, and the judgement
- * against the request before (`judgeRequest`: a miss's verdict, the
- * provider's reason beside it, the contributor when explanations are
- * given). Totals: hit ratio, writes, distinct prefix tokens and the
- * re-write factor, cost, the estimate's totals, and the misses by verdict.
- *
- * A request's previous one is the one before it in its thread, or for a
- * thread's first request the one before it in the list.
- *
- * Never throws on what the provider reported (an unreadable usage counts
- * in `unreadableRequests` and gives `unknown`). A body the simulator
- * cannot read leaves the estimates out (`estimateError` says why).
- *
- * @throws {SystemPromptError} `INVALID_CONFIG` when `requests` is not an
- * array or the options are not valid
- *
- * @example Two Anthropic requests: the second read the first's prefix
- * ```ts
- * import { cacheReport, readReportedUsage } from "@rxprompt/system-prompt/cache";
- *
- * const system = [{ type: "text", text: "House rules. ".repeat(800), cache_control: { type: "ephemeral" } }];
- * const body = (question: string) => ({
- *   model: "claude-sonnet-4-5",
- *   system,
- *   messages: [{ role: "user", content: question }],
- * });
- * const response = (read: number, written: number) => ({
- *   usage: {
- *     input_tokens: 8,
- *     cache_read_input_tokens: read,
- *     cache_creation_input_tokens: written,
- *     output_tokens: 40,
- *   },
- * });
- * const report = cacheReport([
- *   { body: body("Build it."), usage: readReportedUsage(response(0, 2600), "anthropic") },
- *   { body: body("Test it."), usage: readReportedUsage(response(2600, 0), "anthropic") },
- * ], { provider: "anthropic", countTokens: (text) => Math.ceil(text.length / 4) });
- * console.log(report.totals.hitRatio?.toFixed(2), report.totals.rewriteFactor); // 0.50 1
- * console.log(report.requests[1].judgement?.missed); // false
- * ```
+ * The cache report of a conversation's requests under `table`'s provider
+ * (`cacheReport` of `./cache`, which gives the table).
  */
-export function cacheReport(
+export function cacheReportWith(
   requests: readonly ReportedRequest[],
-  options: CacheReportOptions,
+  options: ReportOptions,
+  table: RuleTable,
 ): PromptCacheReport {
-  const rules = readOptions(options, requests);
-  const { simulation, error } = simulate(requests, options);
+  const rules = readOptions(options, requests, table);
+  const { simulation, error } = simulate(requests, options, table);
   const views = requests.map((request): ReadBody => {
     try {
       return viewOfBody(request.body, rules);
@@ -113,7 +71,7 @@ export function cacheReport(
     ...options,
     rules,
     estimate: (previous, current) =>
-      estimateOf(requests[previous], requests[current], options),
+      estimateOf(requests[previous], requests[current], options, table),
   });
 }
 
@@ -129,11 +87,13 @@ export function cacheReport(
  */
 export function growingCacheReport(
   requests: readonly GrowingRequest[],
-  options: CacheReportOptions,
+  options: ReportOptions,
+  table: RuleTable,
 ): PromptCacheReport {
   const rules = readOptions(
     options,
     requests as unknown as readonly ReportedRequest[],
+    table,
   );
   let run;
   try {
@@ -148,15 +108,17 @@ export function growingCacheReport(
         const reader = new GrowingReader(rules, index, count);
         return (body, request) => reader.read(body as GrowingBody, request);
       },
+      table,
     );
   } catch (error) {
     if (!(error instanceof SystemPromptError)) throw error;
-    return cacheReport(
+    return cacheReportWith(
       requests.map((request) => ({
         ...request,
         body: wholeBody(request.body),
       })),
       options,
+      table,
     );
   }
   return reportOf(requests, run.prepared, { simulation: run.simulation }, {
@@ -175,7 +137,7 @@ function reportOf(
   requests: readonly Omit<ReportedRequest, "body">[],
   views: readonly ReadBody[],
   simulated: { simulation?: CacheSimulation; error?: string },
-  options: CacheReportOptions & {
+  options: ReportOptions & {
     readonly rules: ProviderRules;
     /** The estimates of a pair when the session's simulation failed. */
     estimate: (previous: number, current: number) => CacheEstimates | undefined;
@@ -241,8 +203,9 @@ function reportOf(
 }
 
 function readOptions(
-  options: CacheReportOptions,
+  options: ReportOptions,
   requests: readonly ReportedRequest[],
+  table: RuleTable,
 ): ProviderRules {
   if (!Array.isArray(requests)) {
     throw new SystemPromptError(
@@ -256,13 +219,13 @@ function readOptions(
       "cacheReport needs options { provider, countTokens, prices? }",
     );
   }
-  const rules = rulesNamed(options.provider);
+  const rules = table.named(options.provider);
   if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `cacheReport's provider is ${
         JSON.stringify(options.provider)
-      }; expected one of ${CACHE_PROVIDERS.map((p) => `"${p}"`).join(", ")}`,
+      }; expected one of ${table.ids.map((p) => `"${p}"`).join(", ")}`,
     );
   }
   if (typeof options.countTokens !== "function") {
@@ -288,16 +251,18 @@ function readOptions(
 
 function simulate(
   requests: readonly ReportedRequest[],
-  options: CacheReportOptions,
+  options: ReportOptions,
+  table: RuleTable,
 ): { simulation?: CacheSimulation; error?: string } {
   try {
     return {
-      simulation: simulateCache(
+      simulation: simulateRequests(
         requests.map(({ body, time }) => ({
           body,
           ...(time !== undefined ? { time } : {}),
         })),
         simulateOptions(options),
+        table,
       ),
     };
   } catch (error) {
@@ -306,7 +271,7 @@ function simulate(
 }
 
 /** The simulator's options of a report's. */
-function simulateOptions(options: CacheReportOptions): SimulateCacheOptions {
+function simulateOptions(options: ReportOptions): SimulateOptions {
   return {
     provider: options.provider,
     countTokens: options.countTokens,
@@ -343,7 +308,7 @@ function figures(
 export function costOf(
   usage: ReportedUsage,
   body: BodyView | undefined,
-  options: Pick<CacheReportOptions, "prices"> & { rules: ProviderRules },
+  options: Pick<ReportOptions, "prices"> & { rules: ProviderRules },
 ): number | undefined {
   const { inputTokens: input, cacheReadTokens: read } = usage;
   const written = usage.cacheWriteTokens;

@@ -14,7 +14,6 @@ import type {
   ReportedUsage,
 } from "./usage_types.ts";
 import type {
-  CacheProvider,
   CacheRequestResult,
   CacheTotals,
   CountTokens,
@@ -256,27 +255,12 @@ export interface CachePrices {
   cacheWrite?: Partial<Record<CacheLifetime | "unknown", number>>;
 }
 
-/**
- * Options of `judgeRequest` and `cacheReport`.
- *
- * @example
- * ```ts
- * import type { CacheReportOptions } from "@rxprompt/system-prompt/cache";
- *
- * const options: CacheReportOptions = {
- *   provider: "anthropic",
- *   countTokens: (text) => Math.ceil(text.length / 4),
- * };
- * ```
- */
-export interface CacheReportOptions {
-  /** Whose caching rules the bodies follow. */
-  provider: CacheProvider;
-  /** Counts tokens, for the estimate and a diverging prefix's share. */
+/** A report's options (`CacheReportOptions`, its provider an id). */
+export interface ReportOptions {
+  /** Whose caching rules the bodies follow: a rules id. */
+  provider: string;
   countTokens: CountTokens;
-  /** The shortest cached prefix (default 1024). */
   minPrefixTokens?: number;
-  /** Prices (see {@linkcode CachePrices}). */
   prices?: CachePrices;
 }
 
@@ -303,22 +287,8 @@ export interface CacheEstimates {
   current: CacheRequestResult;
 }
 
-/**
- * Options of `judgeRequest`: the report's, and the simulator's estimates
- * when the caller has them (else the two requests are simulated alone).
- *
- * @example
- * ```ts
- * import type { JudgeRequestOptions } from "@rxprompt/system-prompt/cache";
- *
- * const options: JudgeRequestOptions = {
- *   provider: "openai",
- *   countTokens: (text) => Math.ceil(text.length / 4),
- * };
- * ```
- */
-export interface JudgeRequestOptions extends CacheReportOptions {
-  /** The simulator's estimates of the two requests. */
+/** A judgement's options (`JudgeRequestOptions`, its provider an id). */
+export interface JudgeOptions extends ReportOptions {
   estimates?: CacheEstimates;
 }
 

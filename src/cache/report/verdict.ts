@@ -24,15 +24,15 @@ import type {
   BodyRegion,
   CacheEstimates,
   CacheJudgement,
-  CacheReportOptions,
   CacheVerdict,
-  JudgeRequestOptions,
+  JudgeOptions,
   ReportedRequest,
+  ReportOptions,
 } from "./types.ts";
-import type { ProviderRules } from "../simulator/rules.ts";
-import { CACHE_PROVIDERS, rulesNamed } from "../simulator/rule_table.ts";
+import type { ProviderRules, RuleTable } from "../simulator/rules.ts";
+
 import { quote, SystemPromptError } from "../../errors.ts";
-import { simulateCache } from "../simulator/simulate.ts";
+import { simulateRequests } from "../simulator/simulate.ts";
 
 /**
  * The tolerance of every comparison, in tokens: a read or a prefix within
@@ -77,63 +77,21 @@ const REASON_REGIONS: Record<ProviderMissReason, readonly BodyRegion[]> = {
 };
 
 /**
- * Judges `current` against `previous` (SPEC 9.3, 9.8).
- *
- * `missed` when the reported read is below the previous request's cached
- * or written prefix by more than one 128-token step. Then the verdict, in
- * this order: `request` when the model changed; `layout` or `conversation`
- * when the bodies diverge inside that prefix (tools or system, or
- * messages); `request` when another cache-keyed option changed
- * (`tool_choice`, `thinking`, …); `provider` with `expired` when the time
- * between the two requests passed the prefix's lifetime (its last mark's
- * `ttl`; 5 minutes for OpenAI's automatic cache); `layout` when the
- * simulator predicts the same miss (our marks could not reach the prefix);
- * else `provider` (eviction or routing). `unknown` when a body or the
- * figures could not be read. With both requests' `explanation`, a layout
- * change (or a `tool_choice` that a tool gate changed) names its
- * contributor (`attributeChange`).
- *
- * Never throws on what the provider sent; a body that is not of the
- * provider's shape gives `unknown` with the reason.
- *
- * @param pair the request before and this one
- * @param options the provider's rules and a token counter (`prices` are
- * not used here); `estimates`: the simulator's results for `previous` and
- * `current` when the caller already ran `simulateCache` over the session
- * (else the two requests are simulated alone)
- * @returns the judgement
- *
- * @example A lapse: same bytes, ten minutes later, nothing read
- * ```ts
- * import { judgeRequest } from "@rxprompt/system-prompt/cache";
- *
- * const system = [{ type: "text", text: "Rules. ".repeat(2000), cache_control: { type: "ephemeral" } }];
- * const body = { model: "claude-sonnet-4-5", system, messages: [{ role: "user", content: "Hi." }] };
- * const usage = (read: number, written: number) => ({
- *   source: "anthropic" as const,
- *   inputTokens: read + written + 4,
- *   cacheReadTokens: read,
- *   cacheWriteTokens: written,
- *   diagnosis: { status: "none" as const },
- * });
- * const judgement = judgeRequest({
- *   previous: { body, usage: usage(0, 3500), time: 0 },
- *   current: { body, usage: usage(0, 3500), time: 10 * 60_000 },
- * }, { provider: "anthropic", countTokens: (text) => Math.ceil(text.length / 4) });
- * console.log(judgement.verdict, judgement.expired); // provider true
- * ```
+ * Judges `current` against `previous` under `table`'s provider
+ * (`judgeRequest` of `./cache`, which gives the table).
  */
-export function judgeRequest(
+export function judgeRequestWith(
   pair: { previous: ReportedRequest; current: ReportedRequest },
-  options: JudgeRequestOptions,
+  options: JudgeOptions,
+  table: RuleTable,
 ): CacheJudgement {
   const { previous, current } = pair;
-  const rules = rulesNamed(options?.provider);
+  const rules = table.named(options?.provider);
   if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `judgeRequest's provider is ${quote(options?.provider)}; expected one ` +
-        `of ${CACHE_PROVIDERS.map((name) => JSON.stringify(name)).join(", ")}.`,
+        `of ${table.ids.map((name) => JSON.stringify(name)).join(", ")}.`,
     );
   }
   let before: BodyView;
@@ -148,7 +106,7 @@ export function judgeRequest(
     ...options,
     rules,
     estimates: () =>
-      options.estimates ?? estimateOf(previous, current, options),
+      options.estimates ?? estimateOf(previous, current, options, table),
   });
 }
 
@@ -176,7 +134,7 @@ export function judgeViews(
     current: Omit<ReportedRequest, "body">;
   },
   views: { before: BodyView; after: BodyView },
-  options: Omit<JudgeRequestOptions, "estimates"> & {
+  options: Omit<JudgeOptions, "estimates"> & {
     rules: ProviderRules;
     estimates: () => CacheEstimates | undefined;
   },
@@ -379,7 +337,7 @@ function repeatedTokens(
     previousPrefix: number;
     total: number | undefined;
   },
-  options: CacheReportOptions,
+  options: ReportOptions,
 ): number {
   const { before, common, previousPrefix, total } = shared;
   if (common === before.length) return previousPrefix;
@@ -403,7 +361,7 @@ function repeatedTokens(
   return Math.min(previousPrefix, Math.floor(sharedEstimate * scale));
 }
 
-function safeCount(count: CacheReportOptions["countTokens"], text: string) {
+function safeCount(count: ReportOptions["countTokens"], text: string) {
   try {
     const tokens = count(text);
     return Number.isFinite(tokens) && tokens > 0 ? tokens : 0;
@@ -453,12 +411,13 @@ function lifetimeOf(body: BodyView, rules: ProviderRules): number {
 export function estimateOf(
   previous: ReportedRequest,
   current: ReportedRequest,
-  options: CacheReportOptions,
+  options: ReportOptions,
+  table: RuleTable,
 ): CacheEstimates | undefined {
   try {
     const times = previous.time !== undefined && current.time !== undefined &&
       current.time >= previous.time;
-    const simulation = simulateCache([
+    const simulation = simulateRequests([
       { body: previous.body, ...(times ? { time: previous.time } : {}) },
       { body: current.body, ...(times ? { time: current.time } : {}) },
     ], {
@@ -467,7 +426,7 @@ export function estimateOf(
       ...(options.minPrefixTokens !== undefined
         ? { minPrefixTokens: options.minPrefixTokens }
         : {}),
-    });
+    }, table);
     return {
       previous: simulation.requests[0],
       current: simulation.requests[1],
@@ -484,7 +443,7 @@ export function estimateOf(
 function estimatePredictsMiss(
   estimates: CacheEstimates,
   shared: { before: BodyView; after: BodyView; common: number },
-  options: Pick<CacheReportOptions, "countTokens"> & { rules: ProviderRules },
+  options: Pick<ReportOptions, "countTokens"> & { rules: ProviderRules },
   minimum: number,
 ): boolean {
   const { previous, current } = estimates;

@@ -11,7 +11,7 @@
  */
 
 import { bodyError, kind, type ParsedBody } from "./blocks.ts";
-import { BODY_ORDER } from "./rule_table.ts";
+import type { ProviderRules } from "./rules.ts";
 import { memoised } from "./prefixes.ts";
 import { guarded, readList, readRequest } from "./simulate.ts";
 import type {
@@ -31,34 +31,13 @@ interface Unit {
 }
 
 /**
- * The best-layout bound of each request and in total: the tokens a cache
- * could serve if everything unchanged since the thread's previous request
- * came first. Compare `simulateCache`'s cached tokens with it.
- *
- * @throws {SystemPromptError} `INVALID_CONFIG` naming the request's index
- * for a body that is not an accepted shape, a `countTokens` that throws or
- * returns anything but a non-negative integer, or unordered times
- *
- * @example
- * ```ts
- * import { bestLayoutTokens } from "@rxprompt/system-prompt/cache";
- *
- * const system = "Rules.\n\nToday is Monday.";
- * const bound = bestLayoutTokens([
- *   { body: { system, messages: [{ role: "user", content: "Hi." }] } },
- *   {
- *     body: {
- *       system: "Rules.\n\nToday is Tuesday.",
- *       messages: [{ role: "user", content: "Hi." }, { role: "user", content: "More." }],
- *     },
- *   },
- * ], (text) => text.length);
- * console.log(bound.requests[1].boundTokens); // 11: "Rules.\n\n" and "Hi."
- * ```
+ * The best-layout bound (`bestLayoutTokens` of `./cache`, which gives the
+ * rules a body of unknown provider is read with, most particular first).
  */
-export function bestLayoutTokens(
+export function bestLayoutOf(
   requests: readonly CacheRequest[],
   countTokens: CountTokens,
+  bodyOrder: readonly ProviderRules[],
 ): BestLayout {
   if (typeof countTokens !== "function") {
     throw new SystemPromptError(
@@ -81,7 +60,7 @@ export function bestLayoutTokens(
     const { units, thread, time } = guarded(at, () => {
       const { body, thread, time } = readRequest(request, previousTime);
       return {
-        units: unitsOf(body, { count, numbers, tokens }),
+        units: unitsOf(body, { count, numbers, tokens, bodyOrder }),
         thread: thread ?? "",
         time,
       };
@@ -126,10 +105,11 @@ export function bestLayoutTokens(
 
 function unitsOf(
   body: unknown,
-  { count, numbers, tokens }: {
+  { count, numbers, tokens, bodyOrder }: {
     count: CountTokens;
     numbers: TextMap<number>;
     tokens: number[];
+    bodyOrder: readonly ProviderRules[];
   },
 ): Unit[] {
   const units: Unit[] = [];
@@ -143,7 +123,7 @@ function unitsOf(
     }
     return { key: number, tokens: tokens[number], prompt };
   };
-  for (const block of anyBody(body).blocks) {
+  for (const block of anyBody(body, bodyOrder).blocks) {
     if (block.part !== "system") {
       units.push(
         unit(
@@ -166,7 +146,10 @@ function unitsOf(
  * A body of any accepted shape (the bound has no provider): read with the
  * first rules, most particular first, that claim it.
  */
-function anyBody(body: unknown): ParsedBody {
+function anyBody(
+  body: unknown,
+  bodyOrder: readonly ProviderRules[],
+): ParsedBody {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw bodyError(
       `the body is ${kind(body)}; expected a Messages, Chat Completions, ` +
@@ -174,6 +157,6 @@ function anyBody(body: unknown): ParsedBody {
     );
   }
   const record = body as Record<string, unknown>;
-  const rules = BODY_ORDER.find((rules) => rules.claimsBody(record))!;
+  const rules = bodyOrder.find((rules) => rules.claimsBody(record))!;
   return rules.readBody(record);
 }

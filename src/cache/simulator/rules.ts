@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Block, Marker, ParsedBody } from "./block_shapes.ts";
+import type { Block, Marker, ParsedBody } from "./blocks.ts";
 
 /**
  * What a provider's marks are: where they go, how many, and what a read at
@@ -125,6 +125,22 @@ export interface ProviderRules {
   ): ItemReader;
   /** Whether a body of unknown provider (the bound's) reads with these rules. */
   claimsBody(body: Record<string, unknown>): boolean;
+}
+
+/**
+ * Every provider's rules, as the package's form table gives them to the
+ * functions that take a provider's id.
+ */
+export interface RuleTable {
+  /** The rules of `id`, or `undefined` for another value. */
+  named(id: unknown): ProviderRules | undefined;
+  /** Every id, in the order reports list them. */
+  readonly ids: readonly string[];
+  /**
+   * The rules a body of unknown provider (the bound's) is read with: the
+   * first that claims it, the most particular first.
+   */
+  readonly bodyOrder: readonly ProviderRules[];
 }
 
 /** The lifetime `label` of `rules`' marks. */

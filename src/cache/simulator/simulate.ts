@@ -1,6 +1,6 @@
 /**
- * `simulateCache`: how many input tokens a provider's prompt cache would
- * serve for a session's requests (SPEC 8.8). An estimate: the tokenizer is
+ * The simulation behind `simulateCache`: how many input tokens a
+ * provider's prompt cache would serve for a session's requests (SPEC 8.8). An estimate: the tokenizer is
  * the caller's, and framing tokens (roles, separators, tool wrappers) are
  * not counted.
  *
@@ -12,8 +12,7 @@ import { kind, type ParsedBody } from "./blocks.ts";
 import { MarkerCache } from "./marker_cache.ts";
 import { AutomaticPrefixCache } from "./automatic_cache.ts";
 import { ExplicitCache } from "./explicit_cache.ts";
-import type { ProviderRules } from "./rules.ts";
-import { CACHE_PROVIDERS, rulesNamed } from "./rule_table.ts";
+import type { ProviderRules, RuleTable } from "./rules.ts";
 import { memoised, PrefixIndex, prepare, type Prepared } from "./prefixes.ts";
 import type {
   CacheRequest,
@@ -21,42 +20,16 @@ import type {
   CacheSimulation,
   CacheTotals,
   CountTokens,
-  SimulateCacheOptions,
 } from "./types.ts";
 
 /**
- * Simulates a provider's prompt cache over `requests`, in order: per
- * request the input, cached and written tokens, the cost in uncached input
- * tokens, and the first block not served with the reason. The rules are
- * SPEC 8.8's, from the providers' documentation (see docs/caching.md, "How
- * much will the cache serve?"); the figures are an estimate.
- *
- * @throws {SystemPromptError} `INVALID_CONFIG` for options that are not
- * valid, and, naming the request's index, for a body that is not one of
- * the accepted shapes, a `countTokens` that throws or returns anything but
- * a non-negative integer, a time before the previous request's, or
- * markers the API would refuse (more than four Anthropic markers, a
- * 1-hour marker after a 5-minute one)
- *
- * @example Two Anthropic requests: the second reads the first's prefix
- * ```ts
- * import { simulateCache } from "@rxprompt/system-prompt/cache";
- *
- * const system = [{
- *   type: "text",
- *   text: "You are a careful coding agent. ".repeat(300),
- *   cache_control: { type: "ephemeral" },
- * }];
- * const { requests } = simulateCache([
- *   { body: { system, messages: [{ role: "user", content: "Hi." }] } },
- *   { body: { system, messages: [{ role: "user", content: "Bye." }] } },
- * ], { provider: "anthropic", countTokens: (text) => Math.ceil(text.length / 4) });
- * console.log(requests[1].cachedTokens); // 2400
- * ```
+ * Simulates `table`'s provider's prompt cache over `requests`, in order
+ * (`simulateCache` of `./cache`, which gives the table).
  */
-export function simulateCache(
+export function simulateRequests(
   requests: readonly CacheRequest[],
-  options: SimulateCacheOptions,
+  options: unknown,
+  table: RuleTable,
 ): CacheSimulation {
   return simulateWith(
     requests,
@@ -70,6 +43,7 @@ export function simulateCache(
         count,
       );
     },
+    table,
   ).simulation;
 }
 
@@ -90,8 +64,9 @@ export function simulateWith(
   options: unknown,
   how: { caller: string; keep: boolean },
   reader: BodyReader,
+  table: RuleTable,
 ): { simulation: CacheSimulation; prepared: Prepared[] } {
-  const { rules, countTokens, minimum } = readOptions(options);
+  const { rules, countTokens, minimum } = readOptions(options, table);
   const list = readList(requests, how.caller);
   const index = new PrefixIndex();
   const count = memoised(countTokens);
@@ -156,6 +131,7 @@ function totalsOf(results: readonly CacheRequestResult[]): CacheTotals {
 
 function readOptions(
   options: unknown,
+  table: RuleTable,
 ): { rules: ProviderRules; countTokens: CountTokens; minimum: number } {
   const read = guardedRead(() => {
     if (typeof options !== "object" || options === null) {
@@ -173,12 +149,12 @@ function readOptions(
     return { provider, countTokens, minPrefixTokens };
   }, "simulateCache's options cannot be read");
   const { provider, countTokens, minPrefixTokens } = read;
-  const rules = rulesNamed(provider);
+  const rules = table.named(provider);
   if (rules === undefined) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `provider is ${kind(provider)}; expected one of ${
-        CACHE_PROVIDERS.map((name) => `"${name}"`).join(", ")
+        table.ids.map((name) => `"${name}"`).join(", ")
       }`,
     );
   }

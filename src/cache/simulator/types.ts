@@ -6,26 +6,6 @@
  */
 
 /**
- * The caching rules a simulation applies: Anthropic's `cache_control`
- * markers, OpenAI's automatic prefix cache, OpenAI's explicit
- * `prompt_cache_breakpoint` marks (gpt-5.6 and later), Amazon Bedrock's
- * `cachePoint` blocks (Converse), or Gemini's implicit prefix cache.
- *
- * @example
- * ```ts
- * import type { CacheProvider } from "@rxprompt/system-prompt/cache";
- *
- * const provider: CacheProvider = "openai-explicit";
- * ```
- */
-export type CacheProvider =
-  | "anthropic"
-  | "openai"
-  | "openai-explicit"
-  | "bedrock"
-  | "gemini";
-
-/**
  * Counts the tokens of a text: a non-negative integer. Any tokenizer will
  * do; the figures are as good as it is.
  *
@@ -74,29 +54,11 @@ export interface CacheRequest {
   thread?: string;
 }
 
-/**
- * Options of `simulateCache`.
- *
- * @example
- * ```ts
- * import type { SimulateCacheOptions } from "@rxprompt/system-prompt/cache";
- *
- * const options: SimulateCacheOptions = {
- *   provider: "anthropic",
- *   countTokens: (text) => Math.ceil(text.length / 4),
- *   minPrefixTokens: 2048, // Claude Haiku's minimum
- * };
- * ```
- */
-export interface SimulateCacheOptions {
-  /** Whose rules apply. */
-  provider: CacheProvider;
-  /** Counts a block's tokens; called once per distinct text. */
+/** The simulator's options (`SimulateCacheOptions`, its provider an id). */
+export interface SimulateOptions {
+  /** Whose rules apply: a rules id. */
+  provider: string;
   countTokens: CountTokens;
-  /**
-   * The shortest prefix that is cached, in tokens (default 1024: Anthropic's
-   * minimum for most models, OpenAI's for all).
-   */
   minPrefixTokens?: number;
 }
 

@@ -7,7 +7,10 @@
  * opposite order.
  */
 import { SystemPrompt, TOOL_ORDER_REST } from "../../../mod.ts";
-import { type GoldenManifest, goldenManifest } from "../../../src/cache/mod.ts";
+import {
+  type GoldenManifest,
+  goldenManifest,
+} from "../../../adapters/cache/mod.ts";
 
 /** The edits a pull request might make. */
 export interface ContractEdits {

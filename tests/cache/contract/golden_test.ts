@@ -11,7 +11,7 @@ import {
   type GoldenManifest,
   goldenManifest,
   parseGoldenManifest,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { SystemPrompt } from "../../../mod.ts";
 import { rejects } from "../../assertions.ts";
 import {

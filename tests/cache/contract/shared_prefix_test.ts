@@ -4,7 +4,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { sharedPrefix } from "../../../src/cache/mod.ts";
+import { sharedPrefix } from "../../../adapters/cache/mod.ts";
 import { type PromptExplanation, SystemPrompt } from "../../../mod.ts";
 import { rejects } from "../../assertions.ts";
 import { contractConfig, countTokens } from "./contract_fixture.ts";

@@ -13,7 +13,7 @@ import {
   attributeChange,
   judgeRequest,
   readReportedUsage,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { chatCompletion } from "./reported_fixtures.ts";
 
 const tool = (name: string) => ({

@@ -12,7 +12,7 @@ import {
   readReportedUsage,
   type ReportedRequest,
   simulateCache,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { openaiResponse, withScript } from "../../adapters/loopback.ts";
 import { SDK_PERMISSIONS } from "../../adapters/sdk_permissions.ts";
 import { agent, type Step } from "./agent_fixture.ts";

@@ -10,7 +10,7 @@ import {
   cacheReport,
   readReportedUsage,
   type ReportedRequest,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { SystemPromptError } from "../../../mod.ts";
 import {
   anthropicMessage,

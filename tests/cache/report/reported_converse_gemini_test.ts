@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readReportedUsage } from "../../../src/cache/mod.ts";
+import { readReportedUsage } from "../../../adapters/cache/mod.ts";
 
 describe("readReportedUsage, Bedrock Converse", () => {
   const response = (usage: unknown) => ({

@@ -16,7 +16,7 @@ import {
   readReportedUsage,
   type ReportedUsage,
   type UsageSource,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { fuzzRuns } from "../../fuzz_runs.ts";
 
 const SEED = 9_032_026;

@@ -6,7 +6,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readReportedUsage } from "../../../src/cache/mod.ts";
+import { readReportedUsage } from "../../../adapters/cache/mod.ts";
 import {
   aiSdkResult,
   anthropicMessage,

@@ -16,7 +16,7 @@ import {
   readReportedUsage,
   type ReportedRequest,
   simulateCache,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { anthropicMessage, anthropicUsage } from "./reported_fixtures.ts";
 import { agent, type Step } from "./agent_fixture.ts";
 

@@ -12,8 +12,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { simulateCache } from "../../../src/cache/mod.ts";
-import { OPENAI_RULES } from "../../../src/cache/simulator/rule_table.ts";
+import { simulateCache } from "../../../adapters/cache/mod.ts";
+import { OPENAI_RULES } from "../../../adapters/openai/rules.ts";
 import { fuzzRuns } from "../../fuzz_runs.ts";
 
 const MINIMUM = 256;

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bestLayoutTokens } from "../../../src/cache/mod.ts";
+import { bestLayoutTokens } from "../../../adapters/cache/mod.ts";
 import { SystemPromptError } from "../../../mod.ts";
 import fc from "fast-check";
 

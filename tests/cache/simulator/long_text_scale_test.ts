@@ -11,8 +11,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../../mod.ts";
-import { bestLayoutTokens, simulateCache } from "../../../src/cache/mod.ts";
-import type { CacheRequest } from "../../../src/cache/mod.ts";
+import {
+  bestLayoutTokens,
+  simulateCache,
+} from "../../../adapters/cache/mod.ts";
+import type { CacheRequest } from "../../../adapters/cache/mod.ts";
 
 const STEPS = 300;
 const SHORT = 16_000;

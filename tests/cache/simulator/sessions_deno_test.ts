@@ -5,9 +5,12 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { bestLayoutTokens, simulateCache } from "../../../src/cache/mod.ts";
+import {
+  bestLayoutTokens,
+  simulateCache,
+} from "../../../adapters/cache/mod.ts";
 import { requestsOf, runSession } from "../../../cli/session.ts";
-import type { SessionRequest } from "../../../src/cache/mod.ts";
+import type { SessionRequest } from "../../../adapters/cache/mod.ts";
 import { SESSIONS } from "../../../examples/sessions/mod.ts";
 import {
   default as onCall,

@@ -10,7 +10,7 @@ import {
   bestLayoutTokens,
   type CacheRequest,
   simulateCache,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 import { SystemPromptError } from "../../../mod.ts";
 
 const count = (text: string): number => text.length;

@@ -12,7 +12,7 @@ import {
   type CacheProvider,
   type CacheRequest,
   simulateCache,
-} from "../../../src/cache/mod.ts";
+} from "../../../adapters/cache/mod.ts";
 
 const SEED = 8_082_026;
 const RUNS = 200;

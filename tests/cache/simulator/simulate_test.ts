@@ -6,8 +6,8 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { simulateCache } from "../../../src/cache/mod.ts";
-import type { CacheRequest } from "../../../src/cache/mod.ts";
+import { simulateCache } from "../../../adapters/cache/mod.ts";
+import type { CacheRequest } from "../../../adapters/cache/mod.ts";
 import { SystemPromptError } from "../../../mod.ts";
 
 const count = (text: string): number => text.length;

@@ -10,7 +10,7 @@ import type {
   PromptAssembly,
   ScopeKey,
   SystemPrompt,
-} from "../../../mod.ts";
+} from "../../mod.ts";
 
 /**
  * A provider-neutral conversation message of a session. `rxprompt

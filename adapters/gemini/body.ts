@@ -19,7 +19,7 @@ import {
   kind,
   messageBlock,
   type ParsedBody,
-} from "./block_shapes.ts";
+} from "../../src/cache/simulator/blocks.ts";
 
 const EXPECTED = "expected a generateContent body { model?, contents, " +
   "config?: { systemInstruction?, tools? } }";

@@ -8,7 +8,6 @@
  */
 
 import {
-  ANTHROPIC_TTL,
   type Block,
   bodyError,
   contentBlock,
@@ -16,7 +15,8 @@ import {
   kind,
   type Marker,
   type ParsedBody,
-} from "./block_shapes.ts";
+} from "../../src/cache/simulator/blocks.ts";
+import { ANTHROPIC_TTL } from "../anthropic/body.ts";
 
 const EXPECTED = "expected a Converse body { modelId?, toolConfig?, " +
   "system?, messages }";

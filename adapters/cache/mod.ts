@@ -34,18 +34,32 @@
  * @module
  */
 
-export { simulateCache } from "./simulator/simulate.ts";
-export { bestLayoutTokens } from "./simulator/best_layout.ts";
-export { compareGoldenManifests, goldenManifest } from "./contract/golden.ts";
+export {
+  bestLayoutTokens,
+  cacheReport,
+  judgeRequest,
+  sharedPrefix,
+  simulateCache,
+} from "./cache.ts";
+export type {
+  CacheReportOptions,
+  JudgeRequestOptions,
+  SharedPrefixOptions,
+  SimulateCacheOptions,
+} from "./options.ts";
+export type { CacheProvider } from "../forms.ts";
+export {
+  compareGoldenManifests,
+  goldenManifest,
+} from "../../src/cache/contract/golden.ts";
 export {
   formatGoldenManifest,
   parseGoldenManifest,
-} from "./contract/golden_format.ts";
-export { sharedPrefix } from "./contract/shared_prefix.ts";
+} from "../../src/cache/contract/golden_format.ts";
 export {
   GOLDEN_MANIFEST_FORMAT,
   GOLDEN_MANIFEST_VERSION,
-} from "./contract/golden_types.ts";
+} from "../../src/cache/contract/golden_types.ts";
 export type {
   CompareGoldenOptions,
   GoldenChange,
@@ -57,21 +71,18 @@ export type {
   GoldenManifestTier,
   GoldenView,
   SharedPrefix,
-  SharedPrefixOptions,
   SharedPrefixSide,
-} from "./contract/golden_types.ts";
+} from "../../src/cache/contract/golden_types.ts";
 export type {
   BestLayout,
   BestLayoutRequest,
   CacheMiss,
-  CacheProvider,
   CacheRequest,
   CacheRequestResult,
   CacheSimulation,
   CacheTotals,
   CountTokens,
-  SimulateCacheOptions,
-} from "./simulator/types.ts";
+} from "../../src/cache/simulator/types.ts";
 export type {
   CacheSession,
   SessionMessage,
@@ -80,29 +91,25 @@ export type {
   SessionStepState,
   SessionToolCall,
   SessionToolResult,
-} from "./simulator/session_types.ts";
-export { readReportedUsage } from "./report/reported.ts";
-export { judgeRequest } from "./report/verdict.ts";
-export { attributeChange } from "./report/contributor.ts";
-export { cacheReport } from "./report/report.ts";
+} from "./session_types.ts";
+export { readReportedUsage } from "../../src/cache/report/reported.ts";
+export { attributeChange } from "../../src/cache/report/contributor.ts";
 export type {
   CacheLifetime,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
   UsageSource,
-} from "./report/usage_types.ts";
+} from "../../src/cache/report/usage_types.ts";
 export type {
   BodyRegion,
   CacheContributor,
   CacheEstimates,
   CacheJudgement,
   CachePrices,
-  CacheReportOptions,
   CacheReportRequest,
   CacheVerdict,
-  JudgeRequestOptions,
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
-} from "./report/types.ts";
+} from "../../src/cache/report/types.ts";
