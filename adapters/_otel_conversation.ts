@@ -103,7 +103,7 @@ export function conversationSpans(
   const record = (request: ConversationRequest): void => {
     const judgement = judgementOf(request, countTokens);
     const span: RequestSpan = {
-      provider: formNamed(request.provider)?.otelProvider ?? request.provider,
+      provider: formNamed(request.form)?.otelProvider ?? request.form,
       body: request.body,
       usage: request.usage,
       conversationId: request.session,

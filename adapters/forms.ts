@@ -21,6 +21,40 @@ import { MESSAGES_FORM } from "./anthropic/form.ts";
 import { CHAT_FORM } from "./openai/chat_form.ts";
 import { RESPONSES_FORM } from "./openai/responses_form.ts";
 import { AI_SDK_FORM } from "./ai_sdk/form.ts";
+import { CONVERSE_FORM } from "./bedrock/form.ts";
+import { GEMINI_FORM } from "./gemini/form.ts";
+
+/**
+ * An API's request form, as recordings, reports, the simulator and spans
+ * name it: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses,
+ * the AI SDK, Amazon Bedrock Converse, Gemini `generateContent`.
+ *
+ * @example
+ * ```ts
+ * import type { FormId } from "@rxprompt/system-prompt/cache";
+ *
+ * const form: FormId = "openai-responses";
+ * ```
+ */
+export type FormId =
+  | "anthropic-messages"
+  | "openai-chat"
+  | "openai-responses"
+  | "ai-sdk"
+  | "bedrock-converse"
+  | "gemini";
+
+/**
+ * The form a response came from ({@linkcode FormId}; `ReportedUsage.source`).
+ *
+ * @example
+ * ```ts
+ * import type { UsageSource } from "@rxprompt/system-prompt/cache";
+ *
+ * const source: UsageSource = "anthropic-messages";
+ * ```
+ */
+export type UsageSource = FormId;
 
 /** Every form, in the docs' order. */
 export const FORMS: readonly ProviderForm[] = [
@@ -28,6 +62,8 @@ export const FORMS: readonly ProviderForm[] = [
   CHAT_FORM,
   RESPONSES_FORM,
   AI_SDK_FORM,
+  CONVERSE_FORM,
+  GEMINI_FORM,
 ];
 
 /**

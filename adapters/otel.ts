@@ -27,7 +27,7 @@
  *   provider: "anthropic",
  *   body: { model: "claude-sonnet-4-5", system: "Be brief.", messages: [] },
  *   usage: {
- *     source: "anthropic",
+ *     source: "anthropic-messages",
  *     inputTokens: 5000,
  *     cacheReadTokens: 4096,
  *     cacheWriteTokens: 0,

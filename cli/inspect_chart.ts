@@ -241,7 +241,7 @@ function lastIndexOf(
 export function chartOfRecording(
   result: {
     file: string;
-    wire: string;
+    form: string;
     session: string;
     report: PromptCacheReport;
   },
@@ -295,7 +295,7 @@ export function chartOfRecording(
     };
   });
   return {
-    source: { kind: "recording", file: result.file, provider: result.wire },
+    source: { kind: "recording", file: result.file, provider: result.form },
     requests,
     totals: totalsOf(requests),
   };

@@ -41,8 +41,8 @@ const NOTE = "Estimates count tokens with o200k_base; the provider's own " +
 export interface RecordingReport {
   /** The recording's path, as given. */
   file: string;
-  /** The wire the conversation spoke (`anthropic-messages`, ...). */
-  wire: string;
+  /** The form the conversation spoke (`anthropic-messages`, ...). */
+  form: string;
   /** The conversation's session id. */
   session: string;
   /** The cache rules the report applied. */
@@ -103,14 +103,14 @@ export async function reportOfFile(
     return tokens;
   };
   try {
-    const { wire, conv, provider } = resumed(text, options.forms ?? FORMS);
+    const { form, conv, provider } = resumed(text, options.forms ?? FORMS);
     const report = conv.report({
       countTokens,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
     });
     return {
       file,
-      wire,
+      form,
       session: conv.session,
       provider: options.provider ?? provider,
       truncated: conv.resumed?.truncated ?? false,
@@ -146,7 +146,7 @@ interface Reportable {
 function resumed(
   text: string,
   forms: readonly ProviderForm[],
-): { wire: string; conv: Reportable; provider: CacheProvider } {
+): { form: string; conv: Reportable; provider: CacheProvider } {
   const header = headerOf(text);
   const form = conversationFormNamed(header.provider, forms);
   if (form === undefined) {
@@ -170,7 +170,7 @@ function resumed(
     FORM_CONTEXT,
   );
   return {
-    wire: form.id,
+    form: form.id,
     conv,
     provider: form.cache.rulesOf(header.options).id as CacheProvider,
   };
@@ -231,7 +231,7 @@ export function reportLines(result: RecordingReport): string[] {
   const { report, file } = result;
   const lines = [
     `rxprompt report ${file}: ${report.requests.length} requests of a ` +
-    `conversation over ${result.wire} (session ${result.session}), cache ` +
+    `conversation over ${result.form} (session ${result.session}), cache ` +
     `rules ${result.provider}.`,
   ];
   if (result.truncated) {

@@ -31,7 +31,8 @@ import {
 import { autoBreakpoints } from "../_shared.ts";
 import { prefixMarkLimit } from "../_cache_option.ts";
 import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
-import { readReportedUsage } from "../../src/cache/report/reported.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { aiSdkUsage } from "./usage.ts";
 import type {
   AISDKConversationBody,
   AISDKConversationMessage,
@@ -64,7 +65,12 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     rulesOf: () => ANTHROPIC_RULES,
     liveBodyIsWire: false,
   },
-  readUsage: (response) => readReportedUsage(response, "ai-sdk"),
+  readUsage: (response) =>
+    readUsageWith(
+      "ai-sdk",
+      response,
+      (read, reader) => aiSdkUsage(read, reader, "ai-sdk"),
+    ),
   builder: (options, adapter) =>
     builder(options as AISDKConversationOptions, adapter as AISDKRequestOf),
   resumeOptions: (saved, given) => ({ ...saved, ...given }),

@@ -30,7 +30,8 @@ import {
 } from "../_conversation_shared.ts";
 import { prefixMarkLimit } from "../_cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
-import { readReportedUsage } from "../../src/cache/report/reported.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { anthropicUsage } from "./usage.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -75,7 +76,12 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     rulesOf: () => ANTHROPIC_RULES,
     liveBodyIsWire: true,
   },
-  readUsage: (response) => readReportedUsage(response, "anthropic"),
+  readUsage: (response) =>
+    readUsageWith(
+      "anthropic-messages",
+      response,
+      (read, reader) => anthropicUsage(read, reader, "anthropic-messages"),
+    ),
   render: (assembly) => toMessages(assembly, { cache: true }),
   builder: (options) => builder(options as AnthropicConversationOptions),
   resumeOptions: (saved, given) => {

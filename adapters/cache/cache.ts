@@ -24,7 +24,8 @@ import type {
   ReportedRequest,
 } from "../../src/cache/report/types.ts";
 import type { SharedPrefix } from "../../src/cache/contract/golden_types.ts";
-import { RULE_TABLE } from "../forms.ts";
+import { type FormId, formNamed, RULE_TABLE } from "../forms.ts";
+import type { ReportedUsage } from "../../src/cache/report/usage_types.ts";
 import type {
   CacheReportOptions,
   JudgeRequestOptions,
@@ -136,7 +137,7 @@ export function bestLayoutTokens(
  * const system = [{ type: "text", text: "Rules. ".repeat(2000), cache_control: { type: "ephemeral" } }];
  * const body = { model: "claude-sonnet-4-5", system, messages: [{ role: "user", content: "Hi." }] };
  * const usage = (read: number, written: number) => ({
- *   source: "anthropic" as const,
+ *   source: "anthropic-messages" as const,
  *   inputTokens: read + written + 4,
  *   cacheReadTokens: read,
  *   cacheWriteTokens: written,
@@ -258,4 +259,61 @@ export function sharedPrefix(
   options: SharedPrefixOptions,
 ): SharedPrefix {
   return sharedPrefixWith(parent, child, options, RULE_TABLE);
+}
+
+/**
+ * Reads what a provider reported for one request: the input tokens (cache
+ * reads and writes included, on every provider, as SPEC 9.8 and the
+ * OpenTelemetry GenAI conventions count them), the cache reads and writes
+ * (writes by lifetime where the provider says), the output tokens, the
+ * response's id and model, and the provider's cache diagnosis.
+ *
+ * `response` is what the SDK returned: an Anthropic `Message` (or
+ * `finalMessage()`), an OpenAI `ChatCompletion` (the last chunk of a stream
+ * with `include_usage`), an OpenAI `Response` (`finalResponse()`), an AI
+ * SDK `generateText` / `streamText` result's `{ usage }` (or the
+ * `LanguageModelUsage` itself), a Bedrock `ConverseResponse` (or a
+ * `ConverseStream` metadata event), or a Gemini `GenerateContentResponse`
+ * (a stream's last chunk).
+ *
+ * Never throws: an unreadable figure is `undefined` and listed in
+ * `malformed` with its raw value; an unknown diagnosis is `status:
+ * "unknown"` with the raw value in `raw`.
+ *
+ * @param response the provider's response, as the SDK returned it
+ * @param source the form it came from (0.4's names, `"anthropic"` and
+ * `"bedrock"`, are read as `"anthropic-messages"` and `"bedrock-converse"`)
+ * @returns the normalised usage
+ *
+ * @example An Anthropic response that read 3,000 tokens and wrote 500
+ * ```ts
+ * import { readReportedUsage } from "@rxprompt/system-prompt/cache";
+ *
+ * const usage = readReportedUsage({
+ *   id: "msg_2",
+ *   model: "claude-sonnet-4-5",
+ *   usage: {
+ *     input_tokens: 40,
+ *     cache_read_input_tokens: 3000,
+ *     cache_creation_input_tokens: 500,
+ *     cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 0 },
+ *     output_tokens: 120,
+ *   },
+ *   diagnostics: null,
+ * }, "anthropic-messages");
+ * console.log(usage.inputTokens, usage.cacheReadTokens); // 3540 3000
+ * console.log(JSON.stringify(usage.cacheWrites)); // {"5m":500}
+ * ```
+ */
+export function readReportedUsage(
+  response: unknown,
+  source: FormId | "anthropic" | "bedrock",
+): ReportedUsage {
+  const form = formNamed(source);
+  if (form !== undefined) return form.readUsage(response);
+  return {
+    source: "ai-sdk",
+    diagnosis: { status: "none" },
+    malformed: [{ field: "source", raw: source }],
+  };
 }

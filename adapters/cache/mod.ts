@@ -38,6 +38,7 @@ export {
   bestLayoutTokens,
   cacheReport,
   judgeRequest,
+  readReportedUsage,
   sharedPrefix,
   simulateCache,
 } from "./cache.ts";
@@ -47,7 +48,7 @@ export type {
   SharedPrefixOptions,
   SimulateCacheOptions,
 } from "./options.ts";
-export type { CacheProvider } from "../forms.ts";
+export type { CacheProvider, FormId, UsageSource } from "../forms.ts";
 export {
   compareGoldenManifests,
   goldenManifest,
@@ -92,14 +93,12 @@ export type {
   SessionToolCall,
   SessionToolResult,
 } from "./session_types.ts";
-export { readReportedUsage } from "../../src/cache/report/reported.ts";
 export { attributeChange } from "../../src/cache/report/contributor.ts";
 export type {
   CacheLifetime,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
-  UsageSource,
 } from "../../src/cache/report/usage_types.ts";
 export type {
   BodyRegion,

@@ -19,7 +19,8 @@ import type { MarkSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copyBlocks, isObject } from "../_conversation_shared.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
-import { readReportedUsage } from "../../src/cache/report/reported.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { chatUsage } from "./usage.ts";
 import { type ChatTextPart, toChatCompletions } from "./chat.ts";
 import type {
   ChatConversationBody,
@@ -59,7 +60,12 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
       saved.cache === undefined ? OPENAI_RULES : OPENAI_EXPLICIT_RULES,
     liveBodyIsWire: true,
   },
-  readUsage: (response) => readReportedUsage(response, "openai-chat"),
+  readUsage: (response) =>
+    readUsageWith(
+      "openai-chat",
+      response,
+      (read, reader) => chatUsage(read, reader, "openai-chat"),
+    ),
   render: (assembly) => toChatCompletions(assembly),
   builder: (options) => builder(options as Record<string, unknown>),
   resumeOptions: (saved, given) => {

@@ -25,7 +25,8 @@ import {
   readToolChanges,
 } from "../_conversation_shared.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
-import { readReportedUsage } from "../../src/cache/report/reported.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { responsesUsage } from "./usage.ts";
 import {
   forkSystem,
   markedAdapter,
@@ -71,7 +72,12 @@ export const RESPONSES_FORM: ConversationForm<
       saved.cache === undefined ? OPENAI_RULES : OPENAI_EXPLICIT_RULES,
     liveBodyIsWire: true,
   },
-  readUsage: (response) => readReportedUsage(response, "openai-responses"),
+  readUsage: (response) =>
+    readUsageWith(
+      "openai-responses",
+      response,
+      (read, reader) => responsesUsage(read, reader, "openai-responses"),
+    ),
   render: (assembly) => toResponses(assembly),
   builder: (options) => builder(options as Record<string, unknown>),
   resumeOptions: (saved, given) => {

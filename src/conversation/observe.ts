@@ -164,7 +164,7 @@ export class Observer {
       onRequest({
         session: request.session,
         step: step.step,
-        provider: request.header.provider,
+        form: request.header.provider,
         ...(cacheProvider === undefined ? {} : { cacheProvider }),
         body: request.body,
         usage: observed.reported,

@@ -235,15 +235,23 @@ export interface ParsedRecording {
 }
 
 /**
- * Reads a recording for `provider`: the header checked (format, version,
- * provider), each step line parsed and checked for shape and continuity
- * of its step numbers. A last line cut mid-way (no final newline, not
- * JSON) is left out and reported as `truncated`.
+ * Reads a recording of form `form` (its id, or the form: then a step's
+ * usage `source` in a name 0.4 gave the form reads as the form's id): the
+ * header checked (format, version, provider), each step line parsed and
+ * checked for shape and continuity of its step numbers. A last line cut
+ * mid-way (no final newline, not JSON) is left out and reported as
+ * `truncated`.
  */
 export function parseRecording(
   recording: unknown,
-  provider: string,
+  form: string | {
+    readonly id: string;
+    readonly formerNames: readonly string[];
+  },
 ): ParsedRecording {
+  const { id: provider, formerNames } = typeof form === "string"
+    ? { id: form, formerNames: [] as readonly string[] }
+    : form;
   if (typeof recording !== "string") {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",
@@ -284,6 +292,15 @@ export function parseRecording(
   const steps = values.slice(1).map((value, index) =>
     readStep(value, index + 2, index + 1)
   );
+  for (const step of steps) {
+    const reported = step.reported as { source?: unknown } | undefined;
+    if (
+      isObject(reported) && typeof reported.source === "string" &&
+      formerNames.includes(reported.source)
+    ) {
+      step.reported = { ...step.reported!, source: provider };
+    }
+  }
   const text = complete
     ? recording
     : truncated

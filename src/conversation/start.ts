@@ -66,7 +66,7 @@ export function resumeConversation<
   context: FormContext,
 ): Conversation<Body, Answer, Input, Result, M, C> {
   const given = readOptionBag(options, form.functions.resume);
-  const parsed = parseRecording(recording, form.id);
+  const parsed = parseRecording(recording, form);
   const merged = form.resumeOptions(
     parsed.header.options,
     given as Readonly<Record<string, unknown>> | undefined,

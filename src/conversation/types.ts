@@ -153,10 +153,10 @@ export type ConversationObserver = "onRecord" | "onRequest";
  * const request: ConversationRequest = {
  *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
  *   step: 1,
- *   provider: "anthropic-messages",
+ *   form: "anthropic-messages",
  *   cacheProvider: "anthropic",
  *   body: { model: "claude-sonnet-4-5", system: [], messages: [] },
- *   usage: { source: "anthropic", diagnosis: { status: "none" } },
+ *   usage: { source: "anthropic-messages", diagnosis: { status: "none" } },
  *   sentAt: 0,
  *   time: 900,
  * };
@@ -167,9 +167,12 @@ export interface ConversationRequest {
   readonly session: string;
   /** 1 for the first request, then one more per step. */
   readonly step: number;
-  /** The wire: `"anthropic-messages"`, `"openai-chat"`, ... */
-  readonly provider: string;
-  /** The cache model of the wire, for `cacheReport` (none for the AI SDK). */
+  /** The form: `"anthropic-messages"`, `"openai-chat"`, ... (a `FormId`). */
+  readonly form: string;
+  /**
+   * The cache rules its body follows, for `cacheReport` (a `CacheProvider`;
+   * none for the AI SDK, whose body is call options).
+   */
   readonly cacheProvider?: string;
   /** The whole body sent. */
   readonly body: unknown;

@@ -347,7 +347,7 @@ describe("conversationSpans", () => {
     spans({
       session: "s",
       step: 1,
-      provider: "openai-chat",
+      form: "openai-chat",
       body: {},
       usage: { source: "openai-chat", diagnosis: { status: "none" } },
       sentAt: 0,

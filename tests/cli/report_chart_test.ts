@@ -13,7 +13,7 @@ async function sessionReport(): Promise<RecordingReport> {
   await prompt.dispose();
   return {
     file: "session.jsonl",
-    wire: "anthropic-messages",
+    form: "anthropic-messages",
     session: conv.session,
     provider: "anthropic",
     truncated: true,

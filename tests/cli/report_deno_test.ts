@@ -37,7 +37,7 @@ describe("rxprompt report", () => {
       const json = await rxprompt(["report", file, "--json"]);
       assert.equal(json.code, 0, json.stderr);
       const result = JSON.parse(json.stdout);
-      assert.equal(result.wire, "anthropic-messages");
+      assert.equal(result.form, "anthropic-messages");
       assert.equal(result.provider, "anthropic");
       assert.equal(result.truncated, false);
       const judgements = result.report.requests.map((

@@ -71,7 +71,7 @@ export type BodyRegion = "model" | "options" | "tools" | "system" | "messages";
  *
  * const request: ReportedRequest = {
  *   body: { model: "claude-sonnet-4-5", system: "Be brief.", messages: [] },
- *   usage: { source: "anthropic", inputTokens: 900, cacheReadTokens: 0, cacheWriteTokens: 0, diagnosis: { status: "none" } },
+ *   usage: { source: "anthropic-messages", inputTokens: 900, cacheReadTokens: 0, cacheWriteTokens: 0, diagnosis: { status: "none" } },
  *   time: 0,
  * };
  * ```

@@ -1,12 +1,13 @@
 /**
- * Safe reading of provider payloads for `reported.ts`: property reads that
- * a getter or a Proxy cannot make throw, counts checked, and what could not
- * be read collected with the value found.
+ * Safe reading of provider payloads for each form's usage reader (in its
+ * adapter folder): property reads that a getter or a Proxy cannot make
+ * throw, counts checked, and what could not be read collected with the
+ * value found; one response read into a `ReportedUsage` that never throws.
  *
  * @module
  */
 
-import type { CacheLifetime } from "./usage_types.ts";
+import type { CacheLifetime, ReportedUsage } from "./usage_types.ts";
 
 /** Collects what could not be read, and reads numbers safely. */
 export class Reader {
@@ -114,4 +115,38 @@ export function get(record: Record<string, unknown>, key: string): unknown {
   } catch (error) {
     return new Unreadable(error);
   }
+}
+
+/**
+ * A response read by `read` into the usage of form `source`: anything but
+ * an object is a usage with no figures and `response` malformed; what
+ * `read` could not read is listed in `malformed`. Never throws on what the
+ * provider sent.
+ */
+export function readUsageWith(
+  source: string,
+  response: unknown,
+  read: (response: Record<string, unknown>, reader: Reader) => ReportedUsage,
+): ReportedUsage {
+  const reader = new Reader();
+  let usage: ReportedUsage;
+  if (isRecord(response)) usage = read(response, reader);
+  else {
+    reader.bad("response", response);
+    usage = { source, diagnosis: { status: "none" } };
+  }
+  if (reader.malformed.length > 0) usage.malformed = reader.malformed;
+  return usage;
+}
+
+/** A response's id and model, where it names them as `id` and `model`. */
+export function identity(
+  response: Record<string, unknown>,
+): { responseId?: string; responseModel?: string } {
+  const id = get(response, "id");
+  const model = get(response, "model");
+  return {
+    ...(typeof id === "string" ? { responseId: id } : {}),
+    ...(typeof model === "string" ? { responseModel: model } : {}),
+  };
 }

@@ -6,26 +6,6 @@
  */
 
 /**
- * The API a response came from: Anthropic Messages, OpenAI Chat
- * Completions, OpenAI Responses, the AI SDK, Amazon Bedrock Converse, or
- * Gemini `generateContent`.
- *
- * @example
- * ```ts
- * import type { UsageSource } from "@rxprompt/system-prompt/cache";
- *
- * const source: UsageSource = "openai-responses";
- * ```
- */
-export type UsageSource =
-  | "anthropic"
-  | "openai-chat"
-  | "openai-responses"
-  | "ai-sdk"
-  | "bedrock"
-  | "gemini";
-
-/**
  * A cache entry's lifetime as the providers name it: Anthropic's and
  * Bedrock's `5m` and `1h`, OpenAI's `30m` and `12h`.
  *
@@ -124,7 +104,7 @@ export interface ProviderDiagnosis {
  * import type { ReportedUsage } from "@rxprompt/system-prompt/cache";
  *
  * const usage: ReportedUsage = {
- *   source: "anthropic",
+ *   source: "anthropic-messages",
  *   inputTokens: 5000,
  *   cacheReadTokens: 4096,
  *   cacheWriteTokens: 800,
@@ -135,8 +115,11 @@ export interface ProviderDiagnosis {
  * ```
  */
 export interface ReportedUsage {
-  /** The API it came from. */
-  source: UsageSource;
+  /**
+   * The form it came from: a `FormId` of `./cache` (`"anthropic-messages"`,
+   * `"openai-chat"`, ...).
+   */
+  source: string;
   /** The response's id (`msg_…`, `chatcmpl-…`, `resp_…`). */
   responseId?: string;
   /** The model that answered. */

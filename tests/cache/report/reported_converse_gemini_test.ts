@@ -27,7 +27,7 @@ describe("readReportedUsage, Bedrock Converse", () => {
       "bedrock",
     );
     assert.deepEqual(usage, {
-      source: "bedrock",
+      source: "bedrock-converse",
       diagnosis: { status: "none" },
       cacheReadTokens: 3000,
       cacheWriteTokens: 500,

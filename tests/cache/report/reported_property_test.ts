@@ -22,7 +22,7 @@ import { fuzzRuns } from "../../fuzz_runs.ts";
 const SEED = 9_032_026;
 const RUNS = fuzzRuns(300);
 const SOURCES: UsageSource[] = [
-  "anthropic",
+  "anthropic-messages",
   "openai-chat",
   "openai-responses",
   "ai-sdk",
@@ -211,7 +211,7 @@ describe("readReportedUsage (properties)", () => {
       if (
         usage.inputTokens !== undefined &&
         usage.cacheReadTokens !== undefined &&
-        usage.cacheWriteTokens !== undefined && source === "anthropic"
+        usage.cacheWriteTokens !== undefined && source === "anthropic-messages"
       ) {
         assert.ok(
           usage.inputTokens >=
@@ -239,14 +239,14 @@ describe("readReportedUsage (properties)", () => {
       fc.property(anthropicResponse, openAIResponse, (anthropic, openai) => {
         for (
           const [response, source, key] of [
-            [anthropic, "anthropic", "diagnostics"],
+            [anthropic, "anthropic-messages", "diagnostics"],
             [openai, "openai-responses", "prompt_cache_diagnostics"],
           ] as const
         ) {
           const usage = readReportedUsage(response, source);
           if (usage.diagnosis.status !== "unknown") continue;
           const raw = (response as Record<string, unknown>)[key];
-          const inner = source === "anthropic" &&
+          const inner = source === "anthropic-messages" &&
               typeof raw === "object" && raw !== null &&
               !Array.isArray(raw)
             ? (raw as Record<string, unknown>).cache_miss_reason

@@ -19,10 +19,18 @@ describe("readReportedUsage", () => {
   it("adds Anthropic's cache reads and writes to its input_tokens", () => {
     const usage = readReportedUsage(
       anthropicMessage("msg_1", anthropicUsage(12, 4096, { "1h": 700 })),
-      "anthropic",
+      "anthropic-messages",
+    );
+    // 0.4's name of the form reads the same, as the form's id.
+    assert.deepEqual(
+      readReportedUsage(
+        anthropicMessage("msg_1", anthropicUsage(12, 4096, { "1h": 700 })),
+        "anthropic",
+      ),
+      usage,
     );
     assert.deepEqual(usage, {
-      source: "anthropic",
+      source: "anthropic-messages",
       responseId: "msg_1",
       responseModel: "claude-sonnet-4-5",
       diagnosis: { status: "none" },

@@ -1,8 +1,7 @@
 /**
- * What Amazon Bedrock Converse and Gemini report (SPEC 10.5), for
- * `readReportedUsage`: field names as `@aws-sdk/client-bedrock-runtime`'s
- * `TokenUsage` and `@google/genai`'s `GenerateContentResponseUsageMetadata`
- * name them. Neither has a cache diagnosis. Never throws.
+ * What Amazon Bedrock Converse reports (SPEC 10.5), field names as
+ * `@aws-sdk/client-bedrock-runtime`'s `TokenUsage` names them; no cache
+ * diagnosis. Never throws.
  *
  * @module
  */
@@ -13,8 +12,11 @@ import {
   lifetimes,
   type Reader,
   usageObject,
-} from "./usage_reader.ts";
-import type { CacheLifetime, ReportedUsage } from "./usage_types.ts";
+} from "../../src/cache/report/usage_reader.ts";
+import type {
+  CacheLifetime,
+  ReportedUsage,
+} from "../../src/cache/report/usage_types.ts";
 
 /**
  * A `ConverseResponse` (or a `ConverseStream` metadata event: anything with
@@ -24,9 +26,10 @@ import type { CacheLifetime, ReportedUsage } from "./usage_types.ts";
 export function bedrockUsage(
   response: Record<string, unknown>,
   reader: Reader,
+  source: string,
 ): ReportedUsage {
   const result: ReportedUsage = {
-    source: "bedrock",
+    source,
     diagnosis: { status: "none" },
   };
   const usage = usageObject(response, "usage", reader);
@@ -86,52 +89,4 @@ function cacheDetails(
     counts[ttl] = (counts[ttl] ?? 0) + tokens;
   }
   return counts;
-}
-
-/**
- * A `GenerateContentResponse` (or a stream's last chunk): the prompt's
- * tokens (the cached ones included, as Gemini counts them), the cached
- * tokens (implicit or explicit), no writes (implicit caching bills none;
- * an explicit cache is written by its own call), and the output with the
- * thoughts.
- */
-export function geminiUsage(
-  response: Record<string, unknown>,
-  reader: Reader,
-): ReportedUsage {
-  const id = get(response, "responseId");
-  const model = get(response, "modelVersion");
-  const result: ReportedUsage = {
-    source: "gemini",
-    ...(typeof id === "string" ? { responseId: id } : {}),
-    ...(typeof model === "string" ? { responseModel: model } : {}),
-    diagnosis: { status: "none" },
-  };
-  const usage = usageObject(response, "usageMetadata", reader);
-  if (usage === undefined) return result;
-  result.inputTokens = reader.count(
-    usage,
-    "promptTokenCount",
-    "usageMetadata.promptTokenCount",
-  );
-  result.cacheReadTokens = reader.optionalCount(
-    usage,
-    "cachedContentTokenCount",
-    "usageMetadata.cachedContentTokenCount",
-  );
-  result.cacheWriteTokens = 0;
-  const candidates = reader.optionalCount(
-    usage,
-    "candidatesTokenCount",
-    "usageMetadata.candidatesTokenCount",
-  );
-  const thoughts = reader.optionalCount(
-    usage,
-    "thoughtsTokenCount",
-    "usageMetadata.thoughtsTokenCount",
-  );
-  if (candidates !== undefined && thoughts !== undefined) {
-    result.outputTokens = candidates + thoughts;
-  }
-  return result;
 }
