@@ -32,17 +32,26 @@ export const ROOMS: readonly { room: string; files: RegExp }[] = [
   { room: "src/conversation", files: /^src\/conversation\// },
   { room: "facade", files: /^src\/system_prompt\.ts$/ },
   { room: "mod.ts", files: /^mod\.ts$/ },
-  { room: "adapters/_kit", files: /^adapters\/_(?!otel_|mcp_)[a-z0-9_]+\.ts$/ },
+  { room: "adapters/_kit", files: /^adapters\/_kit\// },
   {
-    room: "form files",
+    room: "form files: anthropic, openai, bedrock, gemini",
     files:
-      /^adapters\/(anthropic|openai|ai_sdk|bedrock|gemini)\/(?!mod\.ts$|conversation\.ts$|chat_conversation\.ts$|responses_conversation\.ts$)[a-z_]+\.ts$/,
+      /^adapters\/(anthropic|openai|bedrock|gemini)\/(?!mod\.ts$|conversation\.ts$)[a-z_]+\.ts$/,
+  },
+  {
+    room: "form files: openai/chat, openai/responses",
+    files:
+      /^adapters\/openai\/(chat|responses)\/(?!mod\.ts$|conversation\.ts$)[a-z_]+\.ts$/,
+  },
+  {
+    room: "form files: ai_sdk",
+    files: /^adapters\/ai_sdk\/(?!mod\.ts$|conversation\.ts$)[a-z_]+\.ts$/,
   },
   { room: "adapters/forms.ts", files: /^adapters\/forms\.ts$/ },
   {
     room: "entries",
     files:
-      /^adapters\/([a-z_]+\/(mod|conversation|chat_conversation|responses_conversation)\.ts|cache\/[a-z_]+\.ts|mcp\.ts|otel\.ts|_(otel|mcp)_[a-z_]+\.ts)$/,
+      /^adapters\/(([a-z_]+\/)+(mod|conversation)\.ts|(cache|otel|mcp)\/[a-z_]+\.ts)$/,
   },
   { room: "cli", files: /^cli\/(?!inspect|run\.ts$|main\.ts$)[a-z_]+\.ts$/ },
   { room: "cli/inspect", files: /^cli\/inspect[a-z_]*\.ts$/ },

@@ -21,15 +21,10 @@ import type { ToolCall } from "../../src/conversation/types.ts";
 import type { PrefixSites } from "../../src/conversation/marks.ts";
 import { AI_SDK_SITES, marked } from "./marks.ts";
 import { AiSdkLayout } from "./report_layout.ts";
-import {
-  copyBlocks,
-  isAiSdkAnswer,
-  isObject,
-  parentCuts,
-  textsOf,
-} from "../_conversation_shared.ts";
-import { autoBreakpoints } from "../_shared.ts";
-import { prefixMarkLimit } from "../_cache_option.ts";
+import { isObject } from "../_kit/form_options.ts";
+import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
+import { autoBreakpoints } from "../_kit/assembly_input.ts";
+import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { aiSdkUsage } from "./usage.ts";
@@ -144,6 +139,17 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     },
   } satisfies PrefixSites<FormHead>,
 };
+
+/**
+ * Whether `answer` is an AI SDK answer: a `generateText` result or what a
+ * `streamText` result resolved to, `{ response: { messages } }`. Reads
+ * `response` only: a result's other getters may throw (`output` does when
+ * the step ended in tool calls).
+ */
+function isAiSdkAnswer(answer: Record<string, unknown>): boolean {
+  const response = answer.response;
+  return isObject(response) && Array.isArray(response.messages);
+}
 
 /** What a step's body is made of: the system messages and the tool set. */
 type Live = Pick<AISDKConversationBody, "system" | "tools">;

@@ -18,21 +18,23 @@ import {
 } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
   autoBreakpoints,
-  type CacheControl,
-  cachePointOf,
-  gatingOf,
   promptBlocks,
-  readingOptions,
-  readOptions,
   type ReadTool,
   runtimeMessage,
   systemPrompt,
   withAssembly,
-} from "../_shared.ts";
-import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  type CacheControl,
+  cachePointOf,
+  gatingOf,
+  readingOptions,
+  readOptions,
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import {
   blockItems,

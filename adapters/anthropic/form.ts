@@ -20,15 +20,13 @@ import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
   compactionUnsupported,
-  copyBlocks,
   isObject,
-  parentCuts,
   readLimit,
   readModel,
   readToolChanges,
-  textsOf,
-} from "../_conversation_shared.ts";
-import { prefixMarkLimit } from "../_cache_option.ts";
+} from "../_kit/form_options.ts";
+import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
+import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { anthropicUsage } from "./usage.ts";

@@ -7,21 +7,23 @@
 
 import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
   autoBreakpoints,
-  type CacheControl,
-  gatingOf,
   type NameRule,
   objectSchema,
   promptBlocks,
-  readOptions,
   type ReadTool,
   runtimeMessage,
   WIRE_TOOL_NAME,
   withAssembly,
-} from "../_shared.ts";
-import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  type CacheControl,
+  gatingOf,
+  readOptions,
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
 import {
   latestMarkers,

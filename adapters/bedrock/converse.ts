@@ -6,21 +6,23 @@
 
 import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
+  type NameRule,
+  objectSchema,
+  promptBlocks,
+  type ReadTool,
+  runtimeContextText,
+  WIRE_TOOL_NAME,
+  withAssembly,
+} from "../_kit/assembly_input.ts";
+import {
   activeNamesOf,
   allowedToolNames,
   type CacheControl,
   cachePointOf,
   gatingOf,
-  type NameRule,
-  objectSchema,
-  promptBlocks,
   readOptions,
-  type ReadTool,
-  runtimeContextText,
-  WIRE_TOOL_NAME,
-  withAssembly,
-} from "../_shared.ts";
-import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
 import { BEDROCK_RULES } from "./rules.ts";
 import { markableItems, selectMarkers } from "../../src/render/prefix_marks.ts";
 

@@ -6,8 +6,9 @@
 
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
-import { autoBreakpoints, readOptions } from "../_shared.ts";
-import { cacheOption, prefixMarkLimit } from "../_cache_option.ts";
+import { autoBreakpoints } from "../_kit/assembly_input.ts";
+import { readOptions } from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
 import { OPENAI_EXPLICIT_RULES } from "./rules.ts";
 
 /**

@@ -23,7 +23,7 @@ import type { InMemoryTransport as Transport } from "@modelcontextprotocol/sdk/i
 import type { McpServer as McpServerClass } from "@modelcontextprotocol/sdk/server/mcp";
 import { z } from "zod";
 import { type Disposer, SystemPrompt } from "../../mod.ts";
-import { mcpTools } from "../../adapters/mcp.ts";
+import { mcpTools } from "../../adapters/mcp/mod.ts";
 import type {
   CacheSession,
   SessionMessage,

@@ -40,8 +40,8 @@ import {
   conversationSpans,
   recordRequestSpan,
   requestSpanAttributes,
-} from "../../adapters/otel.ts";
-import { loadOtelApi, resetOtelApi } from "../../adapters/_otel_api.ts";
+} from "../../adapters/otel/mod.ts";
+import { loadOtelApi, resetOtelApi } from "../../adapters/otel/api.ts";
 import { judgeRequest, readReportedUsage } from "../../adapters/cache/mod.ts";
 import {
   anthropicMessage,

@@ -30,7 +30,7 @@ import { AI_SDK_FORM } from "../../adapters/ai_sdk/form.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
 import { responsesConversation } from "../../adapters/openai/mod.ts";
-import { conversationSpans } from "../../adapters/otel.ts";
+import { conversationSpans } from "../../adapters/otel/mod.ts";
 import {
   type PromptCacheReport,
   simulateCache,

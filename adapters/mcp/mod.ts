@@ -60,11 +60,11 @@ import {
   tap,
 } from "rxjs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
-import { quote, SystemPromptError } from "../src/errors.ts";
-import type { ToolProviderResult, ToolSchema } from "../src/types.ts";
-import { listing$, type McpTool, type McpToolsClient } from "./_mcp_listing.ts";
-import { toolsListChanged$ } from "./_mcp_list_changed.ts";
-import { wireNames } from "./_mcp_names.ts";
+import { quote, SystemPromptError } from "../../src/errors.ts";
+import type { ToolProviderResult, ToolSchema } from "../../src/types.ts";
+import { listing$, type McpTool, type McpToolsClient } from "./listing.ts";
+import { toolsListChanged$ } from "./list_changed.ts";
+import { wireNames } from "./names.ts";
 
 export type { McpToolsClient };
 

@@ -4,11 +4,11 @@
  * @module
  */
 
-import type { PromptExplanation } from "../mod.ts";
-import type { CacheJudgement, ReportedUsage } from "./cache/mod.ts";
-import { renderPromptBlocks } from "../src/render/blocks.ts";
-import { loadOtelApi } from "./_otel_api.ts";
-import { promptCacheKey } from "./openai/cache_key.ts";
+import type { PromptExplanation } from "../../mod.ts";
+import type { CacheJudgement, ReportedUsage } from "../cache/mod.ts";
+import { renderPromptBlocks } from "../../src/render/blocks.ts";
+import { loadOtelApi } from "./api.ts";
+import { promptCacheKey } from "../openai/cache_key.ts";
 
 /**
  * An attribute value as OpenTelemetry takes it: a primitive or a

@@ -5,17 +5,17 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
+import type { AssembleContext } from "../../../mod.ts";
 import type {
   Conversation,
   ConversationOptions,
-} from "../../src/conversation/types.ts";
+} from "../../../src/conversation/types.ts";
 import type {
   ChatCompletionsTool,
   ChatTextPart,
   ChatToolChoice,
 } from "./chat.ts";
-import type { PromptCacheBreakpoint } from "./options.ts";
+import type { PromptCacheBreakpoint } from "../options.ts";
 
 /**
  * A part of a person's message in a Chat Completions conversation: text

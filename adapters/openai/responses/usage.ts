@@ -1,7 +1,6 @@
 /**
- * What OpenAI reports (SPEC 9.3, 9.8): a Chat Completion's usage (no cache
- * diagnosis) and a Response's usage and `prompt_cache_diagnostics`, as
- * `openai`'s `CompletionUsage`, `ResponseUsage` and
+ * What OpenAI Responses reports (SPEC 9.3, 9.8): a `Response`'s usage and
+ * its `prompt_cache_diagnostics`, as `openai`'s `ResponseUsage` and
  * `Response.prompt_cache_diagnostics` name them. Never throws.
  *
  * @module
@@ -16,12 +15,12 @@ import {
   lifetimes,
   type Reader,
   usageObject,
-} from "../../src/cache/report/usage_reader.ts";
+} from "../../../src/cache/report/usage_reader.ts";
 import type {
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
-} from "../../src/cache/report/usage_types.ts";
+} from "../../../src/cache/report/usage_types.ts";
 
 const OPENAI_REASONS: readonly string[] = [
   "model_changed",
@@ -34,49 +33,6 @@ const OPENAI_REASONS: readonly string[] = [
   "input_changed",
   "service_tier_changed",
 ];
-
-export function chatUsage(
-  response: Record<string, unknown>,
-  reader: Reader,
-  source: string,
-): ReportedUsage {
-  // Chat Completions has no cache diagnosis (SPEC 9.7).
-  const result: ReportedUsage = {
-    source,
-    ...identity(response),
-    diagnosis: { status: "none" },
-  };
-  const usage = usageObject(response, "usage", reader);
-  if (usage === undefined) return result;
-  result.inputTokens = reader.count(
-    usage,
-    "prompt_tokens",
-    "usage.prompt_tokens",
-  );
-  const details = reader.object(
-    usage,
-    "prompt_tokens_details",
-    "usage.prompt_tokens_details",
-  );
-  const detailsBroken = details === undefined &&
-    !absent(get(usage, "prompt_tokens_details"));
-  result.cacheReadTokens = detailsBroken ? undefined : reader.optionalCount(
-    details,
-    "cached_tokens",
-    "usage.prompt_tokens_details.cached_tokens",
-  );
-  result.cacheWriteTokens = detailsBroken ? undefined : reader.optionalCount(
-    details,
-    "cache_write_tokens",
-    "usage.prompt_tokens_details.cache_write_tokens",
-  );
-  result.outputTokens = reader.count(
-    usage,
-    "completion_tokens",
-    "usage.completion_tokens",
-  );
-  return result;
-}
 
 export function responsesUsage(
   response: Record<string, unknown>,

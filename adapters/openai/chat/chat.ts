@@ -4,21 +4,25 @@
  * @module
  */
 
-import type { AssembledSection, PromptAssembly } from "../../mod.ts";
-import { runtimeMessage, systemPrompt, withAssembly } from "../_shared.ts";
+import type { AssembledSection, PromptAssembly } from "../../../mod.ts";
+import {
+  runtimeMessage,
+  systemPrompt,
+  withAssembly,
+} from "../../_kit/assembly_input.ts";
 import {
   type OpenAICacheOptions,
   type OpenAIOptions,
   type OpenAIPlainOptions,
   type PromptCacheBreakpoint,
   readOpenAIOptions,
-} from "./options.ts";
+} from "../options.ts";
 import {
   allowedNames,
   cachedParts,
   OPENAI_NAME,
   type UserMessage,
-} from "./shared.ts";
+} from "../prompt_parts.ts";
 
 /**
  * One text part of a Chat Completions system message: one prompt block.

@@ -42,7 +42,7 @@
  * @module
  */
 
-import { loadOtelApi } from "./_otel_api.ts";
+import { loadOtelApi } from "./api.ts";
 
 // The optional peer is imported with the module: importing `./otel` without
 // `@opentelemetry/api` fails here, at once, with what to install
@@ -56,9 +56,9 @@ export {
   type RequestSpanOptions,
   type SpanAttributeValue,
   type SpanTracer,
-} from "./_otel_span.ts";
+} from "./span.ts";
 export {
   type ConversationSpans,
   conversationSpans,
   type ConversationSpansOptions,
-} from "./_otel_conversation.ts";
+} from "./conversation.ts";

@@ -4,18 +4,18 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
-import type { ConversationPrompt } from "../../src/conversation/types.ts";
+import type { AssembleContext } from "../../../mod.ts";
+import type { ConversationPrompt } from "../../../src/conversation/types.ts";
 import {
   resumeConversation,
   startConversation,
-} from "../../src/conversation/start.ts";
-import { FORM_CONTEXT } from "../forms.ts";
+} from "../../../src/conversation/start.ts";
+import { FORM_CONTEXT } from "../../forms.ts";
 import type {
   ResponsesConversation,
   ResponsesConversationOptions,
-} from "./responses_conversation_types.ts";
-import { RESPONSES_FORM } from "./responses_form.ts";
+} from "./conversation_types.ts";
+import { RESPONSES_FORM } from "./form.ts";
 
 /**
  * Starts an OpenAI Responses conversation (SPEC 9.1), stateless: each

@@ -8,13 +8,8 @@
 
 import { quote } from "../../src/errors.ts";
 import { SystemPromptError } from "../../mod.ts";
-import {
-  isObject,
-  parentCuts,
-  readLimit,
-  readModel,
-  textsOf,
-} from "../_conversation_shared.ts";
+import { isObject, readLimit, readModel } from "../_kit/form_options.ts";
+import { parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import type { FormHead, HeadInput } from "../../src/conversation/form.ts";
 import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { promptCacheKey } from "./cache_key.ts";

@@ -6,7 +6,7 @@
  */
 
 import { Observable } from "rxjs";
-import { quote, SystemPromptError } from "../src/errors.ts";
+import { quote, SystemPromptError } from "../../src/errors.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 
 /**

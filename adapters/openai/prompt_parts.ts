@@ -11,7 +11,7 @@ import {
   type NameRule,
   promptBlocks,
   WIRE_TOOL_NAME,
-} from "../_shared.ts";
+} from "../_kit/assembly_input.ts";
 import {
   blockItems,
   latestMarkers,

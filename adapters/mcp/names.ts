@@ -5,7 +5,7 @@
  * @module
  */
 
-import { compareCodeUnits } from "../src/shared/util.ts";
+import { compareCodeUnits } from "../../src/shared/util.ts";
 
 /** The longest tool name the OpenAI and Anthropic APIs accept. */
 export const MAX_TOOL_NAME = 64;

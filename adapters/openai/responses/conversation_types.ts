@@ -5,11 +5,11 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
+import type { AssembleContext } from "../../../mod.ts";
 import type {
   Conversation,
   ConversationOptions,
-} from "../../src/conversation/types.ts";
+} from "../../../src/conversation/types.ts";
 import type {
   ResponsesTextPart,
   ResponsesTool,

@@ -15,7 +15,7 @@
  */
 
 import { Observable } from "rxjs";
-import { quote, SystemPromptError } from "../src/errors.ts";
+import { quote, SystemPromptError } from "../../src/errors.ts";
 
 /** The MCP notification a server sends when its tool list changed. */
 export const TOOLS_LIST_CHANGED = "notifications/tools/list_changed";

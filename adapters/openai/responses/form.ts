@@ -6,26 +6,26 @@
  * @module
  */
 
-import { SystemPromptError } from "../../mod.ts";
-import { quote } from "../../src/errors.ts";
-import type { InlineToolChanges } from "../../src/conversation/tool_set.ts";
+import { SystemPromptError } from "../../../mod.ts";
+import { quote } from "../../../src/errors.ts";
+import type { InlineToolChanges } from "../../../src/conversation/tool_set.ts";
 import type {
   ConversationForm,
   FormAnswer,
   FormBuilder,
-} from "../../src/conversation/form.ts";
-import type { ToolCall } from "../../src/conversation/types.ts";
-import { copy } from "../../src/conversation/checks.ts";
-import type { MarkSites } from "../../src/conversation/marks.ts";
-import { ItemsLayout } from "../../src/conversation/report_layout.ts";
+} from "../../../src/conversation/form.ts";
+import type { ToolCall } from "../../../src/conversation/types.ts";
+import { copy } from "../../../src/conversation/checks.ts";
+import type { MarkSites } from "../../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
 import {
   compactionUnsupported,
-  copyBlocks,
   isObject,
   readToolChanges,
-} from "../_conversation_shared.ts";
-import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
-import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+} from "../../_kit/form_options.ts";
+import { copyBlocks } from "../../_kit/content_blocks.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
+import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
 import { responsesUsage } from "./usage.ts";
 import {
   forkSystem,
@@ -39,7 +39,7 @@ import {
   readOpenAIForm,
   retentionField,
   stepKey,
-} from "./conversation_shared.ts";
+} from "../form_options.ts";
 import {
   type ResponsesTextPart,
   type ResponsesTool,
@@ -49,7 +49,7 @@ import {
 import type {
   ResponsesConversationBody,
   ResponsesConversationItem,
-} from "./responses_conversation_types.ts";
+} from "./conversation_types.ts";
 
 type ResponsesItem = ResponsesConversationItem;
 

@@ -4,20 +4,20 @@
  * @module
  */
 
-import type { AssembleContext } from "../../mod.ts";
-import type { ConversationPrompt } from "../../src/conversation/types.ts";
+import type { AssembleContext } from "../../../mod.ts";
+import type { ConversationPrompt } from "../../../src/conversation/types.ts";
 import {
   resumeConversation,
   startConversation,
-} from "../../src/conversation/start.ts";
-import { FORM_CONTEXT } from "../forms.ts";
+} from "../../../src/conversation/start.ts";
+import { FORM_CONTEXT } from "../../forms.ts";
 import type {
   ChatConversation,
   ChatConversationBody,
   ChatConversationOptions,
   ChatConversationStreamingBody,
-} from "./chat_conversation_types.ts";
-import { CHAT_FORM } from "./chat_form.ts";
+} from "./conversation_types.ts";
+import { CHAT_FORM } from "./form.ts";
 
 /**
  * Starts an OpenAI Chat Completions conversation (SPEC 9.1): each

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { SystemPromptError } from "../src/errors.ts";
+import { SystemPromptError } from "../../src/errors.ts";
 
 /** What `./otel` uses of `@opentelemetry/api`. */
 export interface OtelApi {

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { sha256Hex } from "../../adapters/_sha256.ts";
+import { sha256Hex } from "../../src/shared/sha256.ts";
 
 const SEED = 20261203;
 

@@ -6,20 +6,21 @@
  * @module
  */
 
-import { SystemPromptError } from "../../mod.ts";
-import { quote } from "../../src/errors.ts";
+import { SystemPromptError } from "../../../mod.ts";
+import { quote } from "../../../src/errors.ts";
 import type {
   ConversationForm,
   FormAnswer,
   FormBuilder,
-} from "../../src/conversation/form.ts";
-import type { ToolCall } from "../../src/conversation/types.ts";
-import { copy } from "../../src/conversation/checks.ts";
-import type { MarkSites } from "../../src/conversation/marks.ts";
-import { ItemsLayout } from "../../src/conversation/report_layout.ts";
-import { copyBlocks, isObject } from "../_conversation_shared.ts";
-import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./rules.ts";
-import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+} from "../../../src/conversation/form.ts";
+import type { ToolCall } from "../../../src/conversation/types.ts";
+import { copy } from "../../../src/conversation/checks.ts";
+import type { MarkSites } from "../../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
+import { isObject } from "../../_kit/form_options.ts";
+import { copyBlocks } from "../../_kit/content_blocks.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
+import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
 import { chatUsage } from "./usage.ts";
 import { type ChatTextPart, toChatCompletions } from "./chat.ts";
 import type {
@@ -27,7 +28,7 @@ import type {
   ChatConversationMessage,
   ChatConversationStreamingBody,
   ChatUserPart,
-} from "./chat_conversation_types.ts";
+} from "./conversation_types.ts";
 import {
   forkSystem,
   markedAdapter,
@@ -39,7 +40,7 @@ import {
   readOpenAIForm,
   retentionField,
   stepKey,
-} from "./conversation_shared.ts";
+} from "../form_options.ts";
 
 type ChatMessage = ChatConversationMessage;
 type ChatBody = ChatConversationBody | ChatConversationStreamingBody;

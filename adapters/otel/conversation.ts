@@ -5,18 +5,18 @@
  * @module
  */
 
-import type { ConversationRequest } from "../mod.ts";
-import { formNamed } from "./forms.ts";
+import type { ConversationRequest } from "../../mod.ts";
+import { formNamed } from "../forms.ts";
 import {
   type CacheJudgement,
   type CacheProvider,
   judgeRequest,
-} from "./cache/mod.ts";
+} from "../cache/mod.ts";
 import {
   recordRequestSpan,
   type RequestSpan,
   type RequestSpanOptions,
-} from "./_otel_span.ts";
+} from "./span.ts";
 
 /**
  * Options of {@linkcode conversationSpans}: those of

@@ -8,10 +8,11 @@
  * @module
  */
 
-import { SystemPromptError } from "../mod.ts";
-import { quote } from "../src/errors.ts";
-import type { ProviderRules } from "../src/cache/simulator/rules.ts";
-import { isJsonObject, readingOptions } from "./_shared.ts";
+import { SystemPromptError } from "../../mod.ts";
+import { quote } from "../../src/errors.ts";
+import type { ProviderRules } from "../../src/cache/simulator/rules.ts";
+import { isJsonObject } from "./assembly_input.ts";
+import { readingOptions } from "./adapter_options.ts";
 
 /**
  * The lifetime the `cache` option asks for: `undefined` for no caching,
