@@ -30,6 +30,7 @@ import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { anthropicUsage } from "./usage.ts";
+import { MESSAGES_SIMULATION } from "./simulation.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -114,6 +115,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       name: "messages",
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
+  simulation: MESSAGES_SIMULATION,
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,

@@ -188,6 +188,32 @@ export interface ConversationForm<M = unknown, Body = unknown>
   systemTexts(head: Readonly<Record<string, unknown>>): string[];
   /** How the report lays the recorded steps out, as its rules' bodies. */
   layout(): RecordLayout;
+  /**
+   * `rxprompt simulate` and `bench:cache`: the README way's options for a
+   * thread's conversation, and the SDK's answer for a session's turn.
+   */
+  readonly simulation?: FormSimulation;
+}
+
+/** A session's assistant turn, as `rxprompt simulate` replays it. */
+export interface SimulatedTurn {
+  readonly content: string;
+  readonly toolCalls?: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly input: unknown;
+  }[];
+}
+
+/** How `rxprompt simulate` drives a form's conversations. */
+export interface FormSimulation {
+  /** A thread's conversation options (its session id given). */
+  options(
+    session: string,
+    toolChanges: "rebuild" | "inline",
+  ): Record<string, unknown>;
+  /** The SDK's answer object for a session's `n`th assistant turn. */
+  answer(turn: SimulatedTurn, n: number): unknown;
 }
 
 /** What a form's start and resume functions give every conversation. */

@@ -48,7 +48,7 @@ describe("rxprompt simulate", () => {
       requestsOf(
         await runSession(await pauses(), { readme: readmeWay }),
         "readme",
-        "anthropic",
+        "anthropic-messages",
       ),
       { provider: "anthropic", countTokens },
     );

@@ -25,6 +25,17 @@ import {
   VARIANTS,
 } from "./variants.ts";
 
+/**
+ * The name a form's bodies had when the fixtures were taken (0.4's
+ * "wire"): the keys stay, the bodies are never re-taken.
+ */
+const WIRE: Readonly<Record<string, string>> = {
+  "anthropic-messages": "anthropic",
+  "openai-chat": "openai",
+  "bedrock-converse": "bedrock",
+  gemini: "gemini",
+};
+
 /** Named values whose JSON the fixtures digest. */
 export type Golden = Map<string, unknown>;
 
@@ -52,8 +63,8 @@ export async function sessionWayBodies(): Promise<Golden> {
       );
       for (const step of steps) {
         for (const [way, wires] of step.bodies) {
-          for (const [wire, body] of Object.entries(wires)) {
-            golden.set(`${name}/${way}/${wire}/${step.index}`, body);
+          for (const [form, body] of Object.entries(wires)) {
+            golden.set(`${name}/${way}/${WIRE[form]}/${step.index}`, body);
           }
         }
       }
@@ -66,8 +77,11 @@ export async function sessionWayBodies(): Promise<Golden> {
       restart: { at, session: build },
     });
     for (const step of restarted) {
-      for (const [wire, body] of Object.entries(step.bodies.get("readme")!)) {
-        golden.set(`${name}/readme-restarted/${wire}/${step.index}`, body);
+      for (const [form, body] of Object.entries(step.bodies.get("readme")!)) {
+        golden.set(
+          `${name}/readme-restarted/${WIRE[form]}/${step.index}`,
+          body,
+        );
       }
     }
   }
@@ -89,12 +103,12 @@ type Made = Map<string, Driven[]>;
 /**
  * A way that feeds a session's turns to `variant`'s conversation, one per
  * thread (a new one when the session rewrote its messages), as the
- * README's way does; it builds its body for the `anthropic` wire only
+ * README's way does; it builds its body in the Anthropic Messages form only
  * (one body per step).
  */
 function variantWay(variant: Variant, made: Made): Way {
   return async (input) => {
-    if (input.wire !== "anthropic") return undefined;
+    if (input.form !== "anthropic-messages") return undefined;
     const memory = input.state as Memory;
     const messages = input.request.messages;
     const before = memory.seen ?? [];
@@ -165,7 +179,7 @@ export async function sessionFormGoldens(): Promise<
         { volatileSections: module.volatileSections },
       );
       for (const step of steps) {
-        const body = step.bodies.get(variant.name)?.anthropic;
+        const body = step.bodies.get(variant.name)?.["anthropic-messages"];
         bodies.set(`${name}/${variant.name}/${step.index}`, body);
       }
       for (const [thread, conversations] of made) {

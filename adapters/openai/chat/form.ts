@@ -22,6 +22,7 @@ import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
 import { chatUsage } from "./usage.ts";
+import { CHAT_SIMULATION } from "./simulation.ts";
 import { type ChatTextPart, toChatCompletions } from "./chat.ts";
 import type {
   ChatConversationBody,
@@ -98,6 +99,7 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
       leading: "system",
       sites: CHAT_FORM.marks as MarkSites<unknown>,
     }),
+  simulation: CHAT_SIMULATION,
   /** Not on the model's messages. */
   marks: openAISites<ChatMessage>((message) =>
     message.role === "assistant"

@@ -51,7 +51,7 @@ describe("example sessions", () => {
             const requests = requestsOf(
               steps,
               way,
-              provider === "anthropic" ? "anthropic" : "openai",
+              provider === "anthropic" ? "anthropic-messages" : "openai-chat",
             );
             const { requests: results } = simulateCache(requests, {
               provider,

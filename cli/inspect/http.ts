@@ -9,8 +9,8 @@
  */
 
 import type { BehaviorSubject } from "rxjs";
-import { CliError, describeError } from "./cli_error.ts";
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./inspect_page.ts";
+import { CliError, describeError } from "../cli_error.ts";
+import { PAGE_CSS, PAGE_HTML, PAGE_JS } from "./page.ts";
 
 /** The only address the page is served on. */
 export const LOOPBACK = "127.0.0.1";

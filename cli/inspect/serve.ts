@@ -1,7 +1,7 @@
 /**
  * `rxprompt inspect CONFIG --serve [--port N] [--session SESSION |
  * --recording FILE]`: the inspector page on 127.0.0.1 (the server is
- * `inspect_http.ts`). The state is sent whole on every change: each view
+ * `http.ts`). The state is sent whole on every change: each view
  * of the config follows `watch()`, every assembly bounded by `--timeout`,
  * and the config is imported again when its file is saved (the old one
  * disposed, its `dispose` export first). A config that fails to load, or
@@ -27,33 +27,32 @@ import {
   of,
   switchMap,
 } from "rxjs";
-import type { AssembleContext } from "../mod.ts";
-import { type Args, DEFAULT_TIMEOUT_MS } from "./args.ts";
-import { describeTarget, disposeConfig } from "./assembly.ts";
-import { CliError, describeError } from "./cli_error.ts";
+import type { AssembleContext } from "../../mod.ts";
+import { type Args, DEFAULT_TIMEOUT_MS, PROVIDERS } from "../args.ts";
+import { describeTarget, disposeConfig } from "../assembly.ts";
+import { CliError, describeError } from "../cli_error.ts";
 import {
   loadConfig,
   type PromptConfig,
   type Target,
   targets,
-} from "./config.ts";
-import { firstWithin, seconds, within, withSignal } from "./deadline.ts";
+} from "../config.ts";
+import { firstWithin, seconds, within, withSignal } from "../deadline.ts";
 import {
   type CacheChart,
   chartOfRecording,
   chartsOfSimulation,
-} from "./inspect_chart.ts";
-import { listen, LOOPBACK } from "./inspect_http.ts";
-import { failedView, type ScopeView, scopeView } from "./inspect_model.ts";
-import { node } from "./node.ts";
-import type { Output } from "./output.ts";
-import { readmeWay } from "./readme_way.ts";
-import { reportOfFile } from "./report.ts";
-import { loadSession, runSession } from "./session.ts";
-import { PROVIDERS } from "./simulate.ts";
-import { reportStrayErrors } from "./stray_errors.ts";
-import { type CountTokens, tokenCounter } from "./tokens.ts";
-import { fileChanges$ } from "./watch.ts";
+} from "./chart.ts";
+import { listen, LOOPBACK } from "./http.ts";
+import { failedView, type ScopeView, scopeView } from "./model.ts";
+import { node } from "../node.ts";
+import type { Output } from "../output.ts";
+import { readmeWay } from "../readme_way.ts";
+import { reportOfFile } from "../report.ts";
+import { loadSession, runSession } from "../session.ts";
+import { reportStrayErrors } from "../stray_errors.ts";
+import { type CountTokens, tokenCounter } from "../tokens.ts";
+import { fileChanges$ } from "../watch.ts";
 
 /** Everything the page shows; sent whole on every change. */
 export interface InspectorState {

@@ -13,15 +13,15 @@
  * @module
  */
 
-import { diffAssemblies, renderRuntimeContext } from "../mod.ts";
+import { diffAssemblies, renderRuntimeContext } from "../../mod.ts";
 import type {
   CacheProvider,
   PromptCacheReport,
-} from "../adapters/cache/mod.ts";
-import { describeError } from "./cli_error.ts";
-import type { RunStep } from "./session.ts";
-import { simulateSteps } from "./simulate.ts";
-import type { CountTokens } from "./tokens.ts";
+} from "../../adapters/cache/mod.ts";
+import { describeError } from "../cli_error.ts";
+import type { RunStep } from "../session.ts";
+import { simulateSteps } from "../simulate.ts";
+import type { CountTokens } from "../tokens.ts";
 
 /** Where a chart's figures come from. */
 export type ChartSource =
@@ -37,8 +37,8 @@ export type ChartSource =
     kind: "recording";
     /** The recording's path, as given. */
     file: string;
-    /** The provider that answered (its usage fields name the tokens). */
-    provider: string;
+    /** The form that answered (its usage fields name the tokens). */
+    form: string;
   };
 
 /**
@@ -295,7 +295,7 @@ export function chartOfRecording(
     };
   });
   return {
-    source: { kind: "recording", file: result.file, provider: result.form },
+    source: { kind: "recording", file: result.file, form: result.form },
     requests,
     totals: totalsOf(requests),
   };

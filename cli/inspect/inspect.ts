@@ -17,21 +17,21 @@ import {
   type PromptAssembly,
   renderPrompt,
   type SystemPrompt,
-} from "../mod.ts";
-import type { Args } from "./args.ts";
+} from "../../mod.ts";
+import type { Args } from "../args.ts";
 import {
   assembleWithin,
   describeTarget,
   disposeConfig,
   rendered,
   targetJson,
-} from "./assembly.ts";
-import { CliError, describeError } from "./cli_error.ts";
-import { loadConfig, target as targetOf } from "./config.ts";
-import { serveInspect } from "./inspect_serve.ts";
-import type { Output } from "./output.ts";
-import { TextMap } from "../src/shared/text_map.ts";
-import { type CountTokens, tokenCounter } from "./tokens.ts";
+} from "../assembly.ts";
+import { CliError, describeError } from "../cli_error.ts";
+import { loadConfig, target as targetOf } from "../config.ts";
+import { serveInspect } from "./serve.ts";
+import type { Output } from "../output.ts";
+import { TextMap } from "../../src/shared/text_map.ts";
+import { type CountTokens, tokenCounter } from "../tokens.ts";
 
 /** One row of the sections table. */
 export interface SectionRow {

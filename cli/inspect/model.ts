@@ -4,12 +4,12 @@
  * cache markers), their sections, the tools, the runtime context, the
  * variables, and what was shadowed or pruned, each with its stability,
  * tokens and contributor (from `explain()`). Pure apart from the one
- * `explain()` call; `inspect_serve.ts` sends it to the page.
+ * `explain()` call; `serve.ts` sends it to the page.
  *
  * @module
  */
 
-import { toMessages } from "../adapters/anthropic/mod.ts";
+import { toMessages } from "../../adapters/anthropic/mod.ts";
 import {
   type AssembleContext,
   type PromptExplanation,
@@ -18,11 +18,11 @@ import {
   type SectionOrigin,
   type Stability,
   type SystemPrompt,
-} from "../mod.ts";
-import { describeTarget, targetJson } from "./assembly.ts";
-import { describeError } from "./cli_error.ts";
-import type { Target } from "./config.ts";
-import type { CountTokens } from "./tokens.ts";
+} from "../../mod.ts";
+import { describeTarget, targetJson } from "../assembly.ts";
+import { describeError } from "../cli_error.ts";
+import type { Target } from "../config.ts";
+import type { CountTokens } from "../tokens.ts";
 
 /** The config's scope names by scope key, for contributors' labels. */
 export type ScopeNames = ReadonlyMap<ScopeKey, string>;

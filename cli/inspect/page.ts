@@ -267,7 +267,8 @@ export const PAGE_JS = String.raw`"use strict";
       ]);
   }
 
-  function stepId(chart, request) { return "step-" + chart.source.provider + "-" + request.index; }
+  function chartName(chart) { return chart.source.provider || chart.source.form; }
+  function stepId(chart, request) { return "step-" + chartName(chart) + "-" + request.index; }
 
   function verdictText(request) {
     if (!request.verdict) return "no miss";
@@ -294,7 +295,7 @@ export const PAGE_JS = String.raw`"use strict";
   }
 
   function chartSection(chart) {
-    var provider = chart.source.provider;
+    var provider = chartName(chart);
     var max = Math.max.apply(null, [1].concat(chart.requests.map(function (r) { return r.inputTokens; })));
     var id = "chart-" + provider;
     var t = chart.totals;
