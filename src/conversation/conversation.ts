@@ -22,8 +22,15 @@ import {
   readOptionBag,
   shallowEnough,
 } from "./checks.ts";
-import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
-import { declaredTools, refusalText } from "./tool_set.ts";
+import {
+  type Built,
+  type Committed,
+  committedAfter,
+  EMPTY_STATE,
+  startOf,
+  stepRecord,
+} from "./state.ts";
+import { refusalText } from "./tool_set.ts";
 import { forkLayout } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
@@ -36,7 +43,6 @@ import {
   type RecordingFork,
   type RecordingHeader,
   recordingLine,
-  type RecordingStep,
 } from "./recording.ts";
 import {
   type ConversationForm,
@@ -273,57 +279,20 @@ export class ConversationShell<
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
-    const head = JSON.stringify(sent.head);
-    const state = JSON.stringify(sent.state);
-    const step: RecordingStep = {
-      step: before.steps + 1,
-      at: before.history.length,
-      tail: sent.tail,
-      marks: sent.marks,
-      ...(head === before.head ? {} : { head: sent.head }),
-      ...(built.toolsChanged || before.steps === 0
-        ? { tools: [...built.listed] }
-        : {}),
-      ...(built.effectiveChanged
-        ? { inlineTools: [...built.effective ?? []] }
-        : {}),
-      ...(state === JSON.stringify(before.state) && before.steps > 0
-        ? {}
-        : { state: sent.state }),
-      ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
-      ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
-      awaiting: built.awaiting,
+    const head = JSON.stringify(built.request.head);
+    const step = stepRecord(before, built, {
       response,
       usage: read.usage ?? null,
-      reported: observed.reported,
-      ...(observed.provenance === undefined
-        ? {}
-        : { provenance: observed.provenance }),
-      ...(observed.contributor === undefined
-        ? {}
-        : { contributor: observed.contributor }),
-      sent: isoOf(built.sentAt),
+      observed,
       time: isoOf(time),
-    };
+    }, head);
     const lines = before.steps === 0 && this.#recording === ""
       ? [recordingLine(this.#headerRecord()), recordingLine(step)]
       : [recordingLine(step)];
-    this.#committed = {
-      history: [
-        ...before.history,
-        ...sent.tail,
-        ...read.messages.map(deepFreeze),
-      ],
-      previousLength: before.history.length + sent.tail.length,
-      runtimeText: built.runtimeText,
-      listed: built.listed,
-      effective: built.effective,
-      declared: declaredTools(before.declared, built.effective),
-      calls: read.calls,
+    this.#committed = committedAfter(before, built, read, {
       steps: step.step,
       head,
-      state: sent.state,
-    };
+    });
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = this.#refusals(read.calls, built.allowed);
