@@ -13,10 +13,6 @@ import type {
   ProviderForm,
 } from "../src/conversation/form.ts";
 import type { ProviderRules, RuleTable } from "../src/cache/simulator/rules.ts";
-import { ANTHROPIC_RULES } from "./anthropic/rules.ts";
-import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "./openai/rules.ts";
-import { BEDROCK_RULES } from "./bedrock/rules.ts";
-import { GEMINI_RULES } from "./gemini/rules.ts";
 import { MESSAGES_FORM } from "./anthropic/form.ts";
 import { CHAT_FORM } from "./openai/chat/form.ts";
 import { RESPONSES_FORM } from "./openai/responses/form.ts";
@@ -67,16 +63,85 @@ export const FORMS: readonly ProviderForm[] = [
 ];
 
 /**
+ * The conversation forms 0.4 recognized an answer as, in its order (the AI
+ * SDK's result first, whose other getters may throw; then Chat
+ * Completions, Responses, Anthropic Messages).
+ */
+const RECOGNIZED_IN_04: readonly string[] = [
+  AI_SDK_FORM.id,
+  CHAT_FORM.id,
+  RESPONSES_FORM.id,
+  MESSAGES_FORM.id,
+];
+
+/** Everything the package derives from its forms' rows. */
+export interface FormTable {
+  /** The rows, in the docs' order. */
+  readonly forms: readonly ProviderForm[];
+  /**
+   * The conversation forms in the order an answer is recognized in: 0.4's,
+   * then any other in the rows' order (a new form goes last).
+   */
+  readonly recognition: readonly ConversationForm<never, never>[];
+  /** Every rules set of the rows, in the rows' order (`--provider`'s). */
+  readonly rules: readonly ProviderRules[];
+  /** The rules table the cache functions resolve a provider's id with. */
+  readonly ruleTable: RuleTable;
+  /** What a form's start and resume functions give their conversation. */
+  readonly context: FormContext;
+}
+
+/**
+ * The table of `forms`: the recognition order, the rules (each once, in
+ * the order the rows name them) and the order a body of unknown provider
+ * is claimed in (newest rules first, a catch-all last).
+ */
+export function formTable(forms: readonly ProviderForm[]): FormTable {
+  const conversations = forms.filter((form): form is ConversationForm =>
+    "builder" in form
+  );
+  const rank = (form: ProviderForm) => {
+    const at = RECOGNIZED_IN_04.indexOf(form.id);
+    return at === -1 ? RECOGNIZED_IN_04.length : at;
+  };
+  const recognition = conversations
+    .map((form, index) => ({ form, index }))
+    .sort((a, b) => rank(a.form) - rank(b.form) || a.index - b.index)
+    .map(({ form }) => form as ConversationForm<never, never>);
+  const rules = [...new Set(forms.flatMap((form) => form.cache.rules))];
+  const readers = new Set<ProviderRules["readBody"]>();
+  const distinct = rules.filter((set) => {
+    if (readers.has(set.readBody)) return false;
+    readers.add(set.readBody);
+    return true;
+  }).reverse();
+  const ruleTable: RuleTable = {
+    named: (id) => rules.find((set) => set.id === id),
+    ids: rules.map((set) => set.id),
+    bodyOrder: [
+      ...distinct.filter((set) => set.claimsAnyBody !== true),
+      ...distinct.filter((set) => set.claimsAnyBody === true),
+    ],
+  };
+  return {
+    forms,
+    recognition,
+    rules,
+    ruleTable,
+    context: { forms: recognition, rules: ruleTable },
+  };
+}
+
+/** The package's table. */
+export const TABLE: FormTable = formTable(FORMS);
+
+/**
  * The conversation forms in the order an answer is recognized in (0.4's:
  * the AI SDK's result first, whose other getters may throw; then Chat
  * Completions, Responses, Anthropic Messages). A new form goes last.
  */
-export const RECOGNITION: readonly ConversationForm<never, never>[] = [
-  AI_SDK_FORM,
-  CHAT_FORM,
-  RESPONSES_FORM,
-  MESSAGES_FORM,
-] as readonly ConversationForm[] as readonly ConversationForm<never, never>[];
+export const RECOGNITION: readonly ConversationForm<never, never>[] =
+  TABLE.recognition;
 
 /**
  * The caching rules a simulation, a report or a judgement applies:
@@ -100,32 +165,18 @@ export type CacheProvider =
   | "gemini";
 
 /** Every provider's rules, in the order reports list them. */
-export const RULES: readonly ProviderRules[] = [
-  ANTHROPIC_RULES,
-  OPENAI_RULES,
-  OPENAI_EXPLICIT_RULES,
-  BEDROCK_RULES,
-  GEMINI_RULES,
-];
+export const RULES: readonly ProviderRules[] = TABLE.rules;
 
 /** The rules with id `id`, or `undefined`. */
 export function rulesNamed(id: unknown): ProviderRules | undefined {
-  return RULES.find((rules) => rules.id === id);
+  return TABLE.ruleTable.named(id);
 }
 
 /** The rules table the cache functions resolve a provider's id with. */
-export const RULE_TABLE: RuleTable = {
-  named: rulesNamed,
-  ids: RULES.map((rules) => rules.id),
-  // The most particular shapes first, OpenAI's (which takes any other) last.
-  bodyOrder: [GEMINI_RULES, BEDROCK_RULES, ANTHROPIC_RULES, OPENAI_RULES],
-};
+export const RULE_TABLE: RuleTable = TABLE.ruleTable;
 
 /** What every form's start and resume functions give their conversation. */
-export const FORM_CONTEXT: FormContext = {
-  forms: RECOGNITION,
-  rules: RULE_TABLE,
-};
+export const FORM_CONTEXT: FormContext = TABLE.context;
 
 /** The form with id (or 0.4 name) `name`, or `undefined`. */
 export function formNamed(

@@ -14,8 +14,9 @@
 import { type AssembleContext, SystemPromptError } from "../mod.ts";
 import {
   conversationFormNamed,
-  FORM_CONTEXT,
-  FORMS,
+  type FormTable,
+  formTable,
+  TABLE,
 } from "../adapters/forms.ts";
 import { resumeConversation } from "../src/conversation/start.ts";
 import type { ProviderForm } from "../src/conversation/form.ts";
@@ -103,7 +104,10 @@ export async function reportOfFile(
     return tokens;
   };
   try {
-    const { form, conv, provider } = resumed(text, options.forms ?? FORMS);
+    const table = options.forms === undefined
+      ? TABLE
+      : formTable(options.forms);
+    const { form, conv, provider } = resumed(text, table);
     const report = conv.report({
       countTokens,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
@@ -145,14 +149,14 @@ interface Reportable {
  */
 function resumed(
   text: string,
-  forms: readonly ProviderForm[],
+  table: FormTable,
 ): { form: string; conv: Reportable; provider: CacheProvider } {
   const header = headerOf(text);
-  const form = conversationFormNamed(header.provider, forms);
+  const form = conversationFormNamed(header.provider, table.forms);
   if (form === undefined) {
-    const names = forms.filter((known) => "builder" in known).map((known) =>
-      known.id
-    );
+    const names = table.forms.filter((known) => "builder" in known).map((
+      known,
+    ) => known.id);
     throw new CliError(
       `its header names the provider ${
         JSON.stringify(header.provider)
@@ -167,7 +171,7 @@ function resumed(
     NO_PROMPT,
     text,
     header.options,
-    FORM_CONTEXT,
+    table.context,
   );
   return {
     form: form.id,

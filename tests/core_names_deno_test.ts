@@ -29,13 +29,6 @@ const IDS: ReadonlySet<string> = new Set([
 /** A provider's name inside an identifier or key (`anthropicBody`, `OPENAI_TTL`). */
 const NAMED = /anthropic|openai|bedrock|gemini|ai_?sdk|converse/i;
 
-/**
- * What the core still names, by file (how many places), until the step of
- * issue 45 that moves it out: a file may not name more, and a file that
- * names nothing any more must leave the list.
- */
-const ALLOWED: Readonly<Record<string, number>> = {};
-
 /** The places a source text names a provider: `line: token`. */
 export function vendorNames(text: string): string[] {
   const source = ts.createSourceFile("x.ts", text, ts.ScriptTarget.Latest);
@@ -87,23 +80,14 @@ describe("the core names no provider (issue 45)", () => {
     );
   });
 
-  it("src/ holds none outside the allowance", async () => {
-    const over: string[] = [];
-    const stale: string[] = [];
-    const counts: Record<string, number> = {};
+  it("src/ holds none", async () => {
+    const found: string[] = [];
     for (const file of await sources()) {
       const names = vendorNames(
         await Deno.readTextFile(new URL(file, SRC)),
       );
-      if (names.length > 0) counts[file] = names.length;
-      if (names.length > (ALLOWED[file] ?? 0)) {
-        over.push(`src/${file}: ${names.join(", ")}`);
-      }
+      if (names.length > 0) found.push(`src/${file}: ${names.join(", ")}`);
     }
-    for (const file of Object.keys(ALLOWED)) {
-      if (counts[file] === undefined) stale.push(file);
-    }
-    assert.deepEqual(over, [], "provider names in the core");
-    assert.deepEqual(stale, [], "ALLOWED entries that name nothing now");
+    assert.deepEqual(found, [], "provider names in the core");
   });
 });

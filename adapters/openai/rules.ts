@@ -33,6 +33,7 @@ export const OPENAI_RULES: ProviderRules = {
   readBody: openAIBody,
   readItems: (fields, name) => openAIItems(name, openAIItemTtl(fields)),
   claimsBody: () => true,
+  claimsAnyBody: true,
 };
 
 /** OpenAI's explicit `prompt_cache_breakpoint` marks (gpt-5.6 and later). */

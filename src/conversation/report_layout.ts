@@ -52,7 +52,7 @@ export function markedItem(
  * (an OpenAI system message): the rest of the head is the body's fields.
  */
 export class ItemsLayout implements RecordLayout {
-  readonly #name: "messages" | "input";
+  readonly #name: string;
   readonly #leading: string | undefined;
   readonly #sites: MarkSites<unknown>;
   #items: unknown[] = [];
@@ -62,7 +62,7 @@ export class ItemsLayout implements RecordLayout {
 
   constructor(
     { name, leading, sites }: {
-      readonly name: "messages" | "input";
+      readonly name: string;
       readonly leading?: string;
       readonly sites: MarkSites<unknown>;
     },

@@ -38,8 +38,8 @@ export interface GrowingBody {
    * object for as long as it does not change.
    */
   readonly fields: Readonly<Record<string, unknown>>;
-  /** The field the items go in: `messages`, or `input` (Responses). */
-  readonly name: "messages" | "input";
+  /** The field the items go in: `messages`, `input` (Responses), ... */
+  readonly name: string;
   /**
    * The session's items, shared by its requests and only ever appended
    * to; this request sends the first `count`.

@@ -81,7 +81,8 @@ export function cacheReportWith(
  * item read once (`growing.ts`) so that the report costs the session's
  * items, not every request's whole history. What the simulator refuses
  * (a body of another shape, a time out of order, markers the API would
- * refuse) is reported as `cacheReport` reports it, from the whole bodies.
+ * refuse) is reported as `cacheReport` reports it, from the whole bodies,
+ * as is every request under rules with no `readItems`.
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` as `cacheReport`
  */
@@ -95,6 +96,17 @@ export function growingCacheReport(
     requests as unknown as readonly ReportedRequest[],
     table,
   );
+  const whole = () =>
+    cacheReportWith(
+      requests.map((request) => ({
+        ...request,
+        body: wholeBody(request.body),
+      })),
+      options,
+      table,
+    );
+  // Rules that read only whole bodies: each body read whole.
+  if (rules.readItems === undefined) return whole();
   let run;
   try {
     run = simulateWith(
@@ -112,14 +124,7 @@ export function growingCacheReport(
     );
   } catch (error) {
     if (!(error instanceof SystemPromptError)) throw error;
-    return cacheReportWith(
-      requests.map((request) => ({
-        ...request,
-        body: wholeBody(request.body),
-      })),
-      options,
-      table,
-    );
+    return whole();
   }
   return reportOf(requests, run.prepared, { simulation: run.simulation }, {
     ...options,

@@ -125,6 +125,11 @@ export interface ProviderRules {
   ): ItemReader;
   /** Whether a body of unknown provider (the bound's) reads with these rules. */
   claimsBody(body: Record<string, unknown>): boolean;
+  /**
+   * `claimsBody` takes any body: these rules are tried last (a fallback
+   * for the bound).
+   */
+  readonly claimsAnyBody?: boolean;
 }
 
 /**
