@@ -60,16 +60,17 @@ export interface PrefixSites<H> {
  * provider looks back over (`lookbackBlocks`; 0: whenever the step added
  * any). Each mark goes on the last part of its item, or of the item before
  * an item that defers to it; an item with no site carries none. No mark:
- * the history as it is.
+ * the history as it is. `history` is the caller's own list (the request's):
+ * a marked item is replaced in it by a copy, the item itself never changed.
  */
 export function markHistoryEnds<M>(
-  history: readonly M[],
+  history: M[],
   previousLength: number,
   mark: unknown,
   lookbackBlocks: number,
   sites: MarkSites<M>,
 ): { items: M[]; marks: RecordingMark[] } {
-  const items = [...history];
+  const items = history;
   const marks: RecordingMark[] = [];
   if (mark === undefined) return { items, marks };
   const ends = [history.length - 1];

@@ -33,16 +33,19 @@ function items(...counts: number[]): Item[] {
 
 describe("markHistoryEnds", () => {
   it("marks the last item, and the previous end past the lookback only", () => {
-    const history = items(3, 10, 10);
-    const within = markHistoryEnds(history, 1, { t: 1 }, 20, SITES);
+    const within = markHistoryEnds(items(3, 10, 10), 1, { t: 1 }, 20, SITES);
     assert.deepEqual(within.marks, [{ message: 3, block: 9, mark: { t: 1 } }]);
-    const past = markHistoryEnds(items(3, 10, 11), 1, { t: 1 }, 20, SITES);
+    const history = items(3, 10, 11);
+    const first = history[0];
+    const past = markHistoryEnds(history, 1, { t: 1 }, 20, SITES);
     assert.deepEqual(past.marks.map((mark) => mark.message), [1, 3]);
     assert.deepEqual(past.items[0], {
       parts: [{ n: 0 }, { n: 1 }, { n: 2, mark: { t: 1 } }],
     });
-    // The history given is not changed; each place has its own copy.
-    assert.equal("mark" in (history[0] as { parts: object[] }).parts[2], false);
+    // A marked item is a copy in the list; the item itself is not changed,
+    // and each place has its own mark.
+    assert.equal(past.items, history);
+    assert.equal("mark" in (first as { parts: object[] }).parts[2], false);
     assert.notEqual(past.marks[0].mark, past.marks[1].mark);
   });
 
