@@ -18,6 +18,7 @@
 import { type PromptAssembly, runtimeContextUpdate } from "../mod.ts";
 import { toConverse } from "../adapters/bedrock/mod.ts";
 import { toGemini } from "../adapters/gemini/mod.ts";
+import { BEDROCK_RULES } from "../adapters/bedrock/rules.ts";
 import type { SessionMessage } from "../adapters/cache/mod.ts";
 import type { WayInput } from "./way_types.ts";
 
@@ -27,8 +28,8 @@ const MODEL = {
   gemini: "gemini-3-flash",
 } as const;
 
-/** Blocks a Bedrock read looks back from a cache point. */
-const LOOKBACK = 20;
+/** Bedrock's marks: how many a request carries, how far a read looks back. */
+const MARKS = BEDROCK_RULES.marks!;
 
 /** One message of the history: its role and its text blocks. */
 interface Kept {
@@ -117,12 +118,14 @@ const converseBody: BodyOf = (history, input, memory) => {
   );
   const ends = new Set([blocks - 1]);
   const before = memory.previousBlocks ?? 0;
-  if (before > 0 && blocks - before > LOOKBACK) ends.add(before - 1);
+  if (before > 0 && blocks - before > MARKS.lookbackBlocks) {
+    ends.add(before - 1);
+  }
   memory.previousBlocks = blocks;
   const { system, toolConfig } = toConverse(input.assembly, {
     cache: person ? { ttl: "1h" } : true,
     gating: "keep",
-    maxCacheBreakpoints: 4 - ends.size,
+    maxCacheBreakpoints: MARKS.limit! - ends.size,
   });
   const point = person
     ? { cachePoint: { type: "default", ttl: "1h" } }
