@@ -54,10 +54,12 @@ export type {
   StabilityOptions,
   SystemPromptConfig,
   TokenBudget,
+  ToolDeferral,
   ToolGate,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
+  ToolsOptions,
   VariableProvider,
 } from "./src/types.ts";
 export type { PromptChange, PromptView } from "./src/change_types.ts";

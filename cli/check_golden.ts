@@ -13,6 +13,7 @@ import {
   type CacheProvider,
   compareGoldenManifests,
   formatGoldenManifest,
+  GOLDEN_MANIFEST_VERSION,
   type GoldenDifference,
   type GoldenManifest,
   goldenManifest,
@@ -144,19 +145,26 @@ export async function checkGolden(
         scope.scope === null || !only.includes(scope.scope)
       ) ?? [];
       // Rebuilt through goldenManifest's order: the global view, then names.
+      const scopes = [...kept, ...current.scopes].sort((a, b) =>
+        a.scope === b.scope
+          ? 0
+          : a.scope === null
+          ? -1
+          : b.scope === null
+          ? 1
+          : a.scope < b.scope
+          ? -1
+          : 1
+      );
+      // Deferred tools in a kept view or a new one make it version 2.
       manifest = {
         ...current,
-        scopes: [...kept, ...current.scopes].sort((a, b) =>
-          a.scope === b.scope
-            ? 0
-            : a.scope === null
-            ? -1
-            : b.scope === null
-            ? 1
-            : a.scope < b.scope
-            ? -1
-            : 1
-        ),
+        version: scopes.some((scope) =>
+            scope.deferred !== undefined
+          )
+          ? GOLDEN_MANIFEST_VERSION
+          : 1,
+        scopes,
       };
     }
     await writeGolden(path, manifest);

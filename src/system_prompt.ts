@@ -53,6 +53,7 @@ import type {
   ToolGate,
   ToolProvider,
   ToolProviderResult,
+  ToolsOptions,
   VariableProvider,
 } from "./types.ts";
 import type { PromptChange, PromptView } from "./change_types.ts";
@@ -195,7 +196,7 @@ export class SystemPrompt<C extends AssembleContext = AssembleContext>
   /** Registers a tool-schema provider (or a live source) in the global layer. */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
-    options?: StabilityOptions,
+    options?: ToolsOptions,
   ): Disposer {
     return this.#root.tools(provider, options);
   }

@@ -41,6 +41,50 @@ export interface StabilityOptions {
 }
 
 /**
+ * Whether a tool source's tools are deferred (SPEC §10.3): `true`, all of
+ * them; `{ above: n }`, all of them when the source offers more than `n`
+ * tools in an assembly (a whole number, 0 or more); `false`, none. A
+ * deferred tool is known to the registry (validation, `toolOrder`, gates,
+ * `explain()`) but goes in the assembly's `deferredTools`, never in `tools`:
+ * it is listed only when the model finds it.
+ *
+ * @example
+ * ```ts
+ * import type { ToolDeferral } from "@rxprompt/system-prompt";
+ *
+ * // Defer a large server's tools, list a small one's.
+ * const deferral: ToolDeferral = { above: 20 };
+ * ```
+ */
+export type ToolDeferral = boolean | { above: number };
+
+/**
+ * The last, optional argument of `tools()`: its tools' stability, and
+ * whether they are deferred.
+ *
+ * @example
+ * ```ts
+ * import { SystemPrompt } from "@rxprompt/system-prompt";
+ *
+ * const prompt = new SystemPrompt();
+ * const schema = { type: "object", properties: {} };
+ * prompt.tools(() => ({
+ *   schemas: [{ name: "crm_find_contact", description: "Find a contact.", parameters: schema }],
+ * }), { defer: true });
+ * const { tools, deferredTools } = await prompt.assemble();
+ * console.log(tools.length, deferredTools?.map((tool) => tool.name)); // 0 ["crm_find_contact"]
+ * await prompt.dispose();
+ * ```
+ */
+export interface ToolsOptions extends StabilityOptions {
+  /**
+   * Defers the source's tools (see {@linkcode ToolDeferral}). When given, it
+   * wins over the `defer` the source's result carries.
+   */
+  defer?: ToolDeferral;
+}
+
+/**
  * One section of an assembly: resolved text, not yet interpolated.
  *
  * @example
@@ -117,6 +161,21 @@ export interface PromptAssembly {
   /** Tools in canonical order. */
   tools: ToolSchema[];
   /**
+   * The deferred tools (SPEC §10.3), in canonical order: tools the registry
+   * knows (validated, ordered by `toolOrder`, gated, explained) that are
+   * listed only when the model finds them, so `tools` and the system prompt
+   * stay the same whatever the deferred set is. Absent when no tool is
+   * deferred. The stateless adapters list none of them.
+   */
+  deferredTools?: ToolSchema[];
+  /**
+   * The label of the registrar whose tool source deferred each of
+   * `deferredTools`, by tool name (keys in code-unit order): the group a
+   * provider form lists it in (one OpenAI `namespace` per label). A deferred
+   * tool a listener added has no entry. Absent with `deferredTools`.
+   */
+  deferredSources?: Record<string, string>;
+  /**
    * Resolved variables. A key whose value is `undefined` is registered but
    * has no value for this assembly; referencing it fails at render.
    */
@@ -128,19 +187,21 @@ export interface PromptAssembly {
    */
   runtimeContext?: AssembledSection[];
   /**
-   * The stability of each tool that is not `stable`, by tool name (keys in
-   * code-unit order; absent, or a missing key, is `stable`): its provider's.
+   * The stability of each tool (listed or deferred) that is not `stable`,
+   * by tool name (keys in code-unit order; absent, or a missing key, is
+   * `stable`): its provider's.
    * Tool objects carry no stability key, so the wire is unchanged.
    */
   toolStability?: Record<string, "agent" | "volatile">;
   /**
    * The names of the tools the model may call this step, in the order of
-   * `tools`: those every answering tool gate of the layers read allows
-   * (`registrar.toolGate`). Absent when no gate answered (every tool is
-   * active). `tools` still lists every tool, so the tools block stays
-   * byte-identical while gates change; the adapters turn this into
-   * OpenAI's `allowed_tools` or leave inactive tools out. Listeners may set
-   * or change it; after the waterfall it keeps only the names of `tools`,
+   * `tools`, then of `deferredTools`: those every answering tool gate of
+   * the layers read allows (`registrar.toolGate`). Absent when no gate
+   * answered (every tool is active). `tools` still lists every tool, so the
+   * tools block stays byte-identical while gates change; the adapters turn
+   * this into OpenAI's `allowed_tools` or leave inactive tools out (they
+   * read the names of `tools` only). Listeners may set or change it; after
+   * the waterfall it keeps only the names of `tools` and `deferredTools`,
    * in their order, and a name no provider knows rejects the assembly with
    * `UNKNOWN_TOOL_IN_GATE`.
    */
@@ -331,6 +392,12 @@ export interface ToolProviderResult {
    * `toolOrder` is checked against the union of these.
    */
   knownNames?: readonly string[];
+  /**
+   * Whether these tools are deferred (see {@linkcode ToolDeferral}; default
+   * `false`): a source that knows its own size says so here (`mcpTools(client,
+   * { defer })` does). The registration's `defer` option, when given, wins.
+   */
+  defer?: ToolDeferral;
 }
 
 /**

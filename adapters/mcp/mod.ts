@@ -61,7 +61,12 @@ import {
 } from "rxjs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
 import { quote, SystemPromptError } from "../../src/errors.ts";
-import type { ToolProviderResult, ToolSchema } from "../../src/types.ts";
+import type {
+  ToolDeferral,
+  ToolProviderResult,
+  ToolSchema,
+} from "../../src/types.ts";
+import { readDeferral } from "../../src/kinds/tool_deferral.ts";
 import { listing$, type McpTool, type McpToolsClient } from "./listing.ts";
 import { toolsListChanged$ } from "./list_changed.ts";
 import { wireNames } from "./names.ts";
@@ -84,6 +89,15 @@ export interface McpToolsOptions {
    * servers apart. At most 32 characters of `[a-zA-Z0-9_-]`.
    */
   prefix?: string;
+  /**
+   * Defers the server's tools (SPEC §10.3): `true`, all of them; `{ above:
+   * n }`, all of them while the server lists more than `n`; `false` (the
+   * default), none. Deferred tools go in the assembly's `deferredTools`,
+   * listed only when the model finds them; `call` routes them as any other.
+   * Carried in each listing's `defer`, so the registration's own `defer`
+   * option, when given, wins.
+   */
+  defer?: ToolDeferral;
 }
 
 /**
@@ -144,7 +158,8 @@ export interface McpToolSource {
  * `source.call(name, args)`. Disposing the registration stops listening.
  *
  * @throws {SystemPromptError} `INVALID_CONFIG` for a client without
- * `listTools` and `callTool`, or a prefix outside `[a-zA-Z0-9_-]{0,32}`.
+ * `listTools` and `callTool`, a prefix outside `[a-zA-Z0-9_-]{0,32}`, or a
+ * `defer` that is not `true`, `false` or `{ above: n }`.
  *
  * @example
  * ```ts
@@ -165,7 +180,7 @@ export function mcpTools(
   client: McpToolsClient,
   options: McpToolsOptions = {},
 ): McpToolSource {
-  const prefix = checkOptions(client, options);
+  const { prefix, defer: deferral } = checkOptions(client, options);
   const errors = new Subject<unknown>();
   let names = new Map<string, string>();
   // The first listing of the current (or last) subscription of tools$.
@@ -184,7 +199,7 @@ export function mcpTools(
         }))
       ),
       map((tools) => {
-        const mapped = toResult(tools, prefix);
+        const mapped = toResult(tools, { prefix, deferral });
         names = mapped.names;
         listed = true;
         return mapped.result;
@@ -311,7 +326,10 @@ function relist<T>(list: () => Observable<T>): OperatorFunction<unknown, T> {
     });
 }
 
-function checkOptions(client: unknown, options: McpToolsOptions): string {
+function checkOptions(
+  client: unknown,
+  options: McpToolsOptions,
+): { prefix: string; defer: ToolDeferral | undefined } {
   const { listTools, callTool } = (client ?? {}) as Record<string, unknown>;
   if (typeof listTools !== "function" || typeof callTool !== "function") {
     throw new SystemPromptError(
@@ -320,7 +338,7 @@ function checkOptions(client: unknown, options: McpToolsOptions): string {
         `of @modelcontextprotocol/sdk); got ${quote(client)}.`,
     );
   }
-  const { prefix = "" } = options ?? {};
+  const { prefix = "", defer } = options ?? {};
   if (typeof prefix !== "string" || !/^[a-zA-Z0-9_-]{0,32}$/.test(prefix)) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
@@ -329,12 +347,21 @@ function checkOptions(client: unknown, options: McpToolsOptions): string {
         `${quote(prefix)}.`,
     );
   }
-  return prefix;
+  return {
+    prefix,
+    defer: defer === undefined ? undefined : readDeferral(defer, {
+      code: "INVALID_CONFIG",
+      where: () => "The defer option of mcpTools",
+    }),
+  };
 }
 
 function toResult(
   tools: readonly McpTool[],
-  prefix: string,
+  { prefix, deferral }: {
+    prefix: string;
+    deferral: ToolDeferral | undefined;
+  },
 ): { result: ToolProviderResult; names: Map<string, string> } {
   const wire = wireNames(tools.map((tool) => tool.name), prefix);
   const names = new Map<string, string>();
@@ -346,7 +373,10 @@ function toResult(
       parameters: tool.inputSchema,
     };
   });
-  return { result: { schemas }, names };
+  return {
+    result: deferral === undefined ? { schemas } : { schemas, defer: deferral },
+    names,
+  };
 }
 
 function unknownTool(

@@ -1,8 +1,9 @@
 /**
  * `activeTools` after the waterfall: listeners may set or change it, so the
  * final value is checked (an array of names a provider knows) and kept to
- * the names of `tools`, in their order. A name no provider knows rejects
- * with `UNKNOWN_TOOL_IN_GATE` naming the listener that set it.
+ * the names of `tools` and `deferredTools`, in their order. A name no
+ * provider knows rejects with `UNKNOWN_TOOL_IN_GATE` naming the listener
+ * that set it.
  *
  * To name that listener, the waterfall samples the value as each listener
  * is called and as its `next()` settles: the first sample holding the bad
@@ -15,6 +16,7 @@
 import { quote, SystemPromptError } from "../errors.ts";
 import { describeError } from "../shared/user_code.ts";
 import { unknownToolInGate } from "../kinds/tool_gate.ts";
+import { gatedToolsOf } from "../kinds/tool_deferral.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";
 
 /** `activeTools` seen at one moment, and the listener that ran before it. */
@@ -95,11 +97,14 @@ function describeListener(
     : `The assembly listener #${first.by + 1}`;
 }
 
-/** The names of `tools`; an entry that is not a readable tool has none. */
+/**
+ * The names of `tools`, then of `deferredTools`; an entry that is not a
+ * readable tool has none.
+ */
 function toolNames(result: PromptAssembly): string[] {
   const names: string[] = [];
   try {
-    for (const tool of result.tools) {
+    for (const tool of gatedToolsOf(result)) {
       const name = (tool as { name?: unknown } | null)?.name;
       if (typeof name === "string") names.push(name);
     }
@@ -163,7 +168,7 @@ function checkActiveTools(
   let initial: Set<string> | undefined;
   for (const name of names) {
     if (present.has(name) || known?.has(name)) continue;
-    initial ??= new Set(draft.tools.map((tool) => tool.name));
+    initial ??= new Set(gatedToolsOf(draft).map((tool) => tool.name));
     if (initial.has(name)) continue;
     const who = describeListener(
       samples,

@@ -163,6 +163,8 @@ function lastStages(result: PromptAssembly, initial: Initial): PromptAssembly {
 const ASSEMBLY_KEYS = [
   "sections",
   "tools",
+  "deferredTools",
+  "deferredSources",
   "variables",
   "runtimeContext",
   "toolStability",

@@ -9,7 +9,12 @@
  * @module
  */
 
-import { compareByName, culprit, firstDifference } from "./lists.ts";
+import {
+  compareByName,
+  culprit,
+  firstDifference,
+  type NameChanges,
+} from "./lists.ts";
 import { type DiffSide, readSide, type RenderedSection } from "./side.ts";
 import type { PromptDiff } from "./types.ts";
 import type { PromptAssembly } from "../types.ts";
@@ -29,7 +34,10 @@ export type { PromptDiff };
  *   now there (empty sections included).
  * - `prompt` gives the first changed UTF-16 offset of `renderPrompt`'s output
  *   and the length of the common prefix.
- * - `identical` covers the tools, the prompt, the runtime context
+ * - `deferredTools` (present when either side has deferred tools) lists
+ *   the deferred tools added, removed and changed (by JSON); they are
+ *   outside the cached prefix, so a change there leaves `cache` alone.
+ * - `identical` covers the tools, the deferred tools, the prompt, the runtime context
  *   (`assembly.runtimeContext`, read as `[]` when absent) and the active
  *   tools (`activeTools`; absent means every tool is active).
  *   `runtimeContext` lists its entries by name, compared by rendered text and
@@ -105,11 +113,20 @@ export function diffSides(old: DiffSide, now: DiffSide): PromptDiff {
     ? undefined
     : `section:${section}`;
   const activeTools = diffActive(old.active, now.active);
+  const deferred = old.deferred.length === 0 && now.deferred.length === 0
+    ? undefined
+    : compareByName(
+      old.deferredIndex,
+      now.deferredIndex,
+      (a, b) => old.deferred[a].json !== now.deferred[b].json,
+    );
   return {
     identical: toolsStable && promptsEqual &&
       old.runtimeContext === now.runtimeContext &&
-      activeTools.added.length === 0 && activeTools.removed.length === 0,
+      activeTools.added.length === 0 && activeTools.removed.length === 0 &&
+      (deferred === undefined || unchanged(deferred)),
     tools,
+    ...(deferred === undefined ? {} : { deferredTools: deferred }),
     activeTools,
     sections: diffSections(old, now),
     variables: compareByName(old.variables, now.variables, (a, b) => a !== b),
@@ -127,6 +144,11 @@ export function diffSides(old: DiffSide, now: DiffSide): PromptDiff {
       ...(brokenBy === undefined ? {} : { brokenBy }),
     },
   };
+}
+
+function unchanged(changes: NameChanges): boolean {
+  return changes.added.length === 0 && changes.removed.length === 0 &&
+    changes.changed.length === 0;
 }
 
 function diffTools(old: DiffSide, now: DiffSide): PromptDiff["tools"] {

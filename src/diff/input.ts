@@ -27,6 +27,8 @@ export type Variables = Record<string, string | undefined>;
 export interface RawAssembly {
   readonly sections: AssembledSection[];
   readonly tools: SerializedTool[];
+  /** `[]` when the assembly has no deferred tools. */
+  readonly deferredTools: SerializedTool[];
   readonly variables: Variables;
   /** `[]` when the assembly has no runtime context. */
   readonly runtimeContext: AssembledSection[];
@@ -78,6 +80,7 @@ export function readAssembly(
       variables: readVariables(assembly, cursor),
       sections: readList(assembly, "sections", cursor, readSection),
       tools: readList(assembly, "tools", cursor, readTool),
+      deferredTools: readList(assembly, "deferredTools", cursor, readTool),
       runtimeContext: readList(assembly, "runtimeContext", cursor, readSection),
       activeTools: readActiveTools(assembly, cursor),
     };
@@ -150,15 +153,18 @@ function readActiveTools(
 /** Reads `assembly[key]` as a list, one entry at a time. */
 function readList<T>(
   assembly: object,
-  key: "sections" | "runtimeContext" | "tools",
+  key: "sections" | "runtimeContext" | "tools" | "deferredTools",
   cursor: Cursor,
   readEntry: (entry: unknown, cursor: Cursor) => T,
 ): T[] {
   cursor.key = key;
   cursor.index = undefined;
   const list = (assembly as Record<string, unknown>)[key];
-  // 0.1-shaped assemblies have no runtime context: read it as [].
-  if (list === undefined && key === "runtimeContext") return [];
+  // 0.1-shaped assemblies have no runtime context, and most assemblies no
+  // deferred tools: read them as [].
+  if (
+    list === undefined && (key === "runtimeContext" || key === "deferredTools")
+  ) return [];
   if (!Array.isArray(list)) {
     throw invalid(pathOf(cursor), `is ${kindOf(list)}; expected an array`);
   }

@@ -34,10 +34,14 @@ export interface DiffSide {
   readonly tools: readonly SerializedTool[];
   /** Tool name → index in `tools`. */
   readonly toolIndex: ReadonlyTextMap<number>;
+  /** The deferred tools (`[]` when none). */
+  readonly deferred: readonly SerializedTool[];
+  /** Deferred tool name → index in `deferred`. */
+  readonly deferredIndex: ReadonlyTextMap<number>;
   readonly variables: ReadonlyTextMap<string | undefined>;
   /** The runtime context rendered with the same variables (`""` when none). */
   readonly runtimeContext: string;
-  /** The names of the active tools: `activeTools`, or every tool. */
+  /** The names of the active tools: `activeTools`, or every tool (deferred ones too). */
   readonly active: ReadonlyTextMap<true>;
   /**
    * The runtime context's entries by name, each rendered once (entries that
@@ -86,18 +90,22 @@ export function readSide(assembly: unknown, side: SideLabel): DiffSide {
     });
     runtimeContext = joined(runtimeContext, rendered);
   }
+  const toolIndex = indexTools(raw.tools, side);
   return {
     sections,
     sectionIndex,
     prompt,
     tools: raw.tools,
-    toolIndex: indexTools(raw.tools, side),
+    toolIndex,
+    deferred: raw.deferredTools,
+    deferredIndex: indexTools(raw.deferredTools, side, toolIndex),
     variables: textMap(Object.entries(raw.variables)),
     runtimeContext,
     active: textMap(
-      (raw.activeTools ?? raw.tools.map((tool) => tool.name)).map((
-        name,
-      ) => [name, true]),
+      (raw.activeTools ??
+        [...raw.tools, ...raw.deferredTools].map((tool) => tool.name)).map((
+          name,
+        ) => [name, true]),
     ),
     contextEntries,
   };
@@ -128,19 +136,31 @@ function render(
   }
 }
 
+/**
+ * Tool name → position; `DUPLICATE_TOOL` for a name listed twice, or (for
+ * the deferred tools, given the listed ones' index) both listed and
+ * deferred.
+ */
 function indexTools(
   tools: readonly SerializedTool[],
   side: SideLabel,
+  listed?: ReadonlyTextMap<number>,
 ): TextMap<number> {
+  const list = listed === undefined ? "tools" : "deferredTools";
   const index = new TextMap<number>();
   for (let position = 0; position < tools.length; position++) {
     const name = tools[position].name;
-    if (index.has(name)) {
+    const first = index.has(name)
+      ? `${list}[${index.get(name)}]`
+      : listed?.has(name)
+      ? `tools[${listed.get(name)}]`
+      : undefined;
+    if (first !== undefined) {
       throw new SystemPromptError(
         "DUPLICATE_TOOL",
         `diffAssemblies: the ${side} assembly lists tool ${quote(name)} ` +
-          `twice (tools[${index.get(name)}] and tools[${position}]); tool ` +
-          `names are unique in a request.`,
+          `twice (${first} and ${list}[${position}]); tool names are ` +
+          `unique in a request, deferred tools included.`,
       );
     }
     index.set(name, position);

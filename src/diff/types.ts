@@ -22,7 +22,7 @@
  * ```
  */
 export interface PromptDiff {
-  /** Tools (names, JSON and order), active tools, rendered prompt and runtime context are all the same. */
+  /** Tools (names, JSON and order), deferred tools, active tools, rendered prompt and runtime context are all the same. */
   identical: boolean;
   /** The tool list, compared by name and by JSON. */
   tools: {
@@ -36,6 +36,21 @@ export interface PromptDiff {
     reordered: boolean;
     /** The first index where the two tool lists differ; absent when they are equal. */
     firstChanged?: number;
+  };
+  /**
+   * The deferred tools (`assembly.deferredTools`), compared by name and
+   * JSON; present when either side has deferred tools. A change makes
+   * `identical` false and leaves `cache` alone: a deferred tool is outside
+   * the cached prefix. A tool that moved between `tools` and
+   * `deferredTools` shows in both lists.
+   */
+  deferredTools?: {
+    /** Names deferred only after. */
+    added: string[];
+    /** Names deferred only before. */
+    removed: string[];
+    /** Names deferred on both sides whose JSON differs. */
+    changed: string[];
   };
   /**
    * The tools the model may call (`assembly.activeTools`; absent means

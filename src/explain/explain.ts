@@ -133,6 +133,8 @@ function explain(
   const { variables } = assembly;
   const rendered = renderedSections(assembly.sections, variables);
   const prompt = rendered.filter((text) => text !== "").join("\n\n");
+  const tools = { countTokens, toolStability: assembly.toolStability };
+  const deferred = deferredOf(assembly);
   return {
     assembly,
     prompt,
@@ -142,13 +144,20 @@ function explain(
       variables: variableRanksOf(contribution),
     }),
     tools: markInactive(
-      toolOrigins(assembly.tools, contribution.tools, {
-        countTokens,
-        toolStability: assembly.toolStability,
-      }),
+      toolOrigins(assembly.tools, contribution.tools, tools),
       assembly.activeTools,
       gates,
     ),
+    ...(deferred === undefined ? {} : {
+      deferredTools: markInactive(
+        toolOrigins(deferred, contribution.tools, {
+          ...tools,
+          list: "deferredTools",
+        }),
+        assembly.activeTools,
+        gates,
+      ),
+    }),
     variables: variableOrigins(variables, contribution.variables),
     shadowed: contribution.shadowed,
     runtimeContext: sectionOrigins(
@@ -293,12 +302,30 @@ function variableRanksOf(
   return ranks;
 }
 
+/**
+ * The assembly's deferred tools, when it has any; `INVALID_ASSEMBLY` for a
+ * value that is not a list.
+ */
+function deferredOf(assembly: PromptAssembly): readonly unknown[] | undefined {
+  const deferred: unknown = assembly.deferredTools;
+  if (deferred === undefined) return undefined;
+  if (!Array.isArray(deferred)) {
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `The assembly's deferredTools is ${quote(deferred)}; it is a list of ` +
+        `tools { name, description, parameters }, or left out.`,
+    );
+  }
+  return deferred.length === 0 ? undefined : deferred;
+}
+
 function toolOrigins(
   tools: readonly unknown[],
   registered: Map<string, Registered>,
-  { countTokens, toolStability }: {
+  { countTokens, toolStability, list = "tools" }: {
     countTokens: CountTokens | undefined;
     toolStability: PromptAssembly["toolStability"];
+    list?: "tools" | "deferredTools";
   },
 ): ToolOrigin[] {
   return tools.map((tool, index) => {
@@ -306,7 +333,7 @@ function toolOrigins(
     if (typeof tool !== "object" || tool === null || typeof name !== "string") {
       throw new SystemPromptError(
         "INVALID_ASSEMBLY",
-        `The assembly's tools[${index}] is not a tool with a string name; ` +
+        `The assembly's ${list}[${index}] is not a tool with a string name; ` +
           `every tool is an object { name, description, parameters }.`,
       );
     }

@@ -215,6 +215,12 @@ export interface PromptExplanation {
   sections: SectionOrigin[];
   /** One per `assembly.tools` entry, in the same order. */
   tools: ToolOrigin[];
+  /**
+   * One per `assembly.deferredTools` entry, in the same order (a deferred
+   * tool's registrar is the label its group takes on the wire); absent when
+   * the assembly has no deferred tools.
+   */
+  deferredTools?: ToolOrigin[];
   /** One per key of `assembly.variables`, in the same order. */
   variables: VariableOrigin[];
   /**

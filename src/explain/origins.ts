@@ -14,6 +14,7 @@
 import type { BuildTrace, RecordBase, TracedTool } from "../kinds/kind.ts";
 import type { Snapshot, SnapshotLayer } from "../store/layers.ts";
 import type { OwnStability } from "../kinds/stability.ts";
+import { gatedToolsOf } from "../kinds/tool_deferral.ts";
 import type { PromptAssembly, ScopeKey, ToolSchema } from "../types.ts";
 
 /** A registration's origin: its registrar's label and its layer. */
@@ -85,7 +86,11 @@ export function contributionOf(
     Object.entries(initial.variables).map(([name, value]) => ({ name, value })),
     (entry) => entry.value,
   );
-  const tools = registeredTools(trace.tools ?? [], initial.tools, shadowed);
+  const tools = registeredTools(
+    trace.tools ?? [],
+    gatedToolsOf(initial),
+    shadowed,
+  );
   const runtimeContext = registeredEntries(
     named(snapshot, "runtimeContext", shadowed),
     initial.runtimeContext ?? [],
@@ -154,8 +159,9 @@ function registeredEntries<E extends { readonly name: string }>(
 }
 
 /**
- * The assembly's tools are some of the collected ones (the same objects):
- * the others were shadowed by the kept tool of their name.
+ * The assembly's tools (listed and deferred) are some of the collected ones
+ * (the same objects): the others were shadowed by the kept tool of their
+ * name.
  */
 function registeredTools(
   traced: readonly TracedTool[],

@@ -91,7 +91,8 @@ export function ownStability(
 
 /**
  * The `stability` of the last, optional `{ stability }` argument of
- * `variable()` and `tools()`, read once; `INVALID_CONFIG` naming `what`.
+ * `variable()`, read once; `INVALID_CONFIG` naming `what` (`tools()` reads
+ * its options with `readToolsOptions`).
  */
 export function readStabilityOption(
   options: unknown,
@@ -295,8 +296,9 @@ export function mostVolatileReference(
 
 /**
  * `assembly.toolStability` normalised: the same object when it already is
- * (keys of listed tools, in code-unit order, valid, none stable), a new one
- * otherwise, `undefined` when no tool is left that is not stable.
+ * (keys of listed or deferred tools, in code-unit order, valid, none
+ * stable), a new one otherwise, `undefined` when no tool is left that is
+ * not stable.
  */
 function settleToolStability(
   assembly: PromptAssembly,
@@ -313,6 +315,7 @@ function settleToolStability(
   }
   const listed = new Set<string>();
   for (const tool of assembly.tools) listed.add(tool.name);
+  for (const tool of assembly.deferredTools ?? []) listed.add(tool.name);
   const keys = Object.keys(given);
   const kept: string[] = [];
   let normal = true;

@@ -2,8 +2,9 @@
  * The tool gate kind: anonymous functions (or live sources) of the context
  * that say which tools are active for one assembly. The assembly's
  * `activeTools` holds the tools every answering gate of the layers read
- * allows, in canonical order; `tools` still lists every tool, so the tools
- * block a provider caches stays byte-identical while gates change.
+ * allows, in canonical order (the listed tools, then the deferred ones);
+ * `tools` still lists every tool, so the tools block a provider caches
+ * stays byte-identical while gates change.
  *
  * Built after the tools kind: a gate's names are checked against the tools
  * and the providers' `knownNames` of the same assembly.
@@ -20,6 +21,7 @@ import {
   SystemPromptError,
 } from "../errors.ts";
 import { assertSource, callSource, isLive, liveOr } from "./live.ts";
+import { gatedToolsOf } from "./tool_deferral.ts";
 import type { PromptAssembly, ScopeKey } from "../types.ts";
 import type {
   GateAnswer,
@@ -91,7 +93,7 @@ function buildToolGates(
   if (answered === undefined) return;
   notes.gateAnswers = answered;
   const active: string[] = [];
-  for (const tool of draft.tools) {
+  for (const tool of gatedToolsOf(draft)) {
     if (answered.every(({ allowed }) => allowed.has(tool.name))) {
       active.push(tool.name);
     }
@@ -175,7 +177,7 @@ function checkKnown(
   let present: Set<string> | undefined;
   for (const name of allowed) {
     if (known?.has(name)) continue;
-    present ??= new Set(draft.tools.map((tool) => tool.name));
+    present ??= new Set(gatedToolsOf(draft).map((tool) => tool.name));
     if (present.has(name)) continue;
     throw unknownToolInGate(name, `The ${describe()}`, [
       ...present,

@@ -31,14 +31,20 @@ import {
   type OwnStability,
   ownStability,
   rankOf,
-  readStabilityOption,
   STABILITIES,
   toolStabilityOf,
 } from "./stability.ts";
+import {
+  defers,
+  readDeferral,
+  readToolsOptions,
+  splitDeferred,
+} from "./tool_deferral.ts";
 import { compareCodeUnits } from "../shared/util.ts";
 import type {
   PromptAssembly,
   ScopeKey,
+  ToolDeferral,
   ToolProvider,
   ToolProviderResult,
   ToolSchema,
@@ -61,12 +67,14 @@ export interface ToolsRecord extends RecordBase {
   readonly seen: SeenObjects;
   /** Its tools' stability (explicit or default) and why. */
   readonly stability: OwnStability;
+  /** The registration's `defer` option; absent, the result's `defer` rules. */
+  readonly defer?: ToolDeferral;
 }
 
 /** What `Registrar#tools` receives. */
 export interface ToolsInput {
   readonly provider: unknown;
-  /** The optional `{ stability }` argument. */
+  /** The optional `{ stability, defer }` argument. */
   readonly options?: unknown;
 }
 
@@ -85,17 +93,19 @@ function toToolsRecord(
   const live = liveOr(provider, { schemas: [] });
   assertSource(live, "A tool provider");
   const what = () => `tool provider of registrar ${quote(label)}`;
+  const read = readToolsOptions(options, what);
   return {
     provider: live as ToolProvider<unknown>,
     label,
     sequence,
     seen: new SeenObjects(),
-    stability: ownStability(readStabilityOption(options, what), {
+    stability: ownStability(read.stability, {
       live: isLive(live),
       scoped,
       code: "INVALID_CONFIG",
       what,
     }),
+    ...(read.defer === undefined ? {} : { defer: read.defer }),
   };
 }
 
@@ -134,6 +144,11 @@ interface Collection {
   knownNames: Set<string> | undefined;
   /** Set when a provider that contributed a tool is not stable. */
   unstable: boolean;
+  /**
+   * The tools of the sources that deferred theirs, each with its source's
+   * registrar label; absent while none did.
+   */
+  deferred: Map<ToolSchema, string> | undefined;
 }
 
 function buildTools(
@@ -148,6 +163,7 @@ function buildTools(
     sources: [],
     knownNames: undefined,
     unstable: false,
+    deferred: undefined,
   };
   let index = 0;
   for (let layer = 0; layer < layers.length; layer++) {
@@ -164,9 +180,11 @@ function buildTools(
   const tools = hasRepeatedName(ordered)
     ? resolveRepeats(ordered, collection)
     : ordered;
-  draft.tools = collection.unstable
+  const placed = collection.unstable
     ? byStability(tools, collection, { draft, plan: toolOrder })
     : tools;
+  if (collection.deferred === undefined) draft.tools = placed;
+  else splitDeferred(placed, collection.deferred, draft);
 }
 
 /**
@@ -268,13 +286,20 @@ function collectTools(source: ToolSource, collection: Collection): void {
     describe,
   );
   try {
-    const { schemas, knownNames: known } = checkResult(result, source);
+    const { schemas, knownNames: known, defer } = checkResult(
+      result,
+      source,
+    );
     const seen = source.record.seen;
     seen.restart();
+    const deferred = defers(source.record.defer ?? defer, schemas.length)
+      ? collection.deferred ??= new Map()
+      : undefined;
     for (const schema of schemas) {
       const tool = copyToolSchema(schema, describe, { seen });
       tools.push(tool);
       sources.push(source);
+      deferred?.set(tool, source.record.label);
     }
     if (
       schemas.length !== 0 && source.record.stability.stability !== "stable"
@@ -332,7 +357,11 @@ function resolveRepeats(
 function checkResult(
   result: unknown,
   source: ToolSource,
-): { schemas: readonly unknown[]; knownNames?: readonly string[] } {
+): {
+  schemas: readonly unknown[];
+  knownNames?: readonly string[];
+  defer?: ToolDeferral;
+} {
   if (
     typeof result !== "object" || result === null ||
     !Array.isArray((result as { schemas?: unknown }).schemas)
@@ -340,7 +369,8 @@ function checkResult(
     throw new SystemPromptError(
       "INVALID_TOOL_SCHEMA",
       `The ${describeSource(source)} returned ${quote(result)}; a tool ` +
-        `provider must return { schemas: ToolSchema[], knownNames?: string[] }.`,
+        `provider must return { schemas: ToolSchema[], knownNames?: ` +
+        `string[], defer?: ToolDeferral }.`,
     );
   }
   const { knownNames } = result as { knownNames?: unknown };
@@ -356,7 +386,18 @@ function checkResult(
         `leave it out.`,
     );
   }
-  return result as { schemas: readonly unknown[]; knownNames?: string[] };
+  // The registration's option wins: the result's is not even read then.
+  const defer = source.record.defer === undefined
+    ? (result as { defer?: unknown }).defer
+    : undefined;
+  return {
+    schemas: (result as { schemas: readonly unknown[] }).schemas,
+    knownNames: knownNames as readonly string[] | undefined,
+    defer: defer === undefined ? undefined : readDeferral(defer, {
+      code: "INVALID_TOOL_SCHEMA",
+      where: () => `The defer of what the ${describeSource(source)} returned`,
+    }),
+  };
 }
 
 function duplicateTool(

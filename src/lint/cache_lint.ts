@@ -27,7 +27,8 @@ export type CacheFindingCode =
   | "VOLATILE_BEFORE_STABLE"
   | "VOLATILE_IN_SYSTEM"
   | "BREAKPOINT_ON_VOLATILE"
-  | "INVALID_TOOL_NAME";
+  | "INVALID_TOOL_NAME"
+  | "DEFERRED_TOOL_IN_SYSTEM";
 
 /**
  * One finding of {@linkcode lintCache}.
@@ -102,7 +103,12 @@ interface Entry {
  * - `BREAKPOINT_ON_VOLATILE` (warning): `cacheBreakpoint` on a volatile
  *   section.
  * - `INVALID_TOOL_NAME` (error): a name the adapters reject (not
- *   `^[a-zA-Z0-9_-]{1,64}$`).
+ *   `^[a-zA-Z0-9_-]{1,64}$`), of a listed or a deferred tool.
+ * - `DEFERRED_TOOL_IN_SYSTEM` (warning): a section whose rendered text
+ *   names a deferred tool (`assembly.deferredTools`) as a whole word: a
+ *   deferred tool's name never enters the system prompt (a "deferred
+ *   tools available" list there changes the prompt with every change of
+ *   the deferred set); the model finds deferred tools by searching.
  *
  * Runs in time linear in the assembly's size.
  *
@@ -139,13 +145,13 @@ export function lintCache(
   options: LintCacheOptions = {},
 ): CacheFinding[] {
   const ignore = readIgnore(options);
-  const { tools, sections } = readingAssembly(
+  const { tools, deferred, sections } = readingAssembly(
     () => readEntries(assembly),
     "lintCache",
   );
   const findings: CacheFinding[] = [];
-  for (const list of [tools, sections]) {
-    const isTools = list === tools;
+  for (const list of [tools, deferred, sections]) {
+    const isTools = list !== sections;
     // The nearest later non-empty entry that is not volatile, for
     // VOLATILE_BEFORE_STABLE (only volatile entries are reported).
     const nextSteady: (string | undefined)[] = new Array(list.length + 1);
@@ -161,9 +167,51 @@ export function lintCache(
       for (const finding of lintEntry(entry, isTools, later)) {
         if (!ignore.has(finding.code)) findings.push(finding);
       }
+      if (!isTools && deferred.length > 0) {
+        const named = deferredNamed(entry, deferred);
+        if (named !== undefined && !ignore.has(named.code)) {
+          findings.push(named);
+        }
+      }
     }
   }
   return findings;
+}
+
+/** The most deferred tools a `DEFERRED_TOOL_IN_SYSTEM` message names. */
+const NAMED_AT_MOST = 5;
+
+/**
+ * `DEFERRED_TOOL_IN_SYSTEM` when `section`'s rendered text holds the name
+ * of a deferred tool as a whole word (a run of the wire name's characters),
+ * found in one pass over the text.
+ */
+function deferredNamed(
+  section: Entry,
+  deferred: readonly Entry[],
+): CacheFinding | undefined {
+  if (section.empty) return undefined;
+  const names = new Set(deferred.map((entry) => entry.name));
+  const found: string[] = [];
+  for (const [word] of section.text.matchAll(/[a-zA-Z0-9_-]+/g)) {
+    if (names.has(word) && !found.includes(word)) found.push(word);
+  }
+  if (found.length === 0) return undefined;
+  const shown = found.slice(0, NAMED_AT_MOST).map(quote).join(", ") +
+    (found.length > NAMED_AT_MOST
+      ? ` and ${found.length - NAMED_AT_MOST} more`
+      : "");
+  return warning(
+    "DEFERRED_TOOL_IN_SYSTEM",
+    section,
+    `Section ${quote(section.name)} names the deferred ` +
+      `${found.length === 1 ? "tool" : "tools"} ${shown}: a deferred tool's ` +
+      `name or description never goes in the system prompt, which would ` +
+      `then change with every change of the deferred tools and lose the ` +
+      `cached prefix. Remove it; the model finds deferred tools through the ` +
+      `tool search, and a tool it must always see belongs in a source that ` +
+      `is not deferred.`,
+  );
 }
 
 function lintEntry(
@@ -287,7 +335,7 @@ function stabilityOf(value: unknown, where: string): Stability {
 
 function readEntries(
   assembly: PromptAssembly,
-): { tools: Entry[]; sections: Entry[] } {
+): { tools: Entry[]; deferred: Entry[]; sections: Entry[] } {
   if (typeof assembly !== "object" || assembly === null) {
     throw invalid(
       `received ${quote(assembly)} instead of an assembly { sections, ` +
@@ -344,5 +392,39 @@ function readEntries(
       cacheBreakpoint: false,
     };
   });
-  return { tools: toolEntries, sections: sectionEntries };
+  return {
+    tools: toolEntries,
+    deferred: readDeferred(assembly.deferredTools),
+    sections: sectionEntries,
+  };
+}
+
+/** The deferred tools' names, as entries (only their names are linted). */
+function readDeferred(deferred: unknown): Entry[] {
+  if (deferred === undefined) return [];
+  if (!Array.isArray(deferred)) {
+    throw invalid(
+      `the deferred tools are ${quote(deferred)}; expected an array.`,
+    );
+  }
+  return deferred.map((tool: unknown, index): Entry => {
+    const name = typeof tool === "object" && tool !== null
+      ? (tool as { name?: unknown }).name
+      : undefined;
+    if (typeof name !== "string") {
+      throw invalid(
+        `deferred tool ${index} is ${quote(tool)}; expected a tool with a ` +
+          `string name.`,
+      );
+    }
+    // Stable with no text: only the name rule applies to it.
+    return {
+      entry: `tool:${name}`,
+      name,
+      stability: "stable",
+      text: "",
+      empty: false,
+      cacheBreakpoint: false,
+    };
+  });
 }

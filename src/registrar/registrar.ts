@@ -36,6 +36,7 @@ import type {
   ToolGate,
   ToolProvider,
   ToolProviderResult,
+  ToolsOptions,
   VariableProvider,
 } from "../types.ts";
 import type { Registrar, RegistrarOptions } from "./registrar_api.ts";
@@ -214,7 +215,7 @@ export class LayerRegistrar<C extends AssembleContext> implements Registrar<C> {
 
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
-    options?: StabilityOptions,
+    options?: ToolsOptions,
   ): Disposer {
     return this.#register(
       "tools",

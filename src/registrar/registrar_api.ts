@@ -17,6 +17,7 @@ import type {
   ToolGate,
   ToolProvider,
   ToolProviderResult,
+  ToolsOptions,
   VariableProvider,
 } from "../types.ts";
 
@@ -72,11 +73,35 @@ export interface Registrar<C extends AssembleContext = AssembleContext>
    * Registers a tool-schema provider in this registrar's layer: a function,
    * or a live Observable source. Its tools' stability is `options.stability`,
    * by default the layer's (`"stable"` global, `"agent"` scope) or
-   * `"volatile"` for an Observable source.
+   * `"volatile"` for an Observable source. `options.defer` (or the `defer`
+   * of the source's result) defers its tools: they go in the assembly's
+   * `deferredTools`, listed only when the model finds them (SPEC §10.3).
+   *
+   * @example
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   *
+   * const prompt = new SystemPrompt();
+   * const schema = { type: "object", properties: {} };
+   * prompt.tools(() => ({
+   *   schemas: [{ name: "read_file", description: "Read a file.", parameters: schema }],
+   * }));
+   * prompt.fork({ label: "crm" }).tools(() => ({
+   *   schemas: [
+   *     { name: "crm_find_contact", description: "Find a contact.", parameters: schema },
+   *     { name: "crm_log_call", description: "Log a call.", parameters: schema },
+   *   ],
+   * }), { defer: { above: 1 } });
+   * const assembly = await prompt.assemble();
+   * console.log(assembly.tools.map((tool) => tool.name)); // ["read_file"]
+   * console.log(assembly.deferredTools?.map((tool) => tool.name)); // ["crm_find_contact", "crm_log_call"]
+   * console.log(assembly.deferredSources?.crm_log_call); // "registry/crm"
+   * await prompt.dispose();
+   * ```
    */
   tools(
     provider: ToolProvider<C> | Observable<ToolProviderResult>,
-    options?: StabilityOptions,
+    options?: ToolsOptions,
   ): Disposer;
   /**
    * Registers a tool gate in this registrar's layer: a function of the

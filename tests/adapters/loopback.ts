@@ -6,7 +6,8 @@
  * `withScript` answers with the next reply of a script (the model's side of
  * a conversation). Bounded in requests, body size and time. Imported only by
  * the `*_sdk_test.ts` and `*_deno_test.ts` files, their `*_deno.ts`
- * fixtures and the demo.
+ * fixtures, the rule-enforcing servers they run (`loopback_caches.ts`,
+ * `thinking_server.ts`, `compaction_server.ts`) and the demo.
  */
 
 import { createServer, type IncomingMessage } from "node:http";
@@ -17,6 +18,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   body: string;
+  /** Its headers, names in lower case (repeated ones joined by ", "). */
+  headers: Record<string, string>;
 }
 
 /** How long a loopback run may take. */
@@ -63,6 +66,11 @@ export function anthropicMessage(
 /** A reply sent as server-sent events (a streamed answer). */
 export class EventStream {
   constructor(readonly events: readonly Record<string, unknown>[]) {}
+}
+
+/** A reply with a status of its own and a JSON body (an API's error). */
+export class StatusReply {
+  constructor(readonly status: number, readonly body: unknown) {}
 }
 
 /**
@@ -192,7 +200,8 @@ export function replyFor(path: string): unknown {
 /**
  * Starts a server on an ephemeral port that answers each request with
  * `answer(request)` (HTTP 200, JSON or an {@linkcode EventStream}'s
- * events; `undefined` or a body over 1 MiB: HTTP 400),
+ * events; a {@linkcode StatusReply}: its status and body; `undefined` or a
+ * body over 1 MiB: HTTP 400),
  * runs `run` with its base URL, and closes it whatever happens; the run
  * fails after `timeLimitMs`.
  */
@@ -208,7 +217,15 @@ export async function serveLoopback<T>(
         method: request.method ?? "",
         path: request.url ?? "",
         body,
+        headers: headersOf(request),
       });
+      if (reply instanceof StatusReply) {
+        response.writeHead(reply.status, {
+          "content-type": "application/json",
+        });
+        response.end(JSON.stringify(reply.body));
+        return;
+      }
       if (reply instanceof EventStream) {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.end(
@@ -281,6 +298,17 @@ export function withScript<T>(
     received.push(request.body);
     return reply;
   }, (baseURL) => body(baseURL, received));
+}
+
+/** The request's headers, names in lower case. */
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) {
+      headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+  }
+  return headers;
 }
 
 /** The request body as text, or `undefined` when it is over 1 MiB. */

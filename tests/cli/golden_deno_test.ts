@@ -124,8 +124,8 @@ describe("rxprompt check --golden", () => {
           /MANIFEST_CHECKSUM_MISMATCH: .*edited/,
         ],
         [
-          text.replace('"version": 1', '"version": 2'),
-          /UNSUPPORTED_MANIFEST_VERSION: .*version 2/,
+          text.replace('"version": 1', '"version": 3'),
+          /UNSUPPORTED_MANIFEST_VERSION: .*version 3/,
         ],
       ];
       // Edited, its checksum recomputed: a scope twice, scopes out of

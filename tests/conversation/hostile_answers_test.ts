@@ -21,6 +21,14 @@ function nested(depth: number): unknown {
 }
 
 /**
+ * `nested(depth)`'s JSON, written without `JSON.stringify`, which runs out
+ * of stack on Node at this depth.
+ */
+function nestedJson(depth: number): string {
+  return '{"inner":'.repeat(depth) + '"bottom"' + "}".repeat(depth);
+}
+
+/**
  * `answer` (plain JSON) with `value` put where the form keeps a value of
  * the model's: a tool call's input, else a field of the first output.
  */
@@ -170,7 +178,7 @@ describe("conversation answers and observers", () => {
       const recording = conv.save();
       const deep = recording.replace(
         JSON.stringify(nested(50)),
-        JSON.stringify(nested(10_000)),
+        nestedJson(10_000),
       );
       assert.notEqual(deep, recording);
       assert.throws(

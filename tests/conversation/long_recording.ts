@@ -21,6 +21,12 @@ import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 /** The four conversation forms. */
 export type LongForm = "anthropic" | "chat" | "responses" | "ai-sdk";
 
+/**
+ * A form the generator can drive: the four, and Anthropic's with
+ * `toolChanges: "inline"` (the step bench's fifth).
+ */
+export type LongStartForm = LongForm | "anthropic-inline";
+
 /** Every form, in a fixed order. */
 export const LONG_FORMS: readonly LongForm[] = [
   "anthropic",
@@ -31,7 +37,7 @@ export const LONG_FORMS: readonly LongForm[] = [
 
 /** A generated recording and what it holds. */
 export interface LongRecording {
-  readonly form: LongForm;
+  readonly form: LongStartForm;
   /** The recording's JSON lines, as `onRecord` wrote them. */
   readonly text: string;
   /** Its steps (lines after the header). */
@@ -48,7 +54,7 @@ const WORDS = (
 ).split(" ");
 
 /** A seeded pseudo-random source (a linear congruential generator). */
-function randomOf(seed: number): (below: number) => number {
+export function randomOf(seed: number): (below: number) => number {
   let state = seed >>> 0;
   return (below) => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
@@ -57,7 +63,10 @@ function randomOf(seed: number): (below: number) => number {
 }
 
 /** Prose of about `length` characters. */
-function prose(random: (below: number) => number, length: number): string {
+export function prose(
+  random: (below: number) => number,
+  length: number,
+): string {
   const words: string[] = [];
   let size = 0;
   while (size < length) {
@@ -69,7 +78,10 @@ function prose(random: (below: number) => number, length: number): string {
 }
 
 /** Source code of about `length` characters, as a file read returns it. */
-function code(random: (below: number) => number, length: number): string {
+export function code(
+  random: (below: number) => number,
+  length: number,
+): string {
   const lines: string[] = [];
   let size = 0;
   for (let line = 1; size < length; line++) {
@@ -132,8 +144,21 @@ function registry(): {
   return { prompt, state };
 }
 
-/** One model answer in the form's SDK shape. */
-interface Answer {
+/**
+ * The agent's registry as every recording of 4 steps or more leaves it
+ * (the branch, the new tool and the section's text changed): what a
+ * resume of one continues with, no change at its next step.
+ */
+export function longPrompt(): SystemPrompt {
+  const { prompt, state } = registry();
+  state.branch = "fix/cache-marks";
+  state.tools = [...state.tools, "web_search"];
+  state.style = "Write plain code; keep explanations short.";
+  return prompt;
+}
+
+/** One model answer, before it is put in a form's SDK shape. */
+export interface Answer {
   readonly text: string;
   readonly calls: readonly { id: string; name: string; path: string }[];
   readonly usage: { input: number; read: number; written: number };
@@ -266,6 +291,17 @@ function aiSdkAnswer(step: number, answer: Answer): unknown {
   };
 }
 
+/** An answer in each form's SDK shape (`step` numbers its ids). */
+export const LONG_ANSWERS: Readonly<
+  Record<LongStartForm, (step: number, answer: Answer) => unknown>
+> = {
+  anthropic: anthropicAnswer,
+  "anthropic-inline": anthropicAnswer,
+  chat: chatAnswer,
+  responses: responsesAnswer,
+  "ai-sdk": aiSdkAnswer,
+};
+
 /** What the generator needs of a conversation of any form. */
 interface Driven {
   user(text: string): void;
@@ -275,7 +311,7 @@ interface Driven {
 }
 
 function start(
-  form: LongForm,
+  form: LongStartForm,
   prompt: SystemPrompt,
   options: { clock: () => number; onRecord: (line: string) => void },
 ): { conv: Driven; answer: (step: number, answer: Answer) => unknown } {
@@ -286,6 +322,16 @@ function start(
         conv: anthropicConversation(prompt, {
           model: "claude-sonnet-4-5",
           max_tokens: 4096,
+          ...common,
+        }) as unknown as Driven,
+        answer: anthropicAnswer,
+      };
+    case "anthropic-inline":
+      return {
+        conv: anthropicConversation(prompt, {
+          model: "claude-sonnet-4-5",
+          max_tokens: 4096,
+          toolChanges: "inline",
           ...common,
         }) as unknown as Driven,
         answer: anthropicAnswer,
@@ -332,7 +378,7 @@ export interface LongRecordingOptions {
  * module documentation).
  */
 export async function longRecording(
-  form: LongForm,
+  form: LongStartForm,
   steps: number,
   options: LongRecordingOptions = {},
 ): Promise<LongRecording> {
@@ -340,7 +386,9 @@ export async function longRecording(
   const scale = options.short === true ? 0.1 : 1;
   const size = (base: number, spread: number) =>
     Math.ceil(scale * (base + random(spread)));
-  const random = randomOf(steps * 31 + LONG_FORMS.indexOf(form));
+  const random = randomOf(
+    steps * 31 + [...LONG_FORMS, "anthropic-inline"].indexOf(form),
+  );
   const { prompt, state } = registry();
   let now = START;
   const lines: string[] = [];

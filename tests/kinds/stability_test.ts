@@ -479,7 +479,7 @@ describe("stability: bad input", () => {
     );
     assert.throws(
       () => plugin.tools(() => ({ schemas: [] }), "volatile" as never),
-      rejects("INVALID_CONFIG", "{ stability? }"),
+      rejects("INVALID_CONFIG", "{ stability?, defer? }"),
     );
     const hostile = new Proxy({}, {
       get() {

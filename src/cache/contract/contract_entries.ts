@@ -67,6 +67,46 @@ export function contractEntries(
   return entries;
 }
 
+/**
+ * The deferred tools of an explanation (`explain().deferredTools`), in
+ * canonical order, each with its contributor and tier: outside the prefix
+ * that {@linkcode contractEntries} reads (`[]` when there are none).
+ *
+ * @throws {SystemPromptError} `INVALID_ASSEMBLY` when `explanation` is not
+ * what `explain()` returns
+ */
+export function deferredContractEntries(
+  explanation: PromptExplanation,
+  what: string,
+): ContractEntry[] {
+  const { assembly, deferredTools: origins } = readExplanation(
+    explanation,
+    what,
+  );
+  const deferred: unknown = assembly.deferredTools;
+  if (deferred === undefined) return [];
+  if (!Array.isArray(deferred) || !Array.isArray(origins ?? [])) {
+    throw new SystemPromptError(
+      "INVALID_ASSEMBLY",
+      `${what} has deferred tools that are not a list; pass what ` +
+        `prompt.explain(context) resolves to.`,
+    );
+  }
+  const registrars = new Map(
+    (origins ?? []).map((origin) => [origin.name, origin.registrar]),
+  );
+  const toolStability = assembly.toolStability ?? {};
+  return (deferred as PromptExplanation["assembly"]["tools"]).map((tool) => ({
+    part: "tools",
+    name: tool.name,
+    registrar: contributor(registrars.get(tool.name)),
+    tier: Object.hasOwn(toolStability, tool.name)
+      ? toolStability[tool.name]
+      : "stable",
+    text: JSON.stringify(tool),
+  }));
+}
+
 function contributor(registrar: string | undefined): string {
   return registrar ?? "listener";
 }

@@ -11,7 +11,11 @@ import { quote, SystemPromptError } from "../../errors.ts";
 import { sha256Hex } from "../../shared/sha256.ts";
 import { callUserCode, describeError } from "../../shared/user_code.ts";
 import { compareCodeUnits } from "../../shared/util.ts";
-import { contractEntries, entryLabel } from "./contract_entries.ts";
+import {
+  contractEntries,
+  deferredContractEntries,
+  entryLabel,
+} from "./contract_entries.ts";
 import {
   checkGoldenScopes,
   describeScope,
@@ -109,7 +113,11 @@ export function goldenManifest(
   scopes.sort(byScope);
   return {
     format: GOLDEN_MANIFEST_FORMAT,
-    version: GOLDEN_MANIFEST_VERSION,
+    // Version 1 says all that a manifest without deferred tools holds, and
+    // keeps such a file's bytes what they always were.
+    version: scopes.some((scope) => scope.deferred !== undefined)
+      ? GOLDEN_MANIFEST_VERSION
+      : 1,
     scopes,
   };
 }
@@ -120,12 +128,8 @@ function scopeManifest(
   countTokens: (text: string) => number,
 ): GoldenManifestScope {
   const tiers: GoldenManifestTier[] = [];
-  for (
-    const entry of contractEntries(
-      explanation,
-      `goldenManifest: ${describeScope(scope)}'s explanation`,
-    )
-  ) {
+  const what = `goldenManifest: ${describeScope(scope)}'s explanation`;
+  for (const entry of contractEntries(explanation, what)) {
     if (entry.tier === "volatile") continue;
     const tokens = countEntry(
       countTokens,
@@ -146,7 +150,19 @@ function scopeManifest(
     });
   }
   const tokens = tiers.reduce((sum, tier) => sum + tier.tokens, 0);
-  return { scope, tokens, tiers };
+  const deferred = deferredContractEntries(explanation, what).map((entry) => ({
+    registrar: entry.registrar,
+    name: entry.name,
+    sha256: sha256Hex(entry.text),
+    tokens: countEntry(
+      countTokens,
+      entry.text,
+      () => `deferred ${entryLabel(entry)} of ${describeScope(scope)}`,
+    ),
+  }));
+  return deferred.length === 0
+    ? { scope, tokens, tiers }
+    : { scope, tokens, tiers, deferred };
 }
 
 /**
@@ -326,7 +342,10 @@ function compareScope(
     (sum, entry) => sum + entry.tokens,
     0,
   );
-  const { change, entry, text } = describeChange(was, is, index);
+  const { change, entry, text } = describeChange(was, is, {
+    index,
+    deferred: { was: deferredNames(golden), is: deferredNames(current) },
+  });
   return {
     scope,
     entry: entryLabel(entry),
@@ -338,29 +357,48 @@ function compareScope(
   };
 }
 
+/** The names of a view's deferred tools. */
+function deferredNames(scope: GoldenManifestScope): ReadonlySet<string> {
+  return new Set((scope.deferred ?? []).map((entry) => entry.name));
+}
+
 function same(a: Flat, b: Flat): boolean {
   return a.part === b.part && a.name === b.name && a.sha256 === b.sha256 &&
     a.tier === b.tier && a.registrar === b.registrar;
 }
 
+/**
+ * What changed at `index` of two views' flattened tiers; a tool that left
+ * the tiers for the view's deferred tools (or came from them) is said so.
+ */
 function describeChange(
   was: readonly Flat[],
   is: readonly Flat[],
-  index: number,
+  { index, deferred }: {
+    index: number;
+    deferred: {
+      readonly was: ReadonlySet<string>;
+      readonly is: ReadonlySet<string>;
+    };
+  },
 ): { change: GoldenChange; entry: Flat; text: string } {
   const before = was[index];
   const now = is[index];
   const named = (entry: Flat) =>
     `${entryLabel(entry)} (${entry.tier} tier) of ${entry.registrar}`;
+  const gone = (entry: Flat) =>
+    entry.part === "tools" && deferred.is.has(entry.name)
+      ? `${named(entry)} is now deferred (listed apart from the cached prefix)`
+      : `${named(entry)} is gone`;
+  const came = (entry: Flat) =>
+    entry.part === "tools" && deferred.was.has(entry.name)
+      ? `${named(entry)} was deferred and is now listed`
+      : `${named(entry)} was added`;
   if (now === undefined) {
-    return {
-      change: "removed",
-      entry: before,
-      text: `${named(before)} is gone`,
-    };
+    return { change: "removed", entry: before, text: gone(before) };
   }
   if (before === undefined) {
-    return { change: "added", entry: now, text: `${named(now)} was added` };
+    return { change: "added", entry: now, text: came(now) };
   }
   const key = (entry: Flat) => `${entry.part}:${entry.name}`;
   if (key(before) === key(now)) {
@@ -394,14 +432,14 @@ function describeChange(
     return {
       change: "added",
       entry: now,
-      text: `${named(now)} was added before ${entryLabel(before)}`,
+      text: `${came(now)} before ${entryLabel(before)}`,
     };
   }
   if (!isNames.has(key(before))) {
     return {
       change: "removed",
       entry: before,
-      text: `${named(before)} is gone (${entryLabel(now)} now comes there)`,
+      text: `${gone(before)} (${entryLabel(now)} now comes there)`,
     };
   }
   return {

@@ -19,6 +19,7 @@ import {
   GOLDEN_MANIFEST_FORMAT,
   GOLDEN_MANIFEST_VERSION,
   type GoldenManifest,
+  type GoldenManifestEntry,
 } from "./golden_types.ts";
 
 const REGENERATE = "regenerate it with rxprompt check CONFIG --golden FILE " +
@@ -39,14 +40,21 @@ function canonical(manifest: GoldenManifest): GoldenManifest {
         part: tier.part,
         tier: tier.tier,
         tokens: tier.tokens,
-        entries: tier.entries.map((entry) => ({
-          registrar: entry.registrar,
-          name: entry.name,
-          sha256: entry.sha256,
-          tokens: entry.tokens,
-        })),
+        entries: tier.entries.map(canonicalEntry),
       })),
+      ...(scope.deferred === undefined
+        ? {}
+        : { deferred: scope.deferred.map(canonicalEntry) }),
     })),
+  };
+}
+
+function canonicalEntry(entry: GoldenManifestEntry): GoldenManifestEntry {
+  return {
+    registrar: entry.registrar,
+    name: entry.name,
+    sha256: entry.sha256,
+    tokens: entry.tokens,
   };
 }
 
@@ -94,8 +102,10 @@ export function formatGoldenManifest(manifest: GoldenManifest): string {
         `      "scope": ${json(scope.scope)},`,
         `      "tokens": ${json(scope.tokens)},`,
       );
+      const deferred = scope.deferred;
+      const more = deferred === undefined ? "" : ",";
       if (scope.tiers.length === 0) {
-        lines.push(`      "tiers": []`);
+        lines.push(`      "tiers": []${more}`);
       } else {
         lines.push(`      "tiers": [`);
         scope.tiers.forEach((tier, at) => {
@@ -114,7 +124,16 @@ export function formatGoldenManifest(manifest: GoldenManifest): string {
             `        }${at === scope.tiers.length - 1 ? "" : ","}`,
           );
         });
-        lines.push("      ]");
+        lines.push(`      ]${more}`);
+      }
+      if (deferred !== undefined) {
+        lines.push(
+          `      "deferred": [`,
+          ...deferred.map((entry, n) =>
+            `        ${json(entry)}${n === deferred.length - 1 ? "" : ","}`
+          ),
+          "      ]",
+        );
       }
       lines.push(`    }${index === form.scopes.length - 1 ? "" : ","}`);
     });
@@ -178,12 +197,13 @@ export function parseGoldenManifest(text: string): GoldenManifest {
         `${GOLDEN_MANIFEST_VERSION}`,
     );
   }
-  if (root.version !== GOLDEN_MANIFEST_VERSION) {
+  const version = root.version;
+  if (version !== 1 && version !== GOLDEN_MANIFEST_VERSION) {
     throw new SystemPromptError(
       "UNSUPPORTED_MANIFEST_VERSION",
       `the golden manifest has format version ${
-        quote(root.version)
-      }; this rxprompt reads version ${GOLDEN_MANIFEST_VERSION} (` +
+        quote(version)
+      }; this rxprompt reads versions 1 to ${GOLDEN_MANIFEST_VERSION} (` +
         `${REGENERATE}, or use the rxprompt that wrote it)`,
     );
   }
@@ -196,8 +216,9 @@ export function parseGoldenManifest(text: string): GoldenManifest {
   }
   const manifest: GoldenManifest = {
     format: GOLDEN_MANIFEST_FORMAT,
-    version: GOLDEN_MANIFEST_VERSION,
-    scopes: readGoldenScopes(root.scopes),
+    version,
+    // Version 1 has no deferred tools: the key is unknown there.
+    scopes: readGoldenScopes(root.scopes, { deferred: version !== 1 }),
   };
   if (checksumOf(manifest) !== checksum) {
     throw new SystemPromptError(
@@ -210,6 +231,15 @@ export function parseGoldenManifest(text: string): GoldenManifest {
   // by another tool, or edited and its checksum recomputed.
   try {
     checkGoldenScopes(manifest.scopes);
+    if (
+      version !== 1 &&
+      manifest.scopes.every((scope) => scope.deferred === undefined)
+    ) {
+      throw invalid(
+        `the manifest is version ${version}, which goldenManifest writes ` +
+          `only for views with deferred tools, and it has none`,
+      );
+    }
   } catch (error) {
     throw new SystemPromptError(
       "INVALID_MANIFEST",

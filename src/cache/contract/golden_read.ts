@@ -22,12 +22,18 @@ export function describeScope(scope: string | null): string {
 
 /**
  * Reads a manifest's `scopes`, copying what it reads: every field of its
- * shape, no other key.
+ * shape, no other key (a scope's `deferred` only with `deferred`: a
+ * version 1 file has none).
  *
  * @throws {SystemPromptError} `INVALID_MANIFEST` naming the field's path
  */
-export function readGoldenScopes(value: unknown): GoldenManifestScope[] {
-  return array(value, "scopes").map(readScope);
+export function readGoldenScopes(
+  value: unknown,
+  { deferred = true }: { deferred?: boolean } = {},
+): GoldenManifestScope[] {
+  return array(value, "scopes").map((scope, index) =>
+    readScope(scope, index, deferred)
+  );
 }
 
 /**
@@ -97,6 +103,22 @@ function checkScope(scope: GoldenManifestScope, path: string): void {
     sumOf(tier.tokens, tier.entries, `${path}.tiers[${at}].tokens`, "entries'");
   });
   sumOf(scope.tokens, scope.tiers, `${path}.tokens`, "tiers'");
+  if (scope.deferred?.length === 0) {
+    throw invalid(
+      `${path}.deferred is empty; a view without deferred tools has no ` +
+        `"deferred"`,
+    );
+  }
+  scope.deferred?.forEach((entry, n) => {
+    const label = `tool:${entry.name}`;
+    if (names.has(label)) {
+      throw invalid(
+        `${path}.deferred[${n}] lists ${label}, which the view already ` +
+          `lists or defers`,
+      );
+    }
+    names.add(label);
+  });
 }
 
 /** `tokens` must be what `parts` add up to. */
@@ -114,20 +136,38 @@ function sumOf(
   }
 }
 
-function readScope(value: unknown, index: number): GoldenManifestScope {
+function readScope(
+  value: unknown,
+  index: number,
+  deferred: boolean,
+): GoldenManifestScope {
   const path = `scopes[${index}]`;
   const scope = object(value, path);
-  keys(scope, ["scope", "tokens", "tiers"], path);
+  const withDeferred = deferred && Object.hasOwn(scope, "deferred");
+  keys(
+    scope,
+    withDeferred
+      ? ["scope", "tokens", "tiers", "deferred"]
+      : ["scope", "tokens", "tiers"],
+    path,
+  );
   if (scope.scope !== null && typeof scope.scope !== "string") {
     throw invalid(`${path}.scope is ${quote(scope.scope)}; a name or null`);
   }
-  return {
+  const read: GoldenManifestScope = {
     scope: scope.scope,
     tokens: count(scope.tokens, `${path}.tokens`),
     tiers: array(scope.tiers, `${path}.tiers`).map((tier, at) =>
       readTier(tier, `${path}.tiers[${at}]`)
     ),
   };
+  if (withDeferred) {
+    read.deferred = array(scope.deferred, `${path}.deferred`).map((
+      entry,
+      at,
+    ) => readEntry(entry, `${path}.deferred[${at}]`));
+  }
+  return read;
 }
 
 function readTier(value: unknown, path: string): GoldenManifestTier {

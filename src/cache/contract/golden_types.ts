@@ -21,16 +21,19 @@ import type { CountTokens } from "../simulator/types.ts";
 export const GOLDEN_MANIFEST_FORMAT = "rxprompt-golden-manifest";
 
 /**
- * The format version this module writes and reads.
+ * The newest format version this module writes and reads. Version 2 adds
+ * each view's deferred tools (`GoldenManifestScope.deferred`); a manifest
+ * with no deferred tools is written as version 1, byte for byte as before,
+ * and version 1 files are read as they always were.
  *
  * @example
  * ```ts
  * import { GOLDEN_MANIFEST_VERSION } from "@rxprompt/system-prompt/cache";
  *
- * console.log(GOLDEN_MANIFEST_VERSION); // 1
+ * console.log(GOLDEN_MANIFEST_VERSION); // 2
  * ```
  */
-export const GOLDEN_MANIFEST_VERSION = 1;
+export const GOLDEN_MANIFEST_VERSION = 2;
 
 /**
  * One contributor's entry: a tool (its JSON) or a section (its rendered
@@ -98,6 +101,14 @@ export interface GoldenManifestScope {
   tokens: number;
   /** Its tiers, in wire order. */
   tiers: GoldenManifestTier[];
+  /**
+   * Its deferred tools (`explain().deferredTools`), in canonical order,
+   * whatever their stability: outside the cached prefix, so not in
+   * `tokens`, and a change among them is no difference of the contract (a
+   * tool moving between them and the tiers is). Absent when the view has
+   * none (and then the manifest is version 1).
+   */
+  deferred?: GoldenManifestEntry[];
 }
 
 /**
@@ -118,8 +129,11 @@ export interface GoldenManifestScope {
 export interface GoldenManifest {
   /** Always {@linkcode GOLDEN_MANIFEST_FORMAT}. */
   format: typeof GOLDEN_MANIFEST_FORMAT;
-  /** Always {@linkcode GOLDEN_MANIFEST_VERSION}. */
-  version: typeof GOLDEN_MANIFEST_VERSION;
+  /**
+   * 2 ({@linkcode GOLDEN_MANIFEST_VERSION}) when a view has deferred
+   * tools, else 1.
+   */
+  version: 1 | typeof GOLDEN_MANIFEST_VERSION;
   /** The global view first, then the scopes in code-unit order. */
   scopes: GoldenManifestScope[];
 }

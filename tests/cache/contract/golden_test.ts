@@ -390,8 +390,8 @@ describe("the golden manifest file", () => {
       scopes: [],
     });
     assert.throws(
-      () => parseGoldenManifest(text.replace('"version": 1', '"version": 2')),
-      rejects("UNSUPPORTED_MANIFEST_VERSION", "version 2", "version 1"),
+      () => parseGoldenManifest(text.replace('"version": 1', '"version": 3')),
+      rejects("UNSUPPORTED_MANIFEST_VERSION", "version 3", "versions 1 to 2"),
     );
     assert.throws(
       () =>
