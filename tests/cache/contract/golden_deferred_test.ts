@@ -12,7 +12,11 @@ import {
   goldenManifest,
   parseGoldenManifest,
 } from "../../../adapters/cache/mod.ts";
-import { type Stability, SystemPrompt, type ToolsOptions } from "../../../mod.ts";
+import {
+  type Stability,
+  SystemPrompt,
+  type ToolsOptions,
+} from "../../../mod.ts";
 import { rejects } from "../../assertions.ts";
 import { tool } from "../../fixtures.ts";
 
