@@ -117,6 +117,7 @@ export type {
 } from "./src/registrar/registrar_api.ts";
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
+  Awaiting,
   Conversation,
   ConversationObserver,
   ConversationOptions,
@@ -125,15 +126,15 @@ export type {
   ConversationRequest,
   RequestOptions,
   ResumeInfo,
+  ToolCall,
   ToolResultOptions,
 } from "./src/conversation/types.ts";
-export type { Awaiting, ToolCall } from "./src/conversation/wire.ts";
 export type {
   RecordingFork,
   RecordingHeader,
+  RecordingMark,
   RecordingOrigin,
   RecordingProvenance,
   RecordingStep,
 } from "./src/conversation/recording.ts";
 export type { ListedTool } from "./src/conversation/tool_set.ts";
-export type { WireMark } from "./src/conversation/wire.ts";

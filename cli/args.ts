@@ -7,6 +7,12 @@
  * @module
  */
 
+import {
+  type CacheProvider,
+  formNamed,
+  FORMS,
+  RULE_TABLE,
+} from "../adapters/forms.ts";
 import { type ArgToken, node } from "./node.ts";
 import { CliError } from "./cli_error.ts";
 
@@ -58,32 +64,28 @@ export const FLAGS: { readonly [K in CommandName]?: readonly string[] } = {
   inspect: ["serve"],
 };
 
-/** The providers of `simulate --provider`. */
-export const PROVIDERS = [
-  "anthropic",
-  "openai",
-  "openai-explicit",
-  "bedrock",
-  "gemini",
-] as const;
+/** The cache rules of `--provider`: the table's, in report order. */
+export const PROVIDERS: readonly CacheProvider[] = RULE_TABLE
+  .ids as readonly CacheProvider[];
 
 /** A provider whose caching rules `simulate` applies. */
-export type Provider = typeof PROVIDERS[number];
+export type Provider = CacheProvider;
 
 /** A command's name. */
 export type CommandName = keyof typeof COMMANDS;
 
-/** The render formats of `render --format`. */
-export const FORMATS = [
+/**
+ * The render formats of `render --format`: `text`, `json` and the forms
+ * that render an assembly (by id; 0.4's names are accepted too).
+ */
+export const FORMATS: readonly string[] = [
   "text",
   "json",
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-] as const;
+  ...FORMS.filter((form) => form.render !== undefined).map((form) => form.id),
+];
 
-/** A render format. */
-export type Format = typeof FORMATS[number];
+/** A render format: `text`, `json`, or a form's id or 0.4 name. */
+export type Format = string;
 
 /** What makes `diff` exit 1: a broken cache (default) or any difference. */
 export type FailOn = "cache-break" | "any";
@@ -464,7 +466,9 @@ function readFormat(
   json: boolean,
 ): Format | undefined {
   if (format === undefined) return json ? "json" : undefined;
-  if (!(FORMATS as readonly string[]).includes(format)) {
+  if (
+    !FORMATS.includes(format) && formNamed(format)?.render === undefined
+  ) {
     throw new CliError(
       `unknown --format ${JSON.stringify(format)}; expected one of ${
         FORMATS.join(", ")
@@ -474,7 +478,7 @@ function readFormat(
   if (json && format === "text") {
     throw new CliError("--json and --format text contradict each other");
   }
-  return format === "text" && json ? "json" : format as Format;
+  return format === "text" && json ? "json" : format;
 }
 
 function readMaxTokens(value: string | undefined): number | undefined {

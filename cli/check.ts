@@ -48,7 +48,7 @@ import {
   sharesNothing,
   type SharesOutcome,
 } from "./check_golden.ts";
-import type { GoldenManifest } from "../src/cache/mod.ts";
+import type { GoldenManifest } from "../adapters/cache/mod.ts";
 
 /** A finding of `check`. */
 export interface Finding {

@@ -21,7 +21,7 @@ import {
   parseGoldenManifest,
   type SharedPrefix,
   sharedPrefix,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { PROVIDERS } from "./args.ts";
 import { describeTarget, targetJson } from "./assembly.ts";
 import { CliError, describeError } from "./cli_error.ts";

@@ -61,8 +61,11 @@ const VALUES: Record<string, string> = {
 const HELP: Record<CommandName, string[]> = {
   render: [
     "--scope NAME    a scope the config names (default: the global view)",
-    "--format F      text (default), json, openai-chat, openai-responses,",
-    "                or anthropic (with cache markers); --json is json",
+    ...wrapped(
+      "--format F      text (default), json, or a form's request fields " +
+        `(${FORMATS.slice(2).join(", ")}; Anthropic's with cache ` +
+        "markers); --json is json",
+    ),
     "Exit 1 when the assembly fails.",
   ],
   inspect: [
@@ -95,8 +98,9 @@ const HELP: Record<CommandName, string[]> = {
     "--shares PARENT CHILD  print the tokens scope CHILD's first request",
     "                shares with scope PARENT's and where they first differ;",
     "                fails when they share nothing",
-    "--provider P    with --shares: anthropic, openai or openai-explicit",
-    "                (default: all three)",
+    ...wrapped(
+      `--provider P    with --shares: ${PROVIDERS.join(", ")} (default: all)`,
+    ),
     "Assembles the global view and every named scope (or the --scope ones)",
     "twice (volatile sections are left out of the comparison) and prints",
     "lintCache's findings. Exit 1 on an error (an invalid tool name",
@@ -116,8 +120,7 @@ const HELP: Record<CommandName, string[]> = {
     "Runs until interrupted; --json writes one JSON object per line.",
   ],
   simulate: [
-    "--provider P    anthropic, openai (automatic) or openai-explicit",
-    "                (default: all three)",
+    ...wrapped(`--provider P    ${PROVIDERS.join(", ")} (default: all)`),
     "SESSION is a module whose default export is { prompt, steps, dispose? }",
     "(a SystemPrompt and step functions; see CacheSession in",
     "@rxprompt/system-prompt/cache) or a function returning it. Requests are",
@@ -125,9 +128,11 @@ const HELP: Record<CommandName, string[]> = {
     "tokenizer differs: an estimate).",
   ],
   report: [
-    "--provider P    the cache rules to judge by: anthropic, openai",
-    "                (automatic) or openai-explicit (default: the",
-    "                recording's own)",
+    ...wrapped(
+      `--provider P    the cache rules to judge by: ${
+        PROVIDERS.join(", ")
+      } (default: the recording's own)`,
+    ),
     "FILE is a conversation's JSON-lines recording (save(), onRecord).",
     "Per request: the reported input, cache reads and writes, the",
     "simulator's estimate for the same body (* where they differ), and for",
@@ -152,3 +157,21 @@ const COMMON = [
   "and go on). Exit codes: 0 ok, 1 findings, 2 usage or config error.",
   "rxprompt --version prints the version.",
 ];
+
+/**
+ * An option's line (its name padded to 16 columns, then its text) in
+ * lines of at most 72 characters, the text's further lines indented.
+ */
+function wrapped(option: string): string[] {
+  const head = option.slice(0, 16);
+  const lines: string[] = [];
+  let line = head;
+  for (const word of option.slice(16).split(" ")) {
+    if (line.length > 16 && line.length + 1 + word.length > 72) {
+      lines.push(line);
+      line = " ".repeat(16);
+    }
+    line += line.length > 16 ? ` ${word}` : word;
+  }
+  return [...lines, line];
+}

@@ -1,25 +1,22 @@
 /**
  * The request layout the README advises ("readme"), as `rxprompt simulate`
  * and `deno task bench:cache` build each step's request: through the
- * conversation object (SPEC 9.1, 9.8), one per thread and wire,
- * `anthropicConversation` for Anthropic Messages and `chatConversation`
- * with `cache: true` for OpenAI Chat Completions; Bedrock Converse and
- * Gemini, which have no conversation object yet, the stateless adapters'
- * way (`readme_way_stateless.ts`). The conversation applies
+ * conversation object (SPEC 9.1, 9.8), one per thread and form, started
+ * with the options of the form's `simulation` (Anthropic Messages; OpenAI
+ * Chat Completions with `cache: true` and `promptCacheRetention: "24h"`,
+ * so the same bodies serve both OpenAI rules); a form without a
+ * conversation object yet (Bedrock Converse, Gemini) the stateless
+ * adapters' way (`readme_way_stateless.ts`). The conversation applies
  * every rule of the request loop itself (runtime context after the last
  * item only when it changed, the conversation's marks, lifetimes from
  * `awaiting`, gates with the tools block kept, `prompt_cache_key`, tool
  * changes); this module only feeds it the session's turns:
  *
  * - the thread's new messages since the previous step, in order: an
- *   assistant turn is the answer to the pending request (`record()`, its
- *   tool calls as the provider's own blocks), a user turn's tool results
- *   go to `toolResult()` and its text to `user()`;
- * - then `request(context, { awaiting })` builds the step's body; on
- *   OpenAI the conversation has `promptCacheRetention: "24h"` as well as
- *   `cache: true`, so the same bodies serve both OpenAI rules: a request
- *   awaiting a person asks for automatic caching's extended retention and
- *   gets 12-hour explicit marks.
+ *   assistant turn is the answer to the pending request (`record()`, the
+ *   form's SDK answer with its tool calls), a user turn's tool results go
+ *   to `toolResult()` and its text to `user()`;
+ * - then `request(context, { awaiting })` builds the step's body.
  *
  * A conversation the session rewrote (compacted) starts a new conversation.
  * On the first step after a restart (`resumed`), each conversation is saved
@@ -31,78 +28,71 @@
  */
 
 import { type PromptAssembly, SystemPromptError } from "../mod.ts";
-import {
-  anthropicConversation,
-  resumeAnthropicConversation,
-} from "../adapters/anthropic/mod.ts";
-import {
-  chatConversation,
-  resumeChatConversation,
-} from "../adapters/openai/mod.ts";
 import type {
-  CacheProvider,
-  SessionMessage,
-  SessionRequest,
-  SessionToolCall,
-} from "../src/cache/mod.ts";
-import { PROVIDER_RULES } from "../src/cache/rules.ts";
-import { statelessWay } from "./readme_way_stateless.ts";
+  ConversationForm,
+  FormSimulation,
+} from "../src/conversation/form.ts";
+import {
+  resumeConversation,
+  startConversation,
+} from "../src/conversation/start.ts";
+import {
+  conversationFormNamed,
+  FORM_CONTEXT,
+  FORMS,
+  RULES,
+  rulesNamed,
+} from "../adapters/forms.ts";
+import { CliError } from "./cli_error.ts";
+import type { ProviderRules } from "../src/cache/simulator/rules.ts";
+import type { FormId, SessionMessage } from "../adapters/cache/mod.ts";
+import { STATELESS_FORMS, statelessWay } from "./readme_way_stateless.ts";
+import type { Way, WayInput } from "./way_types.ts";
+
+export type { Way, WayInput } from "./way_types.ts";
 
 /**
- * The wire a way builds for: Anthropic Messages, OpenAI Chat Completions,
- * Bedrock Converse or Gemini `generateContent`.
+ * The form whose bodies a way builds for `rules`: the first form of the
+ * table under these rules that has a `simulation` (or, until its
+ * conversation exists, a stateless way).
  */
-export type WayWire = "anthropic" | "openai" | "bedrock" | "gemini";
+export function wayFormOf(rules: ProviderRules): FormId | undefined {
+  return FORMS.find((form) =>
+    form.cache.rules.includes(rules) &&
+    (simulationOf(form.id) !== undefined || STATELESS_FORMS.includes(form.id))
+  )?.id as FormId | undefined;
+}
 
-/** Every wire, in the order the runner builds them. */
-export const WAY_WIRES: readonly WayWire[] = [
-  "anthropic",
-  "openai",
-  "bedrock",
-  "gemini",
+/**
+ * The form whose bodies a way builds for the rules with id `provider`.
+ *
+ * @throws {CliError} for rules no form of the table is built for
+ */
+export function wayFormFor(provider: string): FormId {
+  const rules = rulesNamed(provider);
+  const form = rules === undefined ? undefined : wayFormOf(rules);
+  if (form === undefined) {
+    throw new CliError(`no way builds request bodies for ${provider}`);
+  }
+  return form;
+}
+
+/** Every form a way builds, in the order of the rules (the runner's). */
+export const WAY_FORMS: readonly FormId[] = [
+  ...new Set(
+    RULES.map(wayFormOf).filter((form): form is FormId => form !== undefined),
+  ),
 ];
 
-/** The wire whose bodies a provider's rules read. */
-export function wireOf(provider: CacheProvider): WayWire {
-  return PROVIDER_RULES[provider].wire;
+/** The form with id `id` if it has a simulation. */
+function simulationOf(
+  id: string,
+): { form: ConversationForm; simulation: FormSimulation } | undefined {
+  const form = conversationFormNamed(id);
+  return form?.simulation === undefined
+    ? undefined
+    : { form, simulation: form.simulation };
 }
-
-/** What a way builds one step's request from. */
-export interface WayInput {
-  readonly wire: WayWire;
-  /** The conversation the step belongs to. */
-  readonly thread: string;
-  readonly assembly: PromptAssembly;
-  /** The same thread's previous assembly, if any. */
-  readonly previous?: PromptAssembly;
-  /**
-   * The thread's conversation, oldest first, as plain text (tool calls and
-   * results written into each turn's content).
-   */
-  readonly messages: readonly SessionMessage[];
-  /** What the step returned (its messages with their tool rounds). */
-  readonly request: SessionRequest;
-  /** Sections the session's author knows to change during it. */
-  readonly volatileSections: ReadonlySet<string>;
-  /**
-   * This way's own memory for this thread and wire, kept across steps (for
-   * example the conversation object).
-   */
-  readonly state: Record<string, unknown>;
-  /** The harness restarted before this step (its saved state resumed). */
-  readonly resumed?: boolean;
-}
-
-/**
- * Builds one step's request body; `undefined` for a wire the way does not
- * build (the frozen ways predate Bedrock and Gemini).
- */
-export type Way = (
-  input: WayInput,
-) =>
-  | Record<string, unknown>
-  | undefined
-  | Promise<Record<string, unknown> | undefined>;
 
 /** The part of a conversation the way drives (every provider form has it). */
 interface Driven {
@@ -120,7 +110,7 @@ interface Driven {
   save(): string;
 }
 
-/** What the README's way remembers per thread and wire. */
+/** What the README's way remembers per thread and form. */
 interface LoopState {
   conversation?: Driven;
   /** The messages the conversation has been given. */
@@ -146,14 +136,13 @@ export interface ReadmeWayOptions {
   toolChanges?: "rebuild" | "inline";
 }
 
-const MODEL = { anthropic: "claude-sonnet-4-5", openai: "gpt-5.6" } as const;
-
 /** The README's way with `options` (see the module documentation). */
 export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
   return async (input) => {
-    if (input.wire === "bedrock" || input.wire === "gemini") {
+    const driven = simulationOf(input.form);
+    if (driven === undefined) {
       // No conversation object yet: the adapters, the loop by hand.
-      return statelessWay(input.wire, input);
+      return statelessWay(input.form, input);
     }
     const memory = input.state as LoopState;
     const toolChanges = input.request.toolChanges ?? memory.toolChanges ??
@@ -166,7 +155,7 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     if (!grew || (memory.conversation === undefined && !saved)) {
       // The first step, or the harness rewrote the conversation (compacted
       // it): a new conversation, which sends the whole runtime context.
-      memory.conversation = start(input, memory, toolChanges);
+      memory.conversation = start(driven, input, memory, toolChanges);
       memory.seen = [];
       memory.committed = 0;
       memory.pending = false;
@@ -182,7 +171,7 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
       // The harness restarted while its last request was in flight: the
       // conversation resumes from what it recorded, is given that
       // request's inputs again and rebuilds it (a retry: the same body).
-      memory.conversation = resume(input.wire, memory, toolChanges);
+      memory.conversation = resume(driven, input, memory, toolChanges);
       const inputs = memory.seen!.slice(memory.committed ?? 0);
       memory.assembly = input.previous ?? input.assembly;
       if (memory.pending === true) {
@@ -200,7 +189,8 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
         // An answer needs a request: a history the session starts with is
         // replayed through requests that are not sent.
         if (memory.pending !== true) await conversation.request();
-        conversation.record(answerOf(input.wire, message, memory));
+        const n = memory.answers = (memory.answers ?? 0) + 1;
+        conversation.record(driven.simulation.answer(message, n));
         memory.pending = false;
         memory.committed = seen + at + 1;
         continue;
@@ -253,105 +243,54 @@ function promptOf(memory: LoopState): {
   return { assemble: () => Promise.resolve(memory.assembly!) };
 }
 
+/** A form's conversation and how the way drives it. */
+type Driving = { form: ConversationForm; simulation: FormSimulation };
+
 function start(
-  { wire, thread }: WayInput,
+  { form, simulation }: Driving,
+  { thread }: WayInput,
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
 ): Driven {
-  const prompt = promptOf(memory);
   // A session id of the thread's own: runs of a session build the same
   // bytes (OpenAI's prompt_cache_key included).
-  const session = `simulate-${thread}`;
-  if (wire === "anthropic") {
-    const options = { model: MODEL.anthropic, max_tokens: 4096, session };
-    return (toolChanges === "inline"
-      ? anthropicConversation(prompt, { ...options, toolChanges })
-      : anthropicConversation(prompt, options)) as unknown as Driven;
-  }
-  return chatConversation(prompt, {
-    model: MODEL.openai,
-    cache: true,
-    promptCacheRetention: "24h",
-    session,
-  }) as unknown as Driven;
+  const options = simulation.options(`simulate-${thread}`, toolChanges);
+  return startConversation(
+    form,
+    promptOf(memory),
+    options,
+    FORM_CONTEXT,
+  ) as unknown as Driven;
 }
 
-/** The conversation saved to its recording and resumed from it. */
+/**
+ * The conversation saved to its recording and resumed from it (given its
+ * tool changes again, as a resume must be).
+ */
 function resume(
-  wire: "anthropic" | "openai",
+  { form, simulation }: Driving,
+  { thread }: WayInput,
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
 ): Driven {
   const saved = memory.recording ?? memory.conversation!.save();
   memory.recording = undefined;
-  const prompt = promptOf(memory);
-  if (wire === "anthropic") {
-    return (toolChanges === "inline"
-      ? resumeAnthropicConversation(prompt, saved, { toolChanges })
-      : resumeAnthropicConversation(prompt, saved)) as unknown as Driven;
-  }
-  return resumeChatConversation(prompt, saved) as unknown as Driven;
+  const started = simulation.options(`simulate-${thread}`, toolChanges);
+  return resumeConversation(
+    form,
+    promptOf(memory),
+    saved,
+    started.toolChanges === undefined
+      ? undefined
+      : { toolChanges: started.toolChanges },
+    FORM_CONTEXT,
+  ) as unknown as Driven;
 }
 
 function same(a: SessionMessage, b: SessionMessage | undefined): boolean {
   return b !== undefined && a.role === b.role && a.content === b.content &&
     JSON.stringify(a.toolCalls) === JSON.stringify(b.toolCalls) &&
     JSON.stringify(a.toolResults) === JSON.stringify(b.toolResults);
-}
-
-/** The SDK's answer object for an assistant turn of the session. */
-function answerOf(
-  wire: "anthropic" | "openai",
-  message: SessionMessage,
-  memory: LoopState,
-): unknown {
-  const n = memory.answers = (memory.answers ?? 0) + 1;
-  const calls: readonly SessionToolCall[] = message.toolCalls ?? [];
-  if (wire === "anthropic") {
-    return {
-      id: `msg_${n}`,
-      type: "message",
-      role: "assistant",
-      model: MODEL.anthropic,
-      content: [
-        ...(message.content === ""
-          ? []
-          : [{ type: "text", text: message.content }]),
-        ...calls.map((call) => ({
-          type: "tool_use",
-          id: call.id,
-          name: call.name,
-          input: call.input,
-        })),
-      ],
-      stop_reason: calls.length === 0 ? "end_turn" : "tool_use",
-      stop_sequence: null,
-      usage: null,
-    };
-  }
-  return {
-    id: `chatcmpl_${n}`,
-    object: "chat.completion",
-    model: MODEL.openai,
-    choices: [{
-      index: 0,
-      finish_reason: calls.length === 0 ? "stop" : "tool_calls",
-      message: {
-        role: "assistant",
-        content: message.content === "" ? null : message.content,
-        ...(calls.length === 0 ? {} : {
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: "function",
-            function: {
-              name: call.name,
-              arguments: JSON.stringify(call.input),
-            },
-          })),
-        }),
-      },
-    }],
-  };
 }
 
 /**

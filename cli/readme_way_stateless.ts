@@ -8,7 +8,9 @@
  * as one more text block of that message) and stays in the history, and on
  * Bedrock a cache point ends the last message (and the previous request's
  * end when a step adds more than 20 blocks), 1-hour ones while a person is
- * awaited (the adapter's too, so lifetimes never increase).
+ * awaited (the adapter's too, so lifetimes never increase). One row per
+ * form, by form id (`BODIES`); a form whose conversation exists drives it
+ * through its `simulation` instead (`readme_way.ts`), and its row goes.
  *
  * @module
  */
@@ -16,8 +18,9 @@
 import { type PromptAssembly, runtimeContextUpdate } from "../mod.ts";
 import { toConverse } from "../adapters/bedrock/mod.ts";
 import { toGemini } from "../adapters/gemini/mod.ts";
-import type { SessionMessage } from "../src/cache/mod.ts";
-import type { WayInput } from "./readme_way.ts";
+import { BEDROCK_RULES } from "../adapters/bedrock/rules.ts";
+import type { SessionMessage } from "../adapters/cache/mod.ts";
+import type { WayInput } from "./way_types.ts";
 
 /** The Bedrock model and the Gemini model the bodies name. */
 const MODEL = {
@@ -25,8 +28,8 @@ const MODEL = {
   gemini: "gemini-3-flash",
 } as const;
 
-/** Blocks a Bedrock read looks back from a cache point. */
-const LOOKBACK = 20;
+/** Bedrock's marks: how many a request carries, how far a read looks back. */
+const MARKS = BEDROCK_RULES.marks!;
 
 /** One message of the history: its role and its text blocks. */
 interface Kept {
@@ -34,7 +37,7 @@ interface Kept {
   texts: string[];
 }
 
-/** What the stateless way remembers per thread and wire. */
+/** What the stateless way remembers per thread and form. */
 interface StatelessState {
   history?: Kept[];
   seen?: readonly SessionMessage[];
@@ -43,11 +46,16 @@ interface StatelessState {
   previousBlocks?: number;
 }
 
-/** One step's body on Bedrock or Gemini (see the module documentation). */
+/**
+ * One step's body in `form` (see the module documentation); `undefined`
+ * for a form the stateless way does not build.
+ */
 export function statelessWay(
-  wire: "bedrock" | "gemini",
+  form: string,
   input: WayInput,
-): Record<string, unknown> {
+): Record<string, unknown> | undefined {
+  const build = BODIES[form];
+  if (build === undefined) return undefined;
   const memory = input.state as StatelessState;
   const messages = input.request.messages;
   const seen = memory.seen ?? [];
@@ -74,34 +82,50 @@ export function statelessWay(
     if (last?.role === "user") last.texts.push(update);
     else history.push({ role: "user", texts: [update] });
   }
+  return build(history, input, memory);
+}
+
+/** A step's body from the history as kept. */
+type BodyOf = (
+  history: readonly Kept[],
+  input: WayInput,
+  memory: StatelessState,
+) => Record<string, unknown>;
+
+/** The Gemini body: the history as `contents`, the adapter's fields. */
+const geminiBody: BodyOf = (history, input) => {
+  const { systemInstruction, tools, toolConfig } = toGemini(input.assembly);
+  return {
+    model: MODEL.gemini,
+    contents: history.map((message) => ({
+      role: message.role === "assistant" ? "model" : "user",
+      parts: message.texts.map((text) => ({ text })),
+    })),
+    config: {
+      ...(systemInstruction ? { systemInstruction } : {}),
+      ...(tools ? { tools } : {}),
+      ...(toolConfig ? { toolConfig } : {}),
+    },
+  };
+};
+
+/** The Converse body: cache points on the history's ends. */
+const converseBody: BodyOf = (history, input, memory) => {
   const person = input.request.awaiting === "person";
-  if (wire === "gemini") {
-    const { systemInstruction, tools, toolConfig } = toGemini(input.assembly);
-    return {
-      model: MODEL.gemini,
-      contents: history.map((message) => ({
-        role: message.role === "assistant" ? "model" : "user",
-        parts: message.texts.map((text) => ({ text })),
-      })),
-      config: {
-        ...(systemInstruction ? { systemInstruction } : {}),
-        ...(tools ? { tools } : {}),
-        ...(toolConfig ? { toolConfig } : {}),
-      },
-    };
-  }
   const blocks = history.reduce(
     (sum, message) => sum + message.texts.length,
     0,
   );
   const ends = new Set([blocks - 1]);
   const before = memory.previousBlocks ?? 0;
-  if (before > 0 && blocks - before > LOOKBACK) ends.add(before - 1);
+  if (before > 0 && blocks - before > MARKS.lookbackBlocks) {
+    ends.add(before - 1);
+  }
   memory.previousBlocks = blocks;
   const { system, toolConfig } = toConverse(input.assembly, {
     cache: person ? { ttl: "1h" } : true,
     gating: "keep",
-    maxCacheBreakpoints: 4 - ends.size,
+    maxCacheBreakpoints: MARKS.limit! - ends.size,
   });
   const point = person
     ? { cachePoint: { type: "default", ttl: "1h" } }
@@ -118,4 +142,13 @@ export function statelessWay(
       ),
     })),
   };
-}
+};
+
+/** The forms the stateless way builds, by form id. */
+const BODIES: Readonly<Record<string, BodyOf>> = {
+  "bedrock-converse": converseBody,
+  gemini: geminiBody,
+};
+
+/** The ids of the forms the stateless way builds. */
+export const STATELESS_FORMS: readonly string[] = Object.keys(BODIES);

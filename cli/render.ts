@@ -1,13 +1,12 @@
 /**
  * `rxprompt render CONFIG [--scope NAME] [--format F]`: the rendered system
- * prompt, the whole assembly as JSON, or the request fields of a wire
- * adapter.
+ * prompt, the whole assembly as JSON, or the request fields of a form's
+ * adapter (`ProviderForm.render`).
  *
  * @module
  */
 
-import { toMessages } from "../adapters/anthropic/mod.ts";
-import { toChatCompletions, toResponses } from "../adapters/openai/mod.ts";
+import { formNamed } from "../adapters/forms.ts";
 import type { Args, Format } from "./args.ts";
 import {
   describeTarget,
@@ -51,18 +50,12 @@ function formatted(
   { assembly, prompt, runtimeContext }: Rendered,
   scope: string | null,
 ): string {
-  switch (format) {
-    case "text":
-      return prompt;
-    case "json":
-      return pretty({ scope, prompt, runtimeContext, assembly });
-    case "openai-chat":
-      return pretty(toChatCompletions(assembly));
-    case "openai-responses":
-      return pretty(toResponses(assembly));
-    case "anthropic":
-      return pretty(toMessages(assembly, { cache: true }));
+  if (format === "text") return prompt;
+  if (format === "json") {
+    return pretty({ scope, prompt, runtimeContext, assembly });
   }
+  // A form's request fields (its id or 0.4 name, as args.ts checked).
+  return pretty(formNamed(format)!.render!(assembly));
 }
 
 function pretty(value: unknown): string {

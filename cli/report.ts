@@ -12,18 +12,23 @@
  */
 
 import { type AssembleContext, SystemPromptError } from "../mod.ts";
-import { resumeAnthropicConversation } from "../adapters/anthropic/mod.ts";
-import { resumeAiSdkConversation } from "../adapters/ai_sdk/mod.ts";
 import {
-  resumeChatConversation,
-  resumeResponsesConversation,
-} from "../adapters/openai/mod.ts";
+  conversationFormNamed,
+  type FormTable,
+  formTable,
+  TABLE,
+} from "../adapters/forms.ts";
+import { resumeConversation } from "../src/conversation/start.ts";
+import type { ProviderForm } from "../src/conversation/form.ts";
 import type {
   CacheProvider,
   CacheReportRequest,
   PromptCacheReport,
-} from "../src/cache/mod.ts";
-import type { ConversationPrompt } from "../src/conversation/types.ts";
+} from "../adapters/cache/mod.ts";
+import type {
+  ConversationPrompt,
+  ConversationReportOptions,
+} from "../src/conversation/types.ts";
 import type { Args } from "./args.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { within } from "./deadline.ts";
@@ -37,8 +42,8 @@ const NOTE = "Estimates count tokens with o200k_base; the provider's own " +
 export interface RecordingReport {
   /** The recording's path, as given. */
   file: string;
-  /** The wire the conversation spoke (`anthropic-messages`, ...). */
-  wire: string;
+  /** The form the conversation spoke (`anthropic-messages`, ...). */
+  form: string;
   /** The conversation's session id. */
   session: string;
   /** The cache rules the report applied. */
@@ -74,7 +79,12 @@ export async function report(args: Args, output: Output): Promise<number> {
  */
 export async function reportOfFile(
   file: string,
-  options: { timeoutMs?: number; provider?: CacheProvider },
+  options: {
+    timeoutMs?: number;
+    provider?: CacheProvider;
+    /** The forms a recording may be of (default: the package's). */
+    forms?: readonly ProviderForm[];
+  },
 ): Promise<RecordingReport> {
   const text = await within(
     {
@@ -94,16 +104,19 @@ export async function reportOfFile(
     return tokens;
   };
   try {
-    const { wire, conv } = resumed(text);
+    const table = options.forms === undefined
+      ? TABLE
+      : formTable(options.forms);
+    const { form, conv, provider } = resumed(text, table);
     const report = conv.report({
       countTokens,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
     });
     return {
       file,
-      wire,
+      form,
       session: conv.session,
-      provider: options.provider ?? providerOf(wire, text),
+      provider: options.provider ?? provider,
       truncated: conv.resumed?.truncated ?? false,
       report,
     };
@@ -127,47 +140,44 @@ const NO_PROMPT: ConversationPrompt<AssembleContext> = {
 interface Reportable {
   readonly session: string;
   readonly resumed: { readonly truncated: boolean } | undefined;
-  report(
-    options: Parameters<
-      ReturnType<typeof resumeAnthropicConversation>["report"]
-    >[0],
-  ): PromptCacheReport;
+  report(options: ConversationReportOptions): PromptCacheReport;
 }
 
-/** The recording resumed as the conversation its header names. */
-function resumed(text: string): { wire: string; conv: Reportable } {
+/**
+ * The recording resumed as the conversation its header names, and the
+ * cache rules its report follows.
+ */
+function resumed(
+  text: string,
+  table: FormTable,
+): { form: string; conv: Reportable; provider: CacheProvider } {
   const header = headerOf(text);
-  switch (header.provider) {
-    case "anthropic-messages":
-      return {
-        wire: header.provider,
-        conv: resumeAnthropicConversation(NO_PROMPT, text),
-      };
-    case "openai-chat":
-      return {
-        wire: header.provider,
-        conv: header.options.stream === true
-          ? resumeChatConversation(NO_PROMPT, text, { stream: true })
-          : resumeChatConversation(NO_PROMPT, text),
-      };
-    case "openai-responses":
-      return {
-        wire: header.provider,
-        conv: resumeResponsesConversation(NO_PROMPT, text),
-      };
-    case "ai-sdk":
-      return {
-        wire: header.provider,
-        conv: resumeAiSdkConversation(NO_PROMPT, text),
-      };
-    default:
-      throw new CliError(
-        `its header names the provider ${
-          JSON.stringify(header.provider)
-        }; a conversation recording is of anthropic-messages, openai-chat, ` +
-          `openai-responses or ai-sdk`,
-      );
+  const form = conversationFormNamed(header.provider, table.forms);
+  if (form === undefined) {
+    const names = table.forms.filter((known) => "builder" in known).map((
+      known,
+    ) => known.id);
+    throw new CliError(
+      `its header names the provider ${
+        JSON.stringify(header.provider)
+      }; a conversation recording is of ${names.slice(0, -1).join(", ")} or ${
+        names.at(-1)
+      }`,
+    );
   }
+  // The saved options pass the form's own resume checks (stream, inline).
+  const conv = resumeConversation(
+    form,
+    NO_PROMPT,
+    text,
+    header.options,
+    table.context,
+  );
+  return {
+    form: form.id,
+    conv,
+    provider: form.cache.rulesOf(header.options).id as CacheProvider,
+  };
 }
 
 /** The first line's provider and options, or a one-line error. */
@@ -203,17 +213,6 @@ function headerOf(
   };
 }
 
-/** The cache rules of the recording's wire and cache option. */
-function providerOf(
-  wire: string,
-  text: string,
-): CacheProvider {
-  if (wire === "anthropic-messages" || wire === "ai-sdk") return "anthropic";
-  return headerOf(text).options.cache === undefined
-    ? "openai"
-    : "openai-explicit";
-}
-
 /** `node:fs/promises`' readFile, under a computed specifier (cli/node.ts). */
 async function readText(file: string): Promise<string> {
   const fs = await import(["node", "fs/promises"].join(":")) as {
@@ -236,7 +235,7 @@ export function reportLines(result: RecordingReport): string[] {
   const { report, file } = result;
   const lines = [
     `rxprompt report ${file}: ${report.requests.length} requests of a ` +
-    `conversation over ${result.wire} (session ${result.session}), cache ` +
+    `conversation over ${result.form} (session ${result.session}), cache ` +
     `rules ${result.provider}.`,
   ];
   if (result.truncated) {

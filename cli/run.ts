@@ -12,7 +12,7 @@ import type { Args } from "./args.ts";
 import { check } from "./check.ts";
 import { describeError } from "./cli_error.ts";
 import { diff } from "./diff.ts";
-import { inspect } from "./inspect.ts";
+import { inspect } from "./inspect/inspect.ts";
 import type { Output } from "./output.ts";
 import { render } from "./render.ts";
 import { VERSION } from "./version.ts";

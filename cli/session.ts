@@ -12,19 +12,16 @@ import type { PromptAssembly } from "../mod.ts";
 import type {
   CacheRequest,
   CacheSession,
+  FormId,
   SessionMessage,
   SessionRequest,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { isSystemPrompt } from "./config.ts";
 import { within, withSignal } from "./deadline.ts";
 import { node } from "./node.ts";
-import {
-  plainMessages,
-  type Way,
-  WAY_WIRES,
-  type WayWire,
-} from "./readme_way.ts";
+import { plainMessages, WAY_FORMS } from "./readme_way.ts";
+import type { Way } from "./way_types.ts";
 import { runStep } from "./step_result.ts";
 
 /** The time between two steps that give none, in ms. */
@@ -41,8 +38,8 @@ export interface RunStep {
   /** The session's previous assembly (any thread). */
   readonly before?: PromptAssembly;
   readonly messages: readonly SessionMessage[];
-  /** Way name → wire → body (a way may build no body for a wire). */
-  readonly bodies: ReadonlyMap<string, Partial<Record<WayWire, unknown>>>;
+  /** Way name → form id → body (a way may build no body for a form). */
+  readonly bodies: ReadonlyMap<string, Partial<Record<FormId, unknown>>>;
 }
 
 /**
@@ -158,24 +155,24 @@ export interface RunOptions {
    */
   resumeAt?: number;
   /**
-   * The ways' memory, keyed by way, wire and thread (`wayStateKey`); a map
+   * The ways' memory, keyed by way, form and thread (`wayStateKey`); a map
    * the caller gives to read it after the run, or to resume from it.
    */
   states?: Map<string, Record<string, unknown>>;
 }
 
-/** The key of a way's memory for one wire and thread in `states`. */
+/** The key of a way's memory for one form and thread in `states`. */
 export function wayStateKey(
   way: string,
-  wire: WayWire,
+  form: FormId,
   thread: string,
 ): string {
-  return `${way}\u0000${wire}\u0000${thread}`;
+  return `${way}\u0000${form}\u0000${thread}`;
 }
 
 /**
  * Runs `session`'s steps (at most `limit`), building every way's bodies for
- * both wires; disposes the session at the end. Each step function, each
+ * every form; disposes the session at the end. Each step function, each
  * assembly (aborted through its signal) and the teardown settle within
  * `timeoutMs`.
  *
@@ -259,26 +256,26 @@ export async function runSession(
         continue;
       }
       const previous = last.get(thread);
-      const bodies = new Map<string, Partial<Record<WayWire, unknown>>>();
+      const bodies = new Map<string, Partial<Record<FormId, unknown>>>();
       const messages = plainMessages(request.messages);
       for (const [name, way] of Object.entries(ways)) {
-        const build = (wire: WayWire) =>
+        const build = (form: FormId) =>
           way({
-            wire,
+            form,
             thread,
             assembly,
             previous,
             messages,
             request,
             volatileSections,
-            state: stateOf(states, wayStateKey(name, wire, thread)),
+            state: stateOf(states, wayStateKey(name, form, thread)),
             ...(resumed ? { resumed } : {}),
           });
         try {
-          const built: Partial<Record<WayWire, unknown>> = {};
-          for (const wire of WAY_WIRES) {
-            const body = await build(wire);
-            if (body !== undefined) built[wire] = body;
+          const built: Partial<Record<FormId, unknown>> = {};
+          for (const form of WAY_FORMS) {
+            const body = await build(form);
+            if (body !== undefined) built[form] = body;
           }
           bodies.set(name, built);
         } catch (error) {
@@ -335,16 +332,16 @@ function stateOf(
   return state;
 }
 
-/** The requests one way sends on one wire, for `simulateCache`. */
+/** The requests one way sends in one form, for `simulateCache`. */
 export function requestsOf(
   steps: readonly RunStep[],
   way: string,
-  wire: WayWire,
+  form: FormId,
 ): CacheRequest[] {
   return steps.map((step) => {
-    const body = step.bodies.get(way)?.[wire];
+    const body = step.bodies.get(way)?.[form];
     if (body === undefined) {
-      throw new CliError(`the ${way} way builds no ${wire} request body`);
+      throw new CliError(`the ${way} way builds no ${form} request body`);
     }
     return { body, time: step.time, thread: step.thread };
   });

@@ -20,12 +20,12 @@ import {
   type CacheProvider,
   type CacheSimulation,
   simulateCache,
-} from "../src/cache/mod.ts";
-import type { Args } from "./args.ts";
+} from "../adapters/cache/mod.ts";
+import { type Args, PROVIDERS } from "./args.ts";
 import { describeError } from "./cli_error.ts";
 import type { Output } from "./output.ts";
 import { TextMap } from "../src/shared/text_map.ts";
-import { readmeWay, wireOf } from "./readme_way.ts";
+import { readmeWay, wayFormFor } from "./readme_way.ts";
 import {
   loadSession,
   requestsOf,
@@ -33,15 +33,6 @@ import {
   type RunStep,
 } from "./session.ts";
 import { type CountTokens, tokenCounter } from "./tokens.ts";
-
-/** The providers `--provider` takes, in report order. */
-export const PROVIDERS: readonly CacheProvider[] = [
-  "anthropic",
-  "openai",
-  "openai-explicit",
-  "bedrock",
-  "gemini",
-];
 
 const NOTE = "Tokens are counted with o200k_base; Anthropic's tokenizer " +
   "differs and framing tokens are not counted, so the figures are an estimate.";
@@ -113,7 +104,7 @@ export function simulateSteps(
   steps: readonly RunStep[],
   { provider, count }: { provider: CacheProvider; count: CountTokens },
 ): { steps: SimulatedStep[]; totals: Totals } {
-  const requests = requestsOf(steps, "readme", wireOf(provider));
+  const requests = requestsOf(steps, "readme", wayFormFor(provider));
   const simulation: CacheSimulation = simulateCache(requests, {
     provider,
     countTokens: count,

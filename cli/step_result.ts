@@ -11,7 +11,7 @@
  */
 
 import { SystemPromptError } from "../mod.ts";
-import type { SessionMessage, SessionRequest } from "../src/cache/mod.ts";
+import type { SessionMessage, SessionRequest } from "../adapters/cache/mod.ts";
 import { describeError } from "./cli_error.ts";
 
 /** The keys a step's request may have. */

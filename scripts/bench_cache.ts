@@ -18,25 +18,18 @@ import {
   bestLayoutTokens,
   type CacheProvider,
   simulateCache,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
 import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";
 import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
-import { wireOf } from "../cli/readme_way.ts";
+import { wayFormFor } from "../cli/readme_way.ts";
+import { PROVIDERS } from "../cli/args.ts";
 import {
   inlineToolChanges,
   pauseLosses,
   resumedSession,
 } from "./bench_cache_checks.ts";
-
-const PROVIDERS: readonly CacheProvider[] = [
-  "anthropic",
-  "openai",
-  "openai-explicit",
-  "bedrock",
-  "gemini",
-];
 
 /** One row of the table. */
 export interface BenchRow {
@@ -85,11 +78,11 @@ export async function benchRuns(
     }
     readme.set(name, runs.get("readme")!);
     for (const provider of PROVIDERS) {
-      const wire = wireOf(provider);
+      const form = wayFormFor(provider);
       for (const way of Object.keys(WAYS)) {
         // The frozen ways build no Bedrock or Gemini bodies.
-        if (runs.get(way)![0]?.bodies.get(way)?.[wire] === undefined) continue;
-        const requests = requestsOf(runs.get(way)!, way, wire);
+        if (runs.get(way)![0]?.bodies.get(way)?.[form] === undefined) continue;
+        const requests = requestsOf(runs.get(way)!, way, form);
         const { totals } = simulateCache(requests, {
           provider,
           countTokens: count,
@@ -130,7 +123,7 @@ export function memo(
   };
 }
 
-// A mean over no rows (a way with no body for the provider's wire) is "-".
+// A mean over no rows (a way with no body for the provider's form) is "-".
 const percent = (value: number) =>
   Number.isNaN(value) ? "-" : `${(value * 100).toFixed(1)}%`;
 const fixed = (value: number) => Number.isNaN(value) ? "-" : value.toFixed(2);
@@ -164,7 +157,7 @@ export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
     return [
       session,
       provider,
-      // The bound is the same for every way that builds this wire.
+      // The bound is the same for every way that builds this form.
       percent(mean(ways.find((way) => of(way).length > 0) ?? ways[0], "bound")),
       ...ways.map((way) =>
         `${percent(mean(way, "efficiency"))} (${fixed(mean(way, "ratio"))})`

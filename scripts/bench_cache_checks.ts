@@ -23,9 +23,9 @@ import {
   type CacheProvider,
   type CacheRequest,
   simulateCache,
-} from "../src/cache/mod.ts";
+} from "../adapters/cache/mod.ts";
 import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
-import { readmeWay, readmeWayWith } from "../cli/readme_way.ts";
+import { readmeWay, readmeWayWith, wayFormFor } from "../cli/readme_way.ts";
 import type { SessionModule } from "../examples/sessions/mod.ts";
 
 /** What one tool-list change cost with inline tool changes. */
@@ -50,7 +50,7 @@ export async function inlineToolChanges(
     { readme: readmeWayWith({ toolChanges: "inline" }) },
     { volatileSections: module.volatileSections },
   );
-  const requests = requestsOf(steps, "readme", "anthropic");
+  const requests = requestsOf(steps, "readme", wayFormFor("anthropic"));
   const simulated = simulateCache(requests, {
     provider: "anthropic",
     countTokens: count,
@@ -116,9 +116,9 @@ export async function resumedSession(
   const cached = {} as ResumeComparison["cached"];
   let identical = true;
   for (const provider of PROVIDERS) {
-    const wire = provider === "anthropic" ? "anthropic" : "openai";
+    const form = wayFormFor(provider);
     const [a, b] = [straight, resumed].map((steps) =>
-      requestsOf(steps, "readme", wire)
+      requestsOf(steps, "readme", form)
     );
     identical &&= JSON.stringify(a) === JSON.stringify(b);
     cached[provider] = {
@@ -152,7 +152,7 @@ export function pauseLosses(
   steps: readonly RunStep[],
   count: (text: string) => number,
 ): { asSent: number; withoutRetention: number } {
-  const requests = requestsOf(steps, "readme", "openai");
+  const requests = requestsOf(steps, "readme", wayFormFor("openai"));
   const without = requests.map((request) => {
     const { prompt_cache_retention: _dropped, ...body } = request
       .body as Record<string, unknown>;

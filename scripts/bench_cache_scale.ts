@@ -13,7 +13,7 @@
  */
 
 import process from "node:process";
-import { type CacheProvider, simulateCache } from "../src/cache/mod.ts";
+import { type CacheProvider, simulateCache } from "../adapters/cache/mod.ts";
 import { session } from "../tests/bench/cache_bench.ts";
 
 const count = (text: string): number => Math.ceil(text.length / 4);

@@ -28,7 +28,7 @@ import { BehaviorSubject } from "rxjs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { mcpTools } from "../adapters/mcp.ts";
+import { mcpTools } from "../adapters/mcp/mod.ts";
 import { diffReport } from "../cli/diff_report.ts";
 import { style } from "../cli/output.ts";
 import {

@@ -10,7 +10,8 @@
  *   - `*_sdk_test.ts`: the real SDK clients (`openai`, `@anthropic-ai/sdk`,
  *     `ai`), loaded and sent to servers on 127.0.0.1;
  *   - `*_deno_test.ts`: runs Deno as a subprocess (the `rxprompt` command
- *     line, a host with restricted V8 flags);
+ *     line, a host with restricted V8 flags, `deno info`) or reads the
+ *     checkout itself (the golden body fixtures, the core's names);
  *   - `*_scale_test.ts`: costs and limits measured at scale (run apart,
  *     without coverage, when coverage is asked for: see `SCALE_FILE`);
  *   - everything in `tests/memory/`: heap slopes, with `gc()` exposed;

@@ -5,15 +5,22 @@
  */
 
 import type { AssembleContext } from "../../mod.ts";
-import { ConversationShell } from "../../src/conversation/conversation.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
-import { parseRecording } from "../../src/conversation/recording.ts";
-import { readOptionBag } from "../../src/conversation/checks.ts";
+import {
+  resumeConversation,
+  startConversation,
+} from "../../src/conversation/start.ts";
+import type { FormContext } from "../../src/conversation/form.ts";
+import { FORM_CONTEXT } from "../forms.ts";
 import type {
   AISDKConversation,
   AISDKConversationOptions,
 } from "./conversation_types.ts";
-import { AI_SDK_PROVIDER, aiSdkWire } from "./conversation_wire.ts";
+import { AI_SDK_FORM } from "./form.ts";
+import { aiSdkRequest } from "./request.ts";
+
+/** The forms, and the request the AI SDK form builds its steps with. */
+const CONTEXT: FormContext = { ...FORM_CONTEXT, adapter: aiSdkRequest };
 
 /**
  * Starts an AI SDK conversation (SPEC 9.1): each `request()` returns the
@@ -59,11 +66,12 @@ export function aiSdkConversation<C extends AssembleContext = AssembleContext>(
   prompt: ConversationPrompt<C>,
   options?: AISDKConversationOptions,
 ): AISDKConversation<C> {
-  const read = readOptionBag(
+  return startConversation(
+    AI_SDK_FORM,
+    prompt,
     options === undefined ? {} : options,
-    "aiSdkConversation",
+    CONTEXT,
   );
-  return new ConversationShell(prompt, aiSdkWire(read), read);
 }
 
 /**
@@ -95,11 +103,11 @@ export function resumeAiSdkConversation<
   recording: string,
   options?: AISDKConversationOptions,
 ): AISDKConversation<C> {
-  const given = readOptionBag(options, "resumeAiSdkConversation");
-  const parsed = parseRecording(recording, AI_SDK_PROVIDER);
-  const merged = {
-    ...(parsed.header.options as AISDKConversationOptions),
-    ...given,
-  };
-  return new ConversationShell(prompt, aiSdkWire(merged), merged, parsed);
+  return resumeConversation(
+    AI_SDK_FORM,
+    prompt,
+    recording,
+    options,
+    CONTEXT,
+  );
 }

@@ -18,28 +18,30 @@ import {
 } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
   autoBreakpoints,
-  cacheBreakpointLimit,
-  type CacheControl,
-  cacheControlOf,
-  cachePointOf,
-  gatingOf,
   promptBlocks,
-  readingOptions,
-  readOptions,
   type ReadTool,
   runtimeMessage,
   systemPrompt,
   withAssembly,
-} from "../_shared.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  type CacheControl,
+  cachePointOf,
+  gatingOf,
+  readingOptions,
+  readOptions,
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
+import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import {
   blockItems,
   latestMarkers,
   markableItems,
   selectMarkers,
-} from "../_cache_markers.ts";
+} from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toAISDK}.
@@ -191,9 +193,10 @@ export function aiSdkRequest(
     cacheProviders,
   } = readOptions(options, "toAISDK", AISDK_OPTIONS);
   const runs = readExecute(execute);
-  const marker = cacheControlOf(cache);
+  const ttl = cacheOption(cache, ANTHROPIC_RULES);
+  const marker = ttl && { type: "ephemeral", ...ttl } as CacheControl;
   const providers = readCacheProviders(cacheProviders);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const limit = prefixMarkLimit(maxCacheBreakpoints, ANTHROPIC_RULES);
   const auto = autoBreakpoints(breakpoints);
   const keep = gatingOf(gating);
   return withAssembly(assembly, { adapter: "toAISDK" }, (input) => {

@@ -4,18 +4,20 @@
  * @module
  */
 
-import { type AssembleContext, SystemPromptError } from "../../mod.ts";
-import { ConversationShell } from "../../src/conversation/conversation.ts";
+import type { AssembleContext } from "../../mod.ts";
 import type { ConversationPrompt } from "../../src/conversation/types.ts";
-import { parseRecording } from "../../src/conversation/recording.ts";
-import { readOptionBag } from "../../src/conversation/checks.ts";
+import {
+  resumeConversation,
+  startConversation,
+} from "../../src/conversation/start.ts";
+import { FORM_CONTEXT } from "../forms.ts";
 import type {
   AnthropicConversation,
   AnthropicConversationBody,
   AnthropicConversationOptions,
   AnthropicInlineConversationBody,
 } from "./conversation_types.ts";
-import { messagesWire, PROVIDER } from "./conversation_wire.ts";
+import { MESSAGES_FORM } from "./form.ts";
 
 /**
  * Starts an Anthropic Messages conversation (SPEC 9.1): each
@@ -135,8 +137,7 @@ export function anthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
-  const read = readOptionBag(options, "anthropicConversation");
-  return new ConversationShell(prompt, messagesWire(read), read);
+  return startConversation(MESSAGES_FORM, prompt, options, FORM_CONTEXT);
 }
 
 /**
@@ -254,17 +255,11 @@ export function resumeAnthropicConversation<
   C,
   AnthropicConversationBody | AnthropicInlineConversationBody
 > {
-  const given = readOptionBag(options, "resumeAnthropicConversation");
-  const parsed = parseRecording(recording, PROVIDER);
-  const saved = parsed.header.options as Partial<AnthropicConversationOptions>;
-  if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `The recording is of a conversation with toolChanges "inline"; ` +
-        `resume it with { toolChanges: "inline" } (its bodies go to ` +
-        `client.beta.messages.create).`,
-    );
-  }
-  const merged = { ...saved, ...given } as AnthropicConversationOptions;
-  return new ConversationShell(prompt, messagesWire(merged), merged, parsed);
+  return resumeConversation(
+    MESSAGES_FORM,
+    prompt,
+    recording,
+    options,
+    FORM_CONTEXT,
+  );
 }

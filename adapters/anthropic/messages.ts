@@ -7,27 +7,29 @@
 
 import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
   autoBreakpoints,
-  cacheBreakpointLimit,
-  type CacheControl,
-  cacheControlOf,
-  gatingOf,
   type NameRule,
   objectSchema,
   promptBlocks,
-  readOptions,
   type ReadTool,
   runtimeMessage,
   WIRE_TOOL_NAME,
   withAssembly,
-} from "../_shared.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  type CacheControl,
+  gatingOf,
+  readOptions,
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
+import { ANTHROPIC_RULES } from "./rules.ts";
 import {
   latestMarkers,
   markableItems,
   selectMarkers,
-} from "../_cache_markers.ts";
+} from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toMessages}.
@@ -230,8 +232,9 @@ export function messagesRequest(
     "toMessages",
     MESSAGES_OPTIONS,
   );
-  const marker = cacheControlOf(cache);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const ttl = cacheOption(cache, ANTHROPIC_RULES);
+  const marker = ttl && { type: "ephemeral", ...ttl } as CacheControl;
+  const limit = prefixMarkLimit(maxCacheBreakpoints, ANTHROPIC_RULES);
   const auto = autoBreakpoints(breakpoints);
   const keep = gatingOf(gating);
   return withAssembly(assembly, {

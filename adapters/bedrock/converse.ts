@@ -6,22 +6,25 @@
 
 import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
-  cacheBreakpointLimit,
-  cacheControlOf,
-  cachePointOf,
-  gatingOf,
   type NameRule,
   objectSchema,
   promptBlocks,
-  readOptions,
   type ReadTool,
   runtimeContextText,
   WIRE_TOOL_NAME,
   withAssembly,
-} from "../_shared.ts";
-import { markableItems, selectMarkers } from "../_cache_markers.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  type CacheControl,
+  cachePointOf,
+  gatingOf,
+  readOptions,
+} from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
+import { BEDROCK_RULES } from "./rules.ts";
+import { markableItems, selectMarkers } from "../../src/render/prefix_marks.ts";
 
 /**
  * Options of {@linkcode toConverse}.
@@ -248,9 +251,10 @@ export function toConverse(
     "toConverse",
     CONVERSE_OPTIONS,
   );
-  const control = cacheControlOf(cache);
-  const point = control === undefined ? undefined : cachePointOf(control);
-  const limit = cacheBreakpointLimit(maxCacheBreakpoints);
+  const ttl = cacheOption(cache, BEDROCK_RULES);
+  const point = ttl &&
+    cachePointOf({ type: "ephemeral", ...ttl } as CacheControl);
+  const limit = prefixMarkLimit(maxCacheBreakpoints, BEDROCK_RULES);
   const keep = gatingOf(gating);
   return withAssembly(assembly, {
     adapter: "toConverse",

@@ -12,16 +12,18 @@ import type { FunctionCallingConfigMode } from "@google/genai";
 import type { AssembledSection, PromptAssembly } from "../../mod.ts";
 import { quote, SystemPromptError } from "../../src/errors.ts";
 import {
-  activeNamesOf,
-  allowedToolNames,
   type NameRule,
   objectSchema,
-  readOptions,
   type ReadTool,
   runtimeContextText,
   systemPrompt,
   withAssembly,
-} from "../_shared.ts";
+} from "../_kit/assembly_input.ts";
+import {
+  activeNamesOf,
+  allowedToolNames,
+  readOptions,
+} from "../_kit/adapter_options.ts";
 
 /**
  * Options of {@linkcode toGemini}.

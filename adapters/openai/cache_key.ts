@@ -9,10 +9,10 @@ import { quote } from "../../src/errors.ts";
 import {
   type AdapterInput,
   promptBlocks,
-  readOptions,
   withAssembly,
-} from "../_shared.ts";
-import { sha256Hex } from "../_sha256.ts";
+} from "../_kit/assembly_input.ts";
+import { readOptions } from "../_kit/adapter_options.ts";
+import { sha256Hex } from "../../src/shared/sha256.ts";
 import type { PromptBlock } from "../../mod.ts";
 
 /**

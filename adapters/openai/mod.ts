@@ -32,23 +32,23 @@ export type {
   OpenAIPlainOptions,
   PromptCacheBreakpoint,
 } from "./options.ts";
-export type { UserMessage } from "./shared.ts";
-export { toChatCompletions } from "./chat.ts";
+export type { UserMessage } from "./prompt_parts.ts";
+export { toChatCompletions } from "./chat/chat.ts";
 export type {
   CachedChatCompletionsRequest,
   ChatCompletionsRequest,
   ChatCompletionsTool,
   ChatTextPart,
   ChatToolChoice,
-} from "./chat.ts";
-export { toResponses } from "./responses.ts";
+} from "./chat/chat.ts";
+export { toResponses } from "./responses/responses.ts";
 export type {
   CachedResponsesRequest,
   ResponsesRequest,
   ResponsesTextPart,
   ResponsesTool,
   ResponsesToolChoice,
-} from "./responses.ts";
+} from "./responses/responses.ts";
 export { promptCacheKey } from "./cache_key.ts";
 export type { PromptCacheKeyOptions } from "./cache_key.ts";
 export type {
@@ -59,19 +59,19 @@ export type {
   ChatConversationOptions,
   ChatConversationStreamingBody,
   ChatUserPart,
-} from "./chat_conversation_types.ts";
+} from "./chat/conversation_types.ts";
 export {
   chatConversation,
   resumeChatConversation,
-} from "./chat_conversation.ts";
+} from "./chat/conversation.ts";
 export type {
   ResponsesAnswer,
   ResponsesConversation,
   ResponsesConversationBody,
   ResponsesConversationItem,
   ResponsesConversationOptions,
-} from "./responses_conversation_types.ts";
+} from "./responses/conversation_types.ts";
 export {
   responsesConversation,
   resumeResponsesConversation,
-} from "./responses_conversation.ts";
+} from "./responses/conversation.ts";

@@ -6,12 +6,10 @@
 
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
-import {
-  autoBreakpoints,
-  cacheBreakpointLimit,
-  readingOptions,
-  readOptions,
-} from "../_shared.ts";
+import { autoBreakpoints } from "../_kit/assembly_input.ts";
+import { readOptions } from "../_kit/adapter_options.ts";
+import { cacheOption, prefixMarkLimit } from "../_kit/cache_option.ts";
+import { OPENAI_EXPLICIT_RULES } from "./rules.ts";
 
 /**
  * Options of {@linkcode toChatCompletions} and {@linkcode toResponses}.
@@ -134,9 +132,6 @@ const OPENAI_OPTIONS = [
   "promptCacheKey",
 ] as const;
 
-/** OpenAI's default mode writes the latest three marks: two for the prompt. */
-const OPENAI_CACHE_BREAKPOINTS = 2;
-
 export function readOpenAIOptions(
   options: unknown,
   adapter: string,
@@ -172,7 +167,7 @@ export function readOpenAIOptions(
   return {
     strict,
     cache: breakpointOf(cache),
-    limit: cacheBreakpointLimit(maxCacheBreakpoints, OPENAI_CACHE_BREAKPOINTS),
+    limit: prefixMarkLimit(maxCacheBreakpoints, OPENAI_EXPLICIT_RULES),
     auto: autoBreakpoints(breakpoints),
     toolChoiceMode,
     promptCacheKey,
@@ -183,22 +178,6 @@ export function readOpenAIOptions(
 export function breakpointOf(
   cache: unknown,
 ): PromptCacheBreakpoint | undefined {
-  if (cache === undefined || cache === false) return undefined;
-  if (cache === true) return { mode: "explicit" };
-  const ttl = readingOptions(
-    () =>
-      typeof cache === "object" && cache !== null
-        ? (cache as { ttl?: unknown }).ttl
-        : undefined,
-    "could not read the cache option's ttl",
-  );
-  if (ttl === "30m" || ttl === "12h") return { mode: "explicit", ttl };
-  throw new SystemPromptError(
-    "INVALID_CONFIG",
-    `cache is ${quote(cache)}${
-      typeof cache === "object" && cache !== null
-        ? ` with ttl ${quote(ttl)}`
-        : ""
-    }; it must be true, false, or { ttl: "30m" } / { ttl: "12h" }.`,
-  );
+  const ttl = cacheOption(cache, OPENAI_EXPLICIT_RULES);
+  return ttl && { mode: "explicit", ...ttl } as PromptCacheBreakpoint;
 }

@@ -7,7 +7,7 @@
  */
 
 import type { ToolSchema } from "../../mod.ts";
-import type { SessionMessage } from "../../src/cache/mod.ts";
+import type { SessionMessage } from "../../adapters/cache/mod.ts";
 import { assistantTurn, seeded, type Topic, userTurn } from "./_text.ts";
 
 /** The conversations of a session, one per thread, from one seed. */

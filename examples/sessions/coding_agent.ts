@@ -19,8 +19,8 @@ import type { InMemoryTransport as Transport } from "@modelcontextprotocol/sdk/i
 import type { McpServer as McpServerClass } from "@modelcontextprotocol/sdk/server/mcp";
 import { z } from "zod";
 import { SystemPrompt } from "../../mod.ts";
-import { mcpTools } from "../../adapters/mcp.ts";
-import type { CacheSession } from "../../src/cache/mod.ts";
+import { mcpTools } from "../../adapters/mcp/mod.ts";
+import type { CacheSession } from "../../adapters/cache/mod.ts";
 import { Conversations, date, tool } from "./_common.ts";
 import { CODING, instructions, seeded } from "./_text.ts";
 

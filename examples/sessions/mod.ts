@@ -13,7 +13,7 @@ import * as subAgents from "./sub_agents.ts";
 import * as supportBot from "./support_bot.ts";
 import * as pauses from "./pauses.ts";
 import * as onCall from "./on_call.ts";
-import type { CacheSession } from "../../src/cache/mod.ts";
+import type { CacheSession } from "../../adapters/cache/mod.ts";
 
 /**
  * How a session registers its scenario: as the README advises

@@ -23,13 +23,13 @@ import type { InMemoryTransport as Transport } from "@modelcontextprotocol/sdk/i
 import type { McpServer as McpServerClass } from "@modelcontextprotocol/sdk/server/mcp";
 import { z } from "zod";
 import { type Disposer, SystemPrompt } from "../../mod.ts";
-import { mcpTools } from "../../adapters/mcp.ts";
+import { mcpTools } from "../../adapters/mcp/mod.ts";
 import type {
   CacheSession,
   SessionMessage,
   SessionRequest,
   SessionToolCall,
-} from "../../src/cache/mod.ts";
+} from "../../adapters/cache/mod.ts";
 import { date, tool } from "./_common.ts";
 import {
   assistantTurn,

@@ -11,7 +11,7 @@
  */
 
 import { SystemPrompt } from "../../mod.ts";
-import type { CacheSession } from "../../src/cache/mod.ts";
+import type { CacheSession } from "../../adapters/cache/mod.ts";
 import { Conversations, date, tool } from "./_common.ts";
 import { instructions, RESEARCH, seeded } from "./_text.ts";
 

@@ -14,7 +14,7 @@
  */
 
 import { SystemPrompt } from "../../mod.ts";
-import type { CacheSession } from "../../src/cache/mod.ts";
+import type { CacheSession } from "../../adapters/cache/mod.ts";
 import { Conversations, date, tool } from "./_common.ts";
 import { CODING, instructions, RESEARCH, seeded } from "./_text.ts";
 

@@ -20,7 +20,7 @@
  */
 
 import { SystemPrompt, type ToolSchema } from "../../mod.ts";
-import type { CacheSession } from "../../src/cache/mod.ts";
+import type { CacheSession } from "../../adapters/cache/mod.ts";
 import type { SessionOptions } from "./mod.ts";
 import { Conversations, date, tool } from "./_common.ts";
 import { instructions, pick, seeded, SUPPORT } from "./_text.ts";

@@ -36,13 +36,13 @@ import { markLast, readmeWay, type Way } from "../../cli/readme_way.ts";
 
 import type { SessionOptions } from "./mod.ts";
 
-export type { Way, WayInput, WayWire } from "../../cli/readme_way.ts";
+export type { Way, WayInput } from "../../cli/readme_way.ts";
 
 /** The hand-written harness (see the module documentation). */
 export const staticFirst: Way = (
-  { wire, assembly, messages, volatileSections },
+  { form, assembly, messages, volatileSections },
 ) => {
-  if (wire === "bedrock" || wire === "gemini") return undefined;
+  if (form !== "anthropic-messages" && form !== "openai-chat") return undefined;
   const sections = assembly.sections;
   const text = (kept: PromptAssembly["sections"]) =>
     renderPrompt({ ...assembly, sections: [...kept] });
@@ -56,7 +56,7 @@ export const staticFirst: Way = (
   const tools = active === undefined
     ? assembly.tools
     : assembly.tools.filter((tool) => active.includes(tool.name));
-  if (wire === "anthropic") {
+  if (form === "anthropic-messages") {
     return {
       ...(tools.length === 0 ? {} : {
         tools: tools.map(({ name, description, parameters }) => ({
@@ -104,9 +104,9 @@ export const staticFirst: Way = (
 const FROZEN: MessagesOptions = { cache: true, breakpoints: "explicit" };
 
 /** The 0.2 README's advice, frozen (see the module documentation). */
-export const readme02: Way = ({ wire, assembly, messages }) => {
-  if (wire === "bedrock" || wire === "gemini") return undefined;
-  if (wire === "anthropic") {
+export const readme02: Way = ({ form, assembly, messages }) => {
+  if (form !== "anthropic-messages" && form !== "openai-chat") return undefined;
+  if (form === "anthropic-messages") {
     const { system, tools, runtimeContext } = toMessages(assembly, FROZEN);
     return {
       ...(tools === undefined ? {} : { tools }),

@@ -14,7 +14,7 @@
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
-import { describeError } from "../shared/provider.ts";
+import { describeError } from "../shared/user_code.ts";
 import { unknownToolInGate } from "../kinds/tool_gate.ts";
 import { gatedToolsOf } from "../kinds/tool_deferral.ts";
 import type { AssembleListener, PromptAssembly } from "../types.ts";

@@ -17,7 +17,7 @@ import type {
   RecordBase,
 } from "../kinds/kind.ts";
 import { isSystemPromptError, quote, SystemPromptError } from "../errors.ts";
-import { describeError } from "../shared/provider.ts";
+import { describeError } from "../shared/user_code.ts";
 import { listenersOf } from "../kinds/listener.ts";
 import {
   type BudgetPlan,

@@ -8,7 +8,7 @@
  */
 
 import { quote, SystemPromptError } from "../errors.ts";
-import { callProvider } from "../shared/provider.ts";
+import { callUserCode } from "../shared/user_code.ts";
 
 /**
  * Counts the tokens of one text: a non-negative integer.
@@ -35,7 +35,7 @@ export function countText(
   text: string,
   what: () => string,
 ): number {
-  const tokens: unknown = callProvider(
+  const tokens: unknown = callUserCode(
     countTokens,
     text,
     () => `token counter (countTokens) on ${what()}`,

@@ -1,7 +1,7 @@
 /**
  * Each tool's tokens (SPEC 8.9): the tokens of its `JSON.stringify`, through
  * the memo, with the whole list's JSON looked up first so that an unchanged
- * tool list costs one lookup (or, steady, a walk against its snapshot).
+ * tool list costs one lookup (or, steady, a comparison with its kept JSON).
  *
  * @module
  */

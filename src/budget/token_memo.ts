@@ -5,7 +5,7 @@
  * pays for a budget with lookups only. It remembers three things, each in
  * bounded generations: texts (the counter's answers), sections by their
  * values (what a section text rendered to, with the values it read) and tool
- * lists (their JSON, and a snapshot of the last one). It changes no result.
+ * lists (their JSON, and each tool's of the last one). It changes no result.
  *
  * @module
  */
@@ -14,10 +14,10 @@ import type { AssembledSection, PromptAssembly, ToolSchema } from "../types.ts";
 import { TextMap } from "../shared/text_map.ts";
 import { countText, type CountTokens } from "./count_text.ts";
 import {
-  type JsonSnapshot,
-  jsonSnapshot,
-  writesSnapshot,
-} from "./json_snapshot.ts";
+  keepJson,
+  type KeptJson,
+  writesSameJsonList,
+} from "../shared/same_json.ts";
 
 /** The bounds of a {@linkcode TokenMemo}. */
 export interface TokenMemoOptions {
@@ -83,11 +83,11 @@ class Generations<V> {
   }
 }
 
-/** The last tool list counted, and its snapshot once it came twice. */
+/** The last tool list counted, and each tool's JSON once it came twice. */
 interface LastTools {
   readonly json: string;
   readonly tokens: readonly number[];
-  snapshot: JsonSnapshot | undefined;
+  kept: readonly KeptJson[] | undefined;
 }
 
 /**
@@ -278,10 +278,14 @@ export class TokenMemo {
    */
   unchangedTools(list: readonly ToolSchema[]): readonly number[] | undefined {
     const last = this.#lastTools;
-    if (
-      last?.snapshot === undefined || !writesSnapshot(list, last.snapshot)
-    ) return undefined;
-    return last.tokens;
+    if (last?.kept === undefined) return undefined;
+    try {
+      return writesSameJsonList(list, last.kept) ? last.tokens : undefined;
+    } catch {
+      // A getter, a Proxy or a depth the stack does not hold: the caller's
+      // JSON.stringify says what is wrong, if anything.
+      return undefined;
+    }
   }
 
   /**
@@ -292,14 +296,14 @@ export class TokenMemo {
   toolsOf(json: string): readonly number[] | undefined {
     const last = this.#lastTools;
     if (last !== undefined && last.json === json) {
-      // Twice in a row: the loop's tools are steady, and walking the next
-      // list against a snapshot costs less than writing its JSON.
-      last.snapshot ??= jsonSnapshot(json);
+      // Twice in a row: the loop's tools are steady, and comparing the
+      // next list with each tool's kept JSON costs less than writing it.
+      last.kept ??= (JSON.parse(json) as unknown[]).map(keepJson);
       return last.tokens;
     }
     const tokens = this.#toolLists.get(json);
     if (tokens !== undefined) {
-      this.#lastTools = { json, tokens, snapshot: undefined };
+      this.#lastTools = { json, tokens, kept: undefined };
     }
     return tokens;
   }
@@ -307,7 +311,7 @@ export class TokenMemo {
   /** Remembers the tokens of each tool of a list whose JSON is `json`. */
   rememberTools(json: string, tokens: readonly number[]): void {
     this.#toolLists.set(json, tokens);
-    this.#lastTools = { json, tokens, snapshot: undefined };
+    this.#lastTools = { json, tokens, kept: undefined };
   }
 
   /** How many texts and code units the memo holds (tests, diagnostics). */

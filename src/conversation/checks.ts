@@ -9,13 +9,7 @@ import { readGuarded, SystemPromptError } from "../errors.ts";
 import { readAssembly, readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { ConversationPrompt } from "./types.ts";
-import type {
-  Awaiting,
-  ConversationWire,
-  ToolCall,
-  WireAnswer,
-} from "./wire.ts";
+import type { Awaiting, ConversationPrompt, ToolCall } from "./types.ts";
 
 /**
  * An options object read once into a plain one (its own enumerable keys,
@@ -197,32 +191,33 @@ export function nestsTooDeep(
  * that cannot be read or copied, one whose calls share an id, or one that
  * nests deeper than {@linkcode MAX_JSON_DEPTH}.
  */
-export function readAnswer<M>(
-  wire: ConversationWire<M, unknown>,
+export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
+  read: (answer: unknown) => A,
+  recordOf: (answer: unknown) => unknown,
   answer: unknown,
-): { read: WireAnswer<M>; response: unknown } {
+): { read: A; response: unknown } {
   const unreadable = () =>
     `record() could not read the answer (a getter or Proxy threw, it is ` +
     `not JSON, or it nests too deep); pass the SDK's answer object.`;
-  const read = readGuarded(
-    () => wire.read(answer),
+  const answered = readGuarded(
+    () => read(answer),
     "INVALID_RESPONSE",
     unreadable,
   );
-  checkDistinctCalls(read.calls);
+  checkDistinctCalls(answered.calls);
   const response = readGuarded(
-    () => wire.recordOf?.(answer) ?? copy(answer),
+    () => recordOf(answer),
     "INVALID_RESPONSE",
     unreadable,
   );
-  if (nestsTooDeep(read.messages) || nestsTooDeep(response)) {
+  if (nestsTooDeep(answered.messages) || nestsTooDeep(response)) {
     throw new SystemPromptError(
       "INVALID_RESPONSE",
       `The answer nests deeper than ${MAX_JSON_DEPTH} levels; nothing was ` +
         `recorded.`,
     );
   }
-  return { read, response };
+  return { read: answered, response };
 }
 
 /** A person's input or a result, checked against {@linkcode MAX_JSON_DEPTH}. */

@@ -1,7 +1,7 @@
 /**
  * `Conversation`: the request loop as an object (SPEC 9.1, 9.8). A thin
  * stateful shell around the committed state; the bytes come from the
- * provider's wire (adapters/) and the pure rules of this room.
+ * provider's form (adapters/) and the pure rules of this room.
  *
  * @module
  */
@@ -22,12 +22,19 @@ import {
   readOptionBag,
   shallowEnough,
 } from "./checks.ts";
-import { type Built, type Committed, EMPTY_STATE, startOf } from "./state.ts";
-import { declaredTools, refusalText } from "./tool_set.ts";
+import {
+  type Built,
+  type Committed,
+  committedAfter,
+  EMPTY_STATE,
+  startOf,
+  stepRecord,
+} from "./state.ts";
+import { refusalText } from "./tool_set.ts";
 import { forkLayout } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { PromptCacheReport } from "../cache/report_types.ts";
+import type { PromptCacheReport } from "../cache/report/types.ts";
 import { callObserver, Observer } from "./observe.ts";
 import {
   type ParsedRecording,
@@ -36,23 +43,34 @@ import {
   type RecordingFork,
   type RecordingHeader,
   recordingLine,
-  type RecordingStep,
 } from "./recording.ts";
+import {
+  type ConversationForm,
+  type FormBuilder,
+  type FormContext,
+  type OtherFormCheck,
+  otherFormCheck,
+  type ToolResultInput,
+} from "./form.ts";
+import { buildRequest } from "./build.ts";
 import type {
   Awaiting,
-  ConversationWire,
-  ToolCall,
-  WireResult,
-} from "./wire.ts";
-import type {
   Conversation,
   ConversationOptions,
   ConversationPrompt,
   ConversationReportOptions,
   RequestOptions,
   ResumeInfo,
+  ToolCall,
   ToolResultOptions,
 } from "./types.ts";
+
+/** The form a conversation speaks, with its options read. */
+export interface ShellForm<M, Body> {
+  readonly form: ConversationForm<M, Body>;
+  readonly builder: FormBuilder<M, Body>;
+  readonly context: FormContext;
+}
 
 /** The shell behind every provider form (internal). */
 export class ConversationShell<
@@ -64,7 +82,10 @@ export class ConversationShell<
   C extends AssembleContext = AssembleContext,
 > implements Conversation<Body, Answer, Input, Result, M, C> {
   readonly #prompt: ConversationPrompt<C>;
-  readonly #wire: ConversationWire<M, Body>;
+  readonly #shell: ShellForm<M, Body>;
+  readonly #form: ConversationForm<M, Body>;
+  readonly #builder: FormBuilder<M, Body>;
+  readonly #other: OtherFormCheck;
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
@@ -90,20 +111,27 @@ export class ConversationShell<
 
   constructor(
     prompt: ConversationPrompt<C>,
-    wire: ConversationWire<M, Body>,
+    shell: ShellForm<M, Body>,
     options: ConversationOptions = {},
     recording?: ParsedRecording,
     fork?: RecordingFork,
   ) {
     checkPrompt(prompt);
     this.#prompt = prompt;
-    this.#wire = wire;
+    this.#shell = shell;
+    this.#form = shell.form;
+    this.#builder = shell.builder;
+    this.#other = otherFormCheck(
+      shell.form as ConversationForm<never, never>,
+      shell.context.forms,
+    );
+    const form = shell.form;
     this.#awaiting = readAwaiting(options.awaiting, "agent");
     this.#header = readOptional(options.header, "header", "string");
     this.#onRecord = readOptional(options.onRecord, "onRecord", "function");
     const session = readOptional(options.session, "session", "string");
     this.#diagnostics = readFlag(options.diagnostics, "diagnostics");
-    this.#observer = new Observer(wire.provider, {
+    this.#observer = new Observer(form as ConversationForm, {
       onRequest: readOptional(options.onRequest, "onRequest", "function"),
       onError: readOptional(
         options.onObserverError,
@@ -117,15 +145,18 @@ export class ConversationShell<
       this.session = session ?? globalThis.crypto.randomUUID();
       this.resumed = undefined;
       this.#fork = fork;
-      this.#parentSystem = parentSystemOf(fork, wire);
-      this.#committed = startOf(fork, wire);
+      this.#parentSystem = parentSystemOf(fork, form);
+      this.#committed = startOf(fork, this.#builder);
       return;
     }
     const parsed = recording;
     this.session = parsed.header.session;
     this.#fork = parsed.header.fork;
-    this.#parentSystem = parentSystemOf(parsed.header.fork, wire);
-    const replayed = replay(parsed, wire);
+    this.#parentSystem = parentSystemOf(parsed.header.fork, form);
+    const replayed = replay(parsed, {
+      read: (answer) => form.readAnswer(answer, this.#other),
+      inline: this.#builder.toolChanges === "inline",
+    });
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
     // The lines read are the recording so far, as they were written.
@@ -145,7 +176,7 @@ export class ConversationShell<
 
   user(input: Input): void {
     const blocks = readGuarded(
-      () => this.#wire.personInput(input),
+      () => this.#form.personInput(input),
       "INVALID_CONVERSATION_INPUT",
       () => `user() could not read its input; pass plain JSON content.`,
     );
@@ -182,7 +213,7 @@ export class ConversationShell<
       );
     }
     const copied = readGuarded(
-      () => this.#wire.resultContent(content, id),
+      () => this.#form.resultContent(content, id),
       "INVALID_CONVERSATION_INPUT",
       () =>
         `toolResult(${
@@ -217,7 +248,7 @@ export class ConversationShell<
       );
       const built = this.#build(assembly, awaiting, explanation, sentAt);
       this.#built = built;
-      return built.wire.body;
+      return built.request.body;
     } finally {
       this.#building = false;
     }
@@ -239,62 +270,29 @@ export class ConversationShell<
           `send the body it returns, then record its answer.`,
       );
     }
-    const { read, response } = readAnswer(this.#wire, answer);
+    const { read, response } = readAnswer(
+      (value) => this.#form.readAnswer(value, this.#other),
+      (value) => this.#form.recordOf(value),
+      answer,
+    );
     const before = this.#committed;
-    const wire = built.wire;
+    const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
-    const head = JSON.stringify(wire.head);
-    const state = JSON.stringify(wire.state);
-    const step: RecordingStep = {
-      step: before.steps + 1,
-      at: before.history.length,
-      tail: wire.tail,
-      marks: wire.marks,
-      ...(head === before.head ? {} : { head: wire.head }),
-      ...(built.toolsChanged || before.steps === 0
-        ? { tools: [...built.listed] }
-        : {}),
-      ...(built.effectiveChanged
-        ? { inlineTools: [...built.effective ?? []] }
-        : {}),
-      ...(state === JSON.stringify(before.state) && before.steps > 0
-        ? {}
-        : { state: wire.state }),
-      ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
-      ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
-      awaiting: built.awaiting,
+    const head = JSON.stringify(built.request.head);
+    const step = stepRecord(before, built, {
       response,
       usage: read.usage ?? null,
-      reported: observed.reported,
-      ...(observed.provenance === undefined
-        ? {}
-        : { provenance: observed.provenance }),
-      ...(observed.contributor === undefined
-        ? {}
-        : { contributor: observed.contributor }),
-      sent: isoOf(built.sentAt),
+      observed,
       time: isoOf(time),
-    };
+    }, head);
     const lines = before.steps === 0 && this.#recording === ""
       ? [recordingLine(this.#headerRecord()), recordingLine(step)]
       : [recordingLine(step)];
-    this.#committed = {
-      history: [
-        ...before.history,
-        ...wire.tail,
-        ...read.messages.map(deepFreeze),
-      ],
-      previousLength: before.history.length + wire.tail.length,
-      runtimeText: built.runtimeText,
-      listed: built.listed,
-      effective: built.effective,
-      declared: declaredTools(before.declared, built.effective),
-      calls: read.calls,
+    this.#committed = committedAfter(before, built, read, {
       steps: step.step,
       head,
-      state: wire.state,
-    };
+    });
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = this.#refusals(read.calls, built.allowed);
@@ -307,7 +305,7 @@ export class ConversationShell<
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
-      body: wire.body,
+      body: sent.body,
       explanation: built.explanation,
       sentAt: built.sentAt,
       time,
@@ -318,8 +316,9 @@ export class ConversationShell<
   report(options: ConversationReportOptions): PromptCacheReport {
     return this.#observer.report(
       this.#headerRecord(),
-      (response) => this.#wire.read(response).messages,
+      (response) => this.#form.readAnswer(response, this.#other).messages,
       readOptionBag(options, "report()"),
+      this.#shell.context.rules,
     );
   }
 
@@ -340,7 +339,7 @@ export class ConversationShell<
       if (!active.has(call.name)) {
         const text = refusalText(call.name, allowed);
         results.set(call.id, {
-          content: this.#wire.resultContent(text, call.id),
+          content: this.#form.resultContent(text, call.id),
           isError: true,
         });
       }
@@ -358,7 +357,7 @@ export class ConversationShell<
       : JSON.parse(committed.head);
     return new ConversationShell<Body, Answer, Input, Result, M, C>(
       this.#prompt,
-      this.#wire,
+      this.#shell,
       {
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
@@ -384,10 +383,10 @@ export class ConversationShell<
     return {
       format: RECORDING_FORMAT,
       version: RECORDING_VERSION,
-      provider: this.#wire.provider,
+      provider: this.#form.id,
       session: this.session,
       options: {
-        ...this.#wire.options,
+        ...this.#builder.saved,
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
         ...(this.#diagnostics ? { diagnostics: true } : {}),
@@ -416,12 +415,12 @@ export class ConversationShell<
           `(an error result with { isError: true }) before the next request.`,
       );
     }
-    const results: WireResult[] = committed.calls.map((call) => ({
+    const results: ToolResultInput[] = committed.calls.map((call) => ({
       id: call.id,
       name: call.name,
       ...this.#results.get(call.id)!,
     }));
-    const step = toolStep(committed, assembly, this.#wire);
+    const step = toolStep(committed, assembly, this.#builder);
     const { tools, allowed } = step;
     const parentSystem = this.#parentSystem;
     const listed = parentSystem === undefined
@@ -434,7 +433,7 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
-    const wire = this.#wire.build({
+    const request = buildRequest(this.#form, this.#builder, {
       assembly: listed,
       history: committed.history,
       previousLength: committed.previousLength,
@@ -456,9 +455,9 @@ export class ConversationShell<
         : {}),
       ...(parentSystem === undefined ? {} : { parentSystem }),
     });
-    wire.tail.forEach(deepFreeze);
+    request.tail.forEach(deepFreeze);
     return {
-      wire,
+      request,
       personCount: person.length,
       listed: tools.listed,
       toolsChanged: tools.changed,
@@ -484,9 +483,7 @@ export class ConversationShell<
 /** The texts of a fork's parent's last system parts, if it is a fork. */
 function parentSystemOf(
   fork: RecordingFork | undefined,
-  wire: Pick<ConversationWire<unknown, unknown>, "systemTexts">,
+  form: Pick<ConversationForm, "systemTexts">,
 ): readonly string[] | undefined {
-  return fork?.head === undefined ? undefined : wire.systemTexts(fork.head);
+  return fork?.head === undefined ? undefined : form.systemTexts(fork.head);
 }
-
-export type { Awaiting, ToolCall };

@@ -10,27 +10,21 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import { attributeChange } from "../cache/contributor.ts";
-import { growingCacheReport } from "../cache/report.ts";
-import { readReportedUsage } from "../cache/reported.ts";
-import type { ReportedUsage, UsageSource } from "../cache/reported_types.ts";
+import { attributeChange } from "../cache/report/contributor.ts";
+import { growingCacheReport } from "../cache/report/report.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type {
   CacheContributor,
   PromptCacheReport,
-} from "../cache/report_types.ts";
+} from "../cache/report/types.ts";
 import type {
   RecordingHeader,
   RecordingProvenance,
   RecordingStep,
 } from "./recording.ts";
-import {
-  cacheProviderOf,
-  growingRequests,
-  provenanceOf,
-  reportedOf,
-  reportProviderOf,
-  usageSourceOf,
-} from "./report.ts";
+import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
+import type { ConversationForm } from "./form.ts";
+import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
   ConversationObserver,
   ConversationReportOptions,
@@ -83,7 +77,7 @@ export function reportToConsole(
  * `onRequest` observer.
  */
 export class Observer {
-  readonly #source: UsageSource;
+  readonly #form: ConversationForm;
   readonly #steps: RecordingStep[] = [];
   readonly onRequest: ((request: ConversationRequest) => void) | undefined;
   readonly onError: ObserverErrorReporter;
@@ -94,13 +88,13 @@ export class Observer {
   #previous: ConversationRequest["previous"];
 
   constructor(
-    provider: string,
+    form: ConversationForm,
     observers: {
       onRequest: ((request: ConversationRequest) => void) | undefined;
       onError: ObserverErrorReporter | undefined;
     },
   ) {
-    this.#source = usageSourceOf(provider);
+    this.#form = form;
     this.onRequest = observers.onRequest;
     this.onError = observers.onError ?? reportToConsole;
   }
@@ -110,7 +104,7 @@ export class Observer {
     for (const step of steps) this.#steps.push(step);
     const last = steps.at(-1);
     if (last !== undefined) {
-      this.previousId = reportedOf(last, this.#source).responseId ?? null;
+      this.previousId = reportedOf(last, this.#form).responseId ?? null;
     }
     for (let index = steps.length - 1; index >= 0; index--) {
       const provenance = steps[index].provenance;
@@ -126,7 +120,7 @@ export class Observer {
     answer: unknown,
     explanation: PromptExplanation | undefined,
   ): Observed {
-    return observe(answer, this.#source, {
+    return observe(answer, this.#form, {
       current: explanation,
       previous: this.#explanation,
       provenanceKey: this.#provenanceKey,
@@ -162,12 +156,15 @@ export class Observer {
     };
     const onRequest = this.onRequest;
     if (onRequest === undefined) return;
-    const cacheProvider = cacheProviderOf(request.header);
+    const cache = this.#form.cache;
+    const cacheProvider = cache.liveBodyIsWire
+      ? cache.rulesOf(request.header.options).id
+      : undefined;
     callObserver("onRequest", () =>
       onRequest({
         session: request.session,
         step: step.step,
-        provider: request.header.provider,
+        form: request.header.provider,
         ...(cacheProvider === undefined ? {} : { cacheProvider }),
         body: request.body,
         usage: observed.reported,
@@ -183,8 +180,13 @@ export class Observer {
     header: RecordingHeader,
     read: (response: unknown) => readonly unknown[],
     options: ConversationReportOptions,
+    rules: RuleTable,
   ): PromptCacheReport {
-    return conversationReport(header, this.#steps, read, options);
+    return conversationReport(header, this.#steps, {
+      form: this.#form,
+      read,
+      rules,
+    }, options);
   }
 }
 
@@ -205,7 +207,7 @@ export interface Observed {
  */
 export function observe(
   answer: unknown,
-  source: UsageSource,
+  form: Pick<ConversationForm, "id" | "readUsage">,
   explanations: {
     readonly current: PromptExplanation | undefined;
     readonly previous: PromptExplanation | undefined;
@@ -214,12 +216,12 @@ export function observe(
 ): Observed {
   let reported: ReportedUsage;
   try {
-    reported = readReportedUsage(answer, source);
+    reported = form.readUsage(answer);
   } catch {
     reported = {
-      source,
+      source: form.id,
       diagnosis: { status: "unknown", raw: rawOf(answer) },
-    };
+    } as ReportedUsage;
   }
   const { current, previous } = explanations;
   if (current === undefined) return { reported };
@@ -267,7 +269,13 @@ function rawOf(answer: unknown): unknown {
 export function conversationReport(
   header: RecordingHeader,
   steps: readonly RecordingStep[],
-  read: (response: unknown) => readonly unknown[],
+  { form, read, rules }: {
+    readonly form: ConversationForm;
+    /** The items an answer added to the history. */
+    readonly read: (response: unknown) => readonly unknown[];
+    /** Every provider's rules, `options.provider` among them. */
+    readonly rules: RuleTable;
+  },
   options: ConversationReportOptions,
 ): PromptCacheReport {
   if (typeof options !== "object" || options === null) {
@@ -276,7 +284,8 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
-  const requests = growingRequests(header, steps, read);
-  const provider = options.provider ?? reportProviderOf(header);
-  return growingCacheReport(requests, { ...options, provider });
+  const requests = growingRequests(header, steps, form, read);
+  const provider = options.provider ??
+    form.cache.rulesOf(header.options).id;
+  return growingCacheReport(requests, { ...options, provider }, rules);
 }

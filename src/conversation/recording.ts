@@ -10,10 +10,10 @@
 
 import { SystemPromptError } from "../errors.ts";
 import type { ScopeKey, Stability } from "../types.ts";
-import type { ReportedUsage } from "../cache/reported_types.ts";
-import type { CacheContributor } from "../cache/report_types.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { CacheContributor } from "../cache/report/types.ts";
 import type { ListedTool } from "./tool_set.ts";
-import type { Awaiting, WireMark } from "./wire.ts";
+import type { Awaiting } from "./types.ts";
 import { MAX_JSON_DEPTH, nestsTooDeep } from "./checks.ts";
 
 /**
@@ -48,7 +48,7 @@ export interface RecordingHeader {
   format: string;
   /** The format version (1). */
   version: number;
-  /** The wire: `"anthropic-messages"`, `"openai-chat"`. */
+  /** The form: `"anthropic-messages"`, `"openai-chat"`. */
   provider: string;
   /** The conversation's session id (OpenAI's `prompt_cache_key` session). */
   session: string;
@@ -56,6 +56,26 @@ export interface RecordingHeader {
   options: Record<string, unknown>;
   /** A fork's start: what it took from its parent (`conv.fork()`). */
   fork?: RecordingFork;
+}
+
+/**
+ * A cache mark the conversation placed on one request's messages (in a
+ * recording's step).
+ *
+ * @example
+ * ```ts
+ * import type { RecordingMark } from "@rxprompt/system-prompt";
+ *
+ * const mark: RecordingMark = { message: 2, block: 0, mark: { type: "ephemeral" } };
+ * ```
+ */
+export interface RecordingMark {
+  /** The index of the message in the body's message list. */
+  readonly message: number;
+  /** The index of the block (content part) in that message. */
+  readonly block: number;
+  /** The mark itself, as sent. */
+  readonly mark: unknown;
 }
 
 /**
@@ -115,7 +135,7 @@ export interface RecordingStep {
   /** The messages this request added, cache marks removed. */
   tail: unknown[];
   /** Where the request's messages carried cache marks. */
-  marks: WireMark[];
+  marks: RecordingMark[];
   /** The body without its messages (model, system, tools, ...), when changed. */
   head?: Record<string, unknown>;
   /** The listed tools (definitions and stabilities), when changed. */
@@ -125,7 +145,7 @@ export interface RecordingStep {
    * a change went inline.
    */
   inlineTools?: ListedTool[];
-  /** The wire's own state (e.g. the OpenAI cache key), when changed. */
+  /** The form's own state (e.g. the OpenAI cache key), when changed. */
   state?: Record<string, unknown>;
   /** The rendered runtime context the model has now, when this step sent it. */
   runtimeContext?: string;
@@ -215,15 +235,23 @@ export interface ParsedRecording {
 }
 
 /**
- * Reads a recording for `provider`: the header checked (format, version,
- * provider), each step line parsed and checked for shape and continuity
- * of its step numbers. A last line cut mid-way (no final newline, not
- * JSON) is left out and reported as `truncated`.
+ * Reads a recording of form `form` (its id, or the form: then a step's
+ * usage `source` in a name 0.4 gave the form reads as the form's id): the
+ * header checked (format, version, provider), each step line parsed and
+ * checked for shape and continuity of its step numbers. A last line cut
+ * mid-way (no final newline, not JSON) is left out and reported as
+ * `truncated`.
  */
 export function parseRecording(
   recording: unknown,
-  provider: string,
+  form: string | {
+    readonly id: string;
+    readonly formerNames: readonly string[];
+  },
 ): ParsedRecording {
+  const { id: provider, formerNames } = typeof form === "string"
+    ? { id: form, formerNames: [] as readonly string[] }
+    : form;
   if (typeof recording !== "string") {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",
@@ -264,6 +292,15 @@ export function parseRecording(
   const steps = values.slice(1).map((value, index) =>
     readStep(value, index + 2, index + 1)
   );
+  for (const step of steps) {
+    const reported = step.reported as { source?: unknown } | undefined;
+    if (
+      isObject(reported) && typeof reported.source === "string" &&
+      formerNames.includes(reported.source)
+    ) {
+      step.reported = { ...step.reported!, source: provider };
+    }
+  }
   const text = complete
     ? recording
     : truncated

@@ -20,9 +20,9 @@ import {
   nextToolSet,
   type ToolSetStep,
 } from "./tool_set.ts";
-import type { ConversationWire } from "./wire.ts";
+import type { FormAnswer, FormBuilder } from "./form.ts";
 
-/** The tools of the next request, and the assembly the wire reads. */
+/** The tools of the next request, and the assembly the form reads. */
 export interface ToolStep {
   readonly tools: {
     readonly listed: readonly ListedTool[];
@@ -37,18 +37,15 @@ export interface ToolStep {
 }
 
 /**
- * The next request's tools: rebuilt (the default) or, when the wire takes
+ * The next request's tools: rebuilt (the default) or, when the form takes
  * them inline, the first request's block with the changes beside it.
  */
 export function toolStep(
   committed: Committed<unknown>,
   assembly: PromptAssembly,
-  wire: Pick<
-    ConversationWire<unknown, unknown>,
-    "inlineToolChanges" | "inlineRedefine"
-  >,
+  builder: Pick<FormBuilder<unknown, unknown>, "toolChanges" | "redefine">,
 ): ToolStep {
-  if (wire.inlineToolChanges !== true) {
+  if (builder.toolChanges !== "inline") {
     // Before the first step, only a fork has listed tools: its parent's.
     const rebuild = nextToolSet(committed.listed, assembly, {
       append: committed.steps === 0,
@@ -64,7 +61,7 @@ export function toolStep(
     committed.listed,
     committed.effective,
     assembly,
-    { redefine: wire.inlineRedefine, declared: committed.declared },
+    { redefine: builder.redefine, declared: committed.declared },
   );
   const listed = {
     ...assembly,
@@ -87,12 +84,16 @@ export function toolStep(
  */
 export function replay<M>(
   parsed: ParsedRecording,
-  wire: Pick<
-    ConversationWire<M, unknown>,
-    "read" | "inlineToolChanges"
-  >,
+  form: {
+    /** Reads an answer as the form does. */
+    readonly read: (answer: unknown) => FormAnswer<M>;
+    /** Tool changes go inline. */
+    readonly inline: boolean;
+  },
 ): { state: Committed<M>; allowed: string[] | undefined } {
-  let state: Committed<M> = startOf(parsed.header.fork, wire);
+  let state: Committed<M> = startOf(parsed.header.fork, {
+    toolChanges: form.inline ? "inline" : "rebuild",
+  });
   // One array grows through the replay: each step's state needs only its
   // length, and a copy per step would make resume quadratic.
   const history: M[] = [...state.history];
@@ -108,7 +109,7 @@ export function replay<M>(
     }
     let read;
     try {
-      read = wire.read(step.response);
+      read = form.read(step.response);
       checkDistinctCalls(read.calls);
     } catch (error) {
       throw new SystemPromptError(
@@ -122,9 +123,7 @@ export function replay<M>(
     const previousLength = history.length;
     for (const message of read.messages) history.push(deepFreeze(message));
     const effective = step.inlineTools ??
-      (wire.inlineToolChanges === true
-        ? state.effective ?? step.tools
-        : undefined);
+      (form.inline ? state.effective ?? step.tools : undefined);
     state = {
       history,
       previousLength,

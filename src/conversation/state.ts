@@ -1,15 +1,18 @@
 /**
  * The conversation's state: what is committed (everything the next
  * request's bytes depend on) and what a built request holds until it is
- * recorded. Plain data.
+ * recorded, and the step's record and the state after it. Plain data.
  *
  * @module
  */
 
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { ListedTool } from "./tool_set.ts";
-import type { RecordingFork } from "./recording.ts";
-import type { Awaiting, ToolCall, WireBuilt } from "./wire.ts";
+import { declaredTools, type ListedTool } from "./tool_set.ts";
+import type { RecordingFork, RecordingStep } from "./recording.ts";
+import { deepFreeze, isoOf } from "./checks.ts";
+import type { Observed } from "./observe.ts";
+import type { Awaiting, ToolCall } from "./types.ts";
+import type { BuiltRequest } from "./build.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -33,7 +36,7 @@ export interface Committed<M> {
 
 /** A body built and not yet recorded. */
 export interface Built<M, Body> {
-  readonly wire: WireBuilt<M, Body>;
+  readonly request: BuiltRequest<M, Body>;
   readonly personCount: number;
   readonly listed: readonly ListedTool[];
   readonly toolsChanged: boolean;
@@ -64,13 +67,95 @@ export const EMPTY_STATE: Committed<never> = {
 /** A conversation's committed state before its first step (a fork's start). */
 export function startOf<M>(
   fork: RecordingFork | undefined,
-  wire: { readonly inlineToolChanges?: boolean },
+  builder: { readonly toolChanges: "rebuild" | "inline" },
 ): Committed<M> {
   if (fork === undefined) return EMPTY_STATE;
   return {
     ...EMPTY_STATE,
     listed: fork.listed,
-    effective: wire.inlineToolChanges === true ? fork.listed : undefined,
+    effective: builder.toolChanges === "inline" ? fork.listed : undefined,
     state: fork.state,
+  };
+}
+
+/** What a step's answer gave, as the recording keeps it. */
+export interface AnswerRecord {
+  /** What the recording keeps of the answer (the form's `recordOf`). */
+  readonly response: unknown;
+  /** The usage the provider reported, as given (or `null`). */
+  readonly usage: unknown;
+  readonly observed: Observed;
+  /** When the answer was recorded (ISO 8601). */
+  readonly time: string;
+}
+
+/**
+ * The recording's line of a built request and its answer (`head`, the
+ * request's head as JSON).
+ */
+export function stepRecord<M, Body>(
+  before: Committed<M>,
+  built: Built<M, Body>,
+  answer: AnswerRecord,
+  head: string,
+): RecordingStep {
+  const sent = built.request;
+  const { observed } = answer;
+  return {
+    step: before.steps + 1,
+    at: before.history.length,
+    tail: sent.tail,
+    marks: sent.marks,
+    ...(head === before.head ? {} : { head: sent.head }),
+    ...(built.toolsChanged || before.steps === 0
+      ? { tools: [...built.listed] }
+      : {}),
+    ...(built.effectiveChanged
+      ? { inlineTools: [...built.effective ?? []] }
+      : {}),
+    ...(JSON.stringify(sent.state) === JSON.stringify(before.state) &&
+        before.steps > 0
+      ? {}
+      : { state: sent.state }),
+    ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
+    ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
+    awaiting: built.awaiting,
+    response: answer.response,
+    usage: answer.usage,
+    reported: observed.reported,
+    ...(observed.provenance === undefined
+      ? {}
+      : { provenance: observed.provenance }),
+    ...(observed.contributor === undefined
+      ? {}
+      : { contributor: observed.contributor }),
+    sent: isoOf(built.sentAt),
+    time: answer.time,
+  };
+}
+
+/** The committed state once `step` is recorded with its answer. */
+export function committedAfter<M, Body>(
+  before: Committed<M>,
+  built: Built<M, Body>,
+  read: { readonly messages: readonly M[]; readonly calls: ToolCall[] },
+  step: { readonly steps: number; readonly head: string },
+): Committed<M> {
+  const sent = built.request;
+  return {
+    history: [
+      ...before.history,
+      ...sent.tail,
+      ...read.messages.map(deepFreeze),
+    ],
+    previousLength: before.history.length + sent.tail.length,
+    runtimeText: built.runtimeText,
+    listed: built.listed,
+    effective: built.effective,
+    declared: declaredTools(before.declared, built.effective),
+    calls: read.calls,
+    steps: step.steps,
+    head: step.head,
+    state: sent.state,
   };
 }

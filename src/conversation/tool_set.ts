@@ -9,7 +9,11 @@
  */
 
 import type { PromptAssembly, ToolSchema } from "../types.ts";
-import { type JsonPlan, planOf, sameAsPlan } from "./same_json.ts";
+import {
+  keepJson,
+  type KeptJson,
+  writesSameJson,
+} from "../shared/same_json.ts";
 
 /**
  * One tool a conversation lists (in a recording's step).
@@ -164,45 +168,45 @@ export function refusalText(
 }
 
 /**
- * Whether two definitions are the same bytes. The plan of a listed
- * definition's JSON is kept (they are compared again at every step).
+ * Whether two definitions are the same bytes. A listed definition's JSON
+ * is kept (they are compared again at every step).
  */
 function sameDefinition(listed: ToolSchema, now: ToolSchema): boolean {
-  return sameAsPlan(now, planOfSchema(listed));
+  return writesSameJson(now, keptOf(listed));
 }
 
-const PLAN_OF = new WeakMap<ToolSchema, JsonPlan>();
+const KEPT = new WeakMap<ToolSchema, KeptJson>();
 
-function planOfSchema(schema: ToolSchema): JsonPlan {
-  let plan = PLAN_OF.get(schema);
-  if (plan === undefined) {
-    plan = planOf(schema);
-    PLAN_OF.set(schema, plan);
+function keptOf(schema: ToolSchema): KeptJson {
+  let kept = KEPT.get(schema);
+  if (kept === undefined) {
+    kept = keepJson(schema);
+    KEPT.set(schema, kept);
   }
-  return plan;
+  return kept;
 }
 
 /**
  * Whether the assembly has exactly the listed definitions, in order (the
- * usual step): each compared with the plan of its JSON kept with the list.
+ * usual step): each compared with its JSON kept with the list.
  */
 function sameTools(
   listed: readonly ListedTool[],
   tools: readonly ToolSchema[],
 ): boolean {
   if (listed.length !== tools.length) return false;
-  let plans = LIST_PLANS.get(listed);
-  if (plans === undefined) {
-    plans = listed.map((tool) => planOfSchema(tool.schema));
-    LIST_PLANS.set(listed, plans);
+  let kept = LIST_KEPT.get(listed);
+  if (kept === undefined) {
+    kept = listed.map((tool) => keptOf(tool.schema));
+    LIST_KEPT.set(listed, kept);
   }
-  for (let index = 0; index < plans.length; index++) {
-    if (!sameAsPlan(tools[index], plans[index])) return false;
+  for (let index = 0; index < kept.length; index++) {
+    if (!writesSameJson(tools[index], kept[index])) return false;
   }
   return true;
 }
 
-const LIST_PLANS = new WeakMap<readonly ListedTool[], JsonPlan[]>();
+const LIST_KEPT = new WeakMap<readonly ListedTool[], KeptJson[]>();
 
 function withStability(
   schema: ToolSchema,

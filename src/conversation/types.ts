@@ -7,13 +7,42 @@
 
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
-import type { ReportedUsage } from "../cache/reported_types.ts";
-import type {
-  CacheReportOptions,
-  PromptCacheReport,
-} from "../cache/report_types.ts";
-import type { CacheProvider } from "../cache/types.ts";
-import type { Awaiting, ToolCall } from "./wire.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { CachePrices, PromptCacheReport } from "../cache/report/types.ts";
+import type { CountTokens } from "../cache/simulator/types.ts";
+
+/**
+ * Who answers the request after this one (SPEC 9.1, 9.8): `"person"`
+ * gives the request's cache marks a long lifetime.
+ *
+ * @example
+ * ```ts
+ * import type { Awaiting } from "@rxprompt/system-prompt";
+ *
+ * const awaiting: Awaiting = "person";
+ * ```
+ */
+export type Awaiting = "person" | "agent";
+
+/**
+ * One tool call of the model: run it and give its result with
+ * `conversation.toolResult(id, ...)`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from "@rxprompt/system-prompt";
+ *
+ * const call: ToolCall = { id: "toolu_1", name: "read_file", input: { path: "a.ts" } };
+ * ```
+ */
+export interface ToolCall {
+  /** The call's id, as the provider gave it. */
+  readonly id: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments, parsed (the provider's JSON). */
+  readonly input: unknown;
+}
 
 /**
  * What a conversation assembles its system prompt and tools from: a
@@ -124,10 +153,10 @@ export type ConversationObserver = "onRecord" | "onRequest";
  * const request: ConversationRequest = {
  *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
  *   step: 1,
- *   provider: "anthropic-messages",
+ *   form: "anthropic-messages",
  *   cacheProvider: "anthropic",
  *   body: { model: "claude-sonnet-4-5", system: [], messages: [] },
- *   usage: { source: "anthropic", diagnosis: { status: "none" } },
+ *   usage: { source: "anthropic-messages", diagnosis: { status: "none" } },
  *   sentAt: 0,
  *   time: 900,
  * };
@@ -138,10 +167,13 @@ export interface ConversationRequest {
   readonly session: string;
   /** 1 for the first request, then one more per step. */
   readonly step: number;
-  /** The wire: `"anthropic-messages"`, `"openai-chat"`, ... */
-  readonly provider: string;
-  /** The cache model of the wire, for `cacheReport` (none for the AI SDK). */
-  readonly cacheProvider?: CacheProvider;
+  /** The form: `"anthropic-messages"`, `"openai-chat"`, ... (a `FormId`). */
+  readonly form: string;
+  /**
+   * The cache rules its body follows, for `cacheReport` (a `CacheProvider`;
+   * none for the AI SDK, whose body is call options).
+   */
+  readonly cacheProvider?: string;
   /** The whole body sent. */
   readonly body: unknown;
   /** What the provider reported (`readReportedUsage` of the answer). */
@@ -175,9 +207,19 @@ export interface ConversationRequest {
  * };
  * ```
  */
-export type ConversationReportOptions =
-  & Omit<CacheReportOptions, "provider">
-  & { provider?: CacheProvider };
+export interface ConversationReportOptions {
+  /** Counts tokens, for the estimate and a diverging prefix's share. */
+  countTokens: CountTokens;
+  /** The shortest cached prefix (default: the rules'). */
+  minPrefixTokens?: number;
+  /** Prices (see `CachePrices` of `./cache`). */
+  prices?: CachePrices;
+  /**
+   * Whose caching rules apply, a `CacheProvider` of `./cache` (default:
+   * the rules of the conversation's form and options).
+   */
+  provider?: string;
+}
 
 /**
  * Options of {@linkcode Conversation.request}.

@@ -16,7 +16,7 @@
  */
 
 import { isObservable, type Observable, type Subscription } from "rxjs";
-import { callProvider, providerFailed } from "../shared/provider.ts";
+import { callUserCode, userCodeFailed } from "../shared/user_code.ts";
 import {
   quote,
   SystemPromptError,
@@ -119,7 +119,7 @@ export class LiveValue<T> {
   read(what: () => string): unknown {
     if (this.#state === VALUE) return this.#latest;
     if (this.#state === PENDING) return this.#initial;
-    throw providerFailed(
+    throw userCodeFailed(
       `The ${what()} errored`,
       this.#latest,
       "; the registration reads as failed until it is disposed",
@@ -199,7 +199,7 @@ export function isLive(input: unknown): input is LiveValue<unknown> {
 
 /**
  * The value of a provider input for one assembly: a live value's latest
- * value, or what a provider function returns (through `callProvider`).
+ * value, or what a provider function returns (through `callUserCode`).
  */
 export function callSource(
   input: unknown,
@@ -207,7 +207,7 @@ export function callSource(
   what: () => string,
 ): unknown {
   if (isLive(input)) return input.read(what);
-  return callProvider(input as (context: unknown) => unknown, context, what);
+  return callUserCode(input as (context: unknown) => unknown, context, what);
 }
 
 /** The steps of a registration, as the registrar performs them. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { typeName } from "../shared/provider.ts";
+import { typeName } from "../shared/user_code.ts";
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import {
   callSource,

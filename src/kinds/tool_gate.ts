@@ -12,7 +12,7 @@
  * @module
  */
 
-import { describeError, providerFailed } from "../shared/provider.ts";
+import { describeError, userCodeFailed } from "../shared/user_code.ts";
 import {
   describeScope,
   functionName,
@@ -121,7 +121,7 @@ function readNames(result: unknown, describe: () => string): Set<string> {
     }
   } catch (error) {
     if (isSystemPromptError(error)) throw error;
-    throw providerFailed(
+    throw userCodeFailed(
       `Reading the result of the ${describe()} threw`,
       error,
     );

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { providerFailed } from "../shared/provider.ts";
+import { userCodeFailed } from "../shared/user_code.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import type { ToolSchema } from "../types.ts";
 import {
@@ -107,7 +107,7 @@ function copyToolFields(
           `strings.`,
       );
     }
-    throw providerFailed(
+    throw userCodeFailed(
       `Tool ${quote(name)} from the ${source()} cannot be copied`,
       error,
       "; a tool schema must be plain JSON data",
@@ -123,7 +123,7 @@ function readFields(
   try {
     return { ...schema };
   } catch (error) {
-    throw providerFailed(
+    throw userCodeFailed(
       `A tool schema from the ${source()} cannot be read`,
       error,
       "; a tool schema must be plain JSON data",

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { providerFailed } from "../shared/provider.ts";
+import { userCodeFailed } from "../shared/user_code.ts";
 import {
   describeScope,
   functionName,
@@ -311,7 +311,7 @@ function collectTools(source: ToolSource, collection: Collection): void {
   } catch (error) {
     // A getter, an iterator or a Proxy of the result threw while it was read.
     if (isSystemPromptError(error)) throw error;
-    throw providerFailed(
+    throw userCodeFailed(
       `Reading the result of the ${describe()} threw`,
       error,
     );

@@ -8,7 +8,7 @@
  */
 
 import { compareCodeUnits } from "../shared/util.ts";
-import { typeName } from "../shared/provider.ts";
+import { typeName } from "../shared/user_code.ts";
 import { quote, SystemPromptError } from "../errors.ts";
 import {
   assertSource,

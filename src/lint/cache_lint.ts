@@ -9,6 +9,7 @@ import { quote, SystemPromptError } from "../errors.ts";
 import { readingAssembly } from "../render/assembly_shape.ts";
 import { renderSections } from "../render/interpolate.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
+import { WIRE_TOOL_NAME } from "../shared/tool_name.ts";
 import { volatileMatches } from "./volatile_text.ts";
 
 /**
@@ -69,12 +70,6 @@ export interface LintCacheOptions {
   /** Codes not to report. */
   ignore?: readonly CacheFindingCode[];
 }
-
-/**
- * The rule the adapters apply to a tool name (kept equal to
- * `adapters/_shared.ts`'s `WIRE_TOOL_NAME`; a test checks it).
- */
-const WIRE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 type Stability = "stable" | "agent" | "volatile";
 

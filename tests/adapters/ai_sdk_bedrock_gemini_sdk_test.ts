@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import type { AISDKOptions } from "../../adapters/ai_sdk/mod.ts";
-import { readReportedUsage } from "../../src/cache/mod.ts";
+import { readReportedUsage } from "../../adapters/cache/mod.ts";
 import { rejects } from "../assertions.ts";
 import { sampleAssembly } from "./fixtures.ts";
 import {

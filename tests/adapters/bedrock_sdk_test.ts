@@ -15,7 +15,7 @@ import {
   type ConverseOptions,
   toConverse,
 } from "../../adapters/bedrock/mod.ts";
-import { readReportedUsage } from "../../src/cache/mod.ts";
+import { readReportedUsage } from "../../adapters/cache/mod.ts";
 import { bedrockServer, withCacheServer } from "./loopback_caches.ts";
 import { AWS_SDK_PERMISSIONS } from "./sdk_permissions.ts";
 

@@ -17,7 +17,7 @@ import {
 import {
   selectMarkers,
   toolCandidates,
-} from "../../adapters/_cache_markers.ts";
+} from "../../src/render/prefix_marks.ts";
 import { rejects } from "../assertions.ts";
 import { type TestAssembly, toolNamed } from "./fixtures.ts";
 

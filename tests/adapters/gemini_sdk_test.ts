@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type Content, GoogleGenAI } from "@google/genai";
 import { SystemPrompt } from "../../mod.ts";
 import { type GeminiOptions, toGemini } from "../../adapters/gemini/mod.ts";
-import { readReportedUsage } from "../../src/cache/mod.ts";
+import { readReportedUsage } from "../../adapters/cache/mod.ts";
 import { geminiServer, withCacheServer } from "./loopback_caches.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
 

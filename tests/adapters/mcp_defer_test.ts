@@ -12,7 +12,7 @@ import type { InMemoryTransport as Transport } from "@modelcontextprotocol/sdk/i
 import type { McpServer as McpServerClass } from "@modelcontextprotocol/sdk/server/mcp";
 import { z } from "zod";
 import { SystemPrompt } from "../../mod.ts";
-import { mcpTools } from "../../adapters/mcp.ts";
+import { mcpTools } from "../../adapters/mcp/mod.ts";
 import { rejects } from "../assertions.ts";
 
 const InMemoryTransport = untypedTransport as typeof Transport;

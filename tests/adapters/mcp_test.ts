@@ -18,8 +18,8 @@ import type * as Types from "@modelcontextprotocol/sdk/types";
 import { z } from "zod";
 import { firstValueFrom, type Subscription } from "rxjs";
 import { type PromptView, SystemPrompt } from "../../mod.ts";
-import { mcpTools } from "../../adapters/mcp.ts";
-import { wireNames } from "../../adapters/_mcp_names.ts";
+import { mcpTools } from "../../adapters/mcp/mod.ts";
+import { wireNames } from "../../adapters/mcp/names.ts";
 import { rejects } from "../assertions.ts";
 
 const InMemoryTransport = untypedTransport as typeof Transport;

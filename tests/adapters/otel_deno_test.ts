@@ -34,7 +34,7 @@ describe("./otel without @opentelemetry/api", () => {
 const prompt = new SystemPrompt({ includeHarnessIdentity: false, persona: "Hi." });
 console.log(renderPrompt(await prompt.assemble()));
 try {
-  await import("${new URL("adapters/otel.ts", ROOT)}");
+  await import("${new URL("adapters/otel/mod.ts", ROOT)}");
   console.log("imported");
 } catch (error) {
   console.log(error.name, error.code);

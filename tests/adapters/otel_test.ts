@@ -40,13 +40,13 @@ import {
   conversationSpans,
   recordRequestSpan,
   requestSpanAttributes,
-} from "../../adapters/otel.ts";
-import { loadOtelApi, resetOtelApi } from "../../adapters/_otel_api.ts";
-import { judgeRequest, readReportedUsage } from "../../src/cache/mod.ts";
+} from "../../adapters/otel/mod.ts";
+import { loadOtelApi, resetOtelApi } from "../../adapters/otel/api.ts";
+import { judgeRequest, readReportedUsage } from "../../adapters/cache/mod.ts";
 import {
   anthropicMessage,
   anthropicUsage,
-} from "../cache/reported_fixtures.ts";
+} from "../cache/report/reported_fixtures.ts";
 
 function tracing() {
   const exporter = new InMemorySpanExporter();
@@ -347,7 +347,7 @@ describe("conversationSpans", () => {
     spans({
       session: "s",
       step: 1,
-      provider: "openai-chat",
+      form: "openai-chat",
       body: {},
       usage: { source: "openai-chat", diagnosis: { status: "none" } },
       sentAt: 0,

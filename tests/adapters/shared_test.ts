@@ -1,5 +1,5 @@
 /**
- * The checks every adapter shares (adapters/_shared.ts): each tool read and
+ * The checks every adapter shares (adapters/_kit/assembly_input.ts): each tool read and
  * checked once, the options object, and the cache option's message.
  */
 

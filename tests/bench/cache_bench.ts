@@ -9,7 +9,7 @@
  * (linear growth: exponent ≤ 1.1 between 250 and 1,000 requests).
  */
 
-import { type CacheProvider, simulateCache } from "../../src/cache/mod.ts";
+import { type CacheProvider, simulateCache } from "../../adapters/cache/mod.ts";
 
 const CYCLE = 80;
 const count = (text: string): number => Math.ceil(text.length / 4);

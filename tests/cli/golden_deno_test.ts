@@ -10,13 +10,13 @@ import { repoPath, rxprompt } from "./cli_process.ts";
 import {
   formatGoldenManifest,
   type GoldenManifest,
-} from "../../src/cache/mod.ts";
+} from "../../adapters/cache/mod.ts";
 
-/** A config of tests/cache/contract_fixture.ts with `edits`, in `dir`. */
+/** A config of tests/cache/contract/contract_fixture.ts with `edits`, in `dir`. */
 async function config(dir: string, edits: object = {}): Promise<string> {
   const path = `${dir}/contract_${crypto.randomUUID()}.ts`;
   const fixture = new URL(
-    `file://${repoPath("tests/cache/contract_fixture.ts")}`,
+    `file://${repoPath("tests/cache/contract/contract_fixture.ts")}`,
   );
   await Deno.writeTextFile(
     path,

@@ -8,8 +8,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
-import { chartsOfSimulation } from "../../cli/inspect_chart.ts";
-import { layout, scopeView } from "../../cli/inspect_model.ts";
+import { chartsOfSimulation } from "../../cli/inspect/chart.ts";
+import { layout, scopeView } from "../../cli/inspect/model.ts";
 import { readmeWay } from "../../cli/readme_way.ts";
 import { runSession } from "../../cli/session.ts";
 

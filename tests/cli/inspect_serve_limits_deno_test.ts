@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { repoPath } from "./cli_process.ts";
 import { serve, type Server } from "./inspect_server.ts";
-import type { InspectorState } from "../../cli/inspect_serve.ts";
+import type { InspectorState } from "../../cli/inspect/serve.ts";
 
 const MOD = JSON.stringify(repoPath("mod.ts"));
 /** How long a test waits for the server to show something. */

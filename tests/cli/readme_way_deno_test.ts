@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { readmeWay, readmeWayWith } from "../../cli/readme_way.ts";
-import type { CacheSession, SessionMessage } from "../../src/cache/mod.ts";
+import type { CacheSession, SessionMessage } from "../../adapters/cache/mod.ts";
 import { benchRows, benchRuns, checks } from "../../scripts/bench_cache.ts";
 
 type Body = { tools?: unknown[]; system?: unknown[]; messages: Message[] };
@@ -67,7 +67,7 @@ describe("the README's request loop", () => {
   it("appends the runtime context after the last item when it changed, and repeats it unchanged", async () => {
     const steps = await runSession(session(), { readme: readmeWay });
     const anthropic = steps.map((step) =>
-      step.bodies.get("readme")!.anthropic as Body
+      step.bodies.get("readme")!["anthropic-messages"] as Body
     );
     // Step 0: the first user message carries the whole runtime context;
     // an agent answers next (the default): 5-minute marks.
@@ -118,13 +118,16 @@ describe("the README's request loop", () => {
     const names = (body: unknown) =>
       JSON.stringify((body as Body).tools).match(/"name":"\w+"/g);
     // The tools block is the same whatever the gate allows.
-    assert.deepEqual(names(first.anthropic), names(second.anthropic));
     assert.deepEqual(
-      JSON.stringify((first.openai as Body).tools),
-      JSON.stringify((second.openai as Body).tools),
+      names(first["anthropic-messages"]),
+      names(second["anthropic-messages"]),
     );
     assert.deepEqual(
-      (second.openai as { tool_choice?: unknown }).tool_choice,
+      JSON.stringify((first["openai-chat"] as Body).tools),
+      JSON.stringify((second["openai-chat"] as Body).tools),
+    );
+    assert.deepEqual(
+      (second["openai-chat"] as { tool_choice?: unknown }).tool_choice,
       {
         type: "allowed_tools",
         allowed_tools: {
@@ -138,7 +141,9 @@ describe("the README's request loop", () => {
   it("sends OpenAI updates as user messages of their own, marks the last and the previous end, with a prompt_cache_key", async () => {
     const steps = await runSession(session(), { readme: readmeWay });
     const openai = steps.map((step) =>
-      step.bodies.get("readme")!.openai as Body & { prompt_cache_key?: string }
+      step.bodies.get("readme")!["openai-chat"] as Body & {
+        prompt_cache_key?: string;
+      }
     );
     // [system, U0, context, A1, U1]: U1 and the previous end are marked.
     const messages = openai[1].messages;
@@ -182,7 +187,7 @@ describe("the README's request loop", () => {
       }),
     }, { readme: readmeWay });
     const texts = (index: number) =>
-      ((steps[index].bodies.get("readme")!.anthropic as Body)
+      ((steps[index].bodies.get("readme")!["anthropic-messages"] as Body)
         .messages[0].content as Block[]).map((block) => block.text);
     // The first body was never answered: the retry builds it again from
     // the committed state, with the context as it is now.
@@ -229,7 +234,7 @@ describe("the README's request loop", () => {
         }),
       ],
     }, { readme: readmeWay });
-    const body = steps[1].bodies.get("readme")!.anthropic as Body;
+    const body = steps[1].bodies.get("readme")!["anthropic-messages"] as Body;
     const [, answer, results] = body.messages;
     assert.equal(answer.role, "assistant");
     assert.deepEqual(
@@ -244,7 +249,7 @@ describe("the README's request loop", () => {
     const first = body.messages[0].content as Block[];
     assert.ok(first.at(-1)!.cache_control !== undefined);
     assert.ok((results.content as Block[]).at(-1)!.cache_control !== undefined);
-    const openai = steps[1].bodies.get("readme")!.openai as Body;
+    const openai = steps[1].bodies.get("readme")!["openai-chat"] as Body;
     assert.deepEqual(
       openai.messages.filter((message) => message.role === "tool").length,
       calls.length,
@@ -274,7 +279,7 @@ describe("the README's request loop", () => {
       }),
     }, { readme: readmeWayWith({ toolChanges: "inline" }) });
     const [first, second] = steps.map((step) =>
-      step.bodies.get("readme")!.anthropic as Body
+      step.bodies.get("readme")!["anthropic-messages"] as Body
     );
     assert.equal(JSON.stringify(second.tools), JSON.stringify(first.tools));
     const system = second.messages.find((message) => message.role === "system");
@@ -295,10 +300,10 @@ describe("the README's request loop", () => {
     const restarted = await runSession(session(), { readme: readmeWay }, {
       restart: { at: 2, session: build },
     });
-    for (const wire of ["anthropic", "openai"] as const) {
+    for (const form of ["anthropic-messages", "openai-chat"] as const) {
       assert.deepEqual(
-        restarted.map((step) => step.bodies.get("readme")![wire]),
-        straight.map((step) => step.bodies.get("readme")![wire]),
+        restarted.map((step) => step.bodies.get("readme")![form]),
+        straight.map((step) => step.bodies.get("readme")![form]),
       );
     }
   });

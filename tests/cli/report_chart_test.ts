@@ -4,7 +4,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chartOfRecording } from "../../cli/inspect_chart.ts";
+import { chartOfRecording } from "../../cli/inspect/chart.ts";
 import { type RecordingReport, reportLines } from "../../cli/report.ts";
 import { countTokens, playSession } from "../conversation/report_session.ts";
 
@@ -13,7 +13,7 @@ async function sessionReport(): Promise<RecordingReport> {
   await prompt.dispose();
   return {
     file: "session.jsonl",
-    wire: "anthropic-messages",
+    form: "anthropic-messages",
     session: conv.session,
     provider: "anthropic",
     truncated: true,
@@ -46,7 +46,7 @@ describe("report's text and chart", () => {
     assert.deepEqual(chart.source, {
       kind: "recording",
       file: "session.jsonl",
-      provider: "anthropic-messages",
+      form: "anthropic-messages",
     });
     assert.deepEqual(
       chart.requests.map((request) => request.verdict?.kind),

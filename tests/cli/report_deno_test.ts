@@ -12,6 +12,10 @@ import {
   VERDICTS,
 } from "../conversation/report_session.ts";
 import { rxprompt } from "./cli_process.ts";
+import { SystemPrompt } from "../../mod.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { responsesConversation } from "../../adapters/openai/mod.ts";
+import { message, responsesAnswer } from "../conversation/helpers.ts";
 
 /** The session's recording, and its own report's verdicts. */
 async function recording(): Promise<{ text: string; verdicts: unknown[] }> {
@@ -33,7 +37,7 @@ describe("rxprompt report", () => {
       const json = await rxprompt(["report", file, "--json"]);
       assert.equal(json.code, 0, json.stderr);
       const result = JSON.parse(json.stdout);
-      assert.equal(result.wire, "anthropic-messages");
+      assert.equal(result.form, "anthropic-messages");
       assert.equal(result.provider, "anthropic");
       assert.equal(result.truncated, false);
       const judgements = result.report.requests.map((
@@ -90,6 +94,41 @@ describe("rxprompt report", () => {
       assert.equal(json.truncated, true);
     } finally {
       await Deno.remove(file);
+    }
+  });
+
+  it("reports recordings made with inline tool changes (Anthropic and Responses)", async () => {
+    const prompt = new SystemPrompt({ persona: "You are terse." });
+    const recordings = [
+      anthropicConversation(prompt, {
+        model: "claude-sonnet-4-5",
+        max_tokens: 64,
+        toolChanges: "inline",
+      }),
+      responsesConversation(prompt, {
+        model: "gpt-5.6",
+        cache: true,
+        toolChanges: "inline",
+      }),
+    ];
+    const answers = [
+      message([{ type: "text", text: "Hello." }]),
+      responsesAnswer([]),
+    ];
+    const file = await Deno.makeTempFile({ suffix: ".jsonl" });
+    try {
+      for (const [index, conv] of recordings.entries()) {
+        conv.user("Hi.");
+        await conv.request();
+        conv.record(answers[index] as never);
+        await Deno.writeTextFile(file, conv.save());
+        const run = await rxprompt(["report", file, "--json"]);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(JSON.parse(run.stdout).report.requests.length, 1);
+      }
+    } finally {
+      await Deno.remove(file);
+      await prompt.dispose();
     }
   });
 

@@ -10,7 +10,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { simulateCache } from "../../src/cache/mod.ts";
+import { simulateCache } from "../../adapters/cache/mod.ts";
 import { requestsOf, runSession } from "../../cli/session.ts";
 import { readmeWay } from "../../cli/readme_way.ts";
 import onCall from "../../examples/sessions/on_call.ts";
@@ -59,17 +59,19 @@ describe("a harness resumed in a new process", () => {
     assert.deepEqual(resumed, JSON.parse(JSON.stringify(expected)));
     // The same bodies after the straight run's own first AT requests: the
     // cache serves the resumed run what it serves the straight one.
-    for (const wire of ["anthropic", "openai"] as const) {
-      const requests = requestsOf(straight, "readme", wire);
+    for (const form of ["anthropic-messages", "openai-chat"] as const) {
+      const requests = requestsOf(straight, "readme", form);
       const spliced = [
         ...requests.slice(0, AT),
         ...resumed.map((step: { time: number; bodies: never }) => ({
-          body: step.bodies[wire],
+          body: step.bodies[form],
           time: step.time,
           thread: "main",
         })),
       ];
-      const provider = wire === "anthropic" ? "anthropic" : "openai-explicit";
+      const provider = form === "anthropic-messages"
+        ? "anthropic"
+        : "openai-explicit";
       const count = (text: string) => Math.ceil(text.length / 4);
       assert.equal(
         simulateCache(spliced, { provider, countTokens: count }).totals

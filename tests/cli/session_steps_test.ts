@@ -8,7 +8,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SystemPrompt } from "../../mod.ts";
-import type { SessionStep } from "../../src/cache/mod.ts";
+import type { SessionStep } from "../../adapters/cache/mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { CliError } from "../../cli/cli_error.ts";
 import { readmeWay } from "../../cli/readme_way.ts";

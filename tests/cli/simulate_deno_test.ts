@@ -6,7 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { simulateCache } from "../../src/cache/mod.ts";
+import { simulateCache } from "../../adapters/cache/mod.ts";
 import { requestsOf, runSession } from "../../cli/session.ts";
 import { readmeWay } from "../../cli/readme_way.ts";
 import pauses from "../../examples/sessions/pauses.ts";
@@ -48,7 +48,7 @@ describe("rxprompt simulate", () => {
       requestsOf(
         await runSession(await pauses(), { readme: readmeWay }),
         "readme",
-        "anthropic",
+        "anthropic-messages",
       ),
       { provider: "anthropic", countTokens },
     );

@@ -12,7 +12,7 @@ import {
   renderPromptBlocks,
 } from "../../mod.ts";
 import { forkLayout } from "../../src/conversation/fork_layout.ts";
-import { parentCuts } from "../../adapters/_conversation_shared.ts";
+import { parentCuts } from "../../adapters/_kit/content_blocks.ts";
 
 function assembly(sections: AssembledSection[]): PromptAssembly {
   return { sections, tools: [], variables: { who: "a reviewer" } };

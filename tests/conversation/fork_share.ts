@@ -7,7 +7,7 @@
  * `src/cache/`) to every body it received and reports the usage in its own
  * shape. What the child should read is what the bytes it shares with its
  * parent's last request are worth, counted on the parent's body as the
- * simulator lays it out (`parseBody`): the parent's tools (a fork that adds
+ * simulator lays it out (the rules' `readBody`): the parent's tools (a fork that adds
  * a tool lists it after them) and, when the tools are the parent's, its
  * system parts (a fork's own sections follow them), rounded down to 128
  * tokens where only OpenAI's automatic rule serves it.
@@ -24,8 +24,8 @@ import {
   type CacheProvider,
   type CacheRequestResult,
   simulateCache,
-} from "../../src/cache/mod.ts";
-import { parseBody } from "../../src/cache/blocks.ts";
+} from "../../adapters/cache/mod.ts";
+import { rulesNamed } from "../../adapters/forms.ts";
 import { schema } from "./helpers.ts";
 
 /** What the reviewer's scope adds to the lead's. */
@@ -206,10 +206,9 @@ export function sharedWorth(
   form: ShareForm,
   adds: ChildAdds,
 ): number {
-  const blocks = parseBody(
-    parentBody,
+  const blocks = rulesNamed(
     form.provider === "anthropic" ? "anthropic" : "openai",
-  ).blocks;
+  )!.readBody(parentBody).blocks;
   const sameTools = adds === "section" || form.inline === true;
   const shared = blocks.filter((block) =>
     block.part === "tools" || (sameTools && block.part === "system")

@@ -8,10 +8,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
-import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { AI_SDK_FORM } from "../../adapters/ai_sdk/form.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
-import { aiSdkWireBody } from "../../src/conversation/ai_sdk_body.ts";
+import { aiSdkWireBody } from "../../adapters/ai_sdk/anthropic_body.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -69,8 +69,13 @@ async function runSession(usages: readonly (Usage | undefined)[]) {
 /** The Anthropic bodies the report reads from a recording. */
 function bodiesOf(recording: string): { body: unknown; time: number }[] {
   const { header, steps } = parseRecording(recording, "ai-sdk");
-  const read = aiSdkWire({}).read;
-  return recordedRequests(header, steps, (answer) => read(answer).messages)
+  const read = (answer: unknown) => AI_SDK_FORM.readAnswer(answer, () => {});
+  return recordedRequests(
+    header,
+    steps,
+    AI_SDK_FORM,
+    (answer) => read(answer).messages,
+  )
     .map((request, index) => ({
       body: request.body,
       time: SESSION[index].time,

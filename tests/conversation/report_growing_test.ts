@@ -10,8 +10,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cacheReport } from "../../src/cache/mod.ts";
-import type { CacheProvider } from "../../src/cache/mod.ts";
+import { cacheReport } from "../../adapters/cache/mod.ts";
+import type { CacheProvider } from "../../adapters/cache/mod.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { agent } from "./helpers.ts";
 import { type AnyConversation, type Form, FORMS } from "./forms.ts";

@@ -26,16 +26,19 @@ import { generateText } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
-import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { AI_SDK_FORM } from "../../adapters/ai_sdk/form.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
 import { responsesConversation } from "../../adapters/openai/mod.ts";
-import { conversationSpans } from "../../adapters/otel.ts";
-import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
+import { conversationSpans } from "../../adapters/otel/mod.ts";
+import {
+  type PromptCacheReport,
+  simulateCache,
+} from "../../adapters/cache/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import { rxprompt } from "../cli/cli_process.ts";
 import { openaiResponse } from "../adapters/loopback.ts";
-import { wholeAnthropicMessage } from "../cache/reported_fixtures.ts";
+import { wholeAnthropicMessage } from "../cache/report/reported_fixtures.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -351,9 +354,15 @@ describe("the conversation's report through the real SDKs", {
       // Each step laid out from the recording is the body that reached the
       // wire, byte for byte (the model and max_tokens are generateText's).
       const { header, steps } = parseRecording(conv.save(), "ai-sdk");
-      const read = aiSdkWire({}).read;
+      const read = (answer: unknown) =>
+        AI_SDK_FORM.readAnswer(answer, () => {});
       assert.deepEqual(
-        recordedRequests(header, steps, (answer) => read(answer).messages)
+        recordedRequests(
+          header,
+          steps,
+          AI_SDK_FORM,
+          (answer) => read(answer).messages,
+        )
           .map((request) => JSON.stringify(request.body)),
         received.map((body) => {
           const { model: _, max_tokens: __, ...sent } = body as Record<

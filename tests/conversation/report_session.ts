@@ -1,6 +1,6 @@
 /**
  * A conversation session for the report (SPEC 9.3): the coding agent of
- * tests/cache/agent_fixture.ts talks through a conversation with
+ * tests/cache/report/agent_fixture.ts talks through a conversation with
  * `diagnostics` on, and between its steps a section changes (the git
  * branch), the tool list changes (an MCP tool appears), the user lapses
  * (10 minutes) and the provider evicts the prefix. Each answer reports the
@@ -10,8 +10,11 @@
 
 import assert from "node:assert/strict";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
-import { type PromptCacheReport, simulateCache } from "../../src/cache/mod.ts";
-import { agent } from "../cache/agent_fixture.ts";
+import {
+  type PromptCacheReport,
+  simulateCache,
+} from "../../adapters/cache/mod.ts";
+import { agent } from "../cache/report/agent_fixture.ts";
 
 export const countTokens = (text: string): number => Math.ceil(text.length / 4);
 export const MINUTE = 60_000;

@@ -19,6 +19,7 @@ import {
 } from "../../mod.ts";
 import { parseRecording } from "../../src/conversation/recording.ts";
 import { recordedRequests } from "../../src/conversation/report.ts";
+import { MESSAGES_FORM } from "../../adapters/anthropic/form.ts";
 import {
   agent,
   anthropicUsageOf,
@@ -310,7 +311,8 @@ describe("conversation report", () => {
       const rebuilt = recordedRequests(
         parsed.header,
         parsed.steps,
-        (response) => [{
+        MESSAGES_FORM,
+        (response: unknown) => [{
           role: "assistant",
           content: (response as { content: unknown }).content,
         }],

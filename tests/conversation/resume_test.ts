@@ -11,6 +11,8 @@ import {
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
+import { parseRecording } from "../../src/conversation/recording.ts";
+import { MESSAGES_FORM } from "../../adapters/anthropic/form.ts";
 import { fuzzRuns } from "../fuzz_runs.ts";
 import { agent, message, toolUse } from "./helpers.ts";
 import { sessionArbitrary } from "./session.ts";
@@ -98,6 +100,32 @@ describe("save and resume", () => {
     conv.record(message([{ type: "text", text: "Done." }]));
     assert.equal(text + lines.join(""), conv.save());
     assert.equal(lines.length, 1);
+    await a.prompt.dispose();
+  });
+
+  it("reads a 0.4 recording's usage source (\"anthropic\") as the form's id, keeping its lines", async () => {
+    const { text } = await recorded();
+    // 0.4 wrote the Messages form's usage source as "anthropic".
+    const old = text.replaceAll(
+      '"source":"anthropic-messages"',
+      '"source":"anthropic"',
+    );
+    assert.notEqual(old, text);
+    const parsed = parseRecording(old, MESSAGES_FORM);
+    assert.deepEqual(
+      parsed.steps.map((step) => step.reported?.source),
+      ["anthropic-messages", "anthropic-messages"],
+    );
+    const a = agent();
+    const conv = resumeAnthropicConversation(a.prompt, old);
+    // The recording is never rewritten: its lines are kept as read.
+    assert.equal(conv.save(), old);
+    assert.deepEqual(
+      conv.report({ countTokens: (t) => t.length }),
+      resumeAnthropicConversation(a.prompt, text).report({
+        countTokens: (t) => t.length,
+      }),
+    );
     await a.prompt.dispose();
   });
 

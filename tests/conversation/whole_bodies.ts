@@ -7,35 +7,28 @@
  * reads each message once instead; over these bodies `cacheReport` must
  * give what it gives.
  */
-import { aiSdkWireBody } from "../../src/conversation/ai_sdk_body.ts";
+import { aiSdkWireBody } from "../../adapters/ai_sdk/anthropic_body.ts";
 import {
   parseRecording,
   type RecordingStep,
 } from "../../src/conversation/recording.ts";
-import {
-  recordedRequests,
-  reportProviderOf,
-} from "../../src/conversation/report.ts";
-import type { ReportedRequest } from "../../src/cache/mod.ts";
-import type { CacheProvider } from "../../src/cache/mod.ts";
-import { messagesWire } from "../../adapters/anthropic/conversation_wire.ts";
-import { chatWire } from "../../adapters/openai/chat_wire.ts";
-import { responsesWire } from "../../adapters/openai/responses_wire.ts";
-import { aiSdkWire } from "../../adapters/ai_sdk/conversation_wire.ts";
+import { recordedRequests } from "../../src/conversation/report.ts";
+import type { ReportedRequest } from "../../adapters/cache/mod.ts";
+import type { CacheProvider } from "../../adapters/cache/mod.ts";
+import { RECOGNITION } from "../../adapters/forms.ts";
 
 type Json = Record<string, unknown>;
 type Marks = RecordingStep["marks"];
 
-/** Each wire's reading of an answer, for a recording's header options. */
-const WIRES: Record<
-  string,
-  (options: Json) => { read(answer: unknown): { messages: unknown[] } }
-> = {
-  "anthropic-messages": (options) => messagesWire(options as never),
-  "openai-chat": (options) => chatWire(options as never),
-  "openai-responses": (options) => responsesWire(options as never),
-  "ai-sdk": (options) => aiSdkWire(options as never),
-};
+/** Each form's reading of an answer's messages. */
+function formOf(form: string) {
+  return RECOGNITION.find((known) => known.id === form)!;
+}
+
+function readerOf(form: string): (answer: unknown) => unknown[] {
+  return (answer) =>
+    formOf(form).readAnswer(answer as never, () => {}).messages;
+}
 
 /** How 0.4 laid out each wire's head and history, and put marks back. */
 const LAYOUTS: Record<
@@ -94,11 +87,11 @@ export function wholeRequests(
   provider: string,
 ): WholeRequests {
   const { header, steps } = parseRecording(recording, provider);
-  const wire = WIRES[provider](header.options);
-  const read = (answer: unknown) => wire.read(answer).messages;
+  const read = readerOf(provider);
   // Usage, time and contributor as the report reads them; the bodies
   // are the oracle's.
-  const rebuilt = recordedRequests(header, steps, read);
+  const form = formOf(provider);
+  const rebuilt = recordedRequests(header, steps, form, read);
   const layout = LAYOUTS[provider];
   let history: unknown[] = [];
   let head: Json = {};
@@ -109,5 +102,9 @@ export function wholeRequests(
     history = [...sent, ...read(step.response)];
     return { ...rebuilt[index], body };
   });
-  return { requests, provider: reportProviderOf(header), rebuilt };
+  return {
+    requests,
+    provider: form.cache.rulesOf(header.options).id as CacheProvider,
+    rebuilt,
+  };
 }

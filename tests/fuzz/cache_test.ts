@@ -11,7 +11,7 @@ import {
   bestLayoutTokens,
   type CacheRequest,
   simulateCache,
-} from "../../src/cache/mod.ts";
+} from "../../adapters/cache/mod.ts";
 import {
   anyInputArb,
   FUZZ_LABEL,

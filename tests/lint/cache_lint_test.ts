@@ -8,7 +8,6 @@ import {
   SystemPrompt,
   type ToolSchema,
 } from "../../mod.ts";
-import { WIRE_TOOL_NAME } from "../../adapters/_shared.ts";
 import { volatileMatches } from "../../src/lint/volatile_text.ts";
 import { rejects } from "../assertions.ts";
 
@@ -184,11 +183,6 @@ describe("lintCache", () => {
       "INVALID_TOOL_NAME tool:with space",
     ]);
     assert.ok(findings.every((finding) => finding.severity === "error"));
-  });
-
-  it("uses the adapters' name rule", () => {
-    // The lint keeps a copy of the rule (src/ cannot import adapters/).
-    assert.equal(WIRE_TOOL_NAME.source, "^[a-zA-Z0-9_-]{1,64}$");
   });
 
   it("ignore leaves codes out", () => {

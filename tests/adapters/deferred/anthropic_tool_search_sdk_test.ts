@@ -13,7 +13,7 @@ import {
   type ToolSchema,
 } from "../../../mod.ts";
 import { toMessages } from "../../../adapters/anthropic/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp.ts";
+import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
 import { connectServers, FOUND } from "./mcp_servers.ts";
 import {

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type PromptAssembly, SystemPrompt } from "../../../mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp.ts";
+import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
 import {
   searchTools,
   toolSearchIndex,

@@ -13,7 +13,7 @@ import {
   type ToolSchema,
 } from "../../../mod.ts";
 import { toResponses } from "../../../adapters/openai/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp.ts";
+import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
 import {
   searchTools,
   toolSearchIndex,

@@ -1,0 +1,370 @@
+/**
+ * The AI SDK form (issue 45): the call options of each step of its
+ * conversation, the answer read back and recognized, where its marks go
+ * (Anthropic's, as `@ai-sdk/anthropic` reads them), its usage. It imports
+ * nothing of `ai` at run time: its start functions give it `toAISDK`'s
+ * request, so the form table loads without the optional peer.
+ *
+ * @module
+ */
+
+import type { UserModelMessage } from "ai";
+import { SystemPromptError } from "../../mod.ts";
+import { quote } from "../../src/errors.ts";
+import type {
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+  FormHead,
+} from "../../src/conversation/form.ts";
+import type { ToolCall } from "../../src/conversation/types.ts";
+import type { PrefixSites } from "../../src/conversation/marks.ts";
+import { AI_SDK_SITES, marked } from "./marks.ts";
+import { AiSdkLayout } from "./report_layout.ts";
+import { isObject } from "../_kit/form_options.ts";
+import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
+import { autoBreakpoints } from "../_kit/assembly_input.ts";
+import { prefixMarkLimit } from "../_kit/cache_option.ts";
+import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { aiSdkUsage } from "./usage.ts";
+import type {
+  AISDKConversationBody,
+  AISDKConversationMessage,
+  AISDKConversationOptions,
+} from "./conversation_types.ts";
+import type * as Request from "./request.ts";
+
+type AIMessage = AISDKConversationMessage;
+
+/** The request of one assembly (`aiSdkRequest`, given by the start functions). */
+export type AISDKRequestOf = typeof Request.aiSdkRequest;
+
+/** The AI SDK's marks are Anthropic's (`@ai-sdk/anthropic`). */
+const MARKS = ANTHROPIC_RULES.marks!;
+
+/** The AI SDK form. */
+export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
+  id: "ai-sdk",
+  formerNames: [],
+  title: "an AI SDK",
+  otelProvider: "ai-sdk",
+  functions: {
+    start: "aiSdkConversation",
+    resume: "resumeAiSdkConversation",
+  },
+  // Its steps are reported as the Anthropic bodies `@ai-sdk/anthropic`
+  // sends; the live body is call options, not a provider's body.
+  cache: {
+    rules: [ANTHROPIC_RULES],
+    rulesOf: () => ANTHROPIC_RULES,
+    liveBodyIsWire: false,
+  },
+  readUsage: (response) =>
+    readUsageWith(
+      "ai-sdk",
+      response,
+      (read, reader) => aiSdkUsage(read, reader, "ai-sdk"),
+    ),
+  builder: (options, adapter) =>
+    builder(options as AISDKConversationOptions, adapter as AISDKRequestOf),
+  resumeOptions: (saved, given) => ({ ...saved, ...given }),
+  personInput: (input) =>
+    unmarkedParts(
+      copyBlocks(input, "user()", { allowString: true, forbid: [] }),
+    ),
+  resultContent: (content, id) => {
+    if (typeof content !== "string" || content === "") {
+      throw new SystemPromptError(
+        "INVALID_CONVERSATION_INPUT",
+        `toolResult(${
+          JSON.stringify(id)
+        }) takes a non-empty string result; got ${quote(content)}.`,
+      );
+    }
+    return content;
+  },
+  recognizes: isAiSdkAnswer,
+  readAnswer,
+  recordOf: (answer) => {
+    const { messages, usage } = answerParts(answer, () => {});
+    return { response: { messages }, usage: usage ?? null };
+  },
+  systemTexts: (head) => textsOf(head.system, (message) => message.content),
+  marks: AI_SDK_SITES,
+  layout: () => new AiSdkLayout(),
+  prefix: {
+    of: (head) => {
+      const items = [
+        ...(Array.isArray(head.tools) ? head.tools : []),
+        ...(Array.isArray(head.system) ? head.system : []),
+      ] as unknown[];
+      return {
+        json: items.map((item) => {
+          if (!isObject(item)) return JSON.stringify(item);
+          const { providerOptions: _mark, ...rest } = item;
+          return JSON.stringify(rest);
+        }),
+        markable: items.map(() => true),
+        marked: items.map((item) =>
+          isObject(item) && item.providerOptions !== undefined
+        ),
+      };
+    },
+    withMarks: (head, keep, mark) => {
+      const { system, tools } = head.live as Live;
+      const marking = <T extends { providerOptions?: unknown }>(
+        item: T,
+        index: number,
+      ): T => {
+        if (!keep.has(index)) {
+          const { providerOptions: _mark, ...rest } = item;
+          return rest as T;
+        }
+        return item.providerOptions === undefined
+          ? marked(item, { ...mark as object })
+          : item;
+      };
+      const names = Object.keys(tools);
+      return headOf({
+        system: Array.isArray(system)
+          ? system.map((message, index) =>
+            marking(message, names.length + index)
+          )
+          : system,
+        tools: Object.fromEntries(
+          names.map((name, index) => [name, marking(tools[name], index)]),
+        ),
+      });
+    },
+  } satisfies PrefixSites<FormHead>,
+};
+
+/**
+ * Whether `answer` is an AI SDK answer: a `generateText` result or what a
+ * `streamText` result resolved to, `{ response: { messages } }`. Reads
+ * `response` only: a result's other getters may throw (`output` does when
+ * the step ended in tool calls).
+ */
+function isAiSdkAnswer(answer: Record<string, unknown>): boolean {
+  const response = answer.response;
+  return isObject(response) && Array.isArray(response.messages);
+}
+
+/** What a step's body is made of: the system messages and the tool set. */
+type Live = Pick<AISDKConversationBody, "system" | "tools">;
+
+/** The options read and checked, and the conversation's requests. */
+function builder(
+  options: AISDKConversationOptions,
+  request: AISDKRequestOf,
+): FormBuilder<AIMessage, AISDKConversationBody> {
+  if (!isObject(options)) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `aiSdkConversation's options must be an object; got ${quote(options)}.`,
+    );
+  }
+  const breakpoints = options.breakpoints as "auto" | "explicit" | undefined;
+  const cache = options.cache ?? true;
+  if (typeof cache !== "boolean") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `aiSdkConversation's cache is ${quote(cache)}; it must be true (the ` +
+        `default) or false.`,
+    );
+  }
+  const limit = prefixMarkLimit(options.maxCacheBreakpoints, ANTHROPIC_RULES);
+  autoBreakpoints(options.breakpoints);
+  const saved: Record<string, unknown> = { cache };
+  if (options.maxCacheBreakpoints !== undefined) {
+    saved.maxCacheBreakpoints = limit;
+  }
+  if (breakpoints !== undefined) saved.breakpoints = breakpoints;
+  return {
+    saved,
+    rules: ANTHROPIC_RULES,
+    toolChanges: "rebuild",
+    redefine: "inline",
+    prefixLimit: limit,
+    markFor: (awaiting) =>
+      !cache
+        ? undefined
+        : awaiting === "person"
+        ? { type: "ephemeral", ttl: MARKS.personTtl }
+        : { type: "ephemeral" },
+    tail: (input) => {
+      const tail: AIMessage[] = [];
+      if (input.results.length > 0) {
+        tail.push({
+          role: "tool",
+          content: input.results.map((result) => ({
+            type: "tool-result",
+            toolCallId: result.id,
+            toolName: result.name,
+            output: {
+              type: result.isError ? "error-text" : "text",
+              value: result.content as string,
+            },
+          })),
+        });
+      }
+      const user = [
+        ...input.person as Exclude<UserModelMessage["content"], string>,
+        ...(input.update === undefined
+          ? []
+          : [{ type: "text" as const, text: input.update }]),
+      ];
+      if (user.length > 0) tail.push({ role: "user", content: user });
+      return tail;
+    },
+    head: (input) => {
+      const { system, tools } = request(input.assembly, {
+        gating: "keep",
+        ...(cache
+          ? {
+            cache: input.awaiting === "person"
+              ? { ttl: MARKS.personTtl as "1h" }
+              : true,
+            maxCacheBreakpoints: input.prefixBudget,
+          }
+          : {}),
+        ...(breakpoints === undefined ? {} : { breakpoints }),
+      }, { keepToolsEnd: true });
+      if (input.parentSystem !== undefined && Array.isArray(system)) {
+        const texts = parentCuts(
+          system.map((message) => message.content),
+          input.parentSystem,
+        );
+        texts.forEach((text, index) => system[index].content = text);
+      }
+      return headOf({ system, tools });
+    },
+    body: (head, messages) => {
+      const { system, tools } = head.live as Live;
+      return { system, tools, messages: messages as AIMessage[] };
+    },
+  };
+}
+
+/**
+ * A step's head: recorded, the system messages and each tool with its
+ * schema (the report lays a step out as the provider's body); live, the
+ * system and the tool set themselves.
+ */
+function headOf(live: Live): FormHead {
+  return {
+    recorded: {
+      system: live.system,
+      tools: Object.entries(live.tools).map(([name, entry]) => ({
+        name,
+        description: entry.description,
+        inputSchema: (entry.inputSchema as { jsonSchema?: unknown })
+          .jsonSchema,
+        providerOptions: entry.providerOptions,
+      })),
+    },
+    live,
+    state: {},
+  };
+}
+
+/**
+ * A person's parts, refused when one carries a cache mark under any
+ * provider's options (`@ai-sdk/anthropic` reads `cacheControl` and
+ * `cache_control`, under its own name or a custom one): the conversation
+ * places the marks.
+ */
+function unmarkedParts(parts: unknown[]): unknown[] {
+  for (const part of parts) {
+    const options = (part as { providerOptions?: unknown }).providerOptions;
+    if (!isObject(options)) continue;
+    for (const provider of Object.values(options)) {
+      if (
+        isObject(provider) &&
+        ("cacheControl" in provider || "cache_control" in provider)
+      ) {
+        throw new SystemPromptError(
+          "INVALID_CONVERSATION_INPUT",
+          `user() takes parts without a cache mark (providerOptions ` +
+            `cacheControl); the conversation places the marks.`,
+        );
+      }
+    }
+  }
+  return parts;
+}
+
+/**
+ * The response messages and usage of an answer, or INVALID_RESPONSE. Reads
+ * `response` (or `messages`) and `usage` only: a `generateText` result's
+ * other getters may throw (`output`, when the step ended in tool calls).
+ */
+function answerParts(
+  answer: unknown,
+  other: (answer: unknown) => void,
+): { messages: unknown[]; usage: unknown } {
+  if (isObject(answer) && isAiSdkAnswer(answer)) {
+    const response = answer.response as { messages: unknown[] };
+    return { messages: response.messages, usage: answer.usage ?? null };
+  }
+  if (isObject(answer) && Array.isArray(answer.messages)) {
+    return { messages: answer.messages, usage: null };
+  }
+  other(answer);
+  const pending = isObject(answer) && isObject(answer.response) &&
+    typeof answer.response.then === "function";
+  throw new SystemPromptError(
+    "INVALID_RESPONSE",
+    pending
+      ? `record() was given a streamText result, whose fields are ` +
+        `promises; once the stream has finished, record ` +
+        `{ response: await result.response, usage: await result.usage }.`
+      : `record() takes generateText's result, { response, usage } of a ` +
+        `finished streamText result, or the response's messages; got ` +
+        `${quote(answer)}.`,
+  );
+}
+
+function readAnswer(
+  answer: unknown,
+  other: (answer: unknown) => void,
+): FormAnswer<AIMessage> {
+  const { messages, usage } = answerParts(answer, other);
+  const calls: ToolCall[] = [];
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (
+      !isObject(message) ||
+      (message.role !== "assistant" && message.role !== "tool")
+    ) {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's messages are assistant and tool messages only.`,
+      );
+    }
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content) {
+      if (!isObject(part)) continue;
+      if (part.type === "tool-result") answered.add(String(part.toolCallId));
+      if (part.type !== "tool-call") continue;
+      const { toolCallId, toolName } = part;
+      if (typeof toolCallId !== "string" || typeof toolName !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool-call part of the response has no string ${
+            typeof toolCallId === "string" ? "toolName" : "toolCallId"
+          }; it could not be answered.`,
+        );
+      }
+      if (part.providerExecuted !== true) {
+        calls.push({ id: toolCallId, name: toolName, input: part.input });
+      }
+    }
+  }
+  return {
+    messages: JSON.parse(JSON.stringify(messages)),
+    calls: calls.filter((call) => !answered.has(call.id)),
+    usage,
+  };
+}

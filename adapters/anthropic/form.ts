@@ -1,0 +1,354 @@
+/**
+ * The Anthropic Messages form (issue 45): the whole body of each step of
+ * its conversation, the answer read back and recognized, where its marks
+ * go, its usage and its cache rules.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../../mod.ts";
+import type { InlineToolChanges } from "../../src/conversation/tool_set.ts";
+import type {
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+  FormHead,
+  TailInput,
+} from "../../src/conversation/form.ts";
+import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../src/conversation/report_layout.ts";
+import { copy } from "../../src/conversation/checks.ts";
+import {
+  compactionUnsupported,
+  isObject,
+  readLimit,
+  readModel,
+  readToolChanges,
+} from "../_kit/form_options.ts";
+import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
+import { prefixMarkLimit } from "../_kit/cache_option.ts";
+import { ANTHROPIC_RULES } from "./rules.ts";
+import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
+import { anthropicUsage } from "./usage.ts";
+import { MESSAGES_SIMULATION } from "./simulation.ts";
+import type {
+  AnthropicConversationBody,
+  AnthropicConversationOptions,
+  AnthropicInlineConversationBody,
+} from "./conversation_types.ts";
+import {
+  type MessagesContentBlock,
+  type MessagesInputBlock,
+  type MessagesMessage,
+  messagesRequest,
+  type MessagesToolChangeBlock,
+  type MessagesToolChangeMessage,
+  toMessages,
+  toTool,
+} from "./messages.ts";
+
+type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
+
+const MARKS = ANTHROPIC_RULES.marks!;
+
+/** Blocks that may carry `cache_control`. */
+const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+
+/** The betas of mid-conversation tool changes (SPEC 9.8). */
+const INLINE_BETAS = [
+  "mid-conversation-tool-changes-2026-07-01",
+  "inline-tools-2026-09-15",
+] as const;
+
+/** The Anthropic Messages form. */
+export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
+  id: "anthropic-messages",
+  formerNames: ["anthropic"],
+  title: "an Anthropic Messages",
+  otelProvider: "anthropic",
+  functions: {
+    start: "anthropicConversation",
+    resume: "resumeAnthropicConversation",
+  },
+  cache: {
+    rules: [ANTHROPIC_RULES],
+    rulesOf: () => ANTHROPIC_RULES,
+    liveBodyIsWire: true,
+  },
+  readUsage: (response) =>
+    readUsageWith(
+      "anthropic-messages",
+      response,
+      (read, reader) => anthropicUsage(read, reader, "anthropic-messages"),
+    ),
+  render: (assembly) => toMessages(assembly, { cache: true }),
+  builder: (options) => builder(options as AnthropicConversationOptions),
+  resumeOptions: (saved, given) => {
+    if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `The recording is of a conversation with toolChanges "inline"; ` +
+          `resume it with { toolChanges: "inline" } (its bodies go to ` +
+          `client.beta.messages.create).`,
+      );
+    }
+    return { ...saved, ...given };
+  },
+  personInput: (input) =>
+    copyBlocks(input, "user()", { allowString: true, forbid: ["tool_result"] }),
+  // A string stays a string (its bytes as given); "" is refused as on
+  // every form.
+  resultContent: (content, id) =>
+    typeof content === "string" && content !== ""
+      ? content
+      : copyBlocks(content, `toolResult(${JSON.stringify(id)})`, {
+        allowString: true,
+        forbid: ["tool_result"],
+      }),
+  recognizes: (answer) =>
+    answer.type === "message" && Array.isArray(answer.content),
+  readAnswer,
+  recordOf: copy,
+  systemTexts: (head) => textsOf(head.system, (block) => block.text),
+  layout: () =>
+    new ItemsLayout({
+      name: "messages",
+      sites: MESSAGES_FORM.marks as MarkSites<unknown>,
+    }),
+  simulation: MESSAGES_SIMULATION,
+  marks: {
+    leadingItems: 0,
+    partCount: (message) => message.content.length,
+    site: (message) => {
+      const last = message.content.at(-1);
+      return last === undefined || UNMARKABLE.has(last.type)
+        ? undefined
+        : { field: "content", parts: message.content };
+    },
+    setMark: (parts, index, mark) =>
+      parts.map((part, at) =>
+        at === index ? { ...part as object, cache_control: mark } : part
+      ),
+  } satisfies MarkSites<MessagesMessage>,
+  prefix: {
+    of: (head) => {
+      const items = prefixItems(head);
+      return {
+        json: items.map((item) => {
+          const { cache_control: _mark, ...rest } = item;
+          return JSON.stringify(rest);
+        }),
+        markable: items.map(() => true),
+        marked: items.map((item) => item.cache_control !== undefined),
+      };
+    },
+    withMarks: (head, marked, mark) => {
+      const { system, tools } = head.recorded as Pick<Body, "system" | "tools">;
+      const count = tools?.length ?? 0;
+      const marking = <T extends { cache_control?: unknown }>(
+        item: T,
+        index: number,
+      ): T => {
+        if (!marked.has(index)) {
+          const { cache_control: _mark, ...rest } = item;
+          return rest as T;
+        }
+        return item.cache_control === undefined
+          ? { ...item, cache_control: { ...mark as object } }
+          : item;
+      };
+      return {
+        ...head,
+        recorded: {
+          ...head.recorded,
+          system: system.map((block, index) => marking(block, count + index)),
+          ...(tools === undefined ? {} : { tools: tools.map(marking) }),
+        },
+      };
+    },
+  } satisfies PrefixSites<FormHead>,
+};
+
+/** A head's tools, then its system blocks. */
+function prefixItems(
+  head: Readonly<Record<string, unknown>>,
+): Record<string, unknown>[] {
+  return [
+    ...(Array.isArray(head.tools) ? head.tools : []),
+    ...(Array.isArray(head.system) ? head.system : []),
+  ] as Record<string, unknown>[];
+}
+
+/** The options read and checked, and the conversation's requests. */
+function builder(
+  options: AnthropicConversationOptions,
+): FormBuilder<MessagesMessage, Body> {
+  const form = "anthropicConversation";
+  const model = readModel(options, form);
+  const max_tokens = readLimit(options.max_tokens, "max_tokens", form, {
+    required: true,
+  })!;
+  const limit = prefixMarkLimit(options.maxCacheBreakpoints, ANTHROPIC_RULES);
+  const breakpoints = options.breakpoints;
+  const saved: Record<string, unknown> = { model, max_tokens };
+  if (breakpoints !== undefined) saved.breakpoints = breakpoints;
+  if (options.maxCacheBreakpoints !== undefined) {
+    saved.maxCacheBreakpoints = limit;
+  }
+  const inline = readToolChanges(options.toolChanges, form);
+  if (inline) saved.toolChanges = "inline";
+  return {
+    saved,
+    rules: ANTHROPIC_RULES,
+    toolChanges: inline ? "inline" : "rebuild",
+    redefine: "inline",
+    prefixLimit: limit,
+    markFor: (awaiting) =>
+      awaiting === "person"
+        ? { type: "ephemeral", ttl: MARKS.personTtl }
+        : { type: "ephemeral" },
+    tail,
+    head: (input) => {
+      const { system, tools } = messagesRequest(input.assembly, {
+        cache: input.awaiting === "person"
+          ? { ttl: MARKS.personTtl as "1h" }
+          : true,
+        gating: "keep",
+        maxCacheBreakpoints: input.prefixBudget,
+        ...(breakpoints === undefined ? {} : { breakpoints }),
+      }, { keepToolsEnd: true });
+      if (input.parentSystem !== undefined) {
+        const texts = parentCuts(
+          system.map((block) => block.text),
+          input.parentSystem,
+        );
+        texts.forEach((text, index) => system[index].text = text);
+      }
+      return {
+        recorded: {
+          model,
+          max_tokens,
+          system,
+          ...(tools === undefined ? {} : { tools }),
+          ...(inline ? { betas: [...INLINE_BETAS] } : {}),
+        },
+        state: {},
+      };
+    },
+    // The diagnosis names the previous answer: in the body, never the head
+    // (the recording would keep a new head every step).
+    body: (head, messages, extras) => {
+      const { betas, ...rest } = head.recorded;
+      return {
+        ...rest,
+        messages,
+        ...(betas === undefined ? {} : { betas }),
+        ...(extras.diagnostics === undefined ? {} : {
+          diagnostics: { previous_message_id: extras.diagnostics.previous },
+        }),
+      } as unknown as Body;
+    },
+  };
+}
+
+/** A step's new user message (results, person, update), then tool changes. */
+function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
+  const content: MessagesContentBlock[] = [
+    ...input.results.map((result): MessagesContentBlock =>
+      result.isError
+        ? {
+          type: "tool_result",
+          tool_use_id: result.id,
+          content: result.content as string | MessagesInputBlock[],
+          is_error: true,
+        }
+        : {
+          type: "tool_result",
+          tool_use_id: result.id,
+          content: result.content as string | MessagesInputBlock[],
+        }
+    ),
+    ...input.person as MessagesContentBlock[],
+    ...(input.update === undefined
+      ? []
+      : [{ type: "text" as const, text: input.update }]),
+  ];
+  const messages: MessagesMessage[] = content.length === 0
+    ? []
+    : [{ role: "user", content }];
+  const changes = input.toolChanges;
+  if (
+    changes !== undefined &&
+    (changes.removed.length > 0 || changes.added.length > 0)
+  ) {
+    // After the tool results, as the SDK's own BetaToolRunner sends them.
+    messages.push(toolChangeMessage(changes) as unknown as MessagesMessage);
+  }
+  return messages;
+}
+
+/** The system message telling the model of tool changes. */
+function toolChangeMessage(
+  changes: InlineToolChanges,
+): MessagesToolChangeMessage {
+  const content: MessagesToolChangeBlock[] = changes.removed.map((name) => ({
+    type: "tool_removal",
+    tool: { type: "tool_reference", name },
+  }));
+  for (const { schema, reference } of changes.added) {
+    content.push({
+      type: "tool_addition",
+      tool: reference
+        ? { type: "tool_reference", name: schema.name }
+        : { type: "tool_definition", definition: toTool(schema) },
+    });
+  }
+  return { role: "system", content };
+}
+
+function readAnswer(
+  response: unknown,
+  other: (answer: unknown) => void,
+): FormAnswer<MessagesMessage> {
+  other(response);
+  if (
+    !isObject(response) || response.role !== "assistant" ||
+    !Array.isArray(response.content) ||
+    (response.type !== undefined && response.type !== "message")
+  ) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the Anthropic SDK's Message (type "message", role ` +
+        `"assistant", content blocks), as messages.create() or a stream's ` +
+        `finalMessage() returns it.`,
+    );
+  }
+  const calls = [];
+  for (const block of response.content as unknown[]) {
+    if (!isObject(block) || typeof block.type !== "string") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The message's content holds a block without a type; every block ` +
+          `is an object with a string type.`,
+      );
+    }
+    if (block.type === "compaction") {
+      throw compactionUnsupported("The message holds a compaction block");
+    }
+    if (block.type === "tool_use") {
+      if (typeof block.id !== "string" || typeof block.name !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A tool_use block of the message has no string id and name.`,
+        );
+      }
+      calls.push({ id: block.id, name: block.name, input: block.input });
+    }
+  }
+  const content = JSON.parse(JSON.stringify(response.content));
+  return {
+    messages: [{ role: "assistant", content }],
+    calls,
+    usage: response.usage ?? null,
+  };
+}

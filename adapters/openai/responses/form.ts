@@ -1,0 +1,335 @@
+/**
+ * The OpenAI Responses form (issue 45): the whole body of each step of its
+ * conversation, the answer read back and recognized, where its marks go,
+ * its usage and its cache rules.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../../../mod.ts";
+import { quote } from "../../../src/errors.ts";
+import type { InlineToolChanges } from "../../../src/conversation/tool_set.ts";
+import type {
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+} from "../../../src/conversation/form.ts";
+import type { ToolCall } from "../../../src/conversation/types.ts";
+import { copy } from "../../../src/conversation/checks.ts";
+import type { MarkSites } from "../../../src/conversation/marks.ts";
+import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
+import {
+  compactionUnsupported,
+  isObject,
+  readToolChanges,
+} from "../../_kit/form_options.ts";
+import { copyBlocks } from "../../_kit/content_blocks.ts";
+import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
+import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
+import { responsesUsage } from "./usage.ts";
+import {
+  forkSystem,
+  markedAdapter,
+  OPENAI_PREFIX,
+  openAIMark,
+  openAISites,
+  openAISystemTexts,
+  parseArguments,
+  PERSON_TTL,
+  readOpenAIForm,
+  retentionField,
+  stepKey,
+} from "../form_options.ts";
+import {
+  type ResponsesTextPart,
+  type ResponsesTool,
+  type ResponsesToolChoice,
+  toResponses,
+} from "./responses.ts";
+import type {
+  ResponsesConversationBody,
+  ResponsesConversationItem,
+} from "./conversation_types.ts";
+
+type ResponsesItem = ResponsesConversationItem;
+
+/** The OpenAI Responses form. */
+export const RESPONSES_FORM: ConversationForm<
+  ResponsesItem,
+  ResponsesConversationBody
+> = {
+  id: "openai-responses",
+  formerNames: [],
+  title: "an OpenAI Responses",
+  otelProvider: "openai",
+  functions: {
+    start: "responsesConversation",
+    resume: "resumeResponsesConversation",
+  },
+  cache: {
+    rules: [OPENAI_RULES, OPENAI_EXPLICIT_RULES],
+    rulesOf: (saved) =>
+      saved.cache === undefined ? OPENAI_RULES : OPENAI_EXPLICIT_RULES,
+    liveBodyIsWire: true,
+  },
+  readUsage: (response) =>
+    readUsageWith(
+      "openai-responses",
+      response,
+      (read, reader) => responsesUsage(read, reader, "openai-responses"),
+    ),
+  render: (assembly) => toResponses(assembly),
+  builder: (options) => builder(options as Record<string, unknown>),
+  resumeOptions: (saved, given) => {
+    if (saved.toolChanges === "inline" && given?.toolChanges !== "inline") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `The recording is of a conversation with toolChanges "inline"; ` +
+          `resume it with { toolChanges: "inline" } (its tool changes are ` +
+          `in its additional_tools items, its tools block never changes).`,
+      );
+    }
+    return { ...saved, ...given };
+  },
+  personInput: (input) => parts(input, "user()"),
+  resultContent: (content, id) =>
+    parts(content, `toolResult(${JSON.stringify(id)})`),
+  recognizes: (answer) =>
+    answer.object === "response" || Array.isArray(answer.output),
+  readAnswer,
+  recordOf: copy,
+  systemTexts: openAISystemTexts,
+  layout: () =>
+    new ItemsLayout({
+      name: "input",
+      leading: "system",
+      sites: RESPONSES_FORM.marks as MarkSites<unknown>,
+    }),
+  /**
+   * A person's message, a tool's output; an `additional_tools` item defers
+   * to the item before it.
+   */
+  marks: openAISites<ResponsesItem>((item) =>
+    "type" in item && item.type === "additional_tools"
+      ? "before"
+      : "role" in item && item.role === "user"
+      ? { field: "content", parts: item.content as unknown[] }
+      : item.type === "function_call_output"
+      ? { field: "output", parts: item.output as unknown[] }
+      : undefined
+  ),
+  prefix: OPENAI_PREFIX,
+};
+
+function parts(content: unknown, what: string): unknown[] {
+  return copyBlocks(content, what, {
+    allowString: true,
+    forbid: [],
+    text: "input_text",
+  });
+}
+
+/** The options read and checked, and the conversation's requests. */
+function builder(
+  options: Record<string, unknown>,
+): FormBuilder<ResponsesItem, ResponsesConversationBody> {
+  const form = "responsesConversation";
+  const read = readOpenAIForm(options, form, "max_output_tokens");
+  const inline = readToolChanges(options.toolChanges, form);
+  if (inline) read.saved.toolChanges = "inline";
+  return {
+    saved: read.saved,
+    rules: OPENAI_EXPLICIT_RULES,
+    toolChanges: inline ? "inline" : "rebuild",
+    // The API takes no second definition under a tool's name.
+    redefine: "rebuild",
+    prefixLimit: read.read.limit,
+    markFor: (awaiting) => openAIMark(read.cache, awaiting),
+    tail: (input) => {
+      const tail: ResponsesItem[] = input.results.map((result) => ({
+        type: "function_call_output",
+        call_id: result.id,
+        output: result.content as ResponsesTextPart[],
+      }));
+      const added = input.toolChanges === undefined
+        ? undefined
+        : additionalTools(input.toolChanges, input.history, read.read.strict);
+      // After the tool outputs, as Anthropic's inline changes go.
+      if (added !== undefined) tail.push(added);
+      if (input.person.length > 0) {
+        tail.push({
+          role: "user",
+          content: input.person as ResponsesTextPart[],
+        });
+      }
+      if (input.update !== undefined) {
+        tail.push({
+          role: "user",
+          content: [{ type: "input_text", text: input.update }],
+        });
+      }
+      return tail;
+    },
+    head: (input) => {
+      const key = stepKey(input, read.key);
+      const mark = openAIMark(read.cache, input.awaiting);
+      const fields = toResponses(
+        input.assembly,
+        markedAdapter(read.adapter, { key, mark }),
+      );
+      const toolChoice = input.toolChanges === undefined
+        ? fields.tool_choice
+        : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode);
+      const system = forkSystem(
+        "system" in fields
+          ? fields.system
+          : { role: "system" as const, content: fields.instructions },
+        input.parentSystem,
+      );
+      return {
+        recorded: {
+          model: read.model,
+          ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+          ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+          prompt_cache_key: key,
+          // Explicit caching's field (gpt-5.6 and later): without `cache`,
+          // the plain shapes.
+          ...(input.awaiting === "person" && mark !== undefined
+            ? { prompt_cache_options: { ttl: PERSON_TTL } }
+            : {}),
+          ...(read.limit === undefined
+            ? {}
+            : { max_output_tokens: read.limit }),
+          ...retentionField(read.retention, input.awaiting),
+          system,
+        },
+        state: { promptCacheKey: key },
+      };
+    },
+    // The diagnosis names the previous answer: in the body, never the head
+    // (the recording would keep a new head every step).
+    body: (head, items, extras) => {
+      const { system, ...fields } = head.recorded;
+      const options = fields.prompt_cache_options as
+        | Record<string, unknown>
+        | undefined;
+      const cacheOptions = extras.diagnostics === undefined ? options : {
+        ...options,
+        comparison_response_id: extras.diagnostics.previous,
+      };
+      return {
+        ...fields,
+        ...(cacheOptions === undefined
+          ? {}
+          : { prompt_cache_options: cacheOptions }),
+        input: [system, ...items],
+      } as unknown as ResponsesConversationBody;
+    },
+  };
+}
+
+/**
+ * The `additional_tools` item of a step's added tools: those neither the
+ * tools block nor an earlier item declared; none when there are none.
+ */
+function additionalTools(
+  changes: InlineToolChanges,
+  history: readonly ResponsesItem[],
+  strict: boolean,
+): ResponsesItem | undefined {
+  const declared = new Set<string>();
+  for (const item of history) {
+    if (!("type" in item) || item.type !== "additional_tools") continue;
+    for (const tool of item.tools) declared.add(JSON.stringify(tool));
+  }
+  const tools: ResponsesTool[] = changes.added.flatMap(
+    ({ schema, reference }) => {
+      if (reference) return [];
+      const tool: ResponsesTool = {
+        type: "function",
+        name: schema.name,
+        description: schema.description,
+        parameters: schema.parameters,
+        strict,
+      };
+      return declared.has(JSON.stringify(tool)) ? [] : [tool];
+    },
+  );
+  return tools.length === 0
+    ? undefined
+    : { type: "additional_tools", role: "developer", tools };
+}
+
+/**
+ * The tool choice with inline changes: the tools the model may call may
+ * have come in through `additional_tools`, outside the tools block.
+ */
+function inlineChoice(
+  allowed: readonly string[] | undefined,
+  mode: "auto" | "required",
+): ResponsesToolChoice | undefined {
+  if (allowed === undefined) return undefined;
+  if (allowed.length === 0) return "none";
+  return {
+    type: "allowed_tools",
+    mode,
+    tools: allowed.map((name) => ({ type: "function" as const, name })),
+  };
+}
+
+function readAnswer(
+  response: unknown,
+  other: (answer: unknown) => void,
+): FormAnswer<ResponsesItem> {
+  other(response);
+  if (isObject(response) && response.object === "response.compaction") {
+    throw compactionUnsupported("record() was given a compaction");
+  }
+  const output = isObject(response) ? response.output : undefined;
+  if (!Array.isArray(output)) {
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `record() takes the openai SDK's Response (object "response", output ` +
+        `items), as responses.create() or a stream's finalResponse() ` +
+        `returns it.`,
+    );
+  }
+  const calls: ToolCall[] = [];
+  for (const item of output) {
+    if (!isObject(item) || typeof item.type !== "string") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's output holds an item without a type.`,
+      );
+    }
+    if (item.type === "compaction") {
+      throw compactionUnsupported("The response holds a compaction item");
+    }
+    if (item.type === "message" && item.role !== "assistant") {
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The response's output holds a message with role ${
+          quote(item.role)
+        }; the model's messages are "assistant" ones.`,
+      );
+    }
+    if (item.type === "function_call") {
+      if (typeof item.call_id !== "string" || typeof item.name !== "string") {
+        throw new SystemPromptError(
+          "INVALID_RESPONSE",
+          `A function_call of the response has no string call_id and name.`,
+        );
+      }
+      calls.push({
+        id: item.call_id,
+        name: item.name,
+        input: parseArguments(item.arguments),
+      });
+    }
+  }
+  return {
+    messages: JSON.parse(JSON.stringify(output)),
+    calls,
+    usage: isObject(response) ? response.usage ?? null : null,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * One request built (SPEC 9.1, 9.8): the form's tail joins the committed
+ * history, the conversation's marks go on it (`marks.ts`), the form builds
+ * the head within the marks left, a fork's first request marks the prefix
+ * it shares with its parent, and the form puts the body together. Pure;
+ * nothing is committed here.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { PromptAssembly } from "../types.ts";
+import type {
+  BodyExtras,
+  ConversationForm,
+  FormBuilder,
+  ToolResultInput,
+} from "./form.ts";
+import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
+import type { RecordingMark } from "./recording.ts";
+import type { InlineToolChanges } from "./tool_set.ts";
+import type { Awaiting } from "./types.ts";
+
+/** What one request is built from. */
+export interface BuildInput<M> {
+  /** The step's assembly with the listed tools and the active names. */
+  readonly assembly: PromptAssembly;
+  /** The committed history, marks removed. */
+  readonly history: readonly M[];
+  /** How many items the previous request had (0 before the first). */
+  readonly previousLength: number;
+  readonly results: readonly ToolResultInput[];
+  readonly person: readonly unknown[];
+  readonly update: string | undefined;
+  readonly awaiting: Awaiting;
+  readonly session: string;
+  /** The form's own state, as committed (`{}` before the first request). */
+  readonly state: Readonly<Record<string, unknown>>;
+  readonly toolChanges?: InlineToolChanges;
+  /** A fork's first request: its parent's last head, whose prefix it marks. */
+  readonly sharedWith?: Readonly<Record<string, unknown>>;
+  /** A fork's: the texts of its parent's last system parts. */
+  readonly parentSystem?: readonly string[];
+  readonly diagnostics?: BodyExtras["diagnostics"];
+}
+
+/** One request as built. */
+export interface BuiltRequest<M, Body> {
+  /** The whole body to send. */
+  readonly body: Body;
+  /** The items this request adds to the history, marks removed. */
+  readonly tail: M[];
+  /** The marks placed on the request's items. */
+  readonly marks: RecordingMark[];
+  /** The body without its history (what the recording keeps on change). */
+  readonly head: Record<string, unknown>;
+  /** The form's state after this request. */
+  readonly state: Record<string, unknown>;
+}
+
+/**
+ * Builds one request of `form`'s conversation with `builder`'s options.
+ *
+ * @throws {SystemPromptError} `NOTHING_TO_SEND` before the person's first
+ * message; what the form's adapter throws for the assembly
+ */
+export function buildRequest<M, Body>(
+  form: ConversationForm<M, Body>,
+  builder: FormBuilder<M, Body>,
+  input: BuildInput<M>,
+): BuiltRequest<M, Body> {
+  const tail = builder.tail({
+    results: input.results,
+    person: input.person,
+    update: input.update,
+    history: input.history,
+    ...(input.toolChanges === undefined
+      ? {}
+      : { toolChanges: input.toolChanges }),
+  });
+  const history = historyToSend(input.history, tail);
+  const mark = builder.markFor(input.awaiting);
+  const marks = builder.rules.marks;
+  const marked = markHistoryEnds(
+    history,
+    input.previousLength,
+    mark,
+    marks?.lookbackBlocks ?? 0,
+    form.marks,
+  );
+  const budget = markBudget(
+    marks?.limit,
+    marked.marks.length,
+    builder.prefixLimit,
+  );
+  let head = builder.head({
+    assembly: input.assembly,
+    awaiting: input.awaiting,
+    session: input.session,
+    state: input.state,
+    prefixBudget: budget.prefix,
+    ...(input.toolChanges === undefined
+      ? {}
+      : { toolChanges: input.toolChanges }),
+    ...(input.parentSystem === undefined
+      ? {}
+      : { parentSystem: input.parentSystem }),
+  });
+  if (
+    input.sharedWith !== undefined && mark !== undefined &&
+    form.prefix !== undefined
+  ) {
+    head = markSharedPrefix(head, head.recorded, input.sharedWith, {
+      mark,
+      limit: budget.fork,
+    }, form.prefix);
+  }
+  const body = builder.body(
+    head,
+    marked.items,
+    input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
+  );
+  return {
+    body,
+    tail,
+    marks: marked.marks,
+    head: head.recorded,
+    state: head.state,
+  };
+}
+
+/**
+ * The history a step sends: what was recorded, then this step's `tail`;
+ * refused when there is nothing yet (no person's message before the first
+ * request).
+ */
+function historyToSend<T>(history: readonly T[], tail: readonly T[]): T[] {
+  const items = [...history, ...tail];
+  if (items.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
+  return items;
+}

@@ -1,0 +1,253 @@
+/**
+ * What a provider form is (issue 45): one object per API the package speaks
+ * (`ProviderForm`), and for those a conversation speaks, everything the
+ * conversation needs of it (`ConversationForm`): its requests built from
+ * the provider-neutral state, its answers read back and recognized, where
+ * its marks go. The forms live in `adapters/`, one folder each, in one
+ * table; the core reads them through these interfaces and names no
+ * provider.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { PromptAssembly } from "../types.ts";
+import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
+import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { MarkSites, PrefixSites } from "./marks.ts";
+import type { RecordLayout } from "./report_layout.ts";
+import type { InlineToolChanges } from "./tool_set.ts";
+import type { Awaiting, ToolCall } from "./types.ts";
+
+/** An API's request form, as recordings, reports, spans and the CLI name it. */
+export interface ProviderForm {
+  /** The form's id: `"anthropic-messages"`, `"openai-chat"`, ... */
+  readonly id: string;
+  /** Names 0.4 gave it (a usage source, a render format): read, never written. */
+  readonly formerNames: readonly string[];
+  /** The form in a message: "an Anthropic Messages". */
+  readonly title: string;
+  /** `gen_ai.provider.name` of its spans (the OpenTelemetry registry's). */
+  readonly otelProvider: string;
+  /** The cache rules its bodies are simulated and judged under. */
+  readonly cache: {
+    /** Every rules set its bodies may be judged under. */
+    readonly rules: readonly ProviderRules[];
+    /** The rules of a conversation with these saved options. */
+    rulesOf(saved: Readonly<Record<string, unknown>>): ProviderRules;
+    /** A conversation's body is the rules' own body (not call options). */
+    readonly liveBodyIsWire: boolean;
+  };
+  /** A response's usage and cache diagnosis (never throws; `source` is `id`). */
+  readUsage(response: unknown): ReportedUsage;
+  /** `rxprompt render --format <id>`: its adapter's request fields. */
+  render?(assembly: PromptAssembly): unknown;
+}
+
+/** One tool result given for a call, in the order of the calls. */
+export interface ToolResultInput {
+  readonly id: string;
+  readonly name: string;
+  /** The result's content, as the form checked it. */
+  readonly content: unknown;
+  readonly isError: boolean;
+}
+
+/** What a step's tail (the items it adds to the history) is built from. */
+export interface TailInput<M> {
+  /** The results of the last answer's calls, in the order of the calls. */
+  readonly results: readonly ToolResultInput[];
+  /** The person's inputs given since the last request, in order. */
+  readonly person: readonly unknown[];
+  /** The runtime-context update to send after the last item, if any. */
+  readonly update: string | undefined;
+  /** With inline tool changes: what this request tells the model. */
+  readonly toolChanges?: InlineToolChanges;
+  /** The committed history (read only). */
+  readonly history: readonly M[];
+}
+
+/** What a step's head (the body without its history) is built from. */
+export interface HeadInput {
+  /** The step's assembly with the listed tools and the active names. */
+  readonly assembly: PromptAssembly;
+  readonly awaiting: Awaiting;
+  /** The conversation's session id. */
+  readonly session: string;
+  /** The form's own state, as committed (`{}` before the first request). */
+  readonly state: Readonly<Record<string, unknown>>;
+  /** The marks the tools and system may take. */
+  readonly prefixBudget: number;
+  /** With inline tool changes: what this request tells the model. */
+  readonly toolChanges?: InlineToolChanges;
+  /**
+   * A fork's: the texts of its parent's last system parts, which the
+   * assembly's sections are laid out on; each shared part ends where the
+   * parent's ended.
+   */
+  readonly parentSystem?: readonly string[];
+}
+
+/** A step's head as a form built it. */
+export interface FormHead {
+  /** The body without its history, as the recording keeps it. */
+  readonly recorded: Record<string, unknown>;
+  /** What the body is built of besides (the AI SDK's tool set). */
+  readonly live?: unknown;
+  /** The form's state after this request (saved with it). */
+  readonly state: Record<string, unknown>;
+}
+
+/** Per request, what the body holds and the head never does. */
+export interface BodyExtras {
+  /**
+   * With the `diagnostics` option: ask the provider to compare this request
+   * with the response `previous` names (`null` on the first request).
+   */
+  readonly diagnostics?: { readonly previous: string | null };
+}
+
+/** One conversation's requests, its options read and checked. */
+export interface FormBuilder<M, Body> {
+  /** The options a recording's header keeps (plain JSON). */
+  readonly saved: Record<string, unknown>;
+  /** The rules its marks follow. */
+  readonly rules: ProviderRules;
+  /** How tool-set changes go: the tools block rebuilt, or inline. */
+  readonly toolChanges: "rebuild" | "inline";
+  /**
+   * With inline changes, a changed definition: a removal and an addition,
+   * or the tools block rebuilt.
+   */
+  readonly redefine: "inline" | "rebuild";
+  /** The marks the options give the tools and system. */
+  readonly prefixLimit: number;
+  /** A request's history mark; `undefined`: the conversation places none. */
+  markFor(awaiting: Awaiting): unknown;
+  /** The items this step adds, in the API's order. */
+  tail(input: TailInput<M>): M[];
+  /** The body without its history, and the form's state. */
+  head(input: HeadInput): FormHead;
+  /** The whole body: the head, the history (marked), the extras. */
+  body(head: FormHead, history: readonly M[], extras: BodyExtras): Body;
+}
+
+/** An answer as a form read it. */
+export interface FormAnswer<M> {
+  /** The items the answer adds to the history (kept verbatim). */
+  readonly messages: M[];
+  /** The tool calls it asks for, in order. */
+  readonly calls: ToolCall[];
+  /** The usage the provider reported, as given (or `null`). */
+  readonly usage: unknown;
+}
+
+/**
+ * Throws `RESPONSE_OF_OTHER_PROVIDER` when another form recognizes the
+ * answer first (the walk `startConversation` was given).
+ */
+export type OtherFormCheck = (answer: unknown) => void;
+
+/** A form a conversation speaks. */
+export interface ConversationForm<M = unknown, Body = unknown>
+  extends ProviderForm {
+  /** Its public functions, for messages. */
+  readonly functions: { readonly start: string; readonly resume: string };
+  /**
+   * Reads and checks the options (`INVALID_CONFIG` naming one); `adapter`,
+   * the stateless adapter a form without a runtime import of its optional
+   * peer is given by its start functions.
+   */
+  builder(options: unknown, adapter?: unknown): FormBuilder<M, Body>;
+  /**
+   * A resume's options: the recording's, then the caller's;
+   * `INVALID_CONFIG` where the body's type would change.
+   */
+  resumeOptions(
+    saved: Readonly<Record<string, unknown>>,
+    given: Readonly<Record<string, unknown>> | undefined,
+  ): Record<string, unknown>;
+  /** A person's input checked and copied into parts. */
+  personInput(input: unknown): unknown[];
+  /** A tool result's content checked and copied. */
+  resultContent(content: unknown, id: string): unknown;
+  /** Whether an answer has this form's shape (reads no getter that can throw). */
+  recognizes(answer: Record<string, unknown>): boolean;
+  /** An answer read; a `SystemPromptError` for anything else. */
+  readAnswer(answer: unknown, other: OtherFormCheck): FormAnswer<M>;
+  /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
+  recordOf(answer: unknown): unknown;
+  /** Where marks go on its items. */
+  readonly marks: MarkSites<M>;
+  /** Where a fork's shared mark goes on its head; absent: none. */
+  readonly prefix?: PrefixSites<FormHead>;
+  /**
+   * The texts of a head's system parts, in order (`[]` for a head of another
+   * shape): what a fork lays its system prompt out on.
+   */
+  systemTexts(head: Readonly<Record<string, unknown>>): string[];
+  /** How the report lays the recorded steps out, as its rules' bodies. */
+  layout(): RecordLayout;
+  /**
+   * `rxprompt simulate` and `bench:cache`: the README way's options for a
+   * thread's conversation, and the SDK's answer for a session's turn.
+   */
+  readonly simulation?: FormSimulation;
+}
+
+/** A session's assistant turn, as `rxprompt simulate` replays it. */
+export interface SimulatedTurn {
+  readonly content: string;
+  readonly toolCalls?: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly input: unknown;
+  }[];
+}
+
+/** How `rxprompt simulate` drives a form's conversations. */
+export interface FormSimulation {
+  /** A thread's conversation options (its session id given). */
+  options(
+    session: string,
+    toolChanges: "rebuild" | "inline",
+  ): Record<string, unknown>;
+  /** The SDK's answer object for a session's `n`th assistant turn. */
+  answer(turn: SimulatedTurn, n: number): unknown;
+}
+
+/** What a form's start and resume functions give every conversation. */
+export interface FormContext {
+  /** The forms an answer is recognized as, in order (the first wins). */
+  readonly forms: readonly ConversationForm<never, never>[];
+  /** Every provider's rules: a report may follow any. */
+  readonly rules: RuleTable;
+  /** The form's stateless adapter, for a form that imports none itself. */
+  readonly adapter?: unknown;
+}
+
+/**
+ * The check `form` runs on an answer: `RESPONSE_OF_OTHER_PROVIDER` when the
+ * first of `forms` that recognizes it is another form.
+ */
+export function otherFormCheck(
+  form: ConversationForm<never, never>,
+  forms: readonly ConversationForm<never, never>[],
+): OtherFormCheck {
+  return (answer) => {
+    if (
+      typeof answer !== "object" || answer === null || Array.isArray(answer)
+    ) {
+      return;
+    }
+    const first = forms.find((other) =>
+      other.recognizes(answer as Record<string, unknown>)
+    );
+    if (first === undefined || first.id === form.id) return;
+    throw new SystemPromptError(
+      "RESPONSE_OF_OTHER_PROVIDER",
+      `record() was given ${first.title} response; this is ${form.title} ` +
+        `conversation. Nothing was recorded.`,
+    );
+  };
+}
