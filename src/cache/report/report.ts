@@ -377,6 +377,7 @@ function totalsOf(
     request: 0,
     provider: 0,
     unknown: 0,
+    compaction: 0,
   };
   for (const result of results) {
     const { inputTokens: input, cacheReadTokens: read } = result;
