@@ -328,6 +328,29 @@ describe(
           request.usage.iterations?.some((entry) => entry.type === "compaction")
         );
         assert.ok(compacted.length >= 2, `${compacted.length} compactions`);
+        // The report counts the compaction's iteration beside the message's.
+        const all = (usage: Record<string, unknown>) =>
+          (usage.input_tokens as number) +
+          (usage.cache_read_input_tokens as number) +
+          (usage.cache_creation_input_tokens as number);
+        const report = conv.report({
+          countTokens: (text) => Math.ceil(text.length / 4),
+        });
+        assert.equal(
+          report.totals.inputTokens,
+          server.accepted.reduce(
+            (sum, request) =>
+              sum + (request.usage.iterations?.reduce(
+                (inner, entry) => inner + all(entry),
+                0,
+              ) ?? all(request.usage as unknown as Record<string, unknown>)),
+            0,
+          ),
+        );
+        assert.equal(
+          report.requests.filter((request) => request.compaction).length,
+          compacted.length,
+        );
         const lines = conv.save().trim().split("\n").map((line) =>
           JSON.parse(line)
         );

@@ -290,11 +290,11 @@ function figures(
   usage: ReportedUsage,
 ): Pick<
   CacheReportRequest,
-  "inputTokens" | "cacheReadTokens" | "cacheWriteTokens"
+  "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "compaction"
 > {
   const result: Pick<
     CacheReportRequest,
-    "inputTokens" | "cacheReadTokens" | "cacheWriteTokens"
+    "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "compaction"
   > = {};
   if (usage.inputTokens !== undefined) result.inputTokens = usage.inputTokens;
   if (usage.cacheReadTokens !== undefined) {
@@ -303,6 +303,7 @@ function figures(
   if (usage.cacheWriteTokens !== undefined) {
     result.cacheWriteTokens = usage.cacheWriteTokens;
   }
+  if (usage.compaction !== undefined) result.compaction = usage.compaction;
   return result;
 }
 
@@ -388,6 +389,13 @@ function totalsOf(
       inputTokens += input;
       cacheReadTokens += read;
       cacheWriteTokens += written;
+    }
+    // The provider's compaction inside the request, reported apart.
+    const compaction = result.compaction;
+    if (compaction !== undefined) {
+      inputTokens += compaction.inputTokens;
+      cacheReadTokens += compaction.cacheReadTokens;
+      cacheWriteTokens += compaction.cacheWriteTokens;
     }
     cost = cost === undefined || result.cost === undefined
       ? undefined

@@ -337,6 +337,11 @@ export interface CacheReportRequest {
   differsFromEstimate: boolean;
   /** The judgement against the request before (absent for the first). */
   judgement?: CacheJudgement;
+  /**
+   * A compaction the provider ran inside the request, reported apart
+   * (`ReportedUsage.compaction`); the totals count it.
+   */
+  compaction?: ReportedUsage["compaction"];
 }
 
 /**
