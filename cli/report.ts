@@ -315,11 +315,20 @@ export function reportLines(result: RecordingReport): string[] {
 
 function row(request: CacheReportRequest): string[] {
   const judgement = request.judgement;
-  const verdict = judgement?.missed === true
+  const missed = judgement?.missed === true
     ? `${judgement.verdict ?? "unknown"}${
       judgement.expired === true ? " (expired)" : ""
     }`
     : "";
+  // A compaction: the summarizing request, or the provider's inside a step.
+  const compaction = request.compaction;
+  const verdict = [
+    request.summarizes === true ? "summary" : "",
+    compaction === undefined ? "" : `compacted (+${compaction.inputTokens} ` +
+      `input, ${compaction.cacheReadTokens} read, ` +
+      `${compaction.cacheWriteTokens} written)`,
+    missed,
+  ].filter((part) => part !== "").join(", ");
   return [
     String(request.index + 1),
     figure(request.inputTokens),

@@ -137,6 +137,7 @@ export function growingRequests(
       requests.push({
         ...base,
         body: aside.request(head, step.tail, step.marks),
+        summarizes: true,
       });
       compaction = { at: step.at, start: compactionStart(step) };
       continue;

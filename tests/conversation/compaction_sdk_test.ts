@@ -29,6 +29,7 @@ import {
   resumeAiSdkConversation,
 } from "../../adapters/ai_sdk/mod.ts";
 import { serveLoopback } from "../adapters/loopback.ts";
+import { reportLines, reportOfFile } from "../../cli/report.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
   type AcceptedMessage,
@@ -249,6 +250,22 @@ describe("compaction through @anthropic-ai/sdk (issue 47)", {
         2,
       );
       assert.ok(!verdicts.includes("layout"), verdicts.join());
+      // rxprompt report shows each summarizing request and the rewrite after it.
+      const file = await Deno.makeTempFile({ suffix: ".jsonl" });
+      try {
+        await Deno.writeTextFile(file, conv.save());
+        const lines = reportLines(await reportOfFile(file, {}));
+        assert.equal(
+          lines.filter((line) => / summary$/.test(line)).length,
+          2,
+        );
+        assert.equal(
+          lines.filter((line) => /\bcompaction$/.test(line)).length,
+          2,
+        );
+      } finally {
+        await Deno.remove(file);
+      }
       await prompt.dispose();
     });
   });

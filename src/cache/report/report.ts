@@ -164,6 +164,7 @@ function reportOf(
     const result: CacheReportRequest = {
       index,
       ...figures(usage),
+      ...(request.summarizes === true ? { summarizes: true } : {}),
       differsFromEstimate: estimate !== undefined &&
         usage.cacheReadTokens !== undefined &&
         Math.abs(usage.cacheReadTokens - estimate.cachedTokens) >

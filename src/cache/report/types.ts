@@ -103,6 +103,8 @@ export interface ReportedRequest {
    * `compaction`.
    */
   compacted?: boolean;
+  /** A conversation's summarizing request (`compact()`, `compactAt`). */
+  summarizes?: boolean;
 }
 
 /**
@@ -342,6 +344,8 @@ export interface CacheReportRequest {
    * (`ReportedUsage.compaction`); the totals count it.
    */
   compaction?: ReportedUsage["compaction"];
+  /** A conversation's summarizing request (`compact()`, `compactAt`). */
+  summarizes?: boolean;
 }
 
 /**
