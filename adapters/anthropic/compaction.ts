@@ -125,3 +125,14 @@ export function compactionBetas(
   ) return betas === undefined ? undefined : [...betas];
   return [...betas ?? [], SUMMARIZE_BETA];
 }
+
+/** `INVALID_CONFIG` for a `via` Anthropic's compaction does not have. */
+export function viaRefused(via: string): SystemPromptError {
+  return new SystemPromptError(
+    "INVALID_CONFIG",
+    `compact()'s via is ${
+      quote(via)
+    }; an Anthropic Messages conversation compacts with the compaction ` +
+      `parameter only: leave via out.`,
+  );
+}

@@ -30,6 +30,7 @@ import {
   compactionHead,
   readServerCompaction,
   serverCompactionFields,
+  viaRefused,
 } from "./compaction.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
@@ -251,10 +252,10 @@ function builder(
         state: {},
       };
     },
-    compaction: (head, instructions) => ({
-      head: compactionHead(head, instructions),
-      tail: [],
-    }),
+    compaction: (head, asked) => {
+      if (asked.via !== undefined) throw viaRefused(asked.via);
+      return { head: compactionHead(head, asked.instructions), tail: [] };
+    },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
     body: (head, messages, extras) => {

@@ -52,6 +52,8 @@ export interface CompactionInput<M> {
   /** The last request's history mark (its lifetime kept). */
   readonly mark: unknown;
   readonly instructions: string | undefined;
+  /** A form's other summarizing request (Responses: `"compact"`). */
+  readonly via?: string;
 }
 
 /** A form's compaction, or `COMPACTION_UNSUPPORTED`. */
@@ -77,6 +79,14 @@ export function compactionRequest<M>(
   input: CompactionInput<M>,
 ): CompactionRequest<M> {
   const compaction = compactionOf(form);
+  if (input.via !== undefined && compaction.by === "client") {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `compact()'s via is ${
+        JSON.stringify(input.via)
+      }; ${form.title} conversation has one summarizing request: leave via out.`,
+    );
+  }
   const ended = Math.min(input.previousLength, input.history.length);
   const marked = markHistoryEnds(
     input.history.slice(0, ended),
@@ -93,7 +103,12 @@ export function compactionRequest<M>(
     );
   }
   const asked = compaction.by === "provider"
-    ? builder.compaction!(input.head, input.instructions)
+    ? builder.compaction!(input.head, {
+      ...(input.instructions === undefined
+        ? {}
+        : { instructions: input.instructions }),
+      ...(input.via === undefined ? {} : { via: input.via }),
+    })
     : {
       head: input.head,
       tail: builder.tail({

@@ -95,7 +95,7 @@ export class Compactor<M> {
     this.#swapIn();
     this.#triggered = false;
     if (!this.#due || this.#host.committed().calls.length > 0) return undefined;
-    this.#pending ??= await this.#request(undefined, context);
+    this.#pending ??= await this.#request({}, context);
     this.#triggered = true;
     return this.#pending.request.body;
   }
@@ -104,12 +104,17 @@ export class Compactor<M> {
   async compact(
     options: unknown,
   ): Promise<{ body: unknown; record(answer: unknown): void }> {
-    const instructions = readOptional(
-      (readOptionBag(options, "compact()") as CompactOptions | undefined)
-        ?.instructions,
-      "compact() instructions",
-      "string",
-    );
+    const bag = readOptionBag(options, "compact()") as
+      | CompactOptions
+      | undefined;
+    const asked = {
+      instructions: readOptional(
+        bag?.instructions,
+        "compact() instructions",
+        "string",
+      ),
+      via: readOptional(bag?.via, "compact() via", "string"),
+    };
     compactionOf(this.#host.form);
     if (this.#pending !== undefined) {
       throw new SystemPromptError(
@@ -121,7 +126,7 @@ export class Compactor<M> {
         }; one compaction at a time.`,
       );
     }
-    const pending = await this.#request(instructions, undefined);
+    const pending = await this.#request(asked, undefined);
     this.#pending = pending;
     return {
       body: pending.request.body,
@@ -176,7 +181,7 @@ export class Compactor<M> {
 
   /** The summarizing request of the committed history. */
   async #request(
-    instructions: string | undefined,
+    asked: { readonly instructions?: string; readonly via?: string },
     context: unknown,
   ): Promise<PendingCompaction<M>> {
     const host = this.#host;
@@ -200,7 +205,8 @@ export class Compactor<M> {
         history: committed.history,
         previousLength: committed.previousLength,
         mark: host.builder.markFor(this.lastAwaiting),
-        instructions,
+        instructions: asked.instructions,
+        ...(asked.via === undefined ? {} : { via: asked.via }),
       }),
     };
   }

@@ -137,7 +137,11 @@ export interface FormBuilder<M, Body> {
    */
   compaction?(
     head: FormHead,
-    instructions: string | undefined,
+    asked: {
+      readonly instructions?: string;
+      /** A form's other summarizing request (Responses: `"compact"`). */
+      readonly via?: string;
+    },
   ): { readonly head: FormHead; readonly tail: M[] };
 }
 

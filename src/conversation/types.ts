@@ -159,6 +159,13 @@ export interface CompactOptions {
    * none.
    */
   instructions?: string;
+  /**
+   * OpenAI Responses: `"compact"` builds the body of
+   * `client.responses.compact` (which takes no tools, so with tools it
+   * reads nothing from the cache) instead of the default, a
+   * `compaction_trigger` item on `client.responses.create`'s body.
+   */
+  via?: "compact";
 }
 
 /**

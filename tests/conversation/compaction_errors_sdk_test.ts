@@ -451,6 +451,39 @@ describe(
       });
     });
 
+    it('responses.compact (via: "compact"): no tools sent, its output starts the history', async () => {
+      await withOpenAI(async (client, server) => {
+        const { prompt } = registry();
+        const conv = responsesConversation(prompt, { model: "gpt-5.6" });
+        const send = (body: unknown) => client.responses.create(body as never);
+        await turn(conv as unknown as Conv, send, "Start.");
+        await assert.rejects(
+          conv.compact({ via: "summarize" as never }),
+          (error: unknown) =>
+            error instanceof SystemPromptError &&
+            error.code === "INVALID_CONFIG",
+        );
+        const compaction = await conv.compact({ via: "compact" });
+        const body = compaction.body as unknown as Record<string, unknown>;
+        assert.equal(body.tools, undefined);
+        compaction.record(await client.responses.compact(body as never));
+        conv.user("Go on.");
+        const next = await conv.request() as {
+          input: Record<string, unknown>[];
+        };
+        // The system item, the user messages compact returned, its item.
+        assert.equal(next.input[0].role, "system");
+        assert.ok(next.input.some((item) => item.type === "compaction"));
+        const resumed = resumeResponsesConversation(prompt, conv.save());
+        resumed.user("Go on.");
+        assert.deepEqual(await resumed.request(), next);
+        conv.record(await send(next));
+        assert.deepEqual(server.rejections, []);
+        assert.equal(server.accepted.at(-2)!.path, "/responses/compact");
+        await prompt.dispose();
+      });
+    });
+
     it("context_management compaction inside a step is recorded, items before it dropped", async () => {
       await withOpenAI(async (client, server) => {
         const { prompt } = registry();

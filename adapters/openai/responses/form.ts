@@ -49,6 +49,13 @@ import type {
 
 type ResponsesItem = ResponsesConversationItem;
 
+/** What `responses.compact` takes of a head (`ResponseCompactParams`). */
+const COMPACT_FIELDS = new Set([
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "service_tier",
+]);
+
 /** The OpenAI Responses form. */
 export const RESPONSES_FORM: ConversationForm<
   ResponsesItem,
@@ -221,10 +228,32 @@ function builder(
     },
     // The same request with a compaction_trigger last: it reads the whole
     // prefix (responses.compact takes no tools: it would read none).
-    compaction: (head) => ({
-      head,
-      tail: [{ type: "compaction_trigger" }],
-    }),
+    compaction: (head, asked) => {
+      if (asked.via === undefined) {
+        return { head, tail: [{ type: "compaction_trigger" }] };
+      }
+      if (asked.via !== "compact") {
+        throw new SystemPromptError(
+          "INVALID_CONFIG",
+          `compact()'s via is ${
+            quote(asked.via)
+          }; a Responses conversation takes "compact" ` +
+            `(client.responses.compact) or none (a compaction_trigger item).`,
+        );
+      }
+      // responses.compact's parameters: no tools, reasoning or output limit.
+      const { model, prompt_cache_key, system, ...rest } = head.recorded;
+      const kept = Object.fromEntries(
+        Object.entries(rest).filter(([key]) => COMPACT_FIELDS.has(key)),
+      );
+      return {
+        head: {
+          ...head,
+          recorded: { model, ...kept, prompt_cache_key, system },
+        },
+        tail: [],
+      };
+    },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
     body: (head, items, extras) => {
