@@ -16,11 +16,13 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { SystemPrompt } from "../../mod.ts";
 import {
   anthropicConversation,
+  type AnthropicConversationBody,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   responsesConversation,
+  type ResponsesConversationBody,
   resumeChatConversation,
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
@@ -132,6 +134,28 @@ async function session(
 }
 
 const countTokens = (text: string) => tokensOf(text);
+
+/**
+ * Type proof only (not called): a conversation's body, a summarizing one
+ * (`compaction`, `context_management`, betas) too, is the beta API's.
+ */
+export function anthropicBody(
+  client: Anthropic,
+  body: AnthropicConversationBody,
+): Promise<Anthropic.Beta.BetaMessage> {
+  return client.beta.messages.create(body);
+}
+
+/**
+ * Type proof only (not called): a Responses body with compaction and
+ * compaction_trigger items and `context_management` is the SDK's.
+ */
+export function responsesBody(
+  client: OpenAI,
+  body: ResponsesConversationBody,
+): Promise<OpenAI.Responses.Response> {
+  return client.responses.create(body);
+}
 
 // ------------------------------------------------------------- Anthropic
 
