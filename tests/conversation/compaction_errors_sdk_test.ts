@@ -369,6 +369,38 @@ describe(
         assert.deepEqual(await resumed.request(), await conv.request());
         await prompt.dispose();
       });
+      it("pauseAfter: the turn stops at the block (continues) and goes on after it", async () => {
+        await withAnthropic(async (client, server) => {
+          const { prompt } = registry();
+          const options = {
+            ...MODEL,
+            serverCompaction: { trigger: 1_500, pauseAfter: true },
+          };
+          const conv = anthropicConversation(prompt, options);
+          const send = (body: unknown) =>
+            client.beta.messages.create(body as never);
+          for (let round = 0; round < 8; round++) {
+            await turn(
+              conv as unknown as Conv,
+              send,
+              `Round ${round}. `.repeat(20),
+            );
+          }
+          assert.deepEqual(codes(server), []);
+          const paused = server.accepted.flatMap((request, index) =>
+            request.stopReason === "compaction" ? [index] : []
+          );
+          assert.ok(paused.length >= 2, `${paused.length} pauses`);
+          // Each pause was followed by a request that goes on from the block.
+          for (const index of paused) {
+            const next = server.accepted[index + 1].body.messages as {
+              content: { type: string }[];
+            }[];
+            assert.equal(next[0].content[0].type, "compaction");
+          }
+          await prompt.dispose();
+        });
+      });
     });
   },
 );
