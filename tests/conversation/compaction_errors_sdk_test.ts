@@ -397,6 +397,8 @@ describe(
               content: { type: string }[];
             }[];
             assert.equal(next[0].content[0].type, "compaction");
+            // continues: the same turn, nothing added after the block.
+            assert.equal(next.length, 1);
           }
           await prompt.dispose();
         });
