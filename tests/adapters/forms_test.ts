@@ -40,6 +40,7 @@ const DRIVER_OF: Readonly<Record<string, string>> = {
   "openai-chat": "openai-chat",
   "openai-responses": "openai-responses",
   "ai-sdk": "ai-sdk",
+  "bedrock-converse": "bedrock-converse",
 };
 
 function driverOf(id: string): FormDriver | undefined {

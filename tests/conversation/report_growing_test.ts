@@ -36,6 +36,7 @@ const PROVIDERS: Record<string, string> = {
   "openai-responses": "openai-responses",
   "openai-responses-inline": "openai-responses",
   "ai-sdk": "ai-sdk",
+  "bedrock-converse": "bedrock-converse",
   "chat": "openai-chat",
   "responses": "openai-responses",
 };
@@ -86,6 +87,13 @@ function withUsage(provider: string, answer: object, f: Figures): never {
       input_tokens_details: { cached_tokens: f.read },
       output_tokens: 5,
       total_tokens: input + 5,
+    },
+    "bedrock-converse": {
+      inputTokens: f.uncached,
+      cacheReadInputTokens: f.read,
+      cacheWriteInputTokens: f.written,
+      outputTokens: 5,
+      totalTokens: input + 5,
     },
     "ai-sdk": {
       inputTokens: input,
