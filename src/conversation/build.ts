@@ -14,6 +14,7 @@ import type {
   BodyExtras,
   ConversationForm,
   FormBuilder,
+  FormHead,
   ToolResultInput,
 } from "./form.ts";
 import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
@@ -56,6 +57,12 @@ export interface BuiltRequest<M, Body> {
   readonly head: Record<string, unknown>;
   /** The form's state after this request. */
   readonly state: Record<string, unknown>;
+  /** What the body was put together from (for `settleRequest`). */
+  readonly parts: {
+    readonly head: FormHead;
+    readonly items: M[];
+    readonly extras: BodyExtras;
+  };
 }
 
 /**
@@ -115,17 +122,38 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
-  const body = builder.body(
-    head,
-    marked.items,
-    input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
-  );
+  const extras = input.diagnostics === undefined
+    ? {}
+    : { diagnostics: input.diagnostics };
+  const body = builder.body(head, marked.items, extras);
   return {
     body,
     tail,
     marks: marked.marks,
     head: head.recorded,
     state: head.state,
+    parts: { head, items: marked.items, extras },
+  };
+}
+
+/**
+ * A built request after the form's `settle` (at the conversation's clock
+ * `now`): its head, state and body as settled; the request itself when
+ * the form has none.
+ */
+export async function settleRequest<M, Body>(
+  builder: FormBuilder<M, Body>,
+  built: BuiltRequest<M, Body>,
+  now: number,
+): Promise<BuiltRequest<M, Body>> {
+  if (builder.settle === undefined) return built;
+  const head = await builder.settle(built.parts.head, now);
+  return {
+    ...built,
+    body: builder.body(head, built.parts.items, built.parts.extras),
+    head: head.recorded,
+    state: head.state,
+    parts: { ...built.parts, head },
   };
 }
 

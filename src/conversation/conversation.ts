@@ -52,7 +52,7 @@ import {
   otherFormCheck,
   type ToolResultInput,
 } from "./form.ts";
-import { buildRequest } from "./build.ts";
+import { buildRequest, settleRequest } from "./build.ts";
 import type {
   Awaiting,
   Conversation,
@@ -247,8 +247,9 @@ export class ConversationShell<
         this.#diagnostics,
       );
       const built = this.#build(assembly, awaiting, explanation, sentAt);
-      this.#built = built;
-      return built.request.body;
+      const request = await settleRequest(this.#builder, built.request, sentAt);
+      this.#built = { ...built, request };
+      return request.body;
     } finally {
       this.#building = false;
     }

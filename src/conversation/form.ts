@@ -130,6 +130,13 @@ export interface FormBuilder<M, Body> {
   head(input: HeadInput): FormHead;
   /** The whole body: the head, the history (marked), the extras. */
   body(head: FormHead, history: readonly M[], extras: BodyExtras): Body;
+  /**
+   * An asynchronous last look at the head before its body is put together,
+   * at the conversation's clock `now`: a resource the request names
+   * created, refreshed or replaced (Gemini's `cachedContents`). Absent:
+   * the head as built.
+   */
+  settle?(head: FormHead, now: number): Promise<FormHead>;
 }
 
 /** An answer as a form read it. */

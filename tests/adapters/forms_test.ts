@@ -41,6 +41,7 @@ const DRIVER_OF: Readonly<Record<string, string>> = {
   "openai-responses": "openai-responses",
   "ai-sdk": "ai-sdk",
   "bedrock-converse": "bedrock-converse",
+  gemini: "gemini",
 };
 
 function driverOf(id: string): FormDriver | undefined {

@@ -37,6 +37,7 @@ const PROVIDERS: Record<string, string> = {
   "openai-responses-inline": "openai-responses",
   "ai-sdk": "ai-sdk",
   "bedrock-converse": "bedrock-converse",
+  gemini: "gemini",
   "chat": "openai-chat",
   "responses": "openai-responses",
 };
@@ -95,6 +96,12 @@ function withUsage(provider: string, answer: object, f: Figures): never {
       outputTokens: 5,
       totalTokens: input + 5,
     },
+    gemini: {
+      promptTokenCount: input,
+      cachedContentTokenCount: f.read,
+      candidatesTokenCount: 5,
+      thoughtsTokenCount: 0,
+    },
     "ai-sdk": {
       inputTokens: input,
       outputTokens: 5,
@@ -105,7 +112,9 @@ function withUsage(provider: string, answer: object, f: Figures): never {
       },
     },
   }[provider];
-  return { ...answer, usage } as never;
+  return (provider === "gemini"
+    ? { ...answer, usageMetadata: usage }
+    : { ...answer, usage }) as never;
 }
 
 /** Plays the session through the form, the clock moved by the figures. */

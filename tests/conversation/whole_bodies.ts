@@ -54,6 +54,7 @@ const LAYOUTS: Record<
     };
   },
   "ai-sdk": aiSdkWireBody,
+  gemini: (head, history) => ({ ...head, contents: [...history] }),
   // A cache point is a block of its own, after the block it ends.
   "bedrock-converse": (head, history, marks) => {
     const messages = [...history] as Json[];
