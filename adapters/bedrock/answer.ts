@@ -60,7 +60,11 @@ function streamResponse(events: readonly unknown[]): Record<string, unknown> {
       const toolUse = start.start.toolUse;
       if (isObject(toolUse)) {
         blocks[at(start.contentBlockIndex)] = {
-          toolUse: { toolUseId: toolUse.toolUseId, name: toolUse.name },
+          toolUse: {
+            toolUseId: toolUse.toolUseId,
+            name: toolUse.name,
+            input: {},
+          },
         };
       }
     }
@@ -100,9 +104,10 @@ function streamResponse(events: readonly unknown[]): Record<string, unknown> {
     if (isObject(event.metadata)) usage = event.metadata.usage;
   }
   for (const [index, input] of inputs) {
+    const parsed = parseInput(input);
     const block = blocks[index];
     if (!isObject(block) || !isObject(block.toolUse)) continue;
-    block.toolUse = { ...block.toolUse, input: parseInput(input) };
+    block.toolUse = { ...block.toolUse, input: parsed };
   }
   return {
     output: { message: { role, content: blocks.filter(isObject) } },
