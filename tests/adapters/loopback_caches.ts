@@ -198,6 +198,25 @@ const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
 
 /** The Gemini REST body's prefix units; throws what Gemini says. */
 function geminiUnits(body: Record<string, unknown>): string[] {
+  const units = prefixUnits(body);
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    throw new Error("contents must be a non-empty array");
+  }
+  for (const content of body.contents) {
+    if (
+      !record(content) ||
+      (content.role !== "user" && content.role !== "model") ||
+      !Array.isArray(content.parts) || content.parts.length === 0
+    ) throw new Error("contents: not a content { role, parts }");
+    for (const part of content.parts) {
+      units.push(`${content.role}:${JSON.stringify(part)}`);
+    }
+  }
+  return units;
+}
+
+/** The units of a body's (or a cache entry's) tools and system instruction. */
+function prefixUnits(body: Record<string, unknown>): string[] {
   const units: string[] = [];
   const declared = new Set<string>();
   for (const tool of body.tools as unknown[] ?? []) {
@@ -238,49 +257,115 @@ function geminiUnits(body: Record<string, unknown>): string[] {
     }
     units.push(part.text);
   }
-  if (!Array.isArray(body.contents) || body.contents.length === 0) {
-    throw new Error("contents must be a non-empty array");
-  }
-  for (const content of body.contents) {
-    if (
-      !record(content) ||
-      (content.role !== "user" && content.role !== "model") ||
-      !Array.isArray(content.parts) || content.parts.length === 0
-    ) throw new Error("contents: not a content { role, parts }");
-    for (const part of content.parts) {
-      units.push(`${content.role}:${JSON.stringify(part)}`);
-    }
-  }
   return units;
+}
+
+/** A Gemini server's explicit cache entries, and what it was asked of them. */
+export interface GeminiCacheStore {
+  /** Each live entry's units, by name. */
+  readonly entries: Map<string, string[]>;
+  /** Each call: `create <name>`, `update <name> <ttl>`, `delete <name>`. */
+  readonly calls: string[];
+}
+
+/**
+ * `cachedContents` calls: create (at least `minimum` tokens), update (a
+ * new ttl), delete; `undefined` for a refused one.
+ */
+function cachedContents(
+  request: RecordedRequest,
+  store: GeminiCacheStore,
+  minimum: number,
+): unknown {
+  const name = request.path.match(/(cachedContents\/[^/?]+)/)?.[1];
+  if (request.method === "POST" && name === undefined) {
+    const body = JSON.parse(request.body);
+    if (typeof body.ttl !== "string" || !/^\d+s$/.test(body.ttl)) {
+      throw new Error("cachedContents: ttl must be a duration like 3600s");
+    }
+    const units = prefixUnits(body);
+    const tokens = units.reduce((sum, unit) => sum + tokensOf(unit), 0);
+    if (tokens < minimum) {
+      throw new Error(`cachedContents: ${tokens} tokens, below the minimum`);
+    }
+    const created = `cachedContents/${store.calls.length + 1}`;
+    store.entries.set(created, units);
+    store.calls.push(`create ${created}`);
+    return {
+      name: created,
+      model: body.model,
+      expireTime: "2030-01-01T00:00:00Z",
+      usageMetadata: { totalTokenCount: tokens },
+    };
+  }
+  if (name === undefined || !store.entries.has(name)) {
+    throw new Error(`cachedContents: no entry ${name}`);
+  }
+  if (request.method === "PATCH") {
+    store.calls.push(`update ${name} ${JSON.parse(request.body).ttl}`);
+    return { name, expireTime: "2030-01-01T01:00:00Z" };
+  }
+  if (request.method === "DELETE") {
+    store.entries.delete(name);
+    store.calls.push(`delete ${name}`);
+    return {};
+  }
+  throw new Error(`cachedContents: ${request.method} is not served`);
 }
 
 /** A Gemini server (`…/models/{model}:generateContent`). */
 export function geminiServer(minimum: number): {
-  server: CacheServer;
+  server: CacheServer & { readonly caches: GeminiCacheStore };
   answer: (request: RecordedRequest) => unknown;
 } {
-  const server: CacheServer = { bodies: [], rejections: [], paths: [] };
+  const caches: GeminiCacheStore = { entries: new Map(), calls: [] };
+  const server: CacheServer & { readonly caches: GeminiCacheStore } = {
+    bodies: [],
+    rejections: [],
+    paths: [],
+    caches,
+  };
   const sent = new Set<string>();
   const answer = (request: RecordedRequest) => {
     server.paths.push(request.path);
-    const body = JSON.parse(request.body);
     let units: string[];
+    let explicit = 0;
+    let body: Record<string, unknown>;
     try {
+      if (request.path.includes("/cachedContents")) {
+        return cachedContents(request, caches, minimum);
+      }
+      body = JSON.parse(request.body);
       if (!/\/models\/[^/]+:generateContent$/.test(request.path)) {
         throw new Error(`unknown path ${request.path}`);
       }
-      units = geminiUnits(body);
+      const entry = body.cachedContent;
+      if (entry !== undefined) {
+        if (
+          body.systemInstruction !== undefined || body.tools !== undefined ||
+          body.toolConfig !== undefined
+        ) {
+          throw new Error(
+            "CachedContent can not be used with GenerateContent request " +
+              "setting system_instruction, tools or tool_config.",
+          );
+        }
+        const held = caches.entries.get(entry as string);
+        if (held === undefined) throw new Error(`no entry ${entry}`);
+        explicit = held.reduce((sum, unit) => sum + tokensOf(unit), 0);
+        units = [...held, ...geminiUnits(body)];
+      } else units = geminiUnits(body);
     } catch (error) {
       server.rejections.push((error as Error).message);
       return undefined;
     }
     server.bodies.push(body);
     let total = 0;
-    let cached = 0;
+    let cached = explicit;
     units.forEach((unit, index) => {
       total += tokensOf(unit);
       const key = JSON.stringify(units.slice(0, index + 1));
-      if (sent.has(key) && total >= minimum) cached = total;
+      if (sent.has(key) && total >= minimum) cached = Math.max(cached, total);
     });
     for (let count = 1; count <= units.length; count++) {
       sent.add(JSON.stringify(units.slice(0, count)));
@@ -305,12 +390,12 @@ export function geminiServer(minimum: number): {
 }
 
 /** Runs `run` against a fresh server made by `make`, closed afterwards. */
-export function withCacheServer<T>(
+export function withCacheServer<T, S extends CacheServer = CacheServer>(
   make: () => {
-    server: CacheServer;
+    server: S;
     answer: (request: RecordedRequest) => unknown;
   },
-  run: (baseURL: string, server: CacheServer) => Promise<T>,
+  run: (baseURL: string, server: S) => Promise<T>,
 ): Promise<T> {
   const { server, answer } = make();
   return serveLoopback(answer, (baseURL) => run(baseURL, server));
