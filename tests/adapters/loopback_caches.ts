@@ -11,7 +11,11 @@
  * answered with HTTP 400 and its reason recorded in `rejections`.
  */
 
-import { type RecordedRequest, serveLoopback } from "./loopback.ts";
+import {
+  BinaryReply,
+  type RecordedRequest,
+  serveLoopback,
+} from "./loopback.ts";
 
 /** A server's answers and what it refused. */
 export interface CacheServer {
@@ -123,8 +127,9 @@ export function bedrockServer(minimum: number): {
     server.paths.push(request.path);
     let entries: Entry[];
     const body = JSON.parse(request.body);
+    const stream = /\/converse-stream$/.test(request.path);
     try {
-      if (!/^\/model\/[^/]+\/converse$/.test(request.path)) {
+      if (!/^\/model\/[^/]+\/converse(-stream)?$/.test(request.path)) {
         throw new Error(`unknown path ${request.path}`);
       }
       entries = converseEntries(body);
@@ -171,26 +176,97 @@ export function bedrockServer(minimum: number): {
       }
     }
     const write = end - read;
+    const usage = {
+      inputTokens: total - read - write,
+      outputTokens: 1,
+      totalTokens: total + 1,
+      cacheReadInputTokens: read,
+      cacheWriteInputTokens: write,
+      cacheDetails: Object.entries(writes).map(([ttl, inputTokens]) => ({
+        ttl,
+        inputTokens,
+      })),
+    };
+    if (stream) {
+      return eventStream([
+        ["messageStart", { role: "assistant" }],
+        ["contentBlockDelta", { contentBlockIndex: 0, delta: { text: "o" } }],
+        ["contentBlockDelta", { contentBlockIndex: 0, delta: { text: "k" } }],
+        ["contentBlockStop", { contentBlockIndex: 0 }],
+        ["messageStop", { stopReason: "end_turn" }],
+        ["metadata", { usage, metrics: { latencyMs: 1 } }],
+      ]);
+    }
     return {
       output: {
         message: { role: "assistant", content: [{ text: "ok" }] },
       },
       stopReason: "end_turn",
-      usage: {
-        inputTokens: total - read - write,
-        outputTokens: 1,
-        totalTokens: total + 1,
-        cacheReadInputTokens: read,
-        cacheWriteInputTokens: write,
-        cacheDetails: Object.entries(writes).map(([ttl, inputTokens]) => ({
-          ttl,
-          inputTokens,
-        })),
-      },
+      usage,
       metrics: { latencyMs: 1 },
     };
   };
   return { server, answer };
+}
+
+/** CRC-32 (IEEE), as the AWS event stream frames its messages. */
+function crc32(bytes: Uint8Array): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) {
+      crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+    }
+  }
+  return ~crc >>> 0;
+}
+
+/**
+ * Events as `application/vnd.amazon.eventstream` frames (what
+ * ConverseStreamCommand reads): each a prelude (lengths and their CRC),
+ * string headers (`:event-type`, `:content-type`, `:message-type`), the
+ * JSON payload and the frame's CRC.
+ */
+function eventStream(
+  events: readonly [string, Record<string, unknown>][],
+): BinaryReply {
+  const text = new TextEncoder();
+  const frames = events.map(([type, payload]) => {
+    const headers = [
+      [":event-type", type],
+      [":content-type", "application/json"],
+      [":message-type", "event"],
+    ].flatMap(([name, value]) => {
+      const key = text.encode(name);
+      const bytes = text.encode(value);
+      return [
+        key.length,
+        ...key,
+        7,
+        bytes.length >> 8,
+        bytes.length & 0xff,
+        ...bytes,
+      ];
+    });
+    const body = text.encode(JSON.stringify(payload));
+    const total = 12 + headers.length + body.length + 4;
+    const frame = new Uint8Array(total);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, total);
+    view.setUint32(4, headers.length);
+    view.setUint32(8, crc32(frame.subarray(0, 8)));
+    frame.set(headers, 12);
+    frame.set(body, 12 + headers.length);
+    view.setUint32(total - 4, crc32(frame.subarray(0, total - 4)));
+    return frame;
+  });
+  const all = new Uint8Array(frames.reduce((sum, f) => sum + f.length, 0));
+  let at = 0;
+  for (const frame of frames) {
+    all.set(frame, at);
+    at += frame.length;
+  }
+  return new BinaryReply("application/vnd.amazon.eventstream", all);
 }
 
 const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"];

@@ -10,6 +10,8 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   type ConverseCommandInput,
+  ConverseStreamCommand,
+  type ConverseStreamOutput,
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { GoogleGenAI } from "@google/genai";
@@ -98,6 +100,55 @@ describe("converseConversation through BedrockRuntimeClient", {
       again.user("And #47?");
       conv.user("And #47?");
       assert.deepEqual(await again.request(), await conv.request());
+    });
+    await prompt.dispose();
+  });
+});
+
+describe("converseConversation through ConverseStreamCommand", {
+  skip: AWS_SDK_PERMISSIONS,
+}, () => {
+  it("records the stream's events as the response they make", async () => {
+    const prompt = registry();
+    await withCacheServer(() => bedrockServer(MINIMUM), async (url, server) => {
+      const client = new BedrockRuntimeClient({
+        region: "us-east-1",
+        endpoint: url,
+        credentials: { accessKeyId: "AKIDLOOPBACK", secretAccessKey: "x" },
+        maxAttempts: 1,
+        requestHandler: new NodeHttpHandler(),
+      });
+      const conv = converseConversation(prompt, {
+        modelId: "anthropic.claude-sonnet-4-5",
+        clock: () => 0,
+      });
+      const plain = converseConversation(prompt, {
+        modelId: "anthropic.claude-sonnet-4-5",
+        session: conv.session,
+        clock: () => 0,
+      });
+      for (const text of ["Review #42.", "And #43?"]) {
+        conv.user(text);
+        const response = await client.send(
+          new ConverseStreamCommand(await conv.request()),
+        );
+        const events: ConverseStreamOutput[] = [];
+        for await (const event of response.stream!) events.push(event);
+        assert.deepEqual(conv.record(events), []);
+        plain.user(text);
+        await plain.request();
+        plain.record({
+          output: { message: { role: "assistant", content: [{ text: "ok" }] } },
+          stopReason: "end_turn",
+          usage: events.at(-1)!.metadata!.usage,
+        });
+      }
+      assert.deepEqual(server.rejections, []);
+      assert.match(server.paths[0], /\/converse-stream$/);
+      assert.equal(conv.save(), plain.save());
+      const [first, second] = conv.report({ countTokens }).requests;
+      assert.ok(first.cacheWriteTokens! >= MINIMUM);
+      assert.equal(second.cacheReadTokens, first.cacheWriteTokens);
     });
     await prompt.dispose();
   });
