@@ -131,7 +131,10 @@ export function resumeGeminiConversation<
   return withLedger(
     conversation,
     ledger,
-    GEMINI_FORM.resumeOptions(saved, readOptionBag(options, "resume")),
+    GEMINI_FORM.resumeOptions(
+      saved,
+      readOptionBag(options, "resumeGeminiConversation"),
+    ),
   );
 }
 
