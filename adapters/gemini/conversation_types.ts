@@ -115,7 +115,8 @@ export interface GeminiConversationBody {
 
 /**
  * What `record()` takes: the SDK's `GenerateContentResponse` (its first
- * candidate's content is the model's turn).
+ * candidate's content is the model's turn), or every chunk of
+ * `generateContentStream()`, in order.
  *
  * @example
  * ```ts
@@ -315,7 +316,7 @@ export interface GeminiConversation<
   Omit<
     Conversation<
       GeminiConversationBody,
-      GeminiAnswer,
+      GeminiAnswer | readonly GeminiAnswer[],
       string | GeminiPart[],
       string | Record<string, unknown>,
       GeminiContent,

@@ -12,11 +12,9 @@ import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import type {
   ConversationForm,
-  FormAnswer,
   FormBuilder,
   TailInput,
 } from "../../src/conversation/form.ts";
-import type { ToolCall } from "../../src/conversation/types.ts";
 import type { MarkSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
@@ -26,6 +24,11 @@ import { GEMINI_RULES } from "./rules.ts";
 import { geminiUsage } from "./usage.ts";
 import { toGemini } from "./request.ts";
 import { GEMINI_SIMULATION } from "./simulation.ts";
+import {
+  geminiRecordOf,
+  geminiResponseOf,
+  readGeminiAnswer,
+} from "./answer.ts";
 import {
   CacheLedger,
   readCachedContents,
@@ -66,7 +69,7 @@ export const GEMINI_FORM: ConversationForm<
   readUsage: (response) =>
     readUsageWith(
       "gemini",
-      response,
+      geminiResponseOf(response),
       (read, reader) => geminiUsage(read, reader, "gemini"),
     ),
   render: (assembly) => toGemini(assembly),
@@ -100,14 +103,8 @@ export const GEMINI_FORM: ConversationForm<
     );
   },
   recognizes: (answer) => Array.isArray(answer.candidates),
-  readAnswer,
-  recordOf: (answer) => {
-    const { sdkHttpResponse: _http, ...rest } = answer as Record<
-      string,
-      unknown
-    >;
-    return JSON.parse(JSON.stringify(rest));
-  },
+  readAnswer: readGeminiAnswer,
+  recordOf: geminiRecordOf,
   marks: SITES,
   systemTexts: (head) => {
     const config = isObject(head.config) ? head.config : {};
@@ -246,57 +243,4 @@ function ownCallIds(content: GeminiContent | undefined): Set<string> {
     if (typeof id === "string") ids.add(id);
   }
   return ids;
-}
-
-function readAnswer(
-  response: unknown,
-  other: (answer: unknown) => void,
-): FormAnswer<GeminiContent> {
-  other(response);
-  const candidates = isObject(response) ? response.candidates : undefined;
-  const content = Array.isArray(candidates) && isObject(candidates[0])
-    ? candidates[0].content
-    : undefined;
-  if (
-    !isObject(content) || (content.role !== undefined &&
-      content.role !== "model") ||
-    !Array.isArray(content.parts)
-  ) {
-    throw new SystemPromptError(
-      "INVALID_RESPONSE",
-      `record() takes @google/genai's GenerateContentResponse (the first ` +
-        `candidate's content, role "model", with parts), as ` +
-        `ai.models.generateContent() returns it.`,
-    );
-  }
-  const calls: ToolCall[] = [];
-  for (const part of content.parts as unknown[]) {
-    if (!isObject(part)) {
-      throw new SystemPromptError(
-        "INVALID_RESPONSE",
-        `The candidate's content holds a part that is not an object.`,
-      );
-    }
-    if (part.functionCall === undefined) continue;
-    const call = part.functionCall;
-    if (!isObject(call) || typeof call.name !== "string") {
-      throw new SystemPromptError(
-        "INVALID_RESPONSE",
-        `A functionCall part of the answer has no string name.`,
-      );
-    }
-    // Without an id of its own, a call is named by its place in the answer.
-    const id = typeof call.id === "string"
-      ? call.id
-      : `${call.name}#${calls.length}`;
-    calls.push({ id, name: call.name, input: call.args ?? {} });
-  }
-  return {
-    messages: [{
-      role: "model",
-      parts: JSON.parse(JSON.stringify(content.parts)),
-    }],
-    calls,
-    usage: isObject(response) ? response.usageMetadata ?? null : null,
-  };
 }

@@ -240,7 +240,9 @@ export async function serveLoopback<T>(
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.end(
           reply.events.map((event) =>
-            `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+            // An event without a type is data alone (Gemini's stream).
+            `${event.type === undefined ? "" : `event: ${event.type}\n`}` +
+            `data: ${JSON.stringify(event)}\n\n`
           ).join(""),
         );
         return;

@@ -13,6 +13,7 @@
 
 import {
   BinaryReply,
+  EventStream,
   type RecordedRequest,
   serveLoopback,
 } from "./loopback.ts";
@@ -412,7 +413,10 @@ export function geminiServer(minimum: number): {
         return cachedContents(request, caches, minimum);
       }
       body = JSON.parse(request.body);
-      if (!/\/models\/[^/]+:generateContent$/.test(request.path)) {
+      if (
+        !/\/models\/[^/]+:(generateContent|streamGenerateContent\?alt=sse)$/
+          .test(request.path)
+      ) {
         throw new Error(`unknown path ${request.path}`);
       }
       const entry = body.cachedContent;
@@ -445,6 +449,25 @@ export function geminiServer(minimum: number): {
     });
     for (let count = 1; count <= units.length; count++) {
       sent.add(JSON.stringify(units.slice(0, count)));
+    }
+    const usageMetadata = {
+      promptTokenCount: total,
+      ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+      candidatesTokenCount: 1,
+      totalTokenCount: total + 1,
+    };
+    if (request.path.includes(":streamGenerateContent")) {
+      // Two chunks: the text in two pieces, the usage with the last.
+      return new EventStream(["o", "k"].map((text, index) => ({
+        candidates: [{
+          content: { role: "model", parts: [{ text }] },
+          index: 0,
+          ...(index === 1 ? { finishReason: "STOP" } : {}),
+        }],
+        ...(index === 1 ? { usageMetadata } : {}),
+        modelVersion: "gemini-loopback",
+        responseId: `loopback-${server.bodies.length}`,
+      })));
     }
     return {
       candidates: [{

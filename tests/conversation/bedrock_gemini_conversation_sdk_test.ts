@@ -183,6 +183,50 @@ describe("geminiConversation through @google/genai", {
     await prompt.dispose();
   });
 
+  it("records generateContentStream's chunks as the response they make", async () => {
+    const prompt = registry();
+    await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {
+      const ai = new GoogleGenAI({
+        apiKey: "loopback",
+        httpOptions: { baseUrl: url },
+      });
+      const streamed = geminiConversation(prompt, {
+        model: "gemini-3-flash",
+        clock: () => 0,
+      });
+      const whole = geminiConversation(prompt, {
+        model: "gemini-3-flash",
+        session: streamed.session,
+        clock: () => 0,
+      });
+      for (const text of ["Review #42.", "And #43?"]) {
+        streamed.user(text);
+        const chunks = [];
+        const stream = await ai.models.generateContentStream(
+          await streamed.request(),
+        );
+        for await (const chunk of stream) chunks.push(chunk);
+        assert.equal(chunks.length, 2);
+        streamed.record(chunks);
+        whole.user(text);
+        whole.record(await ai.models.generateContent(await whole.request()));
+      }
+      assert.deepEqual(server.rejections, []);
+      // The same history as the whole responses'; the stream's usage read.
+      assert.deepEqual(streamed.messages, whole.messages);
+      assert.deepEqual(streamed.messages[1], {
+        role: "model",
+        parts: [{ text: "ok" }],
+      });
+      const [first, second] = streamed.report({ countTokens }).requests;
+      assert.equal(first.cacheReadTokens, 0);
+      assert.equal(second.cacheReadTokens, first.inputTokens);
+      const recorded = streamed.save().split("\n")[1];
+      assert.match(recorded, /"candidates":\[\{"content"/);
+    });
+    await prompt.dispose();
+  });
+
   it("creates the explicit entry through ai.caches, names it, deletes it on dispose", async () => {
     const prompt = registry();
     await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {

@@ -210,6 +210,36 @@ describe("geminiConversation", () => {
     await a.prompt.dispose();
   });
 
+  it("records a stream's chunks as one turn: texts joined, signatures kept", async () => {
+    const prompt = new SystemPrompt();
+    const conv = geminiConversation(prompt, { model: MODEL });
+    conv.user("Hi.");
+    await conv.request();
+    const chunk = (parts: Record<string, unknown>[], usage?: object) => ({
+      candidates: [{ content: { role: "model", parts } }],
+      ...(usage === undefined ? {} : { usageMetadata: usage }),
+    });
+    const calls = conv.record([
+      chunk([{ text: "Let me ", thought: true }]),
+      chunk([{ text: "think.", thought: true, thoughtSignature: "c2ln" }]),
+      chunk([{ text: "Reading " }]),
+      chunk([{ text: "it." }, { functionCall: { name: "read", args: {} } }]),
+      chunk([], { promptTokenCount: 9, cachedContentTokenCount: 4 }),
+    ]);
+    assert.deepEqual(calls, [{ id: "read#0", name: "read", input: {} }]);
+    assert.deepEqual(conv.messages[1], {
+      role: "model",
+      parts: [
+        { text: "Let me think.", thought: true, thoughtSignature: "c2ln" },
+        { text: "Reading it." },
+        { functionCall: { name: "read", args: {} } },
+      ],
+    });
+    const report = conv.report({ countTokens: (text) => text.length });
+    assert.equal(report.requests[0].cacheReadTokens, 4);
+    await prompt.dispose();
+  });
+
   it("sends the prefix itself while it is below the minimum", async () => {
     const { caches, calls } = fakeCaches();
     const prompt = new SystemPrompt({ persona: "You are terse." });
