@@ -59,6 +59,12 @@ export interface BuiltRequest<M, Body> {
   readonly state: Record<string, unknown>;
   /** The head as the form built it (what a compaction sends again). */
   readonly formHead: FormHead;
+  /** What the body was put together from (for `settleRequest`). */
+  readonly parts: {
+    readonly head: FormHead;
+    readonly items: M[];
+    readonly extras: BodyExtras;
+  };
 }
 
 /**
@@ -118,11 +124,10 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
-  const body = builder.body(
-    head,
-    marked.items,
-    input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
-  );
+  const extras = input.diagnostics === undefined
+    ? {}
+    : { diagnostics: input.diagnostics };
+  const body = builder.body(head, marked.items, extras);
   return {
     body,
     tail,
@@ -130,6 +135,29 @@ export function buildRequest<M, Body>(
     head: head.recorded,
     state: head.state,
     formHead: head,
+    parts: { head, items: marked.items, extras },
+  };
+}
+
+/**
+ * A built request after the form's `settle` (at the conversation's clock
+ * `now`): its head, state and body as settled; the request itself when
+ * the form has none.
+ */
+export async function settleRequest<M, Body>(
+  builder: FormBuilder<M, Body>,
+  built: BuiltRequest<M, Body>,
+  now: number,
+): Promise<BuiltRequest<M, Body>> {
+  if (builder.settle === undefined) return built;
+  const head = await builder.settle(built.parts.head, now);
+  return {
+    ...built,
+    body: builder.body(head, built.parts.items, built.parts.extras),
+    head: head.recorded,
+    state: head.state,
+    formHead: head,
+    parts: { ...built.parts, head },
   };
 }
 

@@ -55,7 +55,7 @@ import {
   otherFormCheck,
   type ToolResultInput,
 } from "./form.ts";
-import { buildRequest } from "./build.ts";
+import { buildRequest, settleRequest } from "./build.ts";
 import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
@@ -95,10 +95,7 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /**
-   * The recording so far, appended to line by line: `save()` returns it
-   * as it is, without joining the lines again.
-   */
+  /** The recording so far, line by line: `save()` returns it as it is. */
   #recording = "";
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
@@ -226,8 +223,9 @@ export class ConversationShell<
         this.#diagnostics,
       );
       const built = this.#build(assembly, awaiting, explanation, sentAt);
-      this.#built = built;
-      return built.request.body;
+      const request = await settleRequest(this.#builder, built.request, sentAt);
+      this.#built = { ...built, request };
+      return request.body;
     } finally {
       this.#building = false;
     }

@@ -143,6 +143,13 @@ export interface FormBuilder<M, Body> {
       readonly via?: string;
     },
   ): { readonly head: FormHead; readonly tail: M[] };
+  /**
+   * An asynchronous last look at the head before its body is put together,
+   * at the conversation's clock `now`: a resource the request names
+   * created, refreshed or replaced (Gemini's `cachedContents`). Absent:
+   * the head as built.
+   */
+  settle?(head: FormHead, now: number): Promise<FormHead>;
 }
 
 /** An answer as a form read it. */
