@@ -31,6 +31,12 @@ import { ANTHROPIC_RULES } from "./rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { anthropicUsage } from "./usage.ts";
 import { MESSAGES_SIMULATION } from "./simulation.ts";
+import {
+  markableTool,
+  readToolSearch,
+  SEARCH_BLOCKS,
+  withDeferredTools,
+} from "./deferred.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -51,8 +57,12 @@ type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 
 const MARKS = ANTHROPIC_RULES.marks!;
 
-/** Blocks that may carry `cache_control`. */
-const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+/** Blocks that never carry `cache_control`. */
+const UNMARKABLE = new Set([
+  "thinking",
+  "redacted_thinking",
+  ...SEARCH_BLOCKS,
+]);
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
 const INLINE_BETAS = [
@@ -138,7 +148,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
           const { cache_control: _mark, ...rest } = item;
           return JSON.stringify(rest);
         }),
-        markable: items.map(() => true),
+        markable: items.map(markableTool),
         marked: items.map((item) => item.cache_control !== undefined),
       };
     },
@@ -162,7 +172,9 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
         recorded: {
           ...head.recorded,
           system: system.map((block, index) => marking(block, count + index)),
-          ...(tools === undefined ? {} : { tools: tools.map(marking) }),
+          ...(tools === undefined ? {} : {
+            tools: (tools as { cache_control?: unknown }[]).map(marking),
+          }),
         },
       };
     },
@@ -197,6 +209,8 @@ function builder(
   }
   const inline = readToolChanges(options.toolChanges, form);
   if (inline) saved.toolChanges = "inline";
+  const toolSearch = readToolSearch(options.toolSearch, form);
+  if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
   return {
     saved,
     rules: ANTHROPIC_RULES,
@@ -224,12 +238,13 @@ function builder(
         );
         texts.forEach((text, index) => system[index].text = text);
       }
+      const sent = withDeferredTools(tools, input.assembly, toolSearch);
       return {
         recorded: {
           model,
           max_tokens,
           system,
-          ...(tools === undefined ? {} : { tools }),
+          ...(sent === undefined ? {} : { tools: sent }),
           ...(inline ? { betas: [...INLINE_BETAS] } : {}),
         },
         state: {},

@@ -9,6 +9,7 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
+import { allowedWithDeferred } from "./deferred.ts";
 import type { ParsedRecording } from "./recording.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
@@ -54,7 +55,7 @@ export function toolStep(
     return {
       tools: { listed: rebuild.listed, changed: rebuild.changed, rebuild },
       listed,
-      allowed: listed.activeTools,
+      allowed: allowedWithDeferred(listed.activeTools, assembly),
     };
   }
   const inline = nextInlineToolSet(
