@@ -10,7 +10,11 @@
 
 import { quote, SystemPromptError } from "../../src/errors.ts";
 import type { PromptAssembly } from "../../src/types.ts";
-import { type MessagesTool, toTool } from "./messages.ts";
+import {
+  type MessagesCacheControl,
+  type MessagesTool,
+  toTool,
+} from "./messages.ts";
 
 /**
  * The tool search tool a conversation lists when it has deferred tools:
@@ -27,13 +31,19 @@ import { type MessagesTool, toTool } from "./messages.ts";
  * ```
  */
 export type MessagesToolSearchTool =
-  | {
-    type: "tool_search_tool_bm25_20251119";
-    name: "tool_search_tool_bm25";
-  }
-  | {
-    type: "tool_search_tool_regex_20251119";
-    name: "tool_search_tool_regex";
+  & (
+    | {
+      type: "tool_search_tool_bm25_20251119";
+      name: "tool_search_tool_bm25";
+    }
+    | {
+      type: "tool_search_tool_regex_20251119";
+      name: "tool_search_tool_regex";
+    }
+  )
+  & {
+    /** Never set by the conversation (a mark falls on a later tool). */
+    cache_control?: MessagesCacheControl;
   };
 
 /** The answer blocks of a server-run tool search: never marked. */

@@ -65,6 +65,11 @@ export interface TailInput<M> {
   readonly toolChanges?: InlineToolChanges;
   /** The committed history (read only). */
   readonly history: readonly M[];
+  /**
+   * The step's assembly as the head gets it: a form that answers a search
+   * of the deferred tools itself reads them here (SPEC §10.3).
+   */
+  readonly assembly?: PromptAssembly;
 }
 
 /** What a step's head (the body without its history) is built from. */

@@ -40,7 +40,12 @@ function registry(deferred: boolean): SystemPrompt {
 }
 
 /** The conversation forms that list deferred tools natively. */
-const NATIVE = new Set(["anthropic", "anthropic-inline"]);
+const NATIVE = new Set([
+  "anthropic",
+  "anthropic-inline",
+  "openai-responses",
+  "openai-responses-inline",
+]);
 
 describe("deferred tools are ignored by the adapters that do not compile them", () => {
   it("each stateless adapter's output is the same with and without the deferred source", async () => {
@@ -72,9 +77,14 @@ describe("deferred tools are ignored by the adapters that do not compile them", 
       if (NATIVE.has(form.name)) {
         assert.notEqual(bodies[1], bodies[0], form.name);
         const { tools } = JSON.parse(bodies[1]) as {
-          tools: { name: string; defer_loading?: boolean }[];
+          tools: {
+            name: string;
+            defer_loading?: boolean;
+            tools?: { name: string; defer_loading?: boolean }[];
+          }[];
         };
-        const deferred = tools.filter((tool) => tool.defer_loading === true);
+        const deferred = tools.flatMap((tool) => tool.tools ?? [tool])
+          .filter((tool) => tool.defer_loading === true);
         assert.deepEqual(deferred.map((tool) => tool.name), [
           "crm_find",
           "crm_log",
