@@ -126,6 +126,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
   simulation: MESSAGES_SIMULATION,
+  deferredTools: "native",
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,

@@ -31,6 +31,14 @@ import {
   stepRecord,
 } from "./state.ts";
 import { refusalText } from "./tool_set.ts";
+import {
+  FIND_TOOLS,
+  findToolsAnswer,
+  headListsPair,
+  pairCalls,
+  PENDING_SEARCH,
+  withToolPair,
+} from "./tool_pair.ts";
 import { forkLayout } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
@@ -156,9 +164,14 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       inline: this.#builder.toolChanges === "inline",
+      pair: form.deferredTools === "pair",
     });
     this.#committed = replayed.state;
-    this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
+    this.#results = this.#refusals(
+      replayed.state.calls,
+      replayed.allowed,
+      headListsPair(replayed.state.head),
+    );
     // The lines read are the recording so far, as they were written.
     this.#recording = parsed.text;
     this.#observer.resume(parsed.steps);
@@ -271,7 +284,10 @@ export class ConversationShell<
       );
     }
     const { read, response } = readAnswer(
-      (value) => this.#form.readAnswer(value, this.#other),
+      (value) => {
+        const read = this.#form.readAnswer(value, this.#other);
+        return built.pair ? { ...read, calls: pairCalls(read.calls) } : read;
+      },
       (value) => this.#form.recordOf(value),
       answer,
     );
@@ -295,7 +311,7 @@ export class ConversationShell<
     });
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = this.#refusals(read.calls, built.allowed);
+    this.#results = this.#refusals(read.calls, built.allowed, built.pair);
     const onRecord = this.#onRecord;
     for (const line of lines) {
       this.#recording += line;
@@ -327,17 +343,23 @@ export class ConversationShell<
     return this.#recording;
   }
 
-  /** The refusals the conversation itself gives calls of inactive tools. */
+  /**
+   * The refusals the conversation itself gives calls of inactive tools;
+   * after a request that listed the search-and-call pair, its searches
+   * (answered at the next request).
+   */
   #refusals(
     calls: readonly ToolCall[],
     allowed: readonly string[] | undefined,
+    pair = false,
   ): Map<string, { content: unknown; isError: boolean }> {
     const results = new Map<string, { content: unknown; isError: boolean }>();
-    if (allowed === undefined) return results;
-    const active = new Set(allowed);
+    const active = allowed === undefined ? undefined : new Set(allowed);
     for (const call of calls) {
-      if (!active.has(call.name)) {
-        const text = refusalText(call.name, allowed);
+      if (pair && call.name === FIND_TOOLS) {
+        results.set(call.id, PENDING_SEARCH);
+      } else if (active !== undefined && !active.has(call.name)) {
+        const text = refusalText(call.name, allowed!);
         results.set(call.id, {
           content: this.#form.resultContent(text, call.id),
           isError: true,
@@ -402,6 +424,16 @@ export class ConversationShell<
     sentAt: number,
   ): Built<M, Body> {
     const committed = this.#committed;
+    for (const call of committed.calls) {
+      if (this.#results.get(call.id) !== PENDING_SEARCH) continue;
+      this.#results.set(call.id, {
+        content: this.#form.resultContent(
+          findToolsAnswer(call.input, assembly),
+          call.id,
+        ),
+        isError: false,
+      });
+    }
     const missing = committed.calls.filter((call) =>
       !this.#results.has(call.id)
     );
@@ -433,8 +465,10 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
+    const pair = this.#form.deferredTools === "pair" &&
+      (listed.deferredTools ?? []).length > 0;
     const request = buildRequest(this.#form, this.#builder, {
-      assembly: listed,
+      assembly: pair ? withToolPair(listed) : listed,
       history: committed.history,
       previousLength: committed.previousLength,
       results,
@@ -467,6 +501,7 @@ export class ConversationShell<
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
       allowed,
+      pair,
       awaiting,
       // The provenance names the blocks as sent: a fork's laid out.
       explanation: explanation === undefined || parentSystem === undefined

@@ -182,6 +182,13 @@ export interface ConversationForm<M = unknown, Body = unknown>
   readAnswer(answer: unknown, other: OtherFormCheck): FormAnswer<M>;
   /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
   recordOf(answer: unknown): unknown;
+  /**
+   * How it sends deferred tools (SPEC §10.3): `"native"` (its own fields,
+   * built by its head), `"pair"` (the conversation lists the fixed
+   * search-and-call pair, `tool_pair.ts`, and answers the search); absent,
+   * not at all.
+   */
+  readonly deferredTools?: "native" | "pair";
   /** Where marks go on its items. */
   readonly marks: MarkSites<M>;
   /** Where a fork's shared mark goes on its head; absent: none. */

@@ -10,6 +10,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
 import { allowedWithDeferred } from "./deferred.ts";
+import { headListsPair, pairCalls } from "./tool_pair.ts";
 import type { ParsedRecording } from "./recording.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
@@ -90,6 +91,8 @@ export function replay<M>(
     readonly read: (answer: unknown) => FormAnswer<M>;
     /** Tool changes go inline. */
     readonly inline: boolean;
+    /** The form lists the search-and-call pair (`tool_pair.ts`). */
+    readonly pair?: boolean;
   },
 ): { state: Committed<M>; allowed: string[] | undefined } {
   let state: Committed<M> = startOf(parsed.header.fork, {
@@ -109,8 +112,14 @@ export function replay<M>(
       );
     }
     let read;
+    const head = step.head === undefined
+      ? state.head
+      : JSON.stringify(step.head);
     try {
       read = form.read(step.response);
+      if (form.pair === true && headListsPair(head)) {
+        read = { ...read, calls: pairCalls(read.calls) };
+      }
       checkDistinctCalls(read.calls);
     } catch (error) {
       throw new SystemPromptError(
@@ -134,7 +143,7 @@ export function replay<M>(
       declared: declaredTools(state.declared, effective),
       calls: read.calls,
       steps: step.step,
-      head: step.head === undefined ? state.head : JSON.stringify(step.head),
+      head,
       state: step.state ?? state.state,
     };
     allowed = step.allowedTools;

@@ -39,6 +39,9 @@ function registry(deferred: boolean): SystemPrompt {
   return prompt;
 }
 
+/** The conversation forms that list the search-and-call pair instead. */
+const PAIR = new Set(["openai-chat"]);
+
 /** The conversation forms that list deferred tools natively. */
 const NATIVE = new Set([
   "anthropic",
@@ -89,6 +92,14 @@ describe("deferred tools are ignored by the adapters that do not compile them", 
           "crm_find",
           "crm_log",
         ]);
+        continue;
+      }
+      if (PAIR.has(form.name)) {
+        assert.match(bodies[1], /"name":"find_tools"/);
+        assert.match(bodies[1], /"name":"call_tool"/);
+        assert.doesNotMatch(bodies[0], /find_tools/);
+        // No deferred tool's name is sent: the model finds them.
+        assert.equal(bodies[1].includes("crm_"), false, form.name);
         continue;
       }
       assert.equal(bodies[1], bodies[0], form.name);

@@ -103,6 +103,7 @@ export const RESPONSES_FORM: ConversationForm<
     answer.object === "response" || Array.isArray(answer.output),
   readAnswer,
   recordOf: copy,
+  deferredTools: "native",
   systemTexts: openAISystemTexts,
   layout: () =>
     new ItemsLayout({
