@@ -126,6 +126,20 @@ describe(
       assert.deepEqual(server.rejections, []);
       assert.deepEqual(called, FOUND.map((found) => found.name));
       assert.equal(server.bodies.length, FOUND.length + 1);
+
+      // report() reads the bodies: a deferred tool's definition is no prompt
+      // token until the model loads it.
+      const report = conv.report({
+        countTokens: (text) => Math.ceil(text.length / 4),
+      });
+      assert.equal(report.totals.estimateError, undefined);
+      const estimate = report.totals.estimate!;
+      const everyTool = JSON.stringify(server.bodies[0].tools).length / 4;
+      assert.ok(
+        estimate.promptTokens / report.requests.length < everyTool / 2,
+        `${estimate.promptTokens} vs ${everyTool}`,
+      );
+
       const first = server.bodies[0];
       const tools = first.tools as Record<string, unknown>[];
       assert.deepEqual(tools[0], {
