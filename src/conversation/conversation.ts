@@ -449,7 +449,8 @@ export class ConversationShell<
     }
     const results: ToolResultInput[] = committed.calls.map((call) => ({
       id: call.id,
-      name: call.name,
+      // The result answers the call the model made (the pair's call_tool).
+      name: call.via ?? call.name,
       ...this.#results.get(call.id)!,
     }));
     const step = toolStep(committed, assembly, this.#builder);

@@ -127,6 +127,7 @@ export function pairCalls(calls: readonly ToolCall[]): ToolCall[] {
       id: call.id,
       name: input.name,
       input: input.arguments ?? {},
+      via: CALL_TOOL,
     };
   });
 }

@@ -60,7 +60,7 @@ describe("the search-and-call pair", () => {
     ]);
     assert.deepEqual(calls, [
       { id: "1", name: FIND_TOOLS, input: { query: "phone" } },
-      { id: "2", name: "crm_log_call", input: { id: "c-1" } },
+      { id: "2", name: "crm_log_call", input: { id: "c-1" }, via: CALL_TOOL },
       { id: "3", name: "read_file", input: {} },
     ]);
   });

@@ -1,7 +1,9 @@
 // Deno-only: `chatConversation` on 300 deferred MCP tools through the real
 // `openai` client's `chat.completions.create`, against a scripted loopback
-// model: the fixed search-and-call pair (find_tools, call_tool), the search
-// answered by the conversation itself, the call run through `mcpTools`.
+// model, and `aiSdkConversation` through `generateText` with
+// `@ai-sdk/anthropic`: the fixed search-and-call pair (find_tools,
+// call_tool), the search answered by the conversation itself, the call run
+// through `mcpTools`.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
@@ -16,7 +18,11 @@ import {
   chatConversation,
   resumeChatConversation,
 } from "../../../adapters/openai/mod.ts";
+import { aiSdkConversation } from "../../../adapters/ai_sdk/mod.ts";
+import { generateText } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import { anthropicToolSearchServer } from "./anthropic_tool_search.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
 import { connectServers, FOUND } from "./mcp_servers.ts";
 import { type Received, type Reply, serveRules } from "./rule_server.ts";
@@ -294,6 +300,103 @@ describe(
       assert.match(
         JSON.stringify(server.bodies[1].messages),
         /Tool \\"crm_create_deal\\" is not active this step/,
+      );
+    });
+  },
+);
+
+describe(
+  "aiSdkConversation with deferred MCP tools: the pair, through generateText and @ai-sdk/anthropic",
+  {
+    skip: SDK_PERMISSIONS,
+  },
+  () => {
+    it("finds and calls 2 tools; the tool set never changes; the results answer call_tool", async () => {
+      const connected = await connectServers();
+      const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+      prompt.section({ name: "rules", order: 10, text: "Search for tools." });
+      prompt.tools(() => ({ schemas: [readFile] }));
+      const sources: McpToolSource[] = [];
+      for (const { plan, client } of connected.servers) {
+        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
+        prompt.fork({ label: plan.name }).tools(source.tools$);
+        sources.push(source);
+      }
+      for (const source of sources) await source.ready;
+      const server = anthropicToolSearchServer((_, n) => {
+        const at = Math.floor(n / 2);
+        if (at >= 2) return { text: "Done." };
+        return n % 2 === 0
+          ? { call: { name: "find_tools", input: { query: FOUND[at].query } } }
+          : {
+            call: {
+              name: "call_tool",
+              input: { name: FOUND[at].name, arguments: FOUND[at].args },
+            },
+          };
+      });
+      const conv = aiSdkConversation(prompt);
+      conv.user("Open the bug and list the pull requests.");
+      const called: string[] = [];
+      try {
+        await serveRules(server.answer, async (baseURL) => {
+          const model = createAnthropic({ apiKey: "sk-loopback", baseURL })(
+            "claude-loopback",
+          );
+          for (let step = 0; step < 5; step++) {
+            const result = await generateText({
+              model,
+              maxRetries: 0,
+              maxOutputTokens: 256,
+              ...await conv.request(),
+            });
+            const calls = conv.record(result);
+            for (const call of calls) {
+              assert.equal(call.via, "call_tool");
+              const source = sources.find((one) => one.owns(call.name))!;
+              const output = await source.call(call.name, call.input);
+              called.push(call.name);
+              const [first] = output.content as { text: string }[];
+              conv.toolResult(call.id, first.text);
+            }
+            if (result.finishReason !== "tool-calls") break;
+          }
+        });
+      } finally {
+        await prompt.dispose();
+        await connected.close();
+      }
+      assert.deepEqual(server.rejections, []);
+      assert.deepEqual(called, [FOUND[0].name, FOUND[1].name]);
+      assert.equal(server.bodies.length, 5);
+      const names = (server.bodies[0].tools as { name: string }[]).map((tool) =>
+        tool.name
+      );
+      assert.deepEqual(names, ["read_file", "find_tools", "call_tool"]);
+      for (const body of server.bodies) {
+        assert.equal(
+          JSON.stringify(body.tools),
+          JSON.stringify(server.bodies[0].tools),
+        );
+      }
+      // Each result answers the call the model made: call_tool's by its name.
+      const results = conv.messages.flatMap((message) =>
+        message.role === "tool"
+          ? (message.content as { toolName?: string }[]).map((part) =>
+            part.toolName
+          )
+          : []
+      );
+      assert.deepEqual(results, [
+        "find_tools",
+        "call_tool",
+        "find_tools",
+        "call_tool",
+      ]);
+      // The search's answer holds the tool it found.
+      assert.match(
+        JSON.stringify(server.bodies[1].messages),
+        new RegExp(FOUND[0].name),
       );
     });
   },
