@@ -5,8 +5,10 @@
  * efficiency (cached ÷ input), the best-layout bound (÷ input), each way ÷
  * the bound, the same ratio for the tools and system prompt alone, and the
  * cost (÷ the cost without a cache), then the mean per provider; then the
- * checks, and the deferred-tools session (`bench_cache_deferred.ts`: 300 MCP
- * tools, 8 found, deferred against all listed, per form).
+ * checks, a long session with compactions, compacted by the conversation and
+ * the common way (scripts/bench_compaction.ts), and the deferred-tools
+ * session (`bench_cache_deferred.ts`: 300 MCP tools, 8 found, deferred
+ * against all listed, per form).
  *
  * ```sh
  * deno task bench:cache            # the table
@@ -33,6 +35,7 @@ import {
   pauseLosses,
   resumedSession,
 } from "./bench_cache_checks.ts";
+import { compactionLines, compactionRows } from "./bench_compaction.ts";
 
 /** One row of the table. */
 export interface BenchRow {
@@ -304,6 +307,7 @@ export async function checks(
       equal && resumed.identical ? "(met)" : "(not met)"
     }`,
   );
+  lines.push(...compactionLines(await compactionRows(count)));
   return lines;
 }
 

@@ -19,12 +19,19 @@ import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
-  compactionUnsupported,
   isObject,
   readLimit,
   readModel,
   readToolChanges,
+  withoutParts,
 } from "../_kit/form_options.ts";
+import {
+  compactionBetas,
+  compactionHead,
+  readServerCompaction,
+  serverCompactionFields,
+  viaRefused,
+} from "./compaction.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
@@ -127,6 +134,12 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     }),
   simulation: MESSAGES_SIMULATION,
   deferredTools: "native",
+  // On-demand compaction; its block carries the tool changes of the range.
+  compaction: {
+    by: "provider",
+    keepsTools: true,
+    unbound: (message) => withoutParts(message, UNMARKABLE),
+  },
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,
@@ -212,6 +225,9 @@ function builder(
   if (inline) saved.toolChanges = "inline";
   const toolSearch = readToolSearch(options.toolSearch, form);
   if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
+  const server = readServerCompaction(options.serverCompaction, form);
+  if (server !== undefined) saved.serverCompaction = server;
+  const betas = [...inline ? INLINE_BETAS : [], ...server?.betas ?? []];
   return {
     saved,
     rules: ANTHROPIC_RULES,
@@ -246,15 +262,21 @@ function builder(
           max_tokens,
           system,
           ...(sent === undefined ? {} : { tools: sent }),
-          ...(inline ? { betas: [...INLINE_BETAS] } : {}),
+          ...serverCompactionFields(server),
+          ...(betas.length > 0 ? { betas: [...betas] } : {}),
         },
         state: {},
       };
     },
+    compaction: (head, asked) => {
+      if (asked.via !== undefined) throw viaRefused(asked.via);
+      return { head: compactionHead(head, asked.instructions), tail: [] };
+    },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
     body: (head, messages, extras) => {
-      const { betas, ...rest } = head.recorded;
+      const { betas: own, ...rest } = head.recorded;
+      const betas = compactionBetas(own as string[] | undefined, messages);
       return {
         ...rest,
         messages,
@@ -348,9 +370,6 @@ function readAnswer(
           `is an object with a string type.`,
       );
     }
-    if (block.type === "compaction") {
-      throw compactionUnsupported("The message holds a compaction block");
-    }
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
         throw new SystemPromptError(
@@ -362,9 +381,17 @@ function readAnswer(
     }
   }
   const content = JSON.parse(JSON.stringify(response.content));
+  // A compaction block (on demand, or the threshold's inside a step) is the
+  // answer's first: the history starts at this message.
+  const compacted = content.some((block: { type: string }) =>
+    block.type === "compaction"
+  );
   return {
     messages: [{ role: "assistant", content }],
     calls,
     usage: response.usage ?? null,
+    ...(compacted
+      ? { compactedFrom: 0, paused: response.stop_reason === "compaction" }
+      : {}),
   };
 }

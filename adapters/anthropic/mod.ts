@@ -39,6 +39,7 @@ export type {
 } from "./messages.ts";
 export type { MessagesToolSearchTool } from "./deferred.ts";
 export type {
+  AnthropicCompactEdit,
   AnthropicConversation,
   AnthropicConversationBody,
   AnthropicConversationOptions,

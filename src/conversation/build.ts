@@ -14,6 +14,7 @@ import type {
   BodyExtras,
   ConversationForm,
   FormBuilder,
+  FormHead,
   ToolResultInput,
 } from "./form.ts";
 import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
@@ -56,6 +57,8 @@ export interface BuiltRequest<M, Body> {
   readonly head: Record<string, unknown>;
   /** The form's state after this request. */
   readonly state: Record<string, unknown>;
+  /** The head as the form built it (what a compaction sends again). */
+  readonly formHead: FormHead;
 }
 
 /**
@@ -127,6 +130,7 @@ export function buildRequest<M, Body>(
     marks: marked.marks,
     head: head.recorded,
     state: head.state,
+    formHead: head,
   };
 }
 

@@ -165,3 +165,21 @@ export function findToolsAnswer(
     })
   ).join("\n");
 }
+
+/**
+ * `results` (the conversation's own refusals) with each `find_tools` call
+ * of an answer to a request that listed the pair marked pending (answered
+ * at the next request, never refused).
+ */
+export function pendingSearches<R>(
+  results: Map<string, R | typeof PENDING_SEARCH>,
+  calls: readonly ToolCall[],
+  pair: boolean,
+): Map<string, R> {
+  if (pair) {
+    for (const call of calls) {
+      if (call.name === FIND_TOOLS) results.set(call.id, PENDING_SEARCH);
+    }
+  }
+  return results as Map<string, R>;
+}
