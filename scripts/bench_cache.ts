@@ -5,8 +5,10 @@
  * efficiency (cached ÷ input), the best-layout bound (÷ input), each way ÷
  * the bound, the same ratio for the tools and system prompt alone, and the
  * cost (÷ the cost without a cache), then the mean per provider; then the
- * checks, and a long session with compactions, compacted by the
- * conversation and the common way (scripts/bench_compaction.ts).
+ * checks, a long session with compactions, compacted by the conversation and
+ * the common way (scripts/bench_compaction.ts), and the deferred-tools
+ * session (`bench_cache_deferred.ts`: 300 MCP tools, 8 found, deferred
+ * against all listed, per form).
  *
  * ```sh
  * deno task bench:cache            # the table
@@ -28,6 +30,7 @@ import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
 import { wayFormFor } from "../cli/readme_way.ts";
 import { readmeStatelessWay } from "../cli/readme_way_stateless.ts";
 import { PROVIDERS } from "../cli/args.ts";
+import { deferredBenchRows, deferredLines } from "./bench_cache_deferred.ts";
 import {
   inlineToolChanges,
   pauseLosses,
@@ -338,5 +341,7 @@ if (import.meta.main) {
   for (const line of table(rows, markdown)) console.log(line);
   for (const line of goal(rows)) console.log(line);
   for (const line of await checks(readme)) console.log(line);
+  const deferred = await deferredBenchRows(memo(await tokenCounter()));
+  for (const line of deferredLines(deferred)) console.log(line);
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }

@@ -83,6 +83,7 @@ export function buildRequest<M, Body>(
     person: input.person,
     update: input.update,
     history: input.history,
+    assembly: input.assembly,
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),
