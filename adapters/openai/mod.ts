@@ -43,7 +43,9 @@ export type {
 } from "./chat/chat.ts";
 export { toResponses } from "./responses/responses.ts";
 export type {
+  ResponsesAllowedTool,
   ResponsesDeferredFunction,
+  ResponsesDeferredToolChoice,
   ResponsesNamespaceTool,
   ResponsesToolSearchTool,
 } from "./responses/deferred.ts";

@@ -32,6 +32,7 @@ import {
   stepRecord,
 } from "./state.ts";
 import { checkedResult, refusalsOf } from "./results.ts";
+import { withNamespaceRefusals } from "./deferred.ts";
 import {
   findToolsAnswer,
   headListsPair,
@@ -175,7 +176,11 @@ export class ConversationShell<
     });
     this.#committed = replayed.state;
     this.#results = pendingSearches(
-      refusalsOf(this.#form, replayed.state.calls, replayed.allowed),
+      withNamespaceRefusals(
+        this.#form,
+        refusalsOf(this.#form, replayed.state.calls, replayed.allowed),
+        { calls: replayed.state.calls, head: replayed.state.head },
+      ),
       replayed.state.calls,
       headListsPair(replayed.state.head),
     );
@@ -295,7 +300,11 @@ export class ConversationShell<
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = pendingSearches(
-      refusalsOf(this.#form, read.calls, built.allowed),
+      withNamespaceRefusals(
+        this.#form,
+        refusalsOf(this.#form, read.calls, built.allowed),
+        { calls: read.calls, head },
+      ),
       read.calls,
       built.pair,
     );

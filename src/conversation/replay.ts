@@ -59,10 +59,14 @@ export function toolStep(
       append: committed.steps === 0,
     });
     const listed = listedAssembly(assembly, rebuild);
+    const allowed = allowedWithDeferred(listed.activeTools, assembly);
+    // The active deferred names follow the listed ones, as in the
+    // assembly: a form with a tool search of its own allows them.
+    if (allowed !== undefined) listed.activeTools = allowed;
     return {
       tools: { listed: rebuild.listed, changed: rebuild.changed, rebuild },
       listed,
-      allowed: allowedWithDeferred(listed.activeTools, assembly),
+      allowed,
     };
   }
   const inline = nextInlineToolSet(

@@ -48,6 +48,12 @@ export interface ToolCall {
    * result goes back as that call's.
    */
   readonly via?: string;
+  /**
+   * The group of the tools block the call named (OpenAI Responses: the
+   * `namespace` of a deferred function); a call whose group does not hold
+   * its tool is refused by the conversation.
+   */
+  readonly namespace?: string;
 }
 
 /**

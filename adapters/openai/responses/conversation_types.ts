@@ -11,6 +11,7 @@ import type {
   ConversationOptions,
 } from "../../../src/conversation/types.ts";
 import type {
+  ResponsesDeferredToolChoice,
   ResponsesNamespaceTool,
   ResponsesToolSearchTool,
 } from "./deferred.ts";
@@ -121,8 +122,11 @@ export interface ResponsesConversationBody {
    * tool source.
    */
   tools?: (ResponsesTool | ResponsesToolSearchTool | ResponsesNamespaceTool)[];
-  /** The allowed tools, when gates (or a dropped tool) limit them. */
-  tool_choice?: ResponsesToolChoice;
+  /**
+   * The allowed tools, when gates (or a dropped tool) limit them; with
+   * active deferred tools, `tool_search` and those functions by namespace.
+   */
+  tool_choice?: ResponsesToolChoice | ResponsesDeferredToolChoice;
   /** Fixed at the first request: one session per conversation. */
   prompt_cache_key: string;
   /**

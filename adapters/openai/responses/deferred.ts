@@ -17,7 +17,7 @@ import {
   searchTools,
   toolSearchIndex,
 } from "../../../src/shared/tool_search.ts";
-import type { ResponsesTool } from "./responses.ts";
+import type { ResponsesTool, ResponsesToolChoice } from "./responses.ts";
 
 /**
  * The `tool_search` tool a conversation lists when it has deferred tools:
@@ -88,6 +88,55 @@ export interface ResponsesNamespaceTool {
   description: string;
   /** Its deferred functions, in canonical order. */
   tools: ResponsesDeferredFunction[];
+}
+
+/**
+ * One tool an `allowed_tools` tool choice allows in a conversation with
+ * deferred tools: a function (a deferred one by its namespace and name, as
+ * its call names it), or the `tool_search` tool.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesAllowedTool } from "@rxprompt/system-prompt/openai";
+ *
+ * const found: ResponsesAllowedTool = {
+ *   type: "function",
+ *   name: "crm_log_call",
+ *   namespace: "crm",
+ * };
+ * ```
+ */
+export type ResponsesAllowedTool =
+  | { type: "function"; name: string; namespace?: string }
+  | { type: "tool_search" };
+
+/**
+ * A conversation's tool choice with gates and deferred tools: the active
+ * listed functions, `tool_search`, then the active deferred functions in
+ * their namespaces (the gates live here; the tools block never changes).
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesDeferredToolChoice } from "@rxprompt/system-prompt/openai";
+ *
+ * const choice: ResponsesDeferredToolChoice = {
+ *   type: "allowed_tools",
+ *   mode: "auto",
+ *   tools: [
+ *     { type: "function", name: "read_file" },
+ *     { type: "tool_search" },
+ *     { type: "function", name: "crm_log_call", namespace: "crm" },
+ *   ],
+ * };
+ * ```
+ */
+export interface ResponsesDeferredToolChoice {
+  /** Always `"allowed_tools"`. */
+  type: "allowed_tools";
+  /** `"auto"` or `"required"`, as the conversation's `toolChoiceMode`. */
+  mode: "auto" | "required";
+  /** What the model may call this step. */
+  tools: ResponsesAllowedTool[];
 }
 
 /** The namespace of deferred tools no source labelled. */
@@ -186,6 +235,45 @@ export function withDeferredTools(
     ...listed ?? [],
     ...namespacesOf(assembly, options.strict),
   ];
+}
+
+/**
+ * A gated step's tool choice with the active deferred tools allowed too:
+ * `tool_search` and each active deferred function by its namespace, so a
+ * found tool is callable as an active listed one is. `activeTools` holds
+ * the active listed names, then the active deferred ones. Without gates
+ * (`choice` undefined) or an active deferred tool, `choice` as it is.
+ */
+export function allowingDeferred(
+  choice: ResponsesToolChoice | undefined,
+  assembly: Pick<
+    PromptAssembly,
+    "deferredTools" | "deferredSources" | "activeTools"
+  >,
+  mode: "auto" | "required",
+): ResponsesToolChoice | ResponsesDeferredToolChoice | undefined {
+  if (choice === undefined || assembly.activeTools === undefined) {
+    return choice;
+  }
+  const active = new Set(assembly.activeTools);
+  const found: ResponsesAllowedTool[] = [];
+  for (const namespace of namespacesOf(assembly, false)) {
+    for (const { name } of namespace.tools) {
+      if (active.has(name)) {
+        found.push({ type: "function", name, namespace: namespace.name });
+      }
+    }
+  }
+  if (found.length === 0) return choice;
+  return {
+    type: "allowed_tools",
+    mode: choice === "none" ? mode : choice.mode,
+    tools: [
+      ...choice === "none" ? [] : choice.tools,
+      { type: "tool_search" },
+      ...found,
+    ],
+  };
 }
 
 /**

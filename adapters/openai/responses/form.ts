@@ -43,6 +43,7 @@ import {
   toResponses,
 } from "./responses.ts";
 import {
+  allowingDeferred,
   clientSearchOutputs,
   readToolSearch,
   withDeferredTools,
@@ -207,9 +208,13 @@ function builder(
         input.assembly,
         markedAdapter(read.adapter, { key, mark }),
       );
-      const toolChoice = input.toolChanges === undefined
-        ? fields.tool_choice
-        : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode);
+      const toolChoice = allowingDeferred(
+        input.toolChanges === undefined
+          ? fields.tool_choice
+          : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode),
+        input.assembly,
+        read.read.toolChoiceMode,
+      );
       const tools = withDeferredTools(fields.tools, input.assembly, {
         search,
         strict: read.read.strict,
@@ -389,6 +394,9 @@ function readAnswer(
         id: item.call_id,
         name: item.name,
         input: parseArguments(item.arguments),
+        ...(typeof item.namespace === "string"
+          ? { namespace: item.namespace }
+          : {}),
       });
     }
   }

@@ -246,6 +246,94 @@ describe("responsesConversation with 300 deferred MCP tools, through openai", {
     }
   });
 
+  it("with gates, tool_choice allows tool_search and the active deferred tools by namespace; a found one is called", async () => {
+    const gated = new SystemPrompt({ includeHarnessIdentity: false });
+    gated.section({ name: "rules", order: 10, text: "Be brief." });
+    gated.tools(() => ({ schemas: [readFile] }));
+    const crm = sources.find((one) => one.owns("crm_get_contact"))!;
+    gated.fork({ label: "crm" }).tools(crm.tools$, { defer: true });
+    gated.toolGate(() => ["read_file", "crm_get_contact"]);
+    const server = responsesToolSearchServer((_, n) =>
+      n === 0
+        ? {
+          search: FOUND[3].query,
+          call: { namespace: "crm", name: "crm_get_contact", arguments: {} },
+        }
+        : { text: "Done." }
+    );
+    const conv = responsesConversation(gated, { model: "gpt-loopback" });
+    conv.user("Look Ada up.");
+    const open: string[][] = [];
+    await serveRules(server.answer, async (baseURL) => {
+      const openai = client(baseURL);
+      for (let step = 0; step < 2; step++) {
+        const answer = await openai.responses.create(await conv.request());
+        const calls = conv.record(answer as unknown as Answer);
+        open.push(calls.map((call) => call.name));
+        for (const call of calls) conv.toolResult(call.id, "ok");
+      }
+    });
+    await gated.dispose();
+    assert.deepEqual(server.rejections, []);
+    assert.deepEqual(open, [["crm_get_contact"], []]);
+    for (const body of server.bodies) {
+      assert.deepEqual(body.tool_choice, {
+        type: "allowed_tools",
+        mode: "auto",
+        tools: [
+          { type: "function", name: "read_file" },
+          { type: "tool_search" },
+          { type: "function", name: "crm_get_contact", namespace: "crm" },
+        ],
+      });
+      // The gates live in tool_choice: the tools block is the first's.
+      assert.equal(
+        JSON.stringify(body.tools),
+        JSON.stringify(server.bodies[0].tools),
+      );
+    }
+  });
+
+  it("a call naming a namespace that does not hold its tool is refused by the conversation", async () => {
+    const conv = responsesConversation(prompt, { model: "gpt-loopback" });
+    conv.user("Open a bug.");
+    const first = await conv.request();
+    const home = namespaceIn(
+      first as unknown as Record<string, unknown>,
+      FOUND[0].name,
+    );
+    const other = (first.tools as { type: string; name?: string }[])
+      .find((tool) => tool.type === "namespace" && tool.name !== home)!.name!;
+    const call = (id: string, namespace: string) => ({
+      type: "function_call",
+      id: `fc_${id}`,
+      call_id: id,
+      name: FOUND[0].name,
+      namespace,
+      arguments: "{}",
+      status: "completed",
+    });
+    const calls = conv.record({
+      id: "resp_0",
+      object: "response",
+      output: [call("right", home), call("wrong", other), call("none", "nope")],
+      usage: null,
+    } as unknown as Answer);
+    assert.deepEqual(calls.map((one) => one.id), ["right"]);
+    conv.toolResult("right", "ok");
+    const next = JSON.stringify(await conv.request());
+    for (const namespace of [other, "nope"]) {
+      assert.ok(
+        next.includes(
+          `Tool \\"${
+            FOUND[0].name
+          }\\" is not in the namespace \\"${namespace}\\"`,
+        ),
+        next.slice(-800),
+      );
+    }
+  });
+
   it("a resume mid-session sends the next body byte for byte (client search)", async () => {
     const server = responsesToolSearchServer(() => ({
       search: FOUND[2].query,

@@ -13,6 +13,12 @@
  * - A `function_call` in the input of a deferred function comes after a
  *   `tool_search_output` that loaded it (matched by `namespace` and
  *   `name`), else 400; of a function the request does not define, 400.
+ * - An `allowed_tools` tool choice names only tools the request defines:
+ *   `{ type: "tool_search" }` with a `tool_search` listed, and
+ *   `{ type: "function", name, namespace? }` (a namespaced function by its
+ *   namespace and name, as its call names it), else 400. The model then
+ *   searches and calls only what it allows (`"none"`: nothing); a script
+ *   asking for more is a test's error (500).
  *
  * With `execution: "server"` (the default) the server runs the search over
  * the deferred functions (words over names, descriptions and the
@@ -238,6 +244,65 @@ function readInput(
   return { parts, loaded };
 }
 
+/** What a tool choice allows the model: `undefined` for every tool. */
+interface Allowed {
+  readonly search: boolean;
+  /** The functions' keys (`namespace.name` or `name`). */
+  readonly functions: ReadonlySet<string>;
+}
+
+function allowedBy(
+  body: Record<string, unknown>,
+  set: ToolSet,
+): Allowed | undefined {
+  const choice = body.tool_choice;
+  if (choice === undefined || choice === "auto" || choice === "required") {
+    return undefined;
+  }
+  if (choice === "none") return { search: false, functions: new Set() };
+  if (!record(choice) || choice.type !== "allowed_tools") {
+    throw new RuleBroken("tool_choice: none, auto, required or allowed_tools");
+  }
+  if (choice.mode !== "auto" && choice.mode !== "required") {
+    throw new RuleBroken('tool_choice.mode: "auto" or "required"');
+  }
+  if (!Array.isArray(choice.tools)) {
+    throw new RuleBroken("tool_choice.tools: a list");
+  }
+  let search = false;
+  const functions = new Set<string>();
+  choice.tools.forEach((tool, index) => {
+    const where = `tool_choice.tools[${index}]`;
+    if (record(tool) && tool.type === "tool_search") {
+      if (set.search === undefined) {
+        throw new RuleBroken(
+          `${where}: allows tool_search, which is not listed`,
+        );
+      }
+      search = true;
+      return;
+    }
+    if (
+      !record(tool) || tool.type !== "function" ||
+      typeof tool.name !== "string" ||
+      (tool.namespace !== undefined && typeof tool.namespace !== "string")
+    ) {
+      throw new RuleBroken(
+        `${where}: { type: "tool_search" } or { type: "function", name, ` +
+          `namespace? }`,
+      );
+    }
+    const key = keyOf(tool.namespace as string | undefined, tool.name);
+    if (!set.functions.has(key)) {
+      throw new RuleBroken(
+        `${where}: allows ${key}, which the request does not define`,
+      );
+    }
+    functions.add(key);
+  });
+  return { search, functions };
+}
+
 /** The deferred functions a search finds, at most 5, in the tools' order. */
 function search(set: ToolSet, query: string): string[] {
   const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
@@ -306,9 +371,11 @@ export function responsesToolSearchServer(
       const body = JSON.parse(request.body) as Record<string, unknown>;
       let set: ToolSet;
       let read: { parts: string[]; loaded: Set<string> };
+      let allowed: Allowed | undefined;
       try {
         set = toolSetOf(body);
         read = readInput(body, set);
+        allowed = allowedBy(body, set);
       } catch (error) {
         if (!(error instanceof RuleBroken)) throw error;
         rejections.push(error.message);
@@ -332,6 +399,9 @@ export function responsesToolSearchServer(
       const output: Record<string, unknown>[] = [];
       const visible = new Set(read.loaded);
       if (turn.search !== undefined) {
+        if (allowed !== undefined && !allowed.search) {
+          throw new Error("the model cannot search: tool_choice forbids it");
+        }
         const client = set.search?.execution === "client";
         output.push({
           type: "tool_search_call",
@@ -359,6 +429,11 @@ export function responsesToolSearchServer(
         const listed = set.functions.has(key) && !set.deferred.includes(key);
         if (!listed && !visible.has(key)) {
           throw new Error(`the model cannot call ${key}: it is not loaded`);
+        }
+        if (allowed !== undefined && !allowed.functions.has(key)) {
+          throw new Error(
+            `the model cannot call ${key}: tool_choice forbids it`,
+          );
         }
         output.push({
           type: "function_call",

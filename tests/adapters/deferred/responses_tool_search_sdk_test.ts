@@ -274,6 +274,70 @@ describe("OpenAI's deferred-tool rules, through openai's responses.create", {
     }
   });
 
+  it("allowed_tools names a namespaced function by namespace and name, and tool_search by type; the model keeps to it", async () => {
+    const tools = toolsOf(small);
+    const choice = (
+      allowed: Record<string, unknown>[],
+    ): OpenAI.Responses.ToolChoiceAllowed => ({
+      type: "allowed_tools",
+      mode: "auto",
+      tools: allowed,
+    });
+    const bare = await rejection({
+      model: "gpt-loopback",
+      tools,
+      tool_choice: choice([{ type: "function", name: "crm_find" }]),
+      input: [user("Find Ada.")],
+    });
+    assert.equal(bare.status, 400);
+    assert.match(bare.message, /allows crm_find, which the request does not/);
+    const [, ...unsearchable] = tools;
+    const search = await rejection({
+      model: "gpt-loopback",
+      tools: unsearchable.slice(0, 1),
+      tool_choice: choice([{ type: "tool_search" }]),
+      input: [user("Find Ada.")],
+    });
+    assert.match(search.message, /allows tool_search, which is not listed/);
+
+    const allowed = choice([{ type: "tool_search" }, {
+      type: "function",
+      name: "crm_find",
+      namespace: "crm",
+    }]);
+    // The model searches and calls what tool_choice allows...
+    const served = await sendAll(
+      () => ({
+        search: "contact",
+        call: { namespace: "crm", name: "crm_find", arguments: {} },
+      }),
+      async (openai) => {
+        await openai.responses.create({
+          model: "gpt-loopback",
+          tools,
+          tool_choice: allowed,
+          input: [user("Find Ada.")],
+        });
+      },
+    );
+    assert.deepEqual(served.rejections, []);
+    // ...and nothing else: read_file is not allowed.
+    let caught: unknown;
+    await sendAll(
+      () => ({ call: { name: "read_file", arguments: {} } }),
+      async (openai) => {
+        await openai.responses.create({
+          model: "gpt-loopback",
+          tools,
+          tool_choice: allowed,
+          input: [user("Read it.")],
+        }).catch((error) => caught = error);
+      },
+    );
+    assert.ok(caught instanceof OpenAI.APIError);
+    assert.match(caught.message, /cannot call read_file: tool_choice forbids/);
+  });
+
   it("a call of a deferred function before a tool_search_output loaded it is a 400; so is loading an unknown one", async () => {
     const tools = toolsOf(small);
     const early = await rejection({
