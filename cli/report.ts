@@ -298,6 +298,13 @@ export function reportLines(result: RecordingReport): string[] {
         `than the bytes allowed.`,
     );
   }
+  if (report.deferred !== undefined) {
+    const { tools, found, tokensNotSent } = report.deferred;
+    lines.push(
+      `Deferred tools: ${found} of ${tools} found; ${tokensNotSent} tokens ` +
+        `of definitions not sent (summed over the requests).`,
+    );
+  }
   const verdicts = Object.entries(totals.verdicts).filter(([, n]) => n > 0);
   lines.push(
     `Misses by verdict: ${

@@ -108,6 +108,7 @@ export type {
   CachePrices,
   CacheReportRequest,
   CacheVerdict,
+  DeferredToolsReport,
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,

@@ -23,6 +23,7 @@ import type {
   RecordingStep,
 } from "./recording.ts";
 import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
+import { deferredReport } from "./deferred_report.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -287,5 +288,10 @@ export function conversationReport(
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;
-  return growingCacheReport(requests, { ...options, provider }, rules);
+  const report = growingCacheReport(requests, { ...options, provider }, rules);
+  const deferred = deferredReport(steps, {
+    read,
+    countTokens: options.countTokens,
+  });
+  return deferred === undefined ? report : { ...report, deferred };
 }

@@ -413,8 +413,11 @@ export interface Conversation<
    * writes, the simulator's estimate for the same body, and for a request
    * that read less than it could the verdict, the provider's diagnosis
    * and (with `diagnostics`) the registration behind it; totals with the
-   * hit ratio, writes, re-write factor and cost. `rxprompt report FILE`
-   * prints the same from the recording.
+   * hit ratio, writes, re-write factor and cost. With deferred tools sent
+   * unloaded (SPEC §10.3), `deferred`: how many, how many the model found,
+   * and the tokens (by `countTokens`) of the definitions not sent, per
+   * request, summed. `rxprompt report FILE` prints the same from the
+   * recording.
    */
   report(options: ConversationReportOptions): PromptCacheReport;
   /**

@@ -413,4 +413,37 @@ export interface PromptCacheReport {
   requests: CacheReportRequest[];
   /** The sums and ratios. */
   totals: PromptCacheReportTotals;
+  /**
+   * A conversation's report whose requests sent deferred tools (SPEC
+   * §10.3): what deferring saved. Absent otherwise.
+   */
+  deferred?: DeferredToolsReport;
+}
+
+/**
+ * What deferring tools saved a conversation (SPEC §10.3): the deferred
+ * tools its requests sent unloaded (`defer_loading`, as Anthropic's tools
+ * and OpenAI Responses' namespaced functions carry it), those the model
+ * found, and the tokens of the definitions left out of the prompt.
+ *
+ * @example
+ * ```ts
+ * import type { DeferredToolsReport } from "@rxprompt/system-prompt/cache";
+ *
+ * function saved(deferred: DeferredToolsReport): string {
+ *   return `${deferred.found} of ${deferred.tools} deferred tools found; ` +
+ *     `${deferred.tokensNotSent} tokens not sent`;
+ * }
+ * ```
+ */
+export interface DeferredToolsReport {
+  /** The distinct deferred tools the requests carried. */
+  tools: number;
+  /** The distinct deferred tools the model found (loaded by a search). */
+  found: number;
+  /**
+   * Per request, the tokens (the report's `countTokens` of each definition's
+   * JSON) of the deferred definitions not loaded yet, summed over requests.
+   */
+  tokensNotSent: number;
 }

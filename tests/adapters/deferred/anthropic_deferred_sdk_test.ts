@@ -19,6 +19,7 @@ import {
   anthropicToolSearchServer,
   type AnthropicTurn,
 } from "./anthropic_tool_search.ts";
+import { savingOfBodies } from "./deferred_saving.ts";
 import { serveRules } from "./rule_server.ts";
 
 const readFile: ToolSchema = {
@@ -133,6 +134,14 @@ describe(
         countTokens: (text) => Math.ceil(text.length / 4),
       });
       assert.equal(report.totals.estimateError, undefined);
+      // What deferring saved: every definition not loaded yet, per request.
+      const saving = savingOfBodies(
+        server.bodies,
+        (text) => Math.ceil(text.length / 4),
+      );
+      assert.equal(saving.tools, 300);
+      assert.ok(saving.found >= FOUND.length);
+      assert.deepEqual(report.deferred, saving);
       const estimate = report.totals.estimate!;
       const everyTool = JSON.stringify(server.bodies[0].tools).length / 4;
       assert.ok(

@@ -22,6 +22,7 @@ import {
   responsesToolSearchServer,
   type ResponsesTurn,
 } from "./responses_tool_search.ts";
+import { savingOfBodies } from "./deferred_saving.ts";
 import { serveRules } from "./rule_server.ts";
 
 type Answer = Parameters<ResponsesConversation["record"]>[0];
@@ -144,6 +145,14 @@ describe("responsesConversation with 300 deferred MCP tools, through openai", {
       countTokens: (text) => Math.ceil(text.length / 4),
     });
     assert.equal(report.totals.estimateError, undefined);
+    // What deferring saved: every definition not loaded yet, per request.
+    const saving = savingOfBodies(
+      server.bodies,
+      (text) => Math.ceil(text.length / 4),
+    );
+    assert.equal(saving.tools, 300);
+    assert.ok(saving.found >= FOUND.length);
+    assert.deepEqual(report.deferred, saving);
     const estimate = report.totals.estimate!;
     const everyTool = JSON.stringify(server.bodies[0].tools).length / 4;
     assert.ok(
