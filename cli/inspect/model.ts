@@ -18,6 +18,7 @@ import {
   type SectionOrigin,
   type Stability,
   type SystemPrompt,
+  type ToolOrigin,
 } from "../../mod.ts";
 import { describeTarget, targetJson } from "../assembly.ts";
 import { describeError } from "../cli_error.ts";
@@ -128,6 +129,11 @@ export interface ScopeView {
   error?: string;
   blocks: BlockView[];
   tools: ToolView[];
+  /**
+   * The deferred tools (SPEC §10.3), listed only when the model finds
+   * them, so outside the totals; absent when there are none.
+   */
+  deferredTools?: ToolView[];
   runtimeContext: RuntimeContextView[];
   variables: VariableView[];
   shadowed: ShadowedView[];
@@ -236,7 +242,7 @@ export function layout(
       tool.cache_control === undefined ? [] : [tool.name]
     ),
   );
-  const tools = explanation.tools.map((origin): ToolView => ({
+  const toolView = (origin: ToolOrigin): ToolView => ({
     name: origin.name,
     stability: origin.stability ?? "stable",
     stabilityReason: origin.stabilityReason ?? "layer default",
@@ -247,7 +253,9 @@ export function layout(
       ? {}
       : { inactiveBy: origin.inactiveBy }),
     marker: marked.has(origin.name),
-  }));
+  });
+  const tools = explanation.tools.map(toolView);
+  const deferredTools = explanation.deferredTools?.map(toolView);
   const runtime = explanation.runtimeContext.length === 0
     ? ""
     : renderRuntimeContext(assembly);
@@ -261,6 +269,7 @@ export function layout(
   return {
     blocks,
     tools,
+    ...(deferredTools === undefined ? {} : { deferredTools }),
     runtimeContext,
     variables: explanation.variables.map((origin) => ({
       name: origin.name,

@@ -219,6 +219,31 @@ export const PAGE_JS = String.raw`"use strict";
       { numeric: [3] });
   }
 
+  function deferredToolsSection(view) {
+    if (!view.deferredTools) return [];
+    var id = view.id + "-deferredTools";
+    return h("section", { "aria-labelledby": id + "-h", "data-part": "deferredTools" },
+      h("h3", { id: id + "-h", text: "Deferred tools (" + view.deferredTools.length +
+        "): listed when the model finds them; not in the totals" }),
+      table("Deferred tools of " + view.title,
+        ["name", "stability", "contributor", "tokens", "active"],
+        view.deferredTools.map(function (tool) {
+          return h("tr", {
+            "data-deferred-tool": tool.name,
+            "data-stability": tool.stability,
+            "data-contributor": tool.contributor.label,
+            "data-active": tool.active ? "yes" : "no",
+            className: tool.active ? undefined : "inactive"
+          },
+            h("th", { scope: "row", text: tool.name }),
+            cell([badge(tool.stability), " ", h("span", { className: "reason", text: "(" + tool.stabilityReason + ")" })]),
+            cell(tool.contributor.label),
+            cell(tool.tokens, true),
+            cell(tool.active ? "yes" : "no: inactive, left out by " + tool.inactiveBy));
+        }),
+        { numeric: [3] }));
+  }
+
   function listSection(view, key, title, empty, headers, row) {
     var items = view[key];
     var id = view.id + "-" + key;
@@ -238,6 +263,7 @@ export const PAGE_JS = String.raw`"use strict";
         h("section", { "aria-labelledby": view.id + "-tools-h", "data-part": "tools" },
           h("h3", { id: view.id + "-tools-h", text: "Tools (" + view.tools.length + ")" }),
           toolsTable(view)),
+        deferredToolsSection(view),
         h("section", { "aria-labelledby": view.id + "-blocks-h", "data-part": "blocks" },
           h("h3", { id: view.id + "-blocks-h", text: "System prompt blocks (" + view.blocks.length + ")" }),
           view.blocks.length === 0 ? none("The system prompt is empty.") : view.blocks.map(function (block) { return blockView(view, block); })),

@@ -86,6 +86,56 @@ describe("the inspector's view of an assembly", () => {
     }
   });
 
+  it("shows the deferred tools apart, out of the totals, with their gates", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "rules", order: 10, text: "Be brief." });
+    prompt.tools(() => ({
+      schemas: [{ name: "read", description: "Read.", parameters: schema }],
+    }));
+    prompt.fork({ label: "crm" }).tools(() => ({
+      schemas: [
+        {
+          name: "crm_find",
+          description: "Find a contact.",
+          parameters: schema,
+        },
+        { name: "crm_log", description: "Log a call.", parameters: schema },
+      ],
+    }), { defer: true });
+    prompt.toolGate(() => ["read", "crm_find"]);
+    try {
+      const explanation = await prompt.explain({}, { countTokens: words });
+      const view = layout(explanation, { count: words, names: new Map() });
+      assert.deepEqual(view.tools.map((tool) => tool.name), ["read"]);
+      assert.deepEqual(
+        view.deferredTools?.map((tool) => [
+          tool.name,
+          tool.active,
+          tool.contributor.label,
+          tool.marker,
+        ]),
+        [
+          ["crm_find", true, "registry/crm (global)", false],
+          ["crm_log", false, "registry/crm (global)", false],
+        ],
+      );
+      assert.match(view.deferredTools?.[1].inactiveBy ?? "", /tool gate #1/);
+      assert.ok(view.deferredTools!.every((tool) => tool.tokens > 0));
+      assert.equal(view.totals.toolTokens, view.tools[0].tokens);
+    } finally {
+      await prompt.dispose();
+    }
+    const plain = new SystemPrompt({ includeHarnessIdentity: false });
+    plain.section({ name: "rules", order: 10, text: "Be brief." });
+    try {
+      const explanation = await plain.explain({}, { countTokens: words });
+      const view = layout(explanation, { count: words, names: new Map() });
+      assert.equal("deferredTools" in view, false);
+    } finally {
+      await plain.dispose();
+    }
+  });
+
   it("shows a failed assembly as the view's one-line error", async () => {
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.section({ name: "broken", order: 1, text: "{{missing}}" });

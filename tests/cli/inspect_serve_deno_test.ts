@@ -444,6 +444,55 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
     }
   });
 
+  it("shows the deferred tools in a table of their own, out of the totals", async () => {
+    const config = `${folder}/deferred.config.ts`;
+    await Deno.writeTextFile(
+      config,
+      `import { SystemPrompt } from ${JSON.stringify(repoPath("mod.ts"))};
+const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+const schema = { type: "object", properties: {} };
+prompt.section({ name: "rules", order: 10, text: "Be brief." });
+prompt.tools(() => ({
+  schemas: [{ name: "read_file", description: "Read a file.", parameters: schema }],
+}));
+prompt.fork({ label: "crm" }).tools(() => ({
+  schemas: [
+    { name: "crm_find", description: "Find a contact.", parameters: schema },
+    { name: "crm_log_call", description: "Log a call.", parameters: schema },
+  ],
+}), { defer: true });
+prompt.toolGate(() => ["read_file", "crm_find"]);
+export default prompt;
+`,
+    );
+    const server = await serve([config]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("body[data-status=ready]", WAIT);
+      const tools = await rowsOf(page, "view-global", "tool");
+      assert.deepEqual(Object.keys(tools), ["read_file"]);
+      const deferred = await rowsOf(page, "view-global", "deferred-tool");
+      assert.deepEqual(Object.keys(deferred), ["crm_find", "crm_log_call"]);
+      assert.equal(deferred.crm_find.contributor, "registry/crm (global)");
+      assert.match(deferred.crm_find.text, /yes$/);
+      assert.match(deferred.crm_log_call.text, /no: inactive, left out by/);
+      const heading = await page.$eval(
+        '#view-global [data-part="deferredTools"] h3',
+        (element) => element.textContent ?? "",
+      );
+      assert.match(heading, /^Deferred tools \(2\)/);
+      const totals = await page.$eval(
+        "#view-global .totals",
+        (element) => element.textContent ?? "",
+      );
+      assert.match(totals, /of tools \(1\)/);
+    } finally {
+      await page.close();
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
   it("refuses another host's name and a non-loopback bind, and closes on SIGINT with a stream open", async () => {
     const server = await serve([CONFIG]);
     const { port } = new URL(server.url);
