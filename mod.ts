@@ -118,6 +118,7 @@ export type {
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
   Awaiting,
+  ChangesOption,
   Conversation,
   ConversationObserver,
   ConversationOptions,
@@ -138,3 +139,7 @@ export type {
   RecordingStep,
 } from "./src/conversation/recording.ts";
 export type { ListedTool } from "./src/conversation/tool_set.ts";
+export type {
+  HeldSection,
+  SectionChange,
+} from "./src/conversation/system_changes.ts";

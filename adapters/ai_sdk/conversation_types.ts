@@ -35,7 +35,9 @@ import type {
 export type AISDKConversationMessage =
   | UserModelMessage
   | AssistantModelMessage
-  | ToolModelMessage;
+  | ToolModelMessage
+  /** A section changed after the first request (`changes`). */
+  | SystemModelMessage;
 
 /**
  * The `generateText` / `streamText` options of one conversation request:

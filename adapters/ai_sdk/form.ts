@@ -21,7 +21,8 @@ import type { ToolCall } from "../../src/conversation/types.ts";
 import type { PrefixSites } from "../../src/conversation/marks.ts";
 import { AI_SDK_SITES, marked } from "./marks.ts";
 import { AiSdkLayout } from "./report_layout.ts";
-import { isObject } from "../_kit/form_options.ts";
+import { isObject, readChanges } from "../_kit/form_options.ts";
+import { changeText } from "../../src/conversation/system_changes.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { autoBreakpoints } from "../_kit/assembly_input.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
@@ -181,10 +182,18 @@ function builder(
     saved.maxCacheBreakpoints = limit;
   }
   if (breakpoints !== undefined) saved.breakpoints = breakpoints;
+  const changes = readChanges(
+    options as Record<string, unknown>,
+    "aiSdkConversation",
+    {
+      inlineTools: false,
+    },
+  );
+  Object.assign(saved, changes.saved);
   return {
     saved,
     rules: ANTHROPIC_RULES,
-    toolChanges: "rebuild",
+    changes: changes.resolved,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -216,6 +225,11 @@ function builder(
           : [{ type: "text" as const, text: input.update }]),
       ];
       if (user.length > 0) tail.push({ role: "user", content: user });
+      // A later system message stays in the conversation (@ai-sdk/anthropic
+      // keeps it as a mid-conversation one: the top-level system is set).
+      for (const change of input.sectionChanges ?? []) {
+        tail.push({ role: "system", content: changeText(change) });
+      }
       return tail;
     },
     head: (input) => {

@@ -13,6 +13,7 @@ import type {
 import type {
   MessagesInputBlock,
   MessagesMessage,
+  MessagesSystemMessage,
   MessagesTextBlock,
   MessagesTool,
   MessagesToolChangeMessage,
@@ -81,8 +82,12 @@ export interface AnthropicConversationBody {
   system: MessagesTextBlock[];
   /** Every listed tool; absent when there are none. */
   tools?: MessagesTool[];
-  /** The history and this step's new message, the last block marked. */
-  messages: MessagesMessage[];
+  /**
+   * The history and this step's new messages, the last block marked: a
+   * section changed after the first request is told in a `role: "system"`
+   * message (`changes`).
+   */
+  messages: (MessagesMessage | MessagesSystemMessage)[];
   /**
    * With the `diagnostics` option: the previous answer's id (`null` on
    * the first request), for the provider's `cache_miss_reason`

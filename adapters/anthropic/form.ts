@@ -21,10 +21,11 @@ import { copy } from "../../src/conversation/checks.ts";
 import {
   compactionUnsupported,
   isObject,
+  readChanges,
   readLimit,
   readModel,
-  readToolChanges,
 } from "../_kit/form_options.ts";
+import { changeText } from "../../src/conversation/system_changes.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
@@ -41,6 +42,8 @@ import {
   type MessagesInputBlock,
   type MessagesMessage,
   messagesRequest,
+  type MessagesSystemMessage,
+  type MessagesTextBlock,
   type MessagesToolChangeBlock,
   type MessagesToolChangeMessage,
   toMessages,
@@ -51,7 +54,10 @@ type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 
 const MARKS = ANTHROPIC_RULES.marks!;
 
-/** Blocks that may carry `cache_control`. */
+/**
+ * Blocks that may not carry `cache_control`: thinking, bound to the prefix
+ * it was produced under.
+ */
 const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
@@ -195,12 +201,16 @@ function builder(
   if (options.maxCacheBreakpoints !== undefined) {
     saved.maxCacheBreakpoints = limit;
   }
-  const inline = readToolChanges(options.toolChanges, form);
-  if (inline) saved.toolChanges = "inline";
+  const changes = readChanges(
+    options as unknown as Record<string, unknown>,
+    form,
+    { inlineTools: true },
+  );
+  Object.assign(saved, changes.saved);
   return {
     saved,
     rules: ANTHROPIC_RULES,
-    toolChanges: inline ? "inline" : "rebuild",
+    changes: changes.resolved,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -209,6 +219,13 @@ function builder(
         : { type: "ephemeral" },
     tail,
     head: (input) => {
+      // From the first tool change sent inline on (from the first request
+      // when the options ask for inline), every body: the history holds it.
+      const betas = changes.resolved.tools === "inline" ||
+        input.state.toolBetas === true ||
+        (input.toolChanges !== undefined &&
+          (input.toolChanges.added.length > 0 ||
+            input.toolChanges.removed.length > 0));
       const { system, tools } = messagesRequest(input.assembly, {
         cache: input.awaiting === "person"
           ? { ttl: MARKS.personTtl as "1h" }
@@ -230,9 +247,11 @@ function builder(
           max_tokens,
           system,
           ...(tools === undefined ? {} : { tools }),
-          ...(inline ? { betas: [...INLINE_BETAS] } : {}),
+          ...(betas ? { betas: [...INLINE_BETAS] } : {}),
         },
-        state: {},
+        state: betas && changes.resolved.tools !== "inline"
+          ? { toolBetas: true }
+          : {},
       };
     },
     // The diagnosis names the previous answer: in the body, never the head
@@ -251,7 +270,10 @@ function builder(
   };
 }
 
-/** A step's new user message (results, person, update), then tool changes. */
+/**
+ * A step's new user message (results, person, update), then one system
+ * message telling the model what changed: sections, then tools.
+ */
 function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
   const content: MessagesContentBlock[] = [
     ...input.results.map((result): MessagesContentBlock =>
@@ -276,21 +298,27 @@ function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
   const messages: MessagesMessage[] = content.length === 0
     ? []
     : [{ role: "user", content }];
+  const sections: MessagesTextBlock[] = (input.sectionChanges ?? []).map((
+    change,
+  ) => ({ type: "text", text: changeText(change) }));
   const changes = input.toolChanges;
-  if (
-    changes !== undefined &&
-    (changes.removed.length > 0 || changes.added.length > 0)
-  ) {
-    // After the tool results, as the SDK's own BetaToolRunner sends them.
-    messages.push(toolChangeMessage(changes) as unknown as MessagesMessage);
+  const tools = changes === undefined ? [] : toolChangeBlocks(changes);
+  if (sections.length > 0 || tools.length > 0) {
+    // After the tool results, as the SDK's own BetaToolRunner sends them;
+    // text only: the generally available mid-conversation system message.
+    const message: MessagesToolChangeMessage | MessagesSystemMessage = {
+      role: "system",
+      content: [...sections, ...tools] as MessagesToolChangeBlock[],
+    };
+    messages.push(message as unknown as MessagesMessage);
   }
   return messages;
 }
 
-/** The system message telling the model of tool changes. */
-function toolChangeMessage(
+/** The blocks telling the model of tool changes: removals, then additions. */
+function toolChangeBlocks(
   changes: InlineToolChanges,
-): MessagesToolChangeMessage {
+): MessagesToolChangeBlock[] {
   const content: MessagesToolChangeBlock[] = changes.removed.map((name) => ({
     type: "tool_removal",
     tool: { type: "tool_reference", name },
@@ -303,7 +331,7 @@ function toolChangeMessage(
         : { type: "tool_definition", definition: toTool(schema) },
     });
   }
-  return { role: "system", content };
+  return content;
 }
 
 function readAnswer(
@@ -324,6 +352,7 @@ function readAnswer(
     );
   }
   const calls = [];
+  let bound = false;
   for (const block of response.content as unknown[]) {
     if (!isObject(block) || typeof block.type !== "string") {
       throw new SystemPromptError(
@@ -335,6 +364,7 @@ function readAnswer(
     if (block.type === "compaction") {
       throw compactionUnsupported("The message holds a compaction block");
     }
+    if (UNMARKABLE.has(block.type)) bound = true;
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
         throw new SystemPromptError(
@@ -350,5 +380,6 @@ function readAnswer(
     messages: [{ role: "assistant", content }],
     calls,
     usage: response.usage ?? null,
+    bound,
   };
 }

@@ -421,6 +421,28 @@ export type MessagesToolChangeBlock =
   };
 
 /**
+ * A mid-conversation `role: "system"` message (generally available, no
+ * beta): the conversation tells the model a section of the system prompt
+ * changed, was added or no longer applies, without editing the prompt.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesSystemMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const message: MessagesSystemMessage = {
+ *   role: "system",
+ *   content: [{ type: "text", text: 'The system prompt\'s section "git" now reads:\n\nOn main.' }],
+ * };
+ * ```
+ */
+export interface MessagesSystemMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** One text block per change. */
+  content: MessagesTextBlock[];
+}
+
+/**
  * The `role: "system"` message that carries tool changes into the
  * conversation (`toolChanges: "inline"`), after the tool results.
  *
@@ -437,6 +459,6 @@ export type MessagesToolChangeBlock =
 export interface MessagesToolChangeMessage {
   /** Always `"system"`. */
   role: "system";
-  /** The removals, then the additions. */
-  content: MessagesToolChangeBlock[];
+  /** Section changes (text blocks), then the removals, then the additions. */
+  content: (MessagesTextBlock | MessagesToolChangeBlock)[];
 }

@@ -32,6 +32,7 @@ export type {
   MessagesMessage,
   MessagesOptions,
   MessagesRequest,
+  MessagesSystemMessage,
   MessagesTextBlock,
   MessagesTool,
   MessagesToolChangeBlock,

@@ -22,6 +22,7 @@ import {
   readOptionBag,
   shallowEnough,
 } from "./checks.ts";
+import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import {
   type Built,
   type Committed,
@@ -32,7 +33,14 @@ import {
 } from "./state.ts";
 import { refusalText } from "./tool_set.ts";
 import { forkLayout } from "./fork_layout.ts";
-import { replay, toolStep } from "./replay.ts";
+import { replay, toolMode, toolStep } from "./replay.ts";
+import {
+  heldAssembly,
+  heldSections,
+  sectionChanges,
+  toldAfter,
+  toldOf,
+} from "./system_changes.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report/types.ts";
 import { callObserver, Observer } from "./observe.ts";
@@ -146,7 +154,7 @@ export class ConversationShell<
       this.resumed = undefined;
       this.#fork = fork;
       this.#parentSystem = parentSystemOf(fork, form);
-      this.#committed = startOf(fork, this.#builder);
+      this.#committed = startOf(fork, this.#builder.changes.tools);
       return;
     }
     const parsed = recording;
@@ -155,7 +163,7 @@ export class ConversationShell<
     this.#parentSystem = parentSystemOf(parsed.header.fork, form);
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
-      inline: this.#builder.toolChanges === "inline",
+      tools: this.#builder.changes.tools,
     });
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
@@ -420,12 +428,17 @@ export class ConversationShell<
       name: call.name,
       ...this.#results.get(call.id)!,
     }));
-    const step = toolStep(committed, assembly, this.#builder);
+    const mode = toolMode(this.#builder.changes.tools, committed.bound);
+    const step = toolStep(committed, assembly, {
+      toolChanges: mode,
+      redefine: this.#builder.redefine,
+    });
     const { tools, allowed } = step;
+    const sections = this.#sections(step.listed);
     const parentSystem = this.#parentSystem;
     const listed = parentSystem === undefined
-      ? step.listed
-      : forkLayout(step.listed, parentSystem);
+      ? sections.assembly
+      : forkLayout(sections.assembly, parentSystem);
     const runtimeText = renderRuntimeContext(assembly);
     const update = updateOfTexts(
       committed.runtimeText,
@@ -447,6 +460,17 @@ export class ConversationShell<
         ...tools.inline.changes,
         ...(allowed === undefined ? {} : { allowed }),
       },
+      sectionChanges: sections.changes,
+      ...(committed.steps === 0 || committed.head === undefined ? {} : {
+        previous: {
+          head: committed.head,
+          history: committed.history,
+          keys: [
+            ...(sections.kept ? ["system"] : []),
+            ...(mode === "inline" && !tools.changed ? ["tools"] : []),
+          ],
+        },
+      }),
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),
@@ -463,7 +487,7 @@ export class ConversationShell<
       toolsChanged: tools.changed,
       effective: tools.inline?.effective,
       effectiveChanged: tools.inline?.changed === true &&
-        committed.effective !== undefined,
+        (committed.effective !== undefined || committed.steps > 0),
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
       allowed,
@@ -476,6 +500,48 @@ export class ConversationShell<
           assembly: { ...explanation.assembly, sections: listed.sections },
         },
       sentAt,
+      ...(sections.told === undefined ? {} : { told: sections.told }),
+      ...(sections.head === undefined ? {} : { headSections: sections.head }),
+      ...(sections.changes.length === 0
+        ? {}
+        : { sectionChanges: sections.changes }),
+    };
+  }
+
+  /**
+   * The step's sections (SPEC 10.1): with sections inline after the first
+   * request, the head keeps the sections the model was first given and the
+   * changes since go in the tail; else the assembly's own.
+   */
+  #sections(assembly: PromptAssembly): {
+    assembly: PromptAssembly;
+    changes: SectionChange[];
+    told?: Told;
+    head?: HeldSection[];
+    kept: boolean;
+  } {
+    if (this.#builder.changes.sections !== "inline") {
+      return { assembly, changes: [], kept: false };
+    }
+    const now = heldSections(assembly);
+    const told = this.#committed.told;
+    if (told === undefined) {
+      // The first request (or the first after a 0.4 recording): the head
+      // is built of these.
+      return {
+        assembly,
+        changes: [],
+        told: toldOf(now),
+        head: now,
+        kept: false,
+      };
+    }
+    const changes = sectionChanges(told, now);
+    return {
+      assembly: heldAssembly(assembly, told.head),
+      changes,
+      told: toldAfter(told, changes),
+      kept: true,
     };
   }
 }

@@ -20,7 +20,8 @@ import {
   nextToolSet,
   type ToolSetStep,
 } from "./tool_set.ts";
-import type { FormAnswer, FormBuilder } from "./form.ts";
+import type { ChangeMode, FormAnswer } from "./form.ts";
+import { toldAfter, toldOf } from "./system_changes.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
 export interface ToolStep {
@@ -37,13 +38,29 @@ export interface ToolStep {
 }
 
 /**
+ * How this request's tool changes go: `"auto"` is inline once the history
+ * holds a bound block.
+ */
+export function toolMode(
+  tools: ChangeMode | "auto",
+  bound: boolean | undefined,
+): ChangeMode {
+  return tools === "auto" ? (bound === true ? "inline" : "rebuild") : tools;
+}
+
+/**
  * The next request's tools: rebuilt (the default) or, when the form takes
- * them inline, the first request's block with the changes beside it.
+ * them inline, the first request's block with the changes beside it (a
+ * conversation that goes inline after its first request starts from the
+ * tools it listed last).
  */
 export function toolStep(
   committed: Committed<unknown>,
   assembly: PromptAssembly,
-  builder: Pick<FormBuilder<unknown, unknown>, "toolChanges" | "redefine">,
+  builder: {
+    readonly toolChanges: ChangeMode;
+    readonly redefine: "inline" | "rebuild";
+  },
 ): ToolStep {
   if (builder.toolChanges !== "inline") {
     // Before the first step, only a fork has listed tools: its parent's.
@@ -59,7 +76,8 @@ export function toolStep(
   }
   const inline = nextInlineToolSet(
     committed.listed,
-    committed.effective,
+    committed.effective ??
+      (committed.steps > 0 ? committed.listed : undefined),
     assembly,
     { redefine: builder.redefine, declared: committed.declared },
   );
@@ -87,13 +105,11 @@ export function replay<M>(
   form: {
     /** Reads an answer as the form does. */
     readonly read: (answer: unknown) => FormAnswer<M>;
-    /** Tool changes go inline. */
-    readonly inline: boolean;
+    /** How tool changes go. */
+    readonly tools: ChangeMode | "auto";
   },
 ): { state: Committed<M>; allowed: string[] | undefined } {
-  let state: Committed<M> = startOf(parsed.header.fork, {
-    toolChanges: form.inline ? "inline" : "rebuild",
-  });
+  let state: Committed<M> = startOf(parsed.header.fork, form.tools);
   // One array grows through the replay: each step's state needs only its
   // length, and a copy per step would make resume quadratic.
   const history: M[] = [...state.history];
@@ -122,8 +138,14 @@ export function replay<M>(
     for (const message of step.tail as M[]) history.push(deepFreeze(message));
     const previousLength = history.length;
     for (const message of read.messages) history.push(deepFreeze(message));
+    const inline = toolMode(form.tools, state.bound) === "inline";
     const effective = step.inlineTools ??
-      (form.inline ? state.effective ?? step.tools : undefined);
+      (inline
+        ? state.effective ?? (state.steps === 0 ? step.tools : state.listed)
+        : undefined);
+    const told = step.headSections === undefined
+      ? state.told
+      : toldOf(step.headSections);
     state = {
       history,
       previousLength,
@@ -135,6 +157,10 @@ export function replay<M>(
       steps: step.step,
       head: step.head === undefined ? state.head : JSON.stringify(step.head),
       state: step.state ?? state.state,
+      ...(told === undefined
+        ? {}
+        : { told: toldAfter(told, step.sectionChanges ?? []) }),
+      bound: state.bound === true || read.bound === true,
     };
     allowed = step.allowedTools;
   }

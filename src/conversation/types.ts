@@ -70,6 +70,39 @@ export interface ConversationPrompt<
 }
 
 /**
+ * How a conversation sends what changed after its first request (SPEC
+ * 10.1): `"inline"` tells the model in the conversation (a system or
+ * developer message after the last item; tool additions and removals),
+ * so every request extends the one before byte for byte; `"rebuild"`
+ * rebuilds the system prompt and tools as 0.4 did; `"auto"` (the default)
+ * sends section changes inline and rebuilds the tools until the history
+ * holds a block bound to its prefix (Anthropic thinking, a Responses
+ * reasoning item with encrypted content), then sends them inline too.
+ * Per kind: `{ sections, tools }`.
+ *
+ * @example
+ * ```ts
+ * import type { ChangesOption } from "@rxprompt/system-prompt";
+ *
+ * const zeroFour: ChangesOption = "rebuild";
+ * const mixed: ChangesOption = { sections: "inline", tools: "rebuild" };
+ * ```
+ */
+export type ChangesOption =
+  | "auto"
+  | "inline"
+  | "rebuild"
+  | {
+    /** A section's new, added or removed text (`"auto"`: inline). */
+    readonly sections?: "auto" | "inline" | "rebuild";
+    /**
+     * An added, removed or redefined tool (`"auto"`: inline once the history
+     * holds a bound block; the form's `toolChanges` names the same).
+     */
+    readonly tools?: "auto" | "inline" | "rebuild";
+  };
+
+/**
  * The options every form of the conversation takes.
  *
  * @example
@@ -129,6 +162,12 @@ export interface ConversationOptions {
   onObserverError?: (error: unknown, observer: ConversationObserver) => void;
   /** The clock of the recording's times, in ms (default `Date.now`). */
   clock?: () => number;
+  /**
+   * How changes after the first request are sent (default `"auto"`; see
+   * {@linkcode ChangesOption}). Saved and resumed with the conversation; a
+   * fork keeps its parent's.
+   */
+  changes?: ChangesOption;
 }
 
 /**

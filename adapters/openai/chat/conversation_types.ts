@@ -57,6 +57,8 @@ export type ChatUserPart = ChatTextPart | {
 export type ChatConversationMessage =
   | { role: "user"; content: ChatUserPart[] }
   | { role: "tool"; tool_call_id: string; content: ChatTextPart[] }
+  /** A section changed after the first request (`changes`). */
+  | { role: "developer"; content: ChatTextPart[] }
   | {
     role: "assistant";
     content?: string | null;

@@ -36,6 +36,8 @@ import type {
  */
 export type ResponsesConversationItem =
   | { role: "user"; content: ResponsesTextPart[] }
+  /** A section changed after the first request (`changes`). */
+  | { role: "developer"; content: ResponsesTextPart[] }
   | {
     type: "function_call_output";
     call_id: string;

@@ -21,8 +21,9 @@ import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
 import {
   compactionUnsupported,
   isObject,
-  readToolChanges,
+  readChanges,
 } from "../../_kit/form_options.ts";
+import { changeText } from "../../../src/conversation/system_changes.ts";
 import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
@@ -106,15 +107,15 @@ export const RESPONSES_FORM: ConversationForm<
       sites: RESPONSES_FORM.marks as MarkSites<unknown>,
     }),
   /**
-   * A person's message, a tool's output; an `additional_tools` item defers
-   * to the item before it.
+   * A person's message, a tool's output, a developer message telling a
+   * change; an `additional_tools` item defers to the item before it.
    */
   marks: openAISites<ResponsesItem>((item) =>
     "type" in item && item.type === "additional_tools"
       ? "before"
-      : "role" in item && item.role === "user"
+      : "role" in item && (item.role === "user" || item.role === "developer")
       ? { field: "content", parts: item.content as unknown[] }
-      : item.type === "function_call_output"
+      : "type" in item && item.type === "function_call_output"
       ? { field: "output", parts: item.output as unknown[] }
       : undefined
   ),
@@ -135,12 +136,12 @@ function builder(
 ): FormBuilder<ResponsesItem, ResponsesConversationBody> {
   const form = "responsesConversation";
   const read = readOpenAIForm(options, form, "max_output_tokens");
-  const inline = readToolChanges(options.toolChanges, form);
-  if (inline) read.saved.toolChanges = "inline";
+  const changes = readChanges(options, form, { inlineTools: true });
+  Object.assign(read.saved, changes.saved);
   return {
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
-    toolChanges: inline ? "inline" : "rebuild",
+    changes: changes.resolved,
     // The API takes no second definition under a tool's name.
     redefine: "rebuild",
     prefixLimit: read.read.limit,
@@ -166,6 +167,15 @@ function builder(
         tail.push({
           role: "user",
           content: [{ type: "input_text", text: input.update }],
+        });
+      }
+      if (input.sectionChanges !== undefined) {
+        tail.push({
+          role: "developer",
+          content: input.sectionChanges.map((change) => ({
+            type: "input_text",
+            text: changeText(change),
+          })),
         });
       }
       return tail;
@@ -295,6 +305,7 @@ function readAnswer(
     );
   }
   const calls: ToolCall[] = [];
+  let bound = false;
   for (const item of output) {
     if (!isObject(item) || typeof item.type !== "string") {
       throw new SystemPromptError(
@@ -304,6 +315,12 @@ function readAnswer(
     }
     if (item.type === "compaction") {
       throw compactionUnsupported("The response holds a compaction item");
+    }
+    // Sent back statelessly, it is withheld when its prefix changed.
+    if (
+      item.type === "reasoning" && typeof item.encrypted_content === "string"
+    ) {
+      bound = true;
     }
     if (item.type === "message" && item.role !== "assistant") {
       throw new SystemPromptError(
@@ -331,5 +348,6 @@ function readAnswer(
     messages: JSON.parse(JSON.stringify(output)),
     calls,
     usage: isObject(response) ? response.usage ?? null : null,
+    bound,
   };
 }

@@ -1,0 +1,106 @@
+/**
+ * The append-only check (SPEC 10.1): a request extends the previous request
+ * of its conversation, byte for byte but the cache marks. Cheap, because
+ * the conversation knows what it appended: the head's keys that must hold
+ * are compared as JSON without marks, the committed history by identity
+ * (the marked items, at most a few, as JSON without marks).
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { RecordingMark } from "./recording.ts";
+
+/** The request before this one, as the check reads it. */
+export interface Previous<M> {
+  /** Its head as recorded (marks in place), as JSON. */
+  readonly head: string;
+  /** The committed history, its items the very objects sent. */
+  readonly history: readonly M[];
+  /**
+   * The head's keys this request must not change: `system` when sections
+   * go inline, `tools` when tools do and the tools block is kept.
+   */
+  readonly keys: readonly string[];
+}
+
+/** This request, as built. */
+export interface Sent<M> {
+  readonly head: Readonly<Record<string, unknown>>;
+  /** The history sent, marks in place. */
+  readonly history: readonly M[];
+  readonly marks: readonly RecordingMark[];
+  /** Body items before the history in the marks' indexes. */
+  readonly leadingItems: number;
+}
+
+/** The keys a cache mark is written under, on every form. */
+const MARK_KEYS = new Set([
+  "cache_control",
+  "prompt_cache_breakpoint",
+  "cacheControl",
+]);
+
+/**
+ * Throws `APPEND_ONLY_VIOLATION` when `sent` does not extend `previous`.
+ *
+ * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt)
+ */
+export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
+  if (previous.keys.length > 0) {
+    const before = JSON.parse(previous.head) as Record<string, unknown>;
+    for (const key of previous.keys) {
+      if (markless(before[key]) !== markless(sent.head[key])) {
+        throw violation(`head's ${key}`);
+      }
+    }
+  }
+  const marked = new Set(
+    sent.marks.map((mark) => mark.message - sent.leadingItems),
+  );
+  const { history } = previous;
+  if (sent.history.length < history.length) throw violation("history");
+  for (let index = 0; index < history.length; index++) {
+    const item = sent.history[index];
+    if (item === history[index]) continue;
+    if (!marked.has(index) || markless(item) !== markless(history[index])) {
+      throw violation(`history item ${index}`);
+    }
+  }
+}
+
+/** `value`'s JSON without cache marks. */
+function markless(value: unknown): string {
+  return JSON.stringify(unmarked(value)) ?? "";
+}
+
+/**
+ * `value` without its marks; an object left empty by their removal (the
+ * AI SDK's `providerOptions: { anthropic: {} }`) is left out too.
+ */
+function unmarked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unmarked);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (MARK_KEYS.has(key) || inner === undefined) continue;
+    const kept = unmarked(inner);
+    if (
+      typeof inner === "object" && inner !== null && !Array.isArray(inner) &&
+      Object.keys(inner).length > 0 &&
+      Object.keys(kept as object).length === 0
+    ) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
+function violation(where: string): SystemPromptError {
+  return new SystemPromptError(
+    "APPEND_ONLY_VIOLATION",
+    `The request would change the previous request's ${where} (cache marks ` +
+      `aside): every request of a conversation extends the one before. ` +
+      `This is a bug in rxprompt; please report it with the recording ` +
+      `(conv.save()). Nothing was sent.`,
+  );
+}

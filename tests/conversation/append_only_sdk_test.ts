@@ -1,0 +1,207 @@
+// Deno-only: issue 46's session through the real `@anthropic-ai/sdk`
+// client against the loopback server that enforces preserved thinking
+// (tests/adapters/thinking_server.ts): 30 steps with thinking in which
+// plugins change a section, add and remove a tool. With changes "auto"
+// (the default) and "inline", no request is refused and no thinking block
+// is dropped; with "rebuild" (0.4's bytes) the first request after a
+// section change is refused with the API's 400, and nothing is committed.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import Anthropic from "@anthropic-ai/sdk";
+import {
+  type ChangesOption,
+  SystemPrompt,
+  type ToolSchema,
+} from "../../mod.ts";
+import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import { serveLoopback } from "../adapters/loopback.ts";
+import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
+import {
+  type AnthropicServer,
+  anthropicServer,
+  type ScriptBlock,
+  type ServerTurn,
+} from "../adapters/thinking_server.ts";
+
+type Params = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
+
+const RULES = "You are a coding agent. Keep every change small. ".repeat(12);
+
+function tool(name: string): ToolSchema {
+  return {
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: "object", properties: { path: { type: "string" } } },
+  };
+}
+
+/** Thinking, then a call of the first tool offered every third step, else text. */
+function script(turn: ServerTurn): ScriptBlock[] {
+  const thinking: ScriptBlock = {
+    type: "thinking",
+    thinking: `Step ${turn.index}.`,
+  };
+  return turn.index % 3 === 1 && turn.tools.length > 0
+    ? [thinking, {
+      type: "tool_use",
+      id: `toolu_${turn.index}`,
+      name: turn.tools.at(-1)!,
+      input: { path: "a.ts" },
+    }]
+    : [thinking, { type: "text", text: "ok" }];
+}
+
+/** The plugins' changes, by step (1-based). */
+interface Stage {
+  branch: string;
+  review: boolean;
+  tools: ToolSchema[];
+}
+
+const PLUGINS: Record<number, (stage: Stage) => void> = {
+  5: (stage) => stage.branch = "fix/test",
+  8: (stage) => stage.tools = [...stage.tools, tool("browse")],
+  12: (stage) => stage.review = true,
+  15: (stage) => stage.tools = stage.tools.filter((t) => t.name !== "grep"),
+  20: (stage) => stage.branch = "main",
+  24: (stage) => stage.review = false,
+};
+
+function registry(): { prompt: SystemPrompt; stage: Stage } {
+  const prompt = new SystemPrompt({ persona: RULES });
+  const stage: Stage = {
+    branch: "main",
+    review: false,
+    tools: [tool("read_file"), tool("grep")],
+  };
+  prompt.section({
+    name: "git",
+    order: 10,
+    text: () => `On branch ${stage.branch}.`,
+  });
+  prompt.section({
+    name: "review",
+    order: 20,
+    text: () => stage.review ? "Comment on every changed line." : "",
+  });
+  prompt.tools(() => ({ schemas: stage.tools }));
+  return { prompt, stage };
+}
+
+async function session(
+  changes: ChangesOption | undefined,
+  steps: number,
+): Promise<{ server: AnthropicServer; error?: unknown; committed: number }> {
+  const { prompt, stage } = registry();
+  const server = anthropicServer({ minimumCacheTokens: 64, script });
+  try {
+    return await serveLoopback(server.answer, async (baseURL) => {
+      const client = new Anthropic({
+        apiKey: "sk-loopback",
+        baseURL,
+        maxRetries: 0,
+        timeout: 10_000,
+      });
+      const conv = anthropicConversation(prompt, {
+        model: "claude-fable-5-1",
+        max_tokens: 1024,
+        ...(changes === undefined ? {} : { changes }),
+      });
+      for (let step = 1; step <= steps; step++) {
+        PLUGINS[step]?.(stage);
+        if (conv.openCalls.length > 0) {
+          for (const call of conv.openCalls) {
+            conv.toolResult(call.id, `read ${call.name}`);
+          }
+        } else conv.user(`Step ${step}.`);
+        const body = await conv.request() as unknown as Params;
+        const before = conv.messages.length;
+        try {
+          conv.record(await client.beta.messages.create(body));
+        } catch (error) {
+          assert.equal(conv.messages.length, before);
+          return { server, error, committed: step - 1 };
+        }
+      }
+      return { server, committed: steps };
+    });
+  } finally {
+    await prompt.dispose();
+  }
+}
+
+describe("append-only changes through @anthropic-ai/sdk (issue 46)", {
+  skip: SDK_PERMISSIONS,
+}, () => {
+  for (const changes of [undefined, "inline"] as const) {
+    it(
+      `changes ${
+        changes ?? "auto (default)"
+      }: 30 steps with thinking, no 400, no dropped block, every step reads the last`,
+      async () => {
+        const { server, error, committed } = await session(changes, 30);
+        assert.equal(error, undefined);
+        assert.equal(committed, 30);
+        assert.deepEqual(server.rejections, []);
+        assert.equal(server.accepted.length, 30);
+        for (const [index, request] of server.accepted.entries()) {
+          assert.deepEqual(request.transformations, [], `request ${index + 1}`);
+          if (index > 0) {
+            // Everything the previous request sent up to its end mark is read.
+            assert.ok(
+              request.usage.cache_read_input_tokens >=
+                server.accepted[index - 1].usage.cache_read_input_tokens +
+                  server.accepted[index - 1].usage.cache_creation_input_tokens,
+              `request ${index + 1} reads the one before`,
+            );
+          }
+        }
+        // The system prompt and tools block never change after the first.
+        const first = server.accepted[0].body;
+        for (const request of server.accepted) {
+          assert.equal(
+            JSON.stringify(request.body.system, unmarked),
+            JSON.stringify(first.system, unmarked),
+          );
+        }
+        // The model was told each change and offered the tools of each step.
+        const shown = server.accepted[29].shown.join("\n");
+        assert.match(
+          shown,
+          /section "git" now reads:\n\nOn branch fix\/test\./,
+        );
+        assert.match(shown, /new section "review":\n\nComment on every/);
+        assert.match(shown, /section "review" no longer applies\./);
+        assert.match(shown, /section "git" now reads:\n\nOn branch main\./);
+        assert.deepEqual(server.accepted[6].tools.toSorted(), [
+          "grep",
+          "read_file",
+        ]);
+        assert.deepEqual(server.accepted[7].tools.toSorted(), [
+          "browse",
+          "grep",
+          "read_file",
+        ]);
+        assert.deepEqual(server.accepted[14].tools.toSorted(), [
+          "browse",
+          "read_file",
+        ]);
+      },
+    );
+  }
+
+  it("changes rebuild (0.4's bytes): the request after the section change is refused with the API's 400", async () => {
+    const { server, error, committed } = await session("rebuild", 30);
+    assert.ok(error instanceof Anthropic.BadRequestError);
+    assert.match(
+      (error as Error).message,
+      /messages\.\d+\.content\.0: .*bound to a different conversation/,
+    );
+    assert.equal(committed, 4);
+    assert.equal(server.rejections.length, 1);
+  });
+});
+
+function unmarked(key: string, value: unknown): unknown {
+  return key === "cache_control" ? undefined : value;
+}
