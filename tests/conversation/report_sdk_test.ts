@@ -141,6 +141,8 @@ describe("the conversation's report through the real SDKs", {
     const conv = anthropicConversation(prompt, {
       model: "claude-sonnet-4-5",
       max_tokens: 1024,
+      // 0.4's bytes: the git section's change is the layout miss reported.
+      changes: "rebuild",
       diagnostics: true,
       clock: () => now,
       onRequest: spans,
