@@ -23,6 +23,7 @@ import type {
   RecordingStep,
 } from "./recording.ts";
 import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
+import { withTransformations } from "./transformations.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -287,5 +288,10 @@ export function conversationReport(
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;
-  return growingCacheReport(requests, { ...options, provider }, rules);
+  return withTransformations(
+    growingCacheReport(requests, { ...options, provider }, rules),
+    steps,
+    requests.map((request) => request.usage),
+    read,
+  );
 }

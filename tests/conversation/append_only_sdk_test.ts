@@ -13,12 +13,15 @@ import {
   SystemPrompt,
   type ToolSchema,
 } from "../../mod.ts";
+import type { PromptCacheReport } from "../../adapters/cache/mod.ts";
+import { requestSpanAttributes } from "../../adapters/otel/mod.ts";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import { serveLoopback } from "../adapters/loopback.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
   type AnthropicServer,
   anthropicServer,
+  BETAS,
   type ScriptBlock,
   type ServerTurn,
 } from "../adapters/thinking_server.ts";
@@ -91,7 +94,13 @@ function registry(): { prompt: SystemPrompt; stage: Stage } {
 async function session(
   changes: ChangesOption | undefined,
   steps: number,
-): Promise<{ server: AnthropicServer; error?: unknown; committed: number }> {
+  { dropBlock = false }: { dropBlock?: boolean } = {},
+): Promise<{
+  server: AnthropicServer;
+  error?: unknown;
+  committed: number;
+  report?: PromptCacheReport;
+}> {
   const { prompt, stage } = registry();
   const server = anthropicServer({ minimumCacheTokens: 64, script });
   try {
@@ -106,6 +115,7 @@ async function session(
         model: "claude-fable-5-1",
         max_tokens: 1024,
         ...(changes === undefined ? {} : { changes }),
+        diagnostics: dropBlock,
       });
       for (let step = 1; step <= steps; step++) {
         PLUGINS[step]?.(stage);
@@ -114,7 +124,18 @@ async function session(
             conv.toolResult(call.id, `read ${call.name}`);
           }
         } else conv.user(`Step ${step}.`);
-        const body = await conv.request() as unknown as Params;
+        const built = await conv.request() as unknown as Params;
+        // The harness asks for the blocks to be dropped, not the 400.
+        const body: Params = dropBlock
+          ? {
+            ...built,
+            thinking: {
+              type: "adaptive",
+              block_binding: { prefix_mismatch_behavior: "drop_block" },
+            },
+            betas: [...built.betas ?? [], BETAS.blockBinding],
+          }
+          : built;
         const before = conv.messages.length;
         try {
           conv.record(await client.beta.messages.create(body));
@@ -123,7 +144,11 @@ async function session(
           return { server, error, committed: step - 1 };
         }
       }
-      return { server, committed: steps };
+      return {
+        server,
+        committed: steps,
+        report: conv.report({ countTokens: (text) => text.length >> 2 }),
+      };
     });
   } finally {
     await prompt.dispose();
@@ -199,6 +224,51 @@ describe("append-only changes through @anthropic-ai/sdk (issue 46)", {
     );
     assert.equal(committed, 4);
     assert.equal(server.rejections.length, 1);
+  });
+});
+
+describe("dropped thinking in the report (issue 46)", {
+  skip: SDK_PERMISSIONS,
+}, () => {
+  it("rebuild with drop_block: each dropped block listed with its reason, its producer and the section's contributor; the span carries them", async () => {
+    const { server, error, report } = await session("rebuild", 6, {
+      dropBlock: true,
+    });
+    assert.equal(error, undefined);
+    assert.deepEqual(server.rejections, []);
+    // Step 5 changed the git section: every thinking block before it is
+    // on another prefix, and dropped.
+    const fifth = report!.requests[4];
+    assert.ok(fifth.transformations !== undefined);
+    assert.ok(fifth.transformations.length >= 4);
+    for (const finding of fifth.transformations) {
+      assert.equal(finding.kind, "dropped");
+      assert.equal(finding.reason, "prefix_binding_mismatch");
+      assert.ok(finding.producedBy! < 4);
+      assert.equal(finding.contributor?.name, "git");
+    }
+    assert.equal(report!.requests[3].transformations, undefined);
+    const usage = server.accepted[4];
+    assert.equal(usage.transformations.length, fifth.transformations.length);
+    const attributes = requestSpanAttributes({
+      provider: "anthropic",
+      body: {},
+      usage: {
+        source: "anthropic-messages",
+        diagnosis: { status: "none" },
+        inputTransformations: fifth.transformations,
+      },
+    });
+    assert.equal(
+      attributes["rxprompt.input_transformations"],
+      fifth.transformations.length,
+    );
+    assert.match(
+      String(
+        (attributes["rxprompt.input_transformations.entries"] as string[])[0],
+      ),
+      /^dropped item 1 part 0: prefix_binding_mismatch$/,
+    );
   });
 });
 
