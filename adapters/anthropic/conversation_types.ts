@@ -13,6 +13,7 @@ import type {
 import type {
   MessagesInputBlock,
   MessagesMessage,
+  MessagesReminderMessage,
   MessagesSystemMessage,
   MessagesTextBlock,
   MessagesTool,
@@ -46,9 +47,19 @@ export interface AnthropicInlineConversationBody {
   system: MessagesTextBlock[];
   /** The first request's tools, never rebuilt; absent when there are none. */
   tools?: MessagesTool[];
-  /** The history, tool changes included, and this step's new messages. */
-  messages: (MessagesMessage | MessagesToolChangeMessage)[];
-  /** The betas of mid-conversation tool changes. */
+  /**
+   * The history, tool changes and turn reminders included, and this step's
+   * new messages.
+   */
+  messages: (
+    | MessagesMessage
+    | MessagesToolChangeMessage
+    | MessagesReminderMessage
+  )[];
+  /**
+   * The betas of mid-conversation tool changes and of a reminder's
+   * `clear_at`, from the first request that needs one.
+   */
   betas: string[];
   /**
    * With the `diagnostics` option: the previous answer's id (`null` on

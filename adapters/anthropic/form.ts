@@ -41,6 +41,7 @@ import {
   type MessagesContentBlock,
   type MessagesInputBlock,
   type MessagesMessage,
+  type MessagesReminderMessage,
   messagesRequest,
   type MessagesSystemMessage,
   type MessagesTextBlock,
@@ -65,6 +66,9 @@ const INLINE_BETAS = [
   "mid-conversation-tool-changes-2026-07-01",
   "inline-tools-2026-09-15",
 ] as const;
+
+/** The beta of a system message's `clear_at` (a turn's reminder). */
+const CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
 
 /** The Anthropic Messages form. */
 export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
@@ -126,6 +130,13 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     leadingItems: 0,
     partCount: (message) => message.content.length,
     site: (message) => {
+      // A reminder leaves the prompt after its turn: a mark on it is never
+      // read again; the one before it is.
+      if (
+        (message as { clear_at?: unknown }).clear_at === "next_user_message"
+      ) {
+        return "before";
+      }
       const last = message.content.at(-1);
       return last === undefined || UNMARKABLE.has(last.type)
         ? undefined
@@ -211,6 +222,7 @@ function builder(
     saved,
     rules: ANTHROPIC_RULES,
     changes: changes.resolved,
+    turnReminders: true,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -221,11 +233,23 @@ function builder(
     head: (input) => {
       // From the first tool change sent inline on (from the first request
       // when the options ask for inline), every body: the history holds it.
-      const betas = changes.resolved.tools === "inline" ||
+      const toolBetas = changes.resolved.tools === "inline" ||
         input.state.toolBetas === true ||
         (input.toolChanges !== undefined &&
           (input.toolChanges.added.length > 0 ||
             input.toolChanges.removed.length > 0));
+      const clearAt = input.state.clearAtBeta === true ||
+        input.reminder !== undefined;
+      const betas = [
+        ...(toolBetas ? INLINE_BETAS : []),
+        ...(clearAt ? [CLEAR_AT_BETA] : []),
+      ];
+      const state = {
+        ...(toolBetas && changes.resolved.tools !== "inline"
+          ? { toolBetas: true }
+          : {}),
+        ...(clearAt ? { clearAtBeta: true } : {}),
+      };
       const { system, tools } = messagesRequest(input.assembly, {
         cache: input.awaiting === "person"
           ? { ttl: MARKS.personTtl as "1h" }
@@ -247,11 +271,9 @@ function builder(
           max_tokens,
           system,
           ...(tools === undefined ? {} : { tools }),
-          ...(betas ? { betas: [...INLINE_BETAS] } : {}),
+          ...(betas.length > 0 ? { betas } : {}),
         },
-        state: betas && changes.resolved.tools !== "inline"
-          ? { toolBetas: true }
-          : {},
+        state,
       };
     },
     // The diagnosis names the previous answer: in the body, never the head
@@ -311,6 +333,15 @@ function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
       content: [...sections, ...tools] as MessagesToolChangeBlock[],
     };
     messages.push(message as unknown as MessagesMessage);
+  }
+  if (input.reminder !== undefined) {
+    // Last, shown for this turn only (SPEC 10.1); a cleared copy stays.
+    const reminder: MessagesReminderMessage = {
+      role: "system",
+      clear_at: "next_user_message",
+      content: [{ type: "text", text: input.reminder }],
+    };
+    messages.push(reminder as unknown as MessagesMessage);
   }
   return messages;
 }

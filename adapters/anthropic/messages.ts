@@ -443,6 +443,33 @@ export interface MessagesSystemMessage {
 }
 
 /**
+ * A turn's reminder (runtime context with `holds: "turn"`): a
+ * `role: "system"` message the API shows for the turn it follows only
+ * (`clear_at: "next_user_message"`, beta
+ * `mid-conversation-system-clear-at-2026-08-21`); it stays in the history
+ * as sent, and never carries the conversation's mark.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesReminderMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const reminder: MessagesReminderMessage = {
+ *   role: "system",
+ *   clear_at: "next_user_message",
+ *   content: [{ type: "text", text: "Plan mode: do not edit files." }],
+ * };
+ * ```
+ */
+export interface MessagesReminderMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** Always `"next_user_message"`. */
+  clear_at: "next_user_message";
+  /** The reminder's text. */
+  content: MessagesTextBlock[];
+}
+
+/**
  * The `role: "system"` message that carries tool changes into the
  * conversation (`toolChanges: "inline"`), after the tool results.
  *

@@ -31,6 +31,7 @@ export type {
   MessagesInputBlock,
   MessagesMessage,
   MessagesOptions,
+  MessagesReminderMessage,
   MessagesRequest,
   MessagesSystemMessage,
   MessagesTextBlock,

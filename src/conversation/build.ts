@@ -41,6 +41,8 @@ export interface BuildInput<M> {
   readonly toolChanges?: InlineToolChanges;
   /** The sections changed since the model last read them, told inline. */
   readonly sectionChanges?: readonly SectionChange[];
+  /** The turn's reminder to send after everything else. */
+  readonly reminder?: string;
   /**
    * The request before this one, which this one must extend (SPEC 10.1);
    * absent on a conversation's first request.
@@ -89,6 +91,7 @@ export function buildRequest<M, Body>(
     ...(input.sectionChanges === undefined || input.sectionChanges.length === 0
       ? {}
       : { sectionChanges: input.sectionChanges }),
+    ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
   });
   const history = historyToSend(input.history, tail);
   const mark = builder.markFor(input.awaiting);
@@ -117,6 +120,7 @@ export function buildRequest<M, Body>(
     ...(input.parentSystem === undefined
       ? {}
       : { parentSystem: input.parentSystem }),
+    ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
   });
   if (
     input.sharedWith !== undefined && mark !== undefined &&

@@ -439,7 +439,27 @@ export class ConversationShell<
     const listed = parentSystem === undefined
       ? sections.assembly
       : forkLayout(sections.assembly, parentSystem);
-    const runtimeText = renderRuntimeContext(assembly);
+    // Runtime context that holds for a turn: a reminder of its own where the
+    // form hides it after the turn (never with a tools block typed as
+    // generally available: it needs a beta), else part of the update.
+    const reminders = this.#builder.turnReminders === true &&
+      this.#builder.changes.tools !== "rebuild";
+    const turn = reminders
+      ? (assembly.runtimeContext ?? []).filter((entry) =>
+        entry.holds === "turn"
+      )
+      : [];
+    const runtimeText = renderRuntimeContext(
+      turn.length === 0 ? assembly : {
+        ...assembly,
+        runtimeContext: assembly.runtimeContext!.filter((entry) =>
+          entry.holds !== "turn"
+        ),
+      },
+    );
+    const reminderText = turn.length === 0
+      ? ""
+      : renderRuntimeContext({ ...assembly, runtimeContext: turn });
     const update = updateOfTexts(
       committed.runtimeText,
       runtimeText,
@@ -461,6 +481,11 @@ export class ConversationShell<
         ...(allowed === undefined ? {} : { allowed }),
       },
       sectionChanges: sections.changes,
+      // Sent with every new user message: a tool result clears it too.
+      ...(reminderText !== "" &&
+          (results.length > 0 || this.#person.length > 0)
+        ? { reminder: reminderText }
+        : {}),
       ...(committed.steps === 0 || committed.head === undefined ? {} : {
         previous: {
           head: committed.head,

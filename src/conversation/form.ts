@@ -69,6 +69,11 @@ export interface TailInput<M> {
    * one system or developer message after the step's other items).
    */
   readonly sectionChanges?: readonly SectionChange[];
+  /**
+   * With `turnReminders`: the runtime context that holds for this turn,
+   * rendered, to send after everything else (shown for this turn only).
+   */
+  readonly reminder?: string;
   /** The committed history (read only). */
   readonly history: readonly M[];
 }
@@ -86,6 +91,8 @@ export interface HeadInput {
   readonly prefixBudget: number;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
+  /** The turn's reminder this request's tail sends, if any. */
+  readonly reminder?: string;
   /**
    * A fork's: the texts of its parent's last system parts, which the
    * assembly's sections are laid out on; each shared part ends where the
@@ -138,6 +145,12 @@ export interface FormBuilder<M, Body> {
   readonly rules: ProviderRules;
   /** How changes after the first request go (SPEC 10.1), kind by kind. */
   readonly changes: ResolvedChanges;
+  /**
+   * The form sends runtime context that holds for a turn as a message the
+   * provider hides after the turn (`TailInput.reminder`); absent: it goes
+   * in the runtime-context update.
+   */
+  readonly turnReminders?: boolean;
   /**
    * With inline changes, a changed definition: a removal and an addition,
    * or the tools block rebuilt.

@@ -59,6 +59,7 @@ interface Stage {
   branch: string;
   review: boolean;
   tools: ToolSchema[];
+  reminder: string;
 }
 
 const PLUGINS: Record<number, (stage: Stage) => void> = {
@@ -67,7 +68,11 @@ const PLUGINS: Record<number, (stage: Stage) => void> = {
   12: (stage) => stage.review = true,
   15: (stage) => stage.tools = stage.tools.filter((t) => t.name !== "grep"),
   20: (stage) => stage.branch = "main",
+  18: (stage) => stage.reminder = "Plan mode: do not edit files.",
+  19: (stage) => stage.reminder = "",
   24: (stage) => stage.review = false,
+  25: (stage) => stage.reminder = "Tests are red: fix them first.",
+  26: (stage) => stage.reminder = "",
 };
 
 function registry(): { prompt: SystemPrompt; stage: Stage } {
@@ -76,7 +81,14 @@ function registry(): { prompt: SystemPrompt; stage: Stage } {
     branch: "main",
     review: false,
     tools: [tool("read_file"), tool("grep")],
+    reminder: "",
   };
+  prompt.runtimeContext({
+    name: "reminder",
+    order: 0,
+    text: () => stage.reminder,
+    holds: "turn",
+  });
   prompt.section({
     name: "git",
     order: 10,
@@ -211,6 +223,19 @@ describe("append-only changes through @anthropic-ai/sdk (issue 46)", {
           "browse",
           "read_file",
         ]);
+        // The turn's reminders: shown while they hold, then cleared (and
+        // kept in the history as sent).
+        const reminded = (index: number, text: string) =>
+          server.accepted[index].shown.some((shown) => shown.includes(text));
+        assert.ok(reminded(17, "Plan mode: do not edit files."));
+        assert.ok(!reminded(18, "Plan mode"));
+        assert.ok(!reminded(29, "Plan mode"));
+        assert.ok(reminded(24, "Tests are red: fix them first."));
+        assert.ok(!reminded(26, "Tests are red"));
+        assert.match(
+          JSON.stringify(server.accepted[29].body.messages),
+          /"clear_at":"next_user_message","content":\[\{"type":"text","text":"Plan mode/,
+        );
       },
     );
   }
