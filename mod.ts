@@ -125,6 +125,7 @@ export type {
   ConversationPrompt,
   ConversationReportOptions,
   ConversationRequest,
+  OutputSettings,
   RequestOptions,
   ResumeInfo,
   ToolCall,

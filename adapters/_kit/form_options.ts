@@ -83,23 +83,27 @@ const MODES = ["auto", "inline", "rebuild"];
 export function readChanges(
   options: Readonly<Record<string, unknown>>,
   form: string,
-  { inlineTools }: { readonly inlineTools: boolean },
+  { inlineTools, inlineOutput = false }: {
+    readonly inlineTools: boolean;
+    readonly inlineOutput?: boolean;
+  },
 ): { resolved: ResolvedChanges; saved: Record<string, unknown> } {
   const given = options.changes ?? "auto";
   const kinds: Record<string, unknown> = typeof given === "string"
-    ? { sections: given, tools: given }
+    ? { sections: given, tools: given, output: given }
     : isObject(given)
     ? { ...given }
     : { invalid: given };
   for (const [kind, mode] of Object.entries(kinds)) {
     if (
-      (kind !== "sections" && kind !== "tools") ||
+      (kind !== "sections" && kind !== "tools" && kind !== "output") ||
       (mode !== undefined && !MODES.includes(mode as string))
     ) {
       throw new SystemPromptError(
         "INVALID_CONFIG",
         `${form}'s changes is ${quote(given)}; it must be "auto" (the ` +
-          `default), "inline", "rebuild" or { sections?, tools? } of those.`,
+          `default), "inline", "rebuild" or { sections?, tools?, output? } ` +
+          `of those.`,
       );
     }
   }
@@ -133,6 +137,17 @@ export function readChanges(
     }
     tools = "rebuild";
   }
+  let output = (kinds.output ?? "auto") as string;
+  if (!inlineOutput) {
+    if (output === "inline" && typeof given !== "string") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `${form} has no per-message output settings (its API takes ` +
+          `them top-level only); give changes { output: "rebuild" } or "auto".`,
+      );
+    }
+    output = "rebuild";
+  }
   const saved: Record<string, unknown> = {};
   if (options.changes !== undefined) saved.changes = given;
   if (alias === "inline") saved.toolChanges = "inline";
@@ -140,6 +155,7 @@ export function readChanges(
     resolved: {
       sections: sections === "rebuild" ? "rebuild" : "inline",
       tools: tools as ResolvedChanges["tools"],
+      output: output as ResolvedChanges["output"],
     },
     saved,
   };

@@ -47,6 +47,8 @@ export interface AnthropicInlineConversationBody {
   system: MessagesTextBlock[];
   /** The first request's tools, never rebuilt; absent when there are none. */
   tools?: MessagesTool[];
+  /** The first request's effort (`request({}, { output })`). */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
   /**
    * The history, tool changes and turn reminders included, and this step's
    * new messages.
@@ -93,6 +95,8 @@ export interface AnthropicConversationBody {
   system: MessagesTextBlock[];
   /** Every listed tool; absent when there are none. */
   tools?: MessagesTool[];
+  /** The effort (`request({}, { output })`). */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
   /**
    * The history and this step's new messages, the last block marked: a
    * section changed after the first request is told in a `role: "system"`

@@ -70,6 +70,9 @@ const INLINE_BETAS = [
 /** The beta of a system message's `clear_at` (a turn's reminder). */
 const CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
 
+/** The beta of a system message's `output_config` (a new effort). */
+const OUTPUT_BETA = "mid-conversation-output-config-2026-07-01";
+
 /** The Anthropic Messages form. */
 export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
   id: "anthropic-messages",
@@ -132,8 +135,10 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     site: (message) => {
       // A reminder leaves the prompt after its turn: a mark on it is never
       // read again; the one before it is.
+      // An effort alone has no block to mark either.
       if (
-        (message as { clear_at?: unknown }).clear_at === "next_user_message"
+        (message as { clear_at?: unknown }).clear_at === "next_user_message" ||
+        message.content.length === 0
       ) {
         return "before";
       }
@@ -215,7 +220,7 @@ function builder(
   const changes = readChanges(
     options as unknown as Record<string, unknown>,
     form,
-    { inlineTools: true },
+    { inlineTools: true, inlineOutput: true },
   );
   Object.assign(saved, changes.saved);
   return {
@@ -223,6 +228,7 @@ function builder(
     rules: ANTHROPIC_RULES,
     changes: changes.resolved,
     turnReminders: true,
+    output: true,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -240,15 +246,19 @@ function builder(
             input.toolChanges.removed.length > 0));
       const clearAt = input.state.clearAtBeta === true ||
         input.reminder !== undefined;
+      const outputBeta = input.state.outputBeta === true ||
+        input.effortChange !== undefined;
       const betas = [
         ...(toolBetas ? INLINE_BETAS : []),
         ...(clearAt ? [CLEAR_AT_BETA] : []),
+        ...(outputBeta ? [OUTPUT_BETA] : []),
       ];
       const state = {
         ...(toolBetas && changes.resolved.tools !== "inline"
           ? { toolBetas: true }
           : {}),
         ...(clearAt ? { clearAtBeta: true } : {}),
+        ...(outputBeta ? { outputBeta: true } : {}),
       };
       const { system, tools } = messagesRequest(input.assembly, {
         cache: input.awaiting === "person"
@@ -271,6 +281,10 @@ function builder(
           max_tokens,
           system,
           ...(tools === undefined ? {} : { tools }),
+          // The first request's effort: never changed by an inline one.
+          ...(input.effort === undefined
+            ? {}
+            : { output_config: { effort: input.effort } }),
           ...(betas.length > 0 ? { betas } : {}),
         },
         state,
@@ -325,12 +339,20 @@ function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
   ) => ({ type: "text", text: changeText(change) }));
   const changes = input.toolChanges;
   const tools = changes === undefined ? [] : toolChangeBlocks(changes);
-  if (sections.length > 0 || tools.length > 0) {
+  if (sections.length > 0 || tools.length > 0 || input.effort !== undefined) {
     // After the tool results, as the SDK's own BetaToolRunner sends them;
-    // text only: the generally available mid-conversation system message.
+    // text only: the generally available mid-conversation system message;
+    // a new effort: its output_config (empty content is allowed with it).
     const message: MessagesToolChangeMessage | MessagesSystemMessage = {
       role: "system",
       content: [...sections, ...tools] as MessagesToolChangeBlock[],
+      ...(input.effort === undefined ? {} : {
+        output_config: {
+          effort: input.effort as NonNullable<
+            MessagesToolChangeMessage["output_config"]
+          >["effort"],
+        },
+      }),
     };
     messages.push(message as unknown as MessagesMessage);
   }

@@ -488,4 +488,10 @@ export interface MessagesToolChangeMessage {
   role: "system";
   /** Section changes (text blocks), then the removals, then the additions. */
   content: (MessagesTextBlock | MessagesToolChangeBlock)[];
+  /**
+   * A new effort from this turn on (beta
+   * `mid-conversation-output-config-2026-07-01`); the top-level one never
+   * changes.
+   */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
 }

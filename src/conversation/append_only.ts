@@ -32,6 +32,8 @@ export interface Sent<M> {
   readonly marks: readonly RecordingMark[];
   /** Body items before the history in the marks' indexes. */
   readonly leadingItems: number;
+  /** The form's mark, as its rules spell it (`cache_control`, ...). */
+  readonly markName?: string;
 }
 
 /** The keys a cache mark is written under, on every form. */
@@ -47,6 +49,8 @@ const MARK_KEYS = new Set([
  * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt)
  */
 export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
+  const markless = (value: unknown) =>
+    JSON.stringify(unmarked(value, sent.markName)) ?? "";
   if (previous.keys.length > 0) {
     const before = JSON.parse(previous.head) as Record<string, unknown>;
     for (const key of previous.keys) {
@@ -69,22 +73,17 @@ export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
   }
 }
 
-/** `value`'s JSON without cache marks. */
-function markless(value: unknown): string {
-  return JSON.stringify(unmarked(value)) ?? "";
-}
-
 /**
  * `value` without its marks; an object left empty by their removal (the
  * AI SDK's `providerOptions: { anthropic: {} }`) is left out too.
  */
-function unmarked(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unmarked);
+function unmarked(value: unknown, name: string | undefined): unknown {
+  if (Array.isArray(value)) return value.map((item) => unmarked(item, name));
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (MARK_KEYS.has(key) || inner === undefined) continue;
-    const kept = unmarked(inner);
+    if (MARK_KEYS.has(key) || key === name || inner === undefined) continue;
+    const kept = unmarked(inner, name);
     if (
       typeof inner === "object" && inner !== null && !Array.isArray(inner) &&
       Object.keys(inner).length > 0 &&

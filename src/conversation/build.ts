@@ -43,6 +43,10 @@ export interface BuildInput<M> {
   readonly sectionChanges?: readonly SectionChange[];
   /** The turn's reminder to send after everything else. */
   readonly reminder?: string;
+  /** The effort the head states (top-level). */
+  readonly effort?: string;
+  /** A new effort, set inline this request. */
+  readonly effortChange?: string;
   /**
    * The request before this one, which this one must extend (SPEC 10.1);
    * absent on a conversation's first request.
@@ -92,6 +96,7 @@ export function buildRequest<M, Body>(
       ? {}
       : { sectionChanges: input.sectionChanges }),
     ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
+    ...(input.effortChange === undefined ? {} : { effort: input.effortChange }),
   });
   const history = historyToSend(input.history, tail);
   const mark = builder.markFor(input.awaiting);
@@ -121,6 +126,10 @@ export function buildRequest<M, Body>(
       ? {}
       : { parentSystem: input.parentSystem }),
     ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
+    ...(input.effort === undefined ? {} : { effort: input.effort }),
+    ...(input.effortChange === undefined
+      ? {}
+      : { effortChange: input.effortChange }),
   });
   if (
     input.sharedWith !== undefined && mark !== undefined &&
@@ -137,6 +146,9 @@ export function buildRequest<M, Body>(
       history: marked.items,
       marks: marked.marks,
       leadingItems: form.marks.leadingItems,
+      ...(builder.rules.marks === undefined
+        ? {}
+        : { markName: builder.rules.marks.name }),
     });
   }
   const body = builder.body(

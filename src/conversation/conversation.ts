@@ -242,10 +242,11 @@ export class ConversationShell<
           `conversation was still being built; await it first.`,
       );
     }
-    const awaiting = readAwaiting(
-      readOptionBag(options, "request()")?.awaiting,
-      this.#awaiting,
-    );
+    const bag = readOptionBag(options, "request()");
+    const awaiting = readAwaiting(bag?.awaiting, this.#awaiting);
+    const effort = readEffort(bag?.output, this.#form.functions.start, {
+      takes: this.#builder.output === true,
+    });
     this.#building = true;
     try {
       const sentAt = this.#clock();
@@ -254,7 +255,10 @@ export class ConversationShell<
         context,
         this.#diagnostics,
       );
-      const built = this.#build(assembly, awaiting, explanation, sentAt);
+      const built = this.#build(assembly, awaiting, explanation, {
+        sentAt,
+        effort,
+      });
       this.#built = built;
       return built.request.body;
     } finally {
@@ -407,7 +411,7 @@ export class ConversationShell<
     assembly: PromptAssembly,
     awaiting: Awaiting,
     explanation: PromptExplanation | undefined,
-    sentAt: number,
+    { sentAt, effort: given }: { sentAt: number; effort: string | undefined },
   ): Built<M, Body> {
     const committed = this.#committed;
     const missing = committed.calls.filter((call) =>
@@ -429,6 +433,11 @@ export class ConversationShell<
       ...this.#results.get(call.id)!,
     }));
     const mode = toolMode(this.#builder.changes.tools, committed.bound);
+    const effort = nextEffort(
+      committed,
+      given,
+      toolMode(this.#builder.changes.output, committed.bound),
+    );
     const step = toolStep(committed, assembly, {
       toolChanges: mode,
       redefine: this.#builder.redefine,
@@ -481,6 +490,8 @@ export class ConversationShell<
         ...(allowed === undefined ? {} : { allowed }),
       },
       sectionChanges: sections.changes,
+      ...(effort?.head === undefined ? {} : { effort: effort.head }),
+      ...(effort?.change === undefined ? {} : { effortChange: effort.change }),
       // Sent with every new user message: a tool result clears it too.
       ...(reminderText !== "" &&
           (results.length > 0 || this.#person.length > 0)
@@ -526,6 +537,12 @@ export class ConversationShell<
         },
       sentAt,
       ...(sections.told === undefined ? {} : { told: sections.told }),
+      ...(effort === undefined ? {} : {
+        effort: {
+          ...(effort.head === undefined ? {} : { head: effort.head }),
+          told: effort.told,
+        },
+      }),
       ...(sections.head === undefined ? {} : { headSections: sections.head }),
       ...(sections.changes.length === 0
         ? {}
@@ -577,4 +594,58 @@ function parentSystemOf(
   form: Pick<ConversationForm, "systemTexts">,
 ): readonly string[] | undefined {
   return fork?.head === undefined ? undefined : form.systemTexts(fork.head);
+}
+
+/**
+ * The effort of the next request (SPEC 10.1): what the head states and
+ * what the model was told last. The first request, and a rebuild, state
+ * it top-level; inline, a change goes in the tail and the head keeps its
+ * own. A request that gives none keeps the last.
+ */
+function nextEffort(
+  committed: Committed<unknown>,
+  given: string | undefined,
+  mode: "inline" | "rebuild",
+): { head?: string; told: string; change?: string } | undefined {
+  const before = committed.effort;
+  const told = given ?? before?.told;
+  if (told === undefined) return undefined;
+  if (committed.steps === 0 || mode === "rebuild") return { head: told, told };
+  return {
+    ...(before?.head === undefined ? {} : { head: before.head }),
+    told,
+    ...(told === before?.told ? {} : { change: told }),
+  };
+}
+
+const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
+
+/** `request()`'s `output` option, checked: its effort. */
+function readEffort(
+  output: unknown,
+  form: string,
+  { takes }: { takes: boolean },
+): string | undefined {
+  if (output === undefined) return undefined;
+  const effort = typeof output === "object" && output !== null
+    ? (output as { effort?: unknown }).effort
+    : output;
+  if (!takes) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `request()'s output is not taken by a ${form} conversation yet; ` +
+        `set the effort on the call itself.`,
+    );
+  }
+  if (
+    typeof output !== "object" || output === null ||
+    (effort !== undefined && !EFFORTS.includes(effort as string))
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `request()'s output is ${JSON.stringify(output) ?? String(output)}; ` +
+        `it must be { effort?: ${EFFORTS.map((e) => `"${e}"`).join(" | ")} }.`,
+    );
+  }
+  return effort as string | undefined;
 }

@@ -74,6 +74,8 @@ export interface TailInput<M> {
    * rendered, to send after everything else (shown for this turn only).
    */
   readonly reminder?: string;
+  /** A new effort, set inline (the head keeps the first one). */
+  readonly effort?: string;
   /** The committed history (read only). */
   readonly history: readonly M[];
 }
@@ -93,6 +95,10 @@ export interface HeadInput {
   readonly toolChanges?: InlineToolChanges;
   /** The turn's reminder this request's tail sends, if any. */
   readonly reminder?: string;
+  /** The effort the head states (top-level), if any. */
+  readonly effort?: string;
+  /** The effort this request's tail sets inline, if it changes. */
+  readonly effortChange?: string;
   /**
    * A fork's: the texts of its parent's last system parts, which the
    * assembly's sections are laid out on; each shared part ends where the
@@ -135,6 +141,8 @@ export interface ResolvedChanges {
    * block (thinking, reasoning), then goes inline.
    */
   readonly tools: ChangeMode | "auto";
+  /** Output settings (effort): as `tools`; `"rebuild"` on a form without a per-message form. */
+  readonly output: ChangeMode | "auto";
 }
 
 /** One conversation's requests, its options read and checked. */
@@ -151,6 +159,8 @@ export interface FormBuilder<M, Body> {
    * in the runtime-context update.
    */
   readonly turnReminders?: boolean;
+  /** The form takes output settings (`RequestOptions.output`). */
+  readonly output?: boolean;
   /**
    * With inline changes, a changed definition: a removal and an addition,
    * or the tools block rebuilt.

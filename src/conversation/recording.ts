@@ -159,6 +159,11 @@ export interface RecordingStep {
   headSections?: HeldSection[];
   /** The section changes this step told the model inline. */
   sectionChanges?: SectionChange[];
+  /**
+   * The effort the head states and the one the model was told last, when
+   * this step changed them (`RequestOptions.output`).
+   */
+  effort?: { head?: string; told: string };
   /** Who was to answer next. */
   awaiting: Awaiting;
   /** The provider's answer, as returned. */

@@ -161,6 +161,9 @@ export function replay<M>(
         ? {}
         : { told: toldAfter(told, step.sectionChanges ?? []) }),
       bound: state.bound === true || read.bound === true,
+      ...(step.effort ?? state.effort) === undefined
+        ? {}
+        : { effort: step.effort ?? state.effort },
     };
     allowed = step.allowedTools;
   }

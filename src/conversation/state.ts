@@ -41,6 +41,8 @@ export interface Committed<M> {
    * encrypted reasoning): `"auto"` tool changes go inline from then on.
    */
   readonly bound?: boolean;
+  /** The effort the head states, and the one the model was told last. */
+  readonly effort?: { readonly head?: string; readonly told: string };
 }
 
 /** A body built and not yet recorded. */
@@ -65,6 +67,8 @@ export interface Built<M, Body> {
   readonly headSections?: readonly HeldSection[];
   /** The section changes this request tells the model. */
   readonly sectionChanges?: readonly SectionChange[];
+  /** The effort after this request. */
+  readonly effort?: { readonly head?: string; readonly told: string };
 }
 
 export const EMPTY_STATE: Committed<never> = {
@@ -139,6 +143,10 @@ export function stepRecord<M, Body>(
     ...(built.sectionChanges === undefined || built.sectionChanges.length === 0
       ? {}
       : { sectionChanges: [...built.sectionChanges] }),
+    ...(built.effort === undefined ||
+        JSON.stringify(built.effort) === JSON.stringify(before.effort)
+      ? {}
+      : { effort: { ...built.effort } }),
     ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
     awaiting: built.awaiting,
     response: answer.response,
@@ -183,6 +191,7 @@ export function committedAfter<M, Body>(
     head: step.head,
     state: sent.state,
     ...(built.told === undefined ? {} : { told: built.told }),
+    ...(built.effort === undefined ? {} : { effort: built.effort }),
     bound: before.bound === true || read.bound === true,
   };
 }

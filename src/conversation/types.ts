@@ -100,6 +100,11 @@ export type ChangesOption =
      * holds a bound block; the form's `toolChanges` names the same).
      */
     readonly tools?: "auto" | "inline" | "rebuild";
+    /**
+     * A request's new output settings (`RequestOptions.output`; `"auto"`:
+     * inline once the history holds a bound block).
+     */
+    readonly output?: "auto" | "inline" | "rebuild";
   };
 
 /**
@@ -273,6 +278,32 @@ export interface ConversationReportOptions {
 export interface RequestOptions {
   /** Who answers the request after this one (default: the option's). */
   awaiting?: Awaiting;
+  /**
+   * The output settings of this request and the next ones, until another
+   * request changes them (SPEC 10.1): the first request sends them
+   * top-level (Anthropic `output_config.effort`, OpenAI Responses
+   * `reasoning.effort`, Chat Completions `reasoning_effort`); a later
+   * change goes inline where the API has a per-message form (Anthropic a
+   * system message's `output_config`, Responses a `configuration_update`
+   * item) and `changes` says so, else the top-level field changes. The AI
+   * SDK conversation takes none.
+   */
+  output?: OutputSettings;
+}
+
+/**
+ * A request's output settings (`RequestOptions.output`).
+ *
+ * @example
+ * ```ts
+ * import type { OutputSettings } from "@rxprompt/system-prompt";
+ *
+ * const thorough: OutputSettings = { effort: "high" };
+ * ```
+ */
+export interface OutputSettings {
+  /** How much the model thinks and writes. */
+  effort?: "low" | "medium" | "high" | "xhigh" | "max";
 }
 
 /**

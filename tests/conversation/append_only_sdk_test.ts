@@ -136,7 +136,12 @@ async function session(
             conv.toolResult(call.id, `read ${call.name}`);
           }
         } else conv.user(`Step ${step}.`);
-        const built = await conv.request() as unknown as Params;
+        // The effort: low from the first request, high from step 10.
+        const effort = step === 1 ? "low" : step === 10 ? "high" : undefined;
+        const built = await conv.request(
+          {},
+          effort === undefined ? {} : { output: { effort } },
+        ) as unknown as Params;
         // The harness asks for the blocks to be dropped, not the 400.
         const body: Params = dropBlock
           ? {
@@ -223,6 +228,12 @@ describe("append-only changes through @anthropic-ai/sdk (issue 46)", {
           "browse",
           "read_file",
         ]);
+        // The effort: the first request's top-level one, never changed,
+        // then the system message's from step 10 on.
+        for (const [index, request] of server.accepted.entries()) {
+          assert.equal(request.effort, index < 9 ? "low" : "high");
+          assert.deepEqual(request.body.output_config, { effort: "low" });
+        }
         // The turn's reminders: shown while they hold, then cleared (and
         // kept in the history as sent).
         const reminded = (index: number, text: string) =>

@@ -10,6 +10,7 @@ import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   responsesConversation,
+  resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import {
@@ -241,7 +242,7 @@ describe("system changes (issue 46)", () => {
       code("INVALID_CONFIG"),
     );
     assert.throws(
-      () => start({ changes: { output: "inline" } }),
+      () => start({ changes: { effort: "inline" } }),
       code("INVALID_CONFIG"),
     );
     assert.throws(
@@ -260,6 +261,89 @@ describe("system changes (issue 46)", () => {
       start({ changes: { sections: "rebuild" } }).save().split("\n")[0],
     );
     assert.deepEqual(saved.options.changes, { sections: "rebuild" });
+  });
+
+  it("effort: top-level on the first request; then Responses a configuration_update (auto: once reasoning is bound), Chat the top-level field; resumed the same", async () => {
+    const prompt = new SystemPrompt({ persona: "You are terse." });
+    const reasoning = {
+      object: "response",
+      output: [{
+        type: "reasoning",
+        id: "rs_1",
+        summary: [],
+        encrypted_content: "enc",
+      }, {
+        type: "message",
+        id: "m1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "ok", annotations: [] }],
+      }],
+    };
+    const responses = responsesConversation(prompt, { model: "m" });
+    responses.user("Go.");
+    const first = await responses.request({}, { output: { effort: "low" } });
+    assert.deepEqual(first.reasoning, { effort: "low" });
+    responses.record(reasoning as never);
+    responses.user("Again.");
+    const second = await responses.request({}, {
+      output: { effort: "high" },
+    });
+    assert.deepEqual(second.reasoning, { effort: "low" });
+    assert.deepEqual(second.input.at(-1), {
+      type: "configuration_update",
+      reasoning: { effort: "high" },
+    });
+    // The end mark went on the item before it.
+    responses.record(reasoning as never);
+    const saved = responses.save();
+    responses.user("Once more.");
+    const third = await responses.request();
+    const resumed = resumeResponsesConversation(prompt, saved);
+    resumed.user("Once more.");
+    assert.equal(
+      JSON.stringify(await resumed.request()),
+      JSON.stringify(third),
+    );
+    assert.equal(
+      JSON.stringify(third).match(/configuration_update/g)?.length,
+      1,
+    );
+
+    const chat = chatConversation(prompt, { model: "m" });
+    chat.user("Go.");
+    assert.equal(
+      (await chat.request({}, { output: { effort: "low" } })).reasoning_effort,
+      "low",
+    );
+    chat.record({
+      object: "chat.completion",
+      choices: [{ message: { role: "assistant", content: "ok" } }],
+    } as never);
+    chat.user("Again.");
+    assert.equal(
+      (await chat.request({}, { output: { effort: "high" } })).reasoning_effort,
+      "high",
+    );
+    assert.throws(
+      () =>
+        chatConversation(prompt, {
+          model: "m",
+          changes: { output: "inline" },
+        } as never),
+      /no per-message output settings/,
+    );
+    const ai = aiSdkConversation(prompt);
+    ai.user("Go.");
+    await assert.rejects(
+      ai.request({}, { output: { effort: "low" } }),
+      code("INVALID_CONFIG"),
+    );
+    await assert.rejects(
+      chat.request({}, { output: { effort: "extreme" as "low" } }),
+      code("INVALID_CONFIG"),
+    );
+    await prompt.dispose();
   });
 
   it("refuses a request that would edit the previous one (a bug, never reached)", () => {

@@ -137,6 +137,7 @@ function builder(
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
     changes: changes.resolved,
+    output: true,
     redefine: "inline",
     prefixLimit: read.read.limit,
     markFor: (awaiting) => openAIMark(read.cache, awaiting),
@@ -185,6 +186,9 @@ function builder(
           ...(read.limit === undefined
             ? {}
             : { max_completion_tokens: read.limit }),
+          ...(input.effort === undefined
+            ? {}
+            : { reasoning_effort: input.effort }),
           ...retentionField(read.retention, input.awaiting),
           ...(stream
             ? { stream: true, stream_options: { include_usage: true } }

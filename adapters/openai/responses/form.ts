@@ -53,6 +53,7 @@ import type {
 } from "./conversation_types.ts";
 
 type ResponsesItem = ResponsesConversationItem;
+type Effort = "low" | "medium" | "high" | "xhigh" | "max";
 
 /** The OpenAI Responses form. */
 export const RESPONSES_FORM: ConversationForm<
@@ -111,7 +112,8 @@ export const RESPONSES_FORM: ConversationForm<
    * change; an `additional_tools` item defers to the item before it.
    */
   marks: openAISites<ResponsesItem>((item) =>
-    "type" in item && item.type === "additional_tools"
+    "type" in item &&
+      (item.type === "additional_tools" || item.type === "configuration_update")
       ? "before"
       : "role" in item && (item.role === "user" || item.role === "developer")
       ? { field: "content", parts: item.content as unknown[] }
@@ -136,12 +138,16 @@ function builder(
 ): FormBuilder<ResponsesItem, ResponsesConversationBody> {
   const form = "responsesConversation";
   const read = readOpenAIForm(options, form, "max_output_tokens");
-  const changes = readChanges(options, form, { inlineTools: true });
+  const changes = readChanges(options, form, {
+    inlineTools: true,
+    inlineOutput: true,
+  });
   Object.assign(read.saved, changes.saved);
   return {
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
     changes: changes.resolved,
+    output: true,
     // The API takes no second definition under a tool's name.
     redefine: "rebuild",
     prefixLimit: read.read.limit,
@@ -178,6 +184,13 @@ function builder(
           })),
         });
       }
+      // Each setting stays in effect until a later update replaces it.
+      if (input.effort !== undefined) {
+        tail.push({
+          type: "configuration_update",
+          reasoning: { effort: input.effort as Effort },
+        });
+      }
       return tail;
     },
     head: (input) => {
@@ -210,6 +223,9 @@ function builder(
           ...(read.limit === undefined
             ? {}
             : { max_output_tokens: read.limit }),
+          ...(input.effort === undefined
+            ? {}
+            : { reasoning: { effort: input.effort } }),
           ...retentionField(read.retention, input.awaiting),
           system,
         },
