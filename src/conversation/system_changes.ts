@@ -25,11 +25,15 @@ import { renderSections } from "../render/interpolate.ts";
  * ```
  */
 export interface HeldSection {
+  /** The section's name. */
   readonly name: string;
+  /** Its render position. */
   readonly order: number;
   /** The rendered text. */
   readonly text: string;
+  /** Present when the section is a cache breakpoint. */
   readonly cacheBreakpoint?: true;
+  /** Its effective stability, when not `stable`. */
   readonly stability?: "agent" | "volatile";
 }
 
@@ -53,7 +57,9 @@ export interface Told {
  * ```
  */
 export interface SectionChange {
+  /** New since the model last read the prompt, changed, or gone. */
   readonly kind: "added" | "changed" | "removed";
+  /** The section's name. */
   readonly name: string;
   /** The new text; absent for `"removed"`. */
   readonly text?: string;
