@@ -8,7 +8,6 @@
 
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
-import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import {
   assembleStep,
@@ -22,7 +21,6 @@ import {
   readOptionBag,
   shallowEnough,
 } from "./checks.ts";
-import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import {
   type Built,
   type Committed,
@@ -35,12 +33,11 @@ import { refusalText } from "./tool_set.ts";
 import { forkLayout } from "./fork_layout.ts";
 import { replay, toolMode, toolStep } from "./replay.ts";
 import {
-  heldAssembly,
-  heldSections,
-  sectionChanges,
-  toldAfter,
-  toldOf,
-} from "./system_changes.ts";
+  nextEffort,
+  readEffort,
+  stepSections,
+  turnReminder,
+} from "./step_changes.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report/types.ts";
 import { callObserver, Observer } from "./observe.ts";
@@ -443,32 +440,20 @@ export class ConversationShell<
       redefine: this.#builder.redefine,
     });
     const { tools, allowed } = step;
-    const sections = this.#sections(step.listed);
+    const sections = stepSections(
+      step.listed,
+      this.#builder.changes.sections,
+      committed.told,
+    );
     const parentSystem = this.#parentSystem;
     const listed = parentSystem === undefined
       ? sections.assembly
       : forkLayout(sections.assembly, parentSystem);
-    // Runtime context that holds for a turn: a reminder of its own where the
-    // form hides it after the turn (never with a tools block typed as
-    // generally available: it needs a beta), else part of the update.
-    const reminders = this.#builder.turnReminders === true &&
-      this.#builder.changes.tools !== "rebuild";
-    const turn = reminders
-      ? (assembly.runtimeContext ?? []).filter((entry) =>
-        entry.holds === "turn"
-      )
-      : [];
-    const runtimeText = renderRuntimeContext(
-      turn.length === 0 ? assembly : {
-        ...assembly,
-        runtimeContext: assembly.runtimeContext!.filter((entry) =>
-          entry.holds !== "turn"
-        ),
-      },
+    const { runtimeText, reminderText } = turnReminder(
+      assembly,
+      this.#builder.turnReminders === true &&
+        this.#builder.changes.tools !== "rebuild",
     );
-    const reminderText = turn.length === 0
-      ? ""
-      : renderRuntimeContext({ ...assembly, runtimeContext: turn });
     const update = updateOfTexts(
       committed.runtimeText,
       runtimeText,
@@ -549,43 +534,6 @@ export class ConversationShell<
         : { sectionChanges: sections.changes }),
     };
   }
-
-  /**
-   * The step's sections (SPEC 10.1): with sections inline after the first
-   * request, the head keeps the sections the model was first given and the
-   * changes since go in the tail; else the assembly's own.
-   */
-  #sections(assembly: PromptAssembly): {
-    assembly: PromptAssembly;
-    changes: SectionChange[];
-    told?: Told;
-    head?: HeldSection[];
-    kept: boolean;
-  } {
-    if (this.#builder.changes.sections !== "inline") {
-      return { assembly, changes: [], kept: false };
-    }
-    const now = heldSections(assembly);
-    const told = this.#committed.told;
-    if (told === undefined) {
-      // The first request (or the first after a 0.4 recording): the head
-      // is built of these.
-      return {
-        assembly,
-        changes: [],
-        told: toldOf(now),
-        head: now,
-        kept: false,
-      };
-    }
-    const changes = sectionChanges(told, now);
-    return {
-      assembly: heldAssembly(assembly, told.head),
-      changes,
-      told: toldAfter(told, changes),
-      kept: true,
-    };
-  }
 }
 
 /** The texts of a fork's parent's last system parts, if it is a fork. */
@@ -594,58 +542,4 @@ function parentSystemOf(
   form: Pick<ConversationForm, "systemTexts">,
 ): readonly string[] | undefined {
   return fork?.head === undefined ? undefined : form.systemTexts(fork.head);
-}
-
-/**
- * The effort of the next request (SPEC 10.1): what the head states and
- * what the model was told last. The first request, and a rebuild, state
- * it top-level; inline, a change goes in the tail and the head keeps its
- * own. A request that gives none keeps the last.
- */
-function nextEffort(
-  committed: Committed<unknown>,
-  given: string | undefined,
-  mode: "inline" | "rebuild",
-): { head?: string; told: string; change?: string } | undefined {
-  const before = committed.effort;
-  const told = given ?? before?.told;
-  if (told === undefined) return undefined;
-  if (committed.steps === 0 || mode === "rebuild") return { head: told, told };
-  return {
-    ...(before?.head === undefined ? {} : { head: before.head }),
-    told,
-    ...(told === before?.told ? {} : { change: told }),
-  };
-}
-
-const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
-
-/** `request()`'s `output` option, checked: its effort. */
-function readEffort(
-  output: unknown,
-  form: string,
-  { takes }: { takes: boolean },
-): string | undefined {
-  if (output === undefined) return undefined;
-  const effort = typeof output === "object" && output !== null
-    ? (output as { effort?: unknown }).effort
-    : output;
-  if (!takes) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `request()'s output is not taken by a ${form} conversation yet; ` +
-        `set the effort on the call itself.`,
-    );
-  }
-  if (
-    typeof output !== "object" || output === null ||
-    (effort !== undefined && !EFFORTS.includes(effort as string))
-  ) {
-    throw new SystemPromptError(
-      "INVALID_CONFIG",
-      `request()'s output is ${JSON.stringify(output) ?? String(output)}; ` +
-        `it must be { effort?: ${EFFORTS.map((e) => `"${e}"`).join(" | ")} }.`,
-    );
-  }
-  return effort as string | undefined;
 }
