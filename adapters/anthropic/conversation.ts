@@ -113,7 +113,7 @@ export function anthropicConversation<
         };
       }
     ),
-): AnthropicConversation<C>;
+): AnthropicConversation<C, AnthropicConversationBody>;
 /**
  * {@linkcode anthropicConversation} when the tool-change mode is known only
  * at run time.
@@ -239,7 +239,7 @@ export function resumeAnthropicConversation<
         };
       }
     ),
-): AnthropicConversation<C>;
+): AnthropicConversation<C, AnthropicConversationBody>;
 /**
  * {@linkcode resumeAnthropicConversation} with a `toolChanges` known only
  * at run time, as {@linkcode anthropicConversation} takes it: the body is

@@ -199,9 +199,9 @@ export interface AnthropicConversationOptions extends ConversationOptions {
    */
   maxCacheBreakpoints?: number;
   /**
-   * What a change of the tool set after the first request does:
-   * `"rebuild"` (default) rebuilds the tools block once (a dropped tool
-   * stays listed and inactive); `"inline"` keeps the tools block and tells
+   * 0.4's name for `changes.tools` (its alias). What a change of the tool
+   * set after the first request does: `"rebuild"` rebuilds the tools block
+   * once (a dropped tool stays listed and inactive); `"inline"` keeps the tools block and tells
    * the model in the conversation (`tool_removal` / `tool_addition` in a
    * `role: "system"` message), with the betas
    * `mid-conversation-tool-changes-2026-07-01` and `inline-tools-2026-09-15`:
@@ -212,7 +212,9 @@ export interface AnthropicConversationOptions extends ConversationOptions {
 
 /**
  * An Anthropic Messages conversation: {@linkcode Conversation} with the
- * SDK's shapes.
+ * SDK's shapes. Its body is the generally available one or, once a tool
+ * change, a turn reminder or an effort goes inline, the beta one
+ * (`client.beta.messages.create` takes both).
  *
  * @example
  * ```ts
@@ -231,7 +233,7 @@ export interface AnthropicConversationOptions extends ConversationOptions {
  */
 export type AnthropicConversation<
   C extends AssembleContext = AssembleContext,
-  Body = AnthropicConversationBody,
+  Body = AnthropicConversationBody | AnthropicInlineConversationBody,
 > = Conversation<
   Body,
   MessagesAnswer,
