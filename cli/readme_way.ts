@@ -161,7 +161,12 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     if (!grew || (memory.conversation === undefined && !saved)) {
       // The first step, or the harness rewrote the conversation (compacted
       // it): a new conversation, which sends the whole runtime context.
-      memory.conversation = start(driven, input, memory, toolChanges, options);
+      memory.conversation = start(driven, input, memory, toolChanges, {
+        ...options,
+        ...(input.request.changes === undefined
+          ? {}
+          : { changes: input.request.changes }),
+      });
       memory.seen = [];
       memory.committed = 0;
       memory.pending = false;

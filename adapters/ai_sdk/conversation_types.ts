@@ -62,6 +62,12 @@ export interface AISDKConversationBody {
   tools: ToolSet;
   /** The history and this step's new messages. */
   messages: AISDKConversationMessage[];
+  /**
+   * Present (`true`) once the history holds a system message telling a
+   * section's change: `generateText` refuses system messages in
+   * `messages` without it.
+   */
+  allowSystemInMessages?: true;
 }
 
 /**

@@ -256,7 +256,15 @@ function builder(
     },
     body: (head, messages) => {
       const { system, tools } = head.live as Live;
-      return { system, tools, messages: messages as AIMessage[] };
+      return {
+        system,
+        tools,
+        messages: messages as AIMessage[],
+        // The AI SDK refuses a system message in messages unless asked.
+        ...(messages.some((message) => message.role === "system")
+          ? { allowSystemInMessages: true }
+          : {}),
+      };
     },
   };
 }

@@ -238,6 +238,8 @@ describe("the conversation's report through the real SDKs", {
     const { prompt, state } = agent();
     let now = 1_000_000;
     const conv = responsesConversation(prompt, {
+      // 0.4's bytes: the section change is the layout miss reported.
+      changes: "rebuild",
       model: "gpt-5.6",
       diagnostics: true,
       clock: () => now,
@@ -317,6 +319,8 @@ describe("the conversation's report through the real SDKs", {
     const { prompt, state } = agent();
     let now = 1_000_000;
     const conv = aiSdkConversation(prompt, {
+      // 0.4's bytes: the section change is the layout miss reported.
+      changes: "rebuild",
       diagnostics: true,
       clock: () => now,
     });
