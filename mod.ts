@@ -119,6 +119,8 @@ export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
   Awaiting,
   ChangesOption,
+  Compaction,
+  CompactOptions,
   Conversation,
   ConversationObserver,
   ConversationOptions,

@@ -21,8 +21,16 @@ import type { ToolCall } from "../../src/conversation/types.ts";
 import type { PrefixSites } from "../../src/conversation/marks.ts";
 import { AI_SDK_SITES, marked } from "./marks.ts";
 import { AiSdkLayout } from "./report_layout.ts";
-import { isObject, readChanges } from "../_kit/form_options.ts";
+import {
+  answerText,
+  isObject,
+  readChanges,
+  withoutParts,
+} from "../_kit/form_options.ts";
 import { changeText } from "../../src/conversation/system_changes.ts";
+
+/** Parts bound to the prefix they were made on (signed thinking). */
+const REASONING = new Set(["reasoning", "redacted-reasoning"]);
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { autoBreakpoints } from "../_kit/assembly_input.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
@@ -94,6 +102,13 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
   systemTexts: (head) => textsOf(head.system, (message) => message.content),
   marks: AI_SDK_SITES,
   layout: () => new AiSdkLayout(),
+  // A summary asked for in one user message, whatever the provider.
+  compaction: {
+    by: "client",
+    keepsTools: false,
+    summary: answerText,
+    unbound: (message) => withoutParts(message, REASONING),
+  },
   prefix: {
     of: (head) => {
       const items = [

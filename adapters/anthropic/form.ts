@@ -19,13 +19,20 @@ import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
-  compactionUnsupported,
   isObject,
   readChanges,
   readLimit,
   readModel,
+  withoutParts,
 } from "../_kit/form_options.ts";
 import { changeText } from "../../src/conversation/system_changes.ts";
+import {
+  compactionBetas,
+  compactionHead,
+  readServerCompaction,
+  serverCompactionFields,
+  viaRefused,
+} from "./compaction.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
@@ -129,6 +136,12 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
   simulation: MESSAGES_SIMULATION,
+  // On-demand compaction; its block carries the tool changes of the range.
+  compaction: {
+    by: "provider",
+    keepsTools: true,
+    unbound: (message) => withoutParts(message, UNMARKABLE),
+  },
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,
@@ -223,6 +236,10 @@ function builder(
     { inlineTools: true, inlineOutput: true },
   );
   Object.assign(saved, changes.saved);
+  const server = readServerCompaction(options.serverCompaction, form);
+  if (server !== undefined) saved.serverCompaction = server;
+  // Threshold compaction's betas, from the first request.
+  const serverBetas: readonly string[] = server?.betas ?? [];
   return {
     saved,
     rules: ANTHROPIC_RULES,
@@ -252,6 +269,7 @@ function builder(
         ...(toolBetas ? INLINE_BETAS : []),
         ...(clearAt ? [CLEAR_AT_BETA] : []),
         ...(outputBeta ? [OUTPUT_BETA] : []),
+        ...serverBetas,
       ];
       const state = {
         ...(toolBetas && changes.resolved.tools !== "inline"
@@ -285,15 +303,21 @@ function builder(
           ...(input.effort === undefined
             ? {}
             : { output_config: { effort: input.effort } }),
+          ...serverCompactionFields(server),
           ...(betas.length > 0 ? { betas } : {}),
         },
         state,
       };
     },
+    compaction: (head, asked) => {
+      if (asked.via !== undefined) throw viaRefused(asked.via);
+      return { head: compactionHead(head, asked.instructions), tail: [] };
+    },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
     body: (head, messages, extras) => {
-      const { betas, ...rest } = head.recorded;
+      const { betas: own, ...rest } = head.recorded;
+      const betas = compactionBetas(own as string[] | undefined, messages);
       return {
         ...rest,
         messages,
@@ -414,9 +438,6 @@ function readAnswer(
           `is an object with a string type.`,
       );
     }
-    if (block.type === "compaction") {
-      throw compactionUnsupported("The message holds a compaction block");
-    }
     if (UNMARKABLE.has(block.type)) bound = true;
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
@@ -429,10 +450,18 @@ function readAnswer(
     }
   }
   const content = JSON.parse(JSON.stringify(response.content));
+  // A compaction block (on demand, or the threshold's inside a step) is the
+  // answer's first: the history starts at this message.
+  const compacted = content.some((block: { type: string }) =>
+    block.type === "compaction"
+  );
   return {
     messages: [{ role: "assistant", content }],
     calls,
     usage: response.usage ?? null,
     bound,
+    ...(compacted
+      ? { compactedFrom: 0, paused: response.stop_reason === "compaction" }
+      : {}),
   };
 }

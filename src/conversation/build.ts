@@ -14,6 +14,7 @@ import type {
   BodyExtras,
   ConversationForm,
   FormBuilder,
+  FormHead,
   ToolResultInput,
 } from "./form.ts";
 import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
@@ -71,6 +72,8 @@ export interface BuiltRequest<M, Body> {
   readonly head: Record<string, unknown>;
   /** The form's state after this request. */
   readonly state: Record<string, unknown>;
+  /** The head as the form built it (what a compaction sends again). */
+  readonly formHead: FormHead;
 }
 
 /**
@@ -162,6 +165,7 @@ export function buildRequest<M, Body>(
     marks: marked.marks,
     head: head.recorded,
     state: head.state,
+    formHead: head,
   };
 }
 

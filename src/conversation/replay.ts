@@ -9,7 +9,13 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
-import type { ParsedRecording } from "./recording.ts";
+import type { ParsedRecording, RecordingStep } from "./recording.ts";
+import {
+  compactedHistory,
+  compactionOf,
+  type PendingCompaction,
+  swappedCommitted,
+} from "./compaction.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
   declaredTools,
@@ -20,7 +26,12 @@ import {
   nextToolSet,
   type ToolSetStep,
 } from "./tool_set.ts";
-import type { ChangeMode, FormAnswer } from "./form.ts";
+import type {
+  ChangeMode,
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+} from "./form.ts";
 import { toldAfter, toldOf } from "./system_changes.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
@@ -107,14 +118,56 @@ export function replay<M>(
     readonly read: (answer: unknown) => FormAnswer<M>;
     /** How tool changes go. */
     readonly tools: ChangeMode | "auto";
+    /** The form and its builder, for the history a compaction starts. */
+    readonly form: ConversationForm<M, unknown>;
+    readonly builder: FormBuilder<M, unknown>;
   },
-): { state: Committed<M>; allowed: string[] | undefined } {
+): {
+  state: Committed<M>;
+  allowed: string[] | undefined;
+  compaction: PendingCompaction<M> | undefined;
+} {
   let state: Committed<M> = startOf(parsed.header.fork, form.tools);
   // One array grows through the replay: each step's state needs only its
-  // length, and a copy per step would make resume quadratic.
-  const history: M[] = [...state.history];
+  // length, and a copy per step would make resume quadratic (a compaction
+  // starts another).
+  let history: M[] = [...state.history];
   let allowed: string[] | undefined;
+  let compaction: PendingCompaction<M> | undefined;
+  const swapped = (at: number, compacted: readonly M[]): void => {
+    state = swappedCommitted(
+      { ...state, history },
+      compactionOf(form.form),
+      { at, history: compacted },
+    );
+    history = state.history as M[];
+  };
   for (const step of parsed.steps) {
+    if (step.swap !== undefined) {
+      if (
+        compaction?.history === undefined ||
+        step.swap.at !== compaction.at ||
+        step.swap.carried !== history.length - compaction.at
+      ) {
+        throw new SystemPromptError(
+          "RECORDING_DISCONTINUOUS",
+          `Step ${step.step} of the recording swaps in a compaction that ` +
+            `the steps before it do not hold.`,
+        );
+      }
+      swapped(compaction.at, compaction.history);
+      compaction = undefined;
+    }
+    if (step.kind === "compaction") {
+      compaction = replayedCompaction(step, history.length, form);
+      state = {
+        ...state,
+        history,
+        steps: step.step,
+        head: JSON.stringify(step.head ?? {}),
+      };
+      continue;
+    }
     if (step.at !== history.length) {
       throw new SystemPromptError(
         "RECORDING_DISCONTINUOUS",
@@ -165,7 +218,55 @@ export function replay<M>(
         ? {}
         : { effort: step.effort ?? state.effort },
     };
+    if (read.compactedFrom !== undefined) {
+      swapped(history.length, read.messages.slice(read.compactedFrom));
+    }
     allowed = step.allowedTools;
   }
-  return { state, allowed };
+  return { state, allowed, compaction };
+}
+
+/** A recorded compaction, as replay holds it until its swap. */
+function replayedCompaction<M>(
+  step: RecordingStep,
+  length: number,
+  form: {
+    readonly read: (answer: unknown) => FormAnswer<M>;
+    readonly form: ConversationForm<M, unknown>;
+    readonly builder: FormBuilder<M, unknown>;
+  },
+): PendingCompaction<M> {
+  if (step.at > length) {
+    throw new SystemPromptError(
+      "RECORDING_DISCONTINUOUS",
+      `Step ${step.step} of the recording compacts ${step.at} messages, ` +
+        `but the steps before it hold ${length}.`,
+    );
+  }
+  let compacted: M[];
+  try {
+    compacted = compactedHistory(
+      form.form,
+      form.builder,
+      form.read(step.response),
+    );
+  } catch (error) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `Step ${step.step} of the recording holds a compaction this ` +
+        `conversation cannot read.`,
+      { cause: error },
+    );
+  }
+  return {
+    at: step.at,
+    sentAt: 0,
+    request: {
+      body: undefined,
+      tail: step.tail as M[],
+      marks: step.marks,
+      head: step.head ?? {},
+    },
+    history: compacted.map(deepFreeze),
+  };
 }

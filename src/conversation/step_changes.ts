@@ -10,8 +10,10 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
-import type { ChangeMode } from "./form.ts";
-import type { Committed } from "./state.ts";
+import type { ChangeMode, FormBuilder } from "./form.ts";
+import type { Built, Committed } from "./state.ts";
+import type { BuildInput } from "./build.ts";
+import { toolMode, type ToolStep, toolStep } from "./replay.ts";
 import {
   heldAssembly,
   type HeldSection,
@@ -153,4 +155,113 @@ export function readEffort(
     );
   }
   return effort as string | undefined;
+}
+
+/** What a step sends besides its inputs, planned from the committed state. */
+export interface StepPlan {
+  /** How this step's tool changes go. */
+  readonly mode: ChangeMode;
+  /** The step's tools and the assembly with them. */
+  readonly step: ToolStep;
+  readonly sections: StepSections;
+  readonly effort: { head?: string; told: string; change?: string } | undefined;
+  /** The runtime-context update's text (a turn's reminder left out). */
+  readonly runtimeText: string;
+  /** The turn's reminder, `""` for none. */
+  readonly reminderText: string;
+}
+
+/** The step's tools, sections, effort and reminder (SPEC 10.1). */
+export function stepPlan(
+  committed: Committed<unknown>,
+  assembly: PromptAssembly,
+  builder: Pick<
+    FormBuilder<unknown, unknown>,
+    "changes" | "redefine" | "turnReminders"
+  >,
+  given: string | undefined,
+): StepPlan {
+  const { changes } = builder;
+  const mode = toolMode(changes.tools, committed.bound);
+  const step = toolStep(committed, assembly, {
+    toolChanges: mode,
+    redefine: builder.redefine,
+  });
+  // A turn's reminder needs a beta: never with a tools block typed as
+  // generally available.
+  const { runtimeText, reminderText } = turnReminder(
+    assembly,
+    builder.turnReminders === true && changes.tools !== "rebuild",
+  );
+  return {
+    mode,
+    step,
+    sections: stepSections(step.listed, changes.sections, committed.told),
+    effort: nextEffort(
+      committed,
+      given,
+      toolMode(changes.output, committed.bound),
+    ),
+    runtimeText,
+    reminderText,
+  };
+}
+
+/**
+ * The request's fields of a plan (`BuildInput`): the changes told, the
+ * effort, the reminder (sent with every new user message: a tool result
+ * clears it too) and the request it must extend.
+ */
+export function buildFields<M>(
+  plan: StepPlan,
+  committed: Committed<M>,
+  newUserMessage: boolean,
+): Pick<
+  BuildInput<M>,
+  "sectionChanges" | "effort" | "effortChange" | "reminder" | "previous"
+> {
+  const { sections, effort } = plan;
+  return {
+    sectionChanges: sections.changes,
+    ...(effort?.head === undefined ? {} : { effort: effort.head }),
+    ...(effort?.change === undefined ? {} : { effortChange: effort.change }),
+    ...(plan.reminderText !== "" && newUserMessage
+      ? { reminder: plan.reminderText }
+      : {}),
+    ...(committed.steps === 0 || committed.head === undefined ? {} : {
+      previous: {
+        head: committed.head,
+        history: committed.history,
+        keys: [
+          ...(sections.kept ? ["system"] : []),
+          ...(plan.mode === "inline" && !plan.step.tools.changed
+            ? ["tools"]
+            : []),
+        ],
+      },
+    }),
+  };
+}
+
+/** What a built request keeps of a plan until it is recorded. */
+export function builtFields(
+  plan: StepPlan,
+): Pick<
+  Built<unknown, unknown>,
+  "told" | "effort" | "headSections" | "sectionChanges"
+> {
+  const { sections, effort } = plan;
+  return {
+    ...(sections.told === undefined ? {} : { told: sections.told }),
+    ...(effort === undefined ? {} : {
+      effort: {
+        ...(effort.head === undefined ? {} : { head: effort.head }),
+        told: effort.told,
+      },
+    }),
+    ...(sections.head === undefined ? {} : { headSections: sections.head }),
+    ...(sections.changes.length === 0
+      ? {}
+      : { sectionChanges: sections.changes }),
+  };
 }
