@@ -346,6 +346,39 @@ describe("system changes (issue 46)", () => {
     await prompt.dispose();
   });
 
+  it("after a compaction the section changes are told again (the summary replaced them)", async () => {
+    const { prompt, state } = registry();
+    const conv = chatConversation(prompt, { model: "m" });
+    const answer = (text: string) =>
+      ({
+        object: "chat.completion",
+        choices: [{ message: { role: "assistant", content: text } }],
+      }) as never;
+    conv.user("Go.");
+    await conv.request();
+    conv.record(answer("ok"));
+    state.branch = "fix";
+    conv.user("Again.");
+    const told = JSON.stringify(await conv.request());
+    const change = JSON.stringify(`section "git" now reads:\n\nOn fix.`)
+      .slice(1, -1);
+    assert.ok(told.includes(change));
+    conv.record(answer("ok"));
+    const compaction = await conv.compact();
+    compaction.record(answer("The summary."));
+    conv.user("Next.");
+    const after = await conv.request();
+    const text = JSON.stringify(after.messages);
+    assert.match(text, /The summary\./);
+    // After the summary, the change again.
+    assert.ok(text.indexOf(change) > text.indexOf("The summary."));
+    assert.equal(
+      JSON.stringify(after.messages[0]),
+      JSON.stringify(JSON.parse(told).messages[0]),
+    );
+    await prompt.dispose();
+  });
+
   it("refuses a request that would edit the previous one (a bug, never reached)", () => {
     const history = [{ role: "user", content: [{ type: "text", text: "a" }] }];
     const head = JSON.stringify({ system: [{ type: "text", text: "x" }] });
