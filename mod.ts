@@ -146,3 +146,10 @@ export type {
   HeldSection,
   SectionChange,
 } from "./src/conversation/system_changes.ts";
+export {
+  searchTools,
+  type ToolSearchHit,
+  type ToolSearchIndex,
+  toolSearchIndex,
+  type ToolSearchOptions,
+} from "./src/shared/tool_search.ts";

@@ -39,6 +39,12 @@ import { ANTHROPIC_RULES } from "./rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { anthropicUsage } from "./usage.ts";
 import { MESSAGES_SIMULATION } from "./simulation.ts";
+import {
+  markableTool,
+  readToolSearch,
+  SEARCH_BLOCKS,
+  withDeferredTools,
+} from "./deferred.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -62,11 +68,15 @@ type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 
 const MARKS = ANTHROPIC_RULES.marks!;
 
-/**
- * Blocks that may not carry `cache_control`: thinking, bound to the prefix
- * it was produced under.
- */
-const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+/** Blocks that never carry `cache_control`. */
+const UNMARKABLE = new Set([
+  "thinking",
+  "redacted_thinking",
+  ...SEARCH_BLOCKS,
+]);
+
+/** Thinking, bound to the prefix it was produced under. */
+const BOUND = new Set(["thinking", "redacted_thinking"]);
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
 const INLINE_BETAS = [
@@ -136,6 +146,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
   simulation: MESSAGES_SIMULATION,
+  deferredTools: "native",
   // On-demand compaction; its block carries the tool changes of the range.
   compaction: {
     by: "provider",
@@ -173,7 +184,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
           const { cache_control: _mark, ...rest } = item;
           return JSON.stringify(rest);
         }),
-        markable: items.map(() => true),
+        markable: items.map(markableTool),
         marked: items.map((item) => item.cache_control !== undefined),
       };
     },
@@ -197,7 +208,9 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
         recorded: {
           ...head.recorded,
           system: system.map((block, index) => marking(block, count + index)),
-          ...(tools === undefined ? {} : { tools: tools.map(marking) }),
+          ...(tools === undefined ? {} : {
+            tools: (tools as { cache_control?: unknown }[]).map(marking),
+          }),
         },
       };
     },
@@ -236,6 +249,8 @@ function builder(
     { inlineTools: true, inlineOutput: true },
   );
   Object.assign(saved, changes.saved);
+  const toolSearch = readToolSearch(options.toolSearch, form);
+  if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
   const server = readServerCompaction(options.serverCompaction, form);
   if (server !== undefined) saved.serverCompaction = server;
   // Threshold compaction's betas, from the first request.
@@ -293,12 +308,13 @@ function builder(
         );
         texts.forEach((text, index) => system[index].text = text);
       }
+      const sent = withDeferredTools(tools, input.assembly, toolSearch);
       return {
         recorded: {
           model,
           max_tokens,
           system,
-          ...(tools === undefined ? {} : { tools }),
+          ...(sent === undefined ? {} : { tools: sent }),
           // The first request's effort: never changed by an inline one.
           ...(input.effort === undefined
             ? {}
@@ -438,7 +454,7 @@ function readAnswer(
           `is an object with a string type.`,
       );
     }
-    if (UNMARKABLE.has(block.type)) bound = true;
+    if (BOUND.has(block.type)) bound = true;
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
         throw new SystemPromptError(

@@ -74,6 +74,12 @@ export interface BuiltRequest<M, Body> {
   readonly state: Record<string, unknown>;
   /** The head as the form built it (what a compaction sends again). */
   readonly formHead: FormHead;
+  /** What the body was put together from (for `settleRequest`). */
+  readonly parts: {
+    readonly head: FormHead;
+    readonly items: M[];
+    readonly extras: BodyExtras;
+  };
 }
 
 /**
@@ -92,6 +98,7 @@ export function buildRequest<M, Body>(
     person: input.person,
     update: input.update,
     history: input.history,
+    assembly: input.assembly,
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),
@@ -154,11 +161,10 @@ export function buildRequest<M, Body>(
         : { markName: builder.rules.marks.name }),
     });
   }
-  const body = builder.body(
-    head,
-    marked.items,
-    input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
-  );
+  const extras = input.diagnostics === undefined
+    ? {}
+    : { diagnostics: input.diagnostics };
+  const body = builder.body(head, marked.items, extras);
   return {
     body,
     tail,
@@ -166,6 +172,29 @@ export function buildRequest<M, Body>(
     head: head.recorded,
     state: head.state,
     formHead: head,
+    parts: { head, items: marked.items, extras },
+  };
+}
+
+/**
+ * A built request after the form's `settle` (at the conversation's clock
+ * `now`): its head, state and body as settled; the request itself when
+ * the form has none.
+ */
+export async function settleRequest<M, Body>(
+  builder: FormBuilder<M, Body>,
+  built: BuiltRequest<M, Body>,
+  now: number,
+): Promise<BuiltRequest<M, Body>> {
+  if (builder.settle === undefined) return built;
+  const head = await builder.settle(built.parts.head, now);
+  return {
+    ...built,
+    body: builder.body(head, built.parts.items, built.parts.extras),
+    head: head.recorded,
+    state: head.state,
+    formHead: head,
+    parts: { ...built.parts, head },
   };
 }
 

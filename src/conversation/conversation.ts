@@ -31,6 +31,14 @@ import {
   stepRecord,
 } from "./state.ts";
 import { checkedResult, checkResultsGiven, refusalsOf } from "./results.ts";
+import {
+  findToolsAnswer,
+  headListsPair,
+  pairCalls,
+  PENDING_SEARCH,
+  pendingSearches,
+  withToolPair,
+} from "./tool_pair.ts";
 import { forkLayout, forkOf, parentSystemOf } from "./fork_layout.ts";
 import { replay } from "./replay.ts";
 import {
@@ -60,7 +68,7 @@ import {
   otherFormCheck,
   type ToolResultInput,
 } from "./form.ts";
-import { buildRequest } from "./build.ts";
+import { buildRequest, settleRequest } from "./build.ts";
 import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
@@ -100,10 +108,7 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /**
-   * The recording so far, appended to line by line: `save()` returns it
-   * as it is, without joining the lines again.
-   */
+  /** The recording so far, line by line: `save()` returns it as it is. */
   #recording = "";
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
@@ -169,14 +174,15 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       tools: this.#builder.changes.tools,
+      pair: form.deferredTools === "pair",
       form: form as ConversationForm<M, unknown>,
       builder: this.#builder as FormBuilder<M, unknown>,
     });
     this.#committed = replayed.state;
-    this.#results = refusalsOf(
-      this.#form,
+    this.#results = pendingSearches(
+      refusalsOf(this.#form, replayed.state.calls, replayed.allowed),
       replayed.state.calls,
-      replayed.allowed,
+      headListsPair(replayed.state.head),
     );
     // The lines read are the recording so far, as they were written.
     this.#recording = parsed.text;
@@ -232,8 +238,9 @@ export class ConversationShell<
         sentAt,
         output: bag?.output,
       });
-      this.#built = built;
-      return built.request.body;
+      const request = await settleRequest(this.#builder, built.request, sentAt);
+      this.#built = { ...built, request };
+      return request.body;
     } finally {
       this.#building = false;
     }
@@ -267,7 +274,11 @@ export class ConversationShell<
           `send the body it returns, then record its answer.`,
       );
     }
-    const { read, response } = this.#read(answer);
+    const answered = this.#read(answer);
+    const response = answered.response;
+    const read = built.pair
+      ? { ...answered.read, calls: pairCalls(answered.read.calls) }
+      : answered.read;
     const before = this.#committed;
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
@@ -289,7 +300,11 @@ export class ConversationShell<
     );
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = refusalsOf(this.#form, read.calls, built.allowed);
+    this.#results = pendingSearches(
+      refusalsOf(this.#form, read.calls, built.allowed),
+      read.calls,
+      built.pair,
+    );
     this.#write(step, observed, {
       body: sent.body,
       explanation: built.explanation,
@@ -427,10 +442,21 @@ export class ConversationShell<
     { sentAt, output }: { sentAt: number; output?: unknown } = { sentAt: 0 },
   ): Built<M, Body> {
     const committed = this.#committed;
+    for (const call of committed.calls) {
+      if (this.#results.get(call.id) !== PENDING_SEARCH) continue;
+      this.#results.set(call.id, {
+        content: this.#form.resultContent(
+          findToolsAnswer(call.input, assembly),
+          call.id,
+        ),
+        isError: false,
+      });
+    }
     checkResultsGiven(committed.calls, this.#results);
     const results: ToolResultInput[] = committed.calls.map((call) => ({
       id: call.id,
-      name: call.name,
+      // The result answers the call the model made (the pair's call_tool).
+      name: call.via ?? call.name,
       ...this.#results.get(call.id)!,
     }));
     const given = readEffort(output, this.#form.functions.start, {
@@ -449,8 +475,10 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
+    const pair = this.#form.deferredTools === "pair" &&
+      (listed.deferredTools ?? []).length > 0;
     const request = buildRequest(this.#form, this.#builder, {
-      assembly: listed,
+      assembly: pair ? withToolPair(listed) : listed,
       history: committed.history,
       previousLength: committed.previousLength,
       results,
@@ -484,6 +512,7 @@ export class ConversationShell<
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
       allowed,
+      pair,
       awaiting,
       // The provenance names the blocks as sent: a fork's laid out.
       explanation: explanation === undefined || parentSystem === undefined

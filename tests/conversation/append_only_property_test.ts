@@ -96,7 +96,12 @@ function itemsOf(body: Body): unknown[] {
 const json = (value: unknown) => JSON.stringify(unmarked(value));
 
 describe("append-only changes (property, issue 46)", () => {
-  for (const form of FORMS) {
+  // Bedrock Converse and Gemini have no inline form yet: they rebuild.
+  for (
+    const form of FORMS.filter((form) =>
+      !form.name.startsWith("bedrock") && !form.name.startsWith("gemini")
+    )
+  ) {
     // Chat Completions and the AI SDK take no inline tool change: their
     // tools block is rebuilt, their system prompt never.
     const toolsInline = form.name.startsWith("anthropic") ||
