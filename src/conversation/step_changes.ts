@@ -169,6 +169,11 @@ export interface StepPlan {
   readonly runtimeText: string;
   /** The turn's reminder, `""` for none. */
   readonly reminderText: string;
+  /**
+   * Whether the request is checked against the previous one: a form that
+   * rebuilds every kind (no inline form yet) is not.
+   */
+  readonly checked: boolean;
 }
 
 /** The step's tools, sections, effort and reminder (SPEC 10.1). */
@@ -204,6 +209,8 @@ export function stepPlan(
     ),
     runtimeText,
     reminderText,
+    checked: changes.sections === "inline" || changes.tools !== "rebuild" ||
+      changes.output !== "rebuild",
   };
 }
 
@@ -228,18 +235,21 @@ export function buildFields<M>(
     ...(plan.reminderText !== "" && newUserMessage
       ? { reminder: plan.reminderText }
       : {}),
-    ...(committed.steps === 0 || committed.head === undefined ? {} : {
-      previous: {
-        head: committed.head,
-        history: committed.history,
-        keys: [
-          ...(sections.kept ? ["system"] : []),
-          ...(plan.mode === "inline" && !plan.step.tools.changed
-            ? ["tools"]
-            : []),
-        ],
-      },
-    }),
+    ...(!plan.checked || committed.steps === 0 ||
+        committed.head === undefined
+      ? {}
+      : {
+        previous: {
+          head: committed.head,
+          history: committed.history,
+          keys: [
+            ...(sections.kept ? ["system"] : []),
+            ...(plan.mode === "inline" && !plan.step.tools.changed
+              ? ["tools"]
+              : []),
+          ],
+        },
+      }),
   };
 }
 
