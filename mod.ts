@@ -118,6 +118,7 @@ export type {
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
   Awaiting,
+  ChangesOption,
   Compaction,
   CompactOptions,
   Conversation,
@@ -126,6 +127,7 @@ export type {
   ConversationPrompt,
   ConversationReportOptions,
   ConversationRequest,
+  OutputSettings,
   RequestOptions,
   ResumeInfo,
   ToolCall,
@@ -140,6 +142,10 @@ export type {
   RecordingStep,
 } from "./src/conversation/recording.ts";
 export type { ListedTool } from "./src/conversation/tool_set.ts";
+export type {
+  HeldSection,
+  SectionChange,
+} from "./src/conversation/system_changes.ts";
 export {
   searchTools,
   type ToolSearchHit,

@@ -27,7 +27,11 @@
  * @module
  */
 
-import { type PromptAssembly, SystemPromptError } from "../mod.ts";
+import {
+  type ChangesOption,
+  type PromptAssembly,
+  SystemPromptError,
+} from "../mod.ts";
 import type {
   ConversationForm,
   FormSimulation,
@@ -134,6 +138,8 @@ interface LoopState {
 export interface ReadmeWayOptions {
   /** Anthropic tool changes when a step does not say (default `"rebuild"`). */
   toolChanges?: "rebuild" | "inline";
+  /** The conversations' `changes` option (default: theirs, `"auto"`). */
+  changes?: ChangesOption;
 }
 
 /** The README's way with `options` (see the module documentation). */
@@ -155,7 +161,12 @@ export function readmeWayWith(options: ReadmeWayOptions = {}): Way {
     if (!grew || (memory.conversation === undefined && !saved)) {
       // The first step, or the harness rewrote the conversation (compacted
       // it): a new conversation, which sends the whole runtime context.
-      memory.conversation = start(driven, input, memory, toolChanges);
+      memory.conversation = start(driven, input, memory, toolChanges, {
+        ...options,
+        ...(input.request.changes === undefined
+          ? {}
+          : { changes: input.request.changes }),
+      });
       memory.seen = [];
       memory.committed = 0;
       memory.pending = false;
@@ -251,10 +262,14 @@ function start(
   { thread }: WayInput,
   memory: LoopState,
   toolChanges: "rebuild" | "inline",
+  way: ReadmeWayOptions,
 ): Driven {
   // A session id of the thread's own: runs of a session build the same
   // bytes (OpenAI's prompt_cache_key included).
-  const options = simulation.options(`simulate-${thread}`, toolChanges);
+  const options = {
+    ...simulation.options(`simulate-${thread}`, toolChanges),
+    ...(way.changes === undefined ? {} : { changes: way.changes }),
+  };
   return startConversation(
     form,
     promptOf(memory),

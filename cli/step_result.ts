@@ -1,7 +1,7 @@
 /**
  * What a session step returns, checked (SPEC 8.8, 9.7, 9.8): the messages
  * array itself, or `{ messages, thread?, scope?, context?, time?,
- * awaiting?, toolChanges? }`, each message `{ role, content, toolCalls?,
+ * awaiting?, toolChanges?, changes? }`, each message `{ role, content, toolCalls?,
  * toolResults? }` (a tool round: an assistant turn's calls, then a user
  * turn with their results).
  * Anything else, an unknown key included, is one `INVALID_CONFIG` naming
@@ -23,10 +23,11 @@ const KEYS: readonly string[] = [
   "time",
   "awaiting",
   "toolChanges",
+  "changes",
 ];
 
 const SHAPE = "a step returns the messages array, or { messages, thread?, " +
-  "scope?, context?, time?, awaiting?, toolChanges? }";
+  "scope?, context?, time?, awaiting?, toolChanges?, changes? }";
 
 /**
  * Runs `step` and reads its request: a promise is awaited; a result whose
@@ -86,8 +87,16 @@ function requestOf(value: unknown, index: number): SessionRequest {
     if (!KEYS.includes(key)) throw invalid(`an unknown key ${shown(key)}`);
     fields[key] = (value as Record<string, unknown>)[key];
   }
-  const { messages, thread, scope, context, time, awaiting, toolChanges } =
-    fields;
+  const {
+    messages,
+    thread,
+    scope,
+    context,
+    time,
+    awaiting,
+    toolChanges,
+    changes,
+  } = fields;
   if (!Array.isArray(messages)) {
     throw invalid(`messages that are ${shown(messages)}, not an array`);
   }
@@ -128,6 +137,15 @@ function requestOf(value: unknown, index: number): SessionRequest {
       );
     }
     request.toolChanges = toolChanges;
+  }
+  if (changes !== undefined) {
+    if (changes !== "auto" && changes !== "inline" && changes !== "rebuild") {
+      throw invalid(
+        `a changes that is ${shown(changes)}, not "auto", "inline" or ` +
+          `"rebuild"`,
+      );
+    }
+    request.changes = changes;
   }
   return request;
 }

@@ -36,6 +36,7 @@ import {
   pauseLosses,
   resumedSession,
 } from "./bench_cache_checks.ts";
+import { thinkingChanges } from "./bench_thinking.ts";
 import { compactionLines, compactionRows } from "./bench_compaction.ts";
 
 /**
@@ -316,6 +317,26 @@ export async function checks(
       ).join("; ")
     }; bodies ${resumed.identical ? "identical" : "differ"} ${
       equal && resumed.identical ? "(met)" : "(not met)"
+    }`,
+  );
+  lines.push(
+    "Thinking session (SPEC 10.1: a thinking block each answer; the git " +
+      "section changes at steps 8, 16, 24, a tool comes at 12 and goes at " +
+      "28), Anthropic, changes inline / rebuild:",
+  );
+  const [inline, rebuild] = await thinkingChanges(count);
+  for (const run of [inline, rebuild]) {
+    lines.push(
+      `  ${run.changes.padEnd(8)} cached ${percent(run.cachedShare)}, cost ${
+        fixed(run.cost)
+      }, refused by the preserved-thinking check ${run.refused}`,
+    );
+  }
+  lines.push(
+    `  inline reads more and is never refused ${
+      inline.cachedShare > rebuild.cachedShare && inline.refused === 0
+        ? "(met)"
+        : "(not met)"
     }`,
   );
   lines.push(...compactionLines(await compactionRows(count)));

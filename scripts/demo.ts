@@ -453,9 +453,13 @@ const task$ = new BehaviorSubject("Fix the failing login test.");
 const tasks = prompt.fork({ label: "tasks" });
 tasks.section({ name: "task", order: 500, text: task$ });
 // The coder's conversation builds each step's whole request body.
+// 0.4's bytes (the system prompt rebuilt), so the tasks plugin's change
+// below is the cache break the report explains; the default tells it in a
+// system message instead (docs/conversation.md, "Changes").
 const conversation = anthropicConversation(prompt, {
   model: "claude-sonnet-4-5",
   max_tokens: 1024,
+  changes: "rebuild",
 });
 conversation.user("Run the tests and report.");
 const stepOne = await prompt.assemble({ scope: coder });

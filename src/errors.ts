@@ -76,7 +76,8 @@ export type SystemPromptErrorCode =
   | "RECORDING_UNPARSABLE"
   | "RECORDING_VERSION"
   | "RECORDING_OTHER_PROVIDER"
-  | "RECORDING_DISCONTINUOUS";
+  | "RECORDING_DISCONTINUOUS"
+  | "APPEND_ONLY_VIOLATION";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

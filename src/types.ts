@@ -114,6 +114,11 @@ export interface AssembledSection {
    * A token budget prunes volatile sections first, then agent ones.
    */
   stability?: "agent" | "volatile";
+  /**
+   * On a runtime context entry only: present (and `"turn"`) when it holds
+   * for one turn (`PromptRuntimeContext.holds`). Never reaches the wire.
+   */
+  holds?: "turn";
 }
 
 /**
@@ -370,6 +375,17 @@ export interface PromptRuntimeContext<C = AssembleContext> {
    * Observable of it (live: its latest value; `""` before the first).
    */
   text: string | ((context: C) => string) | Observable<string>;
+  /**
+   * How long the model should read it (SPEC 10.1): `"change"` (default)
+   * until the runtime context changes (0.4's update rule); `"turn"` for the
+   * turn it is sent in only, a reminder: a conversation on Anthropic sends
+   * it as a system message with `clear_at: "next_user_message"`, again
+   * after each tool round while it is registered; elsewhere (and with
+   * `changes: { tools: "rebuild" }` on Anthropic) it is part of the
+   * runtime-context update. The stateless renderers render it with the
+   * rest.
+   */
+  holds?: "change" | "turn";
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
+import type { ResolvedChanges } from "../../src/conversation/form.ts";
 
 /** A plain object, not an array. */
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -67,6 +68,97 @@ export function readToolChanges(value: unknown, form: string): boolean {
     );
   }
   return value === "inline";
+}
+
+const MODES = ["auto", "inline", "rebuild"];
+
+/**
+ * The `changes` option and its alias `toolChanges` (0.4's, for the tools),
+ * checked and resolved, and what the recording's header keeps of them.
+ * `inlineTools: false`: the form has no inline tool changes (`"auto"` and
+ * `"inline"` rebuild the tools; `{ tools: "inline" }` is refused).
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` naming the option
+ */
+export function readChanges(
+  options: Readonly<Record<string, unknown>>,
+  form: string,
+  { inlineTools, inlineOutput = false }: {
+    readonly inlineTools: boolean;
+    readonly inlineOutput?: boolean;
+  },
+): { resolved: ResolvedChanges; saved: Record<string, unknown> } {
+  const given = options.changes ?? "auto";
+  const kinds: Record<string, unknown> = typeof given === "string"
+    ? { sections: given, tools: given, output: given }
+    : isObject(given)
+    ? { ...given }
+    : { invalid: given };
+  for (const [kind, mode] of Object.entries(kinds)) {
+    if (
+      (kind !== "sections" && kind !== "tools" && kind !== "output") ||
+      (mode !== undefined && !MODES.includes(mode as string))
+    ) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `${form}'s changes is ${quote(given)}; it must be "auto" (the ` +
+          `default), "inline", "rebuild" or { sections?, tools?, output? } ` +
+          `of those.`,
+      );
+    }
+  }
+  const alias = options.toolChanges;
+  if (alias !== undefined) {
+    readToolChanges(alias, form);
+    const tools = isObject(given) ? given.tools : undefined;
+    if (
+      (tools !== undefined && tools !== alias) ||
+      (typeof given === "string" && options.changes !== undefined &&
+        given !== alias)
+    ) {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `${form}'s toolChanges is ${quote(alias)} and its changes ${
+          quote(given)
+        } say otherwise for the tools; give one of them.`,
+      );
+    }
+    kinds.tools = alias;
+  }
+  const sections = (kinds.sections ?? "auto") as string;
+  let tools = (kinds.tools ?? "auto") as string;
+  if (!inlineTools) {
+    if (tools === "inline" && typeof given !== "string") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `${form} has no inline tool changes (its API takes none); give ` +
+          `changes { tools: "rebuild" } or "auto".`,
+      );
+    }
+    tools = "rebuild";
+  }
+  let output = (kinds.output ?? "auto") as string;
+  if (!inlineOutput) {
+    if (output === "inline" && typeof given !== "string") {
+      throw new SystemPromptError(
+        "INVALID_CONFIG",
+        `${form} has no per-message output settings (its API takes ` +
+          `them top-level only); give changes { output: "rebuild" } or "auto".`,
+      );
+    }
+    output = "rebuild";
+  }
+  const saved: Record<string, unknown> = {};
+  if (options.changes !== undefined) saved.changes = given;
+  if (alias === "inline") saved.toolChanges = "inline";
+  return {
+    resolved: {
+      sections: sections === "rebuild" ? "rebuild" : "inline",
+      tools: tools as ResolvedChanges["tools"],
+      output: output as ResolvedChanges["output"],
+    },
+    saved,
+  };
 }
 
 /**

@@ -35,7 +35,9 @@ import type {
 export type AISDKConversationMessage =
   | UserModelMessage
   | AssistantModelMessage
-  | ToolModelMessage;
+  | ToolModelMessage
+  /** A section changed after the first request (`changes`). */
+  | SystemModelMessage;
 
 /**
  * The `generateText` / `streamText` options of one conversation request:
@@ -60,6 +62,12 @@ export interface AISDKConversationBody {
   tools: ToolSet;
   /** The history and this step's new messages. */
   messages: AISDKConversationMessage[];
+  /**
+   * Present (`true`) once the history holds a system message telling a
+   * section's change: `generateText` refuses system messages in
+   * `messages` without it.
+   */
+  allowSystemInMessages?: true;
 }
 
 /**

@@ -21,7 +21,13 @@ import type { ToolCall } from "../../src/conversation/types.ts";
 import type { PrefixSites } from "../../src/conversation/marks.ts";
 import { AI_SDK_SITES, marked } from "./marks.ts";
 import { AiSdkLayout } from "./report_layout.ts";
-import { answerText, isObject, withoutParts } from "../_kit/form_options.ts";
+import {
+  answerText,
+  isObject,
+  readChanges,
+  withoutParts,
+} from "../_kit/form_options.ts";
+import { changeText } from "../../src/conversation/system_changes.ts";
 
 /** Parts bound to the prefix they were made on (signed thinking). */
 const REASONING = new Set(["reasoning", "redacted-reasoning"]);
@@ -193,10 +199,18 @@ function builder(
     saved.maxCacheBreakpoints = limit;
   }
   if (breakpoints !== undefined) saved.breakpoints = breakpoints;
+  const changes = readChanges(
+    options as Record<string, unknown>,
+    "aiSdkConversation",
+    {
+      inlineTools: false,
+    },
+  );
+  Object.assign(saved, changes.saved);
   return {
     saved,
     rules: ANTHROPIC_RULES,
-    toolChanges: "rebuild",
+    changes: changes.resolved,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -228,6 +242,11 @@ function builder(
           : [{ type: "text" as const, text: input.update }]),
       ];
       if (user.length > 0) tail.push({ role: "user", content: user });
+      // A later system message stays in the conversation (@ai-sdk/anthropic
+      // keeps it as a mid-conversation one: the top-level system is set).
+      for (const change of input.sectionChanges ?? []) {
+        tail.push({ role: "system", content: changeText(change) });
+      }
       return tail;
     },
     head: (input) => {
@@ -254,7 +273,15 @@ function builder(
     },
     body: (head, messages) => {
       const { system, tools } = head.live as Live;
-      return { system, tools, messages: messages as AIMessage[] };
+      return {
+        system,
+        tools,
+        messages: messages as AIMessage[],
+        // The AI SDK refuses a system message in messages unless asked.
+        ...(messages.some((message) => message.role === "system")
+          ? { allowSystemInMessages: true }
+          : {}),
+      };
     },
   };
 }

@@ -14,13 +14,18 @@ export function marked<T extends object>(item: T, mark: unknown): T {
   return { ...item, providerOptions: { anthropic: { cacheControl: mark } } };
 }
 
-/** The last part of a user or tool message (an assistant's are not ours). */
+/**
+ * The last part of a user or tool message (an assistant's are not ours); a
+ * system message telling a change passes its mark to the item before.
+ */
 export const AI_SDK_SITES: MarkSites<AISDKConversationMessage> = {
   leadingItems: 0,
   partCount: (message) =>
     typeof message.content === "string" ? 1 : message.content.length,
   site: (message) =>
-    typeof message.content === "string" || message.role === "assistant"
+    message.role === "system"
+      ? "before"
+      : typeof message.content === "string" || message.role === "assistant"
       ? undefined
       : { field: "content", parts: message.content },
   setMark: (parts, index, mark) =>

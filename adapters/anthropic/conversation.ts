@@ -21,9 +21,16 @@ import { MESSAGES_FORM } from "./form.ts";
 
 /**
  * Starts an Anthropic Messages conversation (SPEC 9.1): each
- * `request()` returns the whole body for `client.messages.create`, and
+ * `request()` returns the whole body for `client.beta.messages.create`
+ * (with `changes: { tools: "rebuild" }`, for `client.messages.create`), and
  * applies the request loop's rules itself:
  *
+ * - every request extends the one before byte for byte (SPEC 10.1): a
+ *   section changed after the first request is told in a `role: "system"`
+ *   message after the last item (no beta); a tool change rebuilds the
+ *   tools block until an answer holds thinking, then goes in such a
+ *   message too (`tool_addition` / `tool_removal`, with their betas), so
+ *   the preserved-thinking check never refuses a request (`changes`);
  * - the tools and system from `toMessages` with `cache` and
  *   `gating: "keep"`; the tools of the first request stay listed byte for
  *   byte (a dropped tool stays listed and inactive, an added one rebuilds
@@ -75,8 +82,8 @@ export function anthropicConversation<
   options: AnthropicConversationOptions & { toolChanges: "inline" },
 ): AnthropicConversation<C, AnthropicInlineConversationBody>;
 /**
- * {@linkcode anthropicConversation} with the tools block rebuilt on a tool
- * change (the default).
+ * {@linkcode anthropicConversation} with the tools block rebuilt on every
+ * tool change (0.4's default): the generally available body.
  *
  * @example
  * ```ts
@@ -95,8 +102,18 @@ export function anthropicConversation<
   C extends AssembleContext = AssembleContext,
 >(
   prompt: ConversationPrompt<C>,
-  options: AnthropicConversationOptions & { toolChanges?: "rebuild" },
-): AnthropicConversation<C>;
+  options:
+    & AnthropicConversationOptions
+    & (
+      | { toolChanges: "rebuild" }
+      | {
+        changes: "rebuild" | {
+          sections?: "auto" | "inline" | "rebuild";
+          tools: "rebuild";
+        };
+      }
+    ),
+): AnthropicConversation<C, AnthropicConversationBody>;
 /**
  * {@linkcode anthropicConversation} when the tool-change mode is known only
  * at run time.
@@ -211,10 +228,18 @@ export function resumeAnthropicConversation<
 >(
   prompt: ConversationPrompt<C>,
   recording: string,
-  options?: Partial<AnthropicConversationOptions> & {
-    toolChanges?: "rebuild";
-  },
-): AnthropicConversation<C>;
+  options:
+    & Partial<AnthropicConversationOptions>
+    & (
+      | { toolChanges: "rebuild" }
+      | {
+        changes: "rebuild" | {
+          sections?: "auto" | "inline" | "rebuild";
+          tools: "rebuild";
+        };
+      }
+    ),
+): AnthropicConversation<C, AnthropicConversationBody>;
 /**
  * {@linkcode resumeAnthropicConversation} with a `toolChanges` known only
  * at run time, as {@linkcode anthropicConversation} takes it: the body is

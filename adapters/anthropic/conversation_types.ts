@@ -14,6 +14,8 @@ import type { MessagesToolSearchTool } from "./deferred.ts";
 import type {
   MessagesInputBlock,
   MessagesMessage,
+  MessagesReminderMessage,
+  MessagesSystemMessage,
   MessagesTextBlock,
   MessagesTool,
   MessagesToolChangeMessage,
@@ -50,9 +52,21 @@ export interface AnthropicInlineConversationBody {
    * deferred ones (`defer_loading: true`).
    */
   tools?: (MessagesTool | MessagesToolSearchTool)[];
-  /** The history, tool changes included, and this step's new messages. */
-  messages: (MessagesMessage | MessagesToolChangeMessage)[];
-  /** The betas of mid-conversation tool changes (and compaction's). */
+  /** The first request's effort (`request({}, { output })`). */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
+  /**
+   * The history, tool changes and turn reminders included, and this step's
+   * new messages.
+   */
+  messages: (
+    | MessagesMessage
+    | MessagesToolChangeMessage
+    | MessagesReminderMessage
+  )[];
+  /**
+   * The betas of mid-conversation tool changes and of a reminder's
+   * `clear_at` (and compaction's), from the first request that needs one.
+   */
   betas: string[];
   /** A summarizing request's (`compact()`, `compactAt`). */
   compaction?: { type: "summarize"; instructions?: string };
@@ -94,8 +108,14 @@ export interface AnthropicConversationBody {
    * (`defer_loading: true`).
    */
   tools?: (MessagesTool | MessagesToolSearchTool)[];
-  /** The history and this step's new message, the last block marked. */
-  messages: MessagesMessage[];
+  /** The effort (`request({}, { output })`). */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
+  /**
+   * The history and this step's new messages, the last block marked: a
+   * section changed after the first request is told in a `role: "system"`
+   * message (`changes`).
+   */
+  messages: (MessagesMessage | MessagesSystemMessage)[];
   /**
    * The betas of `serverCompaction` or a summarizing request (`compact()`,
    * `compactAt`): send such a body with `client.beta.messages.create`.
@@ -201,9 +221,9 @@ export interface AnthropicConversationOptions extends ConversationOptions {
    */
   maxCacheBreakpoints?: number;
   /**
-   * What a change of the tool set after the first request does:
-   * `"rebuild"` (default) rebuilds the tools block once (a dropped tool
-   * stays listed and inactive); `"inline"` keeps the tools block and tells
+   * 0.4's name for `changes.tools` (its alias). What a change of the tool
+   * set after the first request does: `"rebuild"` rebuilds the tools block
+   * once (a dropped tool stays listed and inactive); `"inline"` keeps the tools block and tells
    * the model in the conversation (`tool_removal` / `tool_addition` in a
    * `role: "system"` message), with the betas
    * `mid-conversation-tool-changes-2026-07-01` and `inline-tools-2026-09-15`:
@@ -232,7 +252,9 @@ export interface AnthropicConversationOptions extends ConversationOptions {
 
 /**
  * An Anthropic Messages conversation: {@linkcode Conversation} with the
- * SDK's shapes.
+ * SDK's shapes. Its body is the generally available one or, once a tool
+ * change, a turn reminder or an effort goes inline, the beta one
+ * (`client.beta.messages.create` takes both).
  *
  * @example
  * ```ts
@@ -251,7 +273,7 @@ export interface AnthropicConversationOptions extends ConversationOptions {
  */
 export type AnthropicConversation<
   C extends AssembleContext = AssembleContext,
-  Body = AnthropicConversationBody,
+  Body = AnthropicConversationBody | AnthropicInlineConversationBody,
 > = Conversation<
   Body,
   MessagesAnswer,

@@ -20,11 +20,12 @@ import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
   isObject,
+  readChanges,
   readLimit,
   readModel,
-  readToolChanges,
   withoutParts,
 } from "../_kit/form_options.ts";
+import { changeText } from "../../src/conversation/system_changes.ts";
 import {
   compactionBetas,
   compactionHead,
@@ -53,7 +54,10 @@ import {
   type MessagesContentBlock,
   type MessagesInputBlock,
   type MessagesMessage,
+  type MessagesReminderMessage,
   messagesRequest,
+  type MessagesSystemMessage,
+  type MessagesTextBlock,
   type MessagesToolChangeBlock,
   type MessagesToolChangeMessage,
   toMessages,
@@ -71,11 +75,20 @@ const UNMARKABLE = new Set([
   ...SEARCH_BLOCKS,
 ]);
 
+/** Thinking, bound to the prefix it was produced under. */
+const BOUND = new Set(["thinking", "redacted_thinking"]);
+
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
 const INLINE_BETAS = [
   "mid-conversation-tool-changes-2026-07-01",
   "inline-tools-2026-09-15",
 ] as const;
+
+/** The beta of a system message's `clear_at` (a turn's reminder). */
+const CLEAR_AT_BETA = "mid-conversation-system-clear-at-2026-08-21";
+
+/** The beta of a system message's `output_config` (a new effort). */
+const OUTPUT_BETA = "mid-conversation-output-config-2026-07-01";
 
 /** The Anthropic Messages form. */
 export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
@@ -144,6 +157,15 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     leadingItems: 0,
     partCount: (message) => message.content.length,
     site: (message) => {
+      // A reminder leaves the prompt after its turn: a mark on it is never
+      // read again; the one before it is.
+      // An effort alone has no block to mark either.
+      if (
+        (message as { clear_at?: unknown }).clear_at === "next_user_message" ||
+        message.content.length === 0
+      ) {
+        return "before";
+      }
       const last = message.content.at(-1);
       return last === undefined || UNMARKABLE.has(last.type)
         ? undefined
@@ -221,17 +243,24 @@ function builder(
   if (options.maxCacheBreakpoints !== undefined) {
     saved.maxCacheBreakpoints = limit;
   }
-  const inline = readToolChanges(options.toolChanges, form);
-  if (inline) saved.toolChanges = "inline";
+  const changes = readChanges(
+    options as unknown as Record<string, unknown>,
+    form,
+    { inlineTools: true, inlineOutput: true },
+  );
+  Object.assign(saved, changes.saved);
   const toolSearch = readToolSearch(options.toolSearch, form);
   if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
   const server = readServerCompaction(options.serverCompaction, form);
   if (server !== undefined) saved.serverCompaction = server;
-  const betas = [...inline ? INLINE_BETAS : [], ...server?.betas ?? []];
+  // Threshold compaction's betas, from the first request.
+  const serverBetas: readonly string[] = server?.betas ?? [];
   return {
     saved,
     rules: ANTHROPIC_RULES,
-    toolChanges: inline ? "inline" : "rebuild",
+    changes: changes.resolved,
+    turnReminders: true,
+    output: true,
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -240,6 +269,30 @@ function builder(
         : { type: "ephemeral" },
     tail,
     head: (input) => {
+      // From the first tool change sent inline on (from the first request
+      // when the options ask for inline), every body: the history holds it.
+      const toolBetas = changes.resolved.tools === "inline" ||
+        input.state.toolBetas === true ||
+        (input.toolChanges !== undefined &&
+          (input.toolChanges.added.length > 0 ||
+            input.toolChanges.removed.length > 0));
+      const clearAt = input.state.clearAtBeta === true ||
+        input.reminder !== undefined;
+      const outputBeta = input.state.outputBeta === true ||
+        input.effortChange !== undefined;
+      const betas = [
+        ...(toolBetas ? INLINE_BETAS : []),
+        ...(clearAt ? [CLEAR_AT_BETA] : []),
+        ...(outputBeta ? [OUTPUT_BETA] : []),
+        ...serverBetas,
+      ];
+      const state = {
+        ...(toolBetas && changes.resolved.tools !== "inline"
+          ? { toolBetas: true }
+          : {}),
+        ...(clearAt ? { clearAtBeta: true } : {}),
+        ...(outputBeta ? { outputBeta: true } : {}),
+      };
       const { system, tools } = messagesRequest(input.assembly, {
         cache: input.awaiting === "person"
           ? { ttl: MARKS.personTtl as "1h" }
@@ -262,10 +315,14 @@ function builder(
           max_tokens,
           system,
           ...(sent === undefined ? {} : { tools: sent }),
+          // The first request's effort: never changed by an inline one.
+          ...(input.effort === undefined
+            ? {}
+            : { output_config: { effort: input.effort } }),
           ...serverCompactionFields(server),
-          ...(betas.length > 0 ? { betas: [...betas] } : {}),
+          ...(betas.length > 0 ? { betas } : {}),
         },
-        state: {},
+        state,
       };
     },
     compaction: (head, asked) => {
@@ -289,7 +346,10 @@ function builder(
   };
 }
 
-/** A step's new user message (results, person, update), then tool changes. */
+/**
+ * A step's new user message (results, person, update), then one system
+ * message telling the model what changed: sections, then tools.
+ */
 function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
   const content: MessagesContentBlock[] = [
     ...input.results.map((result): MessagesContentBlock =>
@@ -314,21 +374,44 @@ function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
   const messages: MessagesMessage[] = content.length === 0
     ? []
     : [{ role: "user", content }];
+  const sections: MessagesTextBlock[] = (input.sectionChanges ?? []).map((
+    change,
+  ) => ({ type: "text", text: changeText(change) }));
   const changes = input.toolChanges;
-  if (
-    changes !== undefined &&
-    (changes.removed.length > 0 || changes.added.length > 0)
-  ) {
-    // After the tool results, as the SDK's own BetaToolRunner sends them.
-    messages.push(toolChangeMessage(changes) as unknown as MessagesMessage);
+  const tools = changes === undefined ? [] : toolChangeBlocks(changes);
+  if (sections.length > 0 || tools.length > 0 || input.effort !== undefined) {
+    // After the tool results, as the SDK's own BetaToolRunner sends them;
+    // text only: the generally available mid-conversation system message;
+    // a new effort: its output_config (empty content is allowed with it).
+    const message: MessagesToolChangeMessage | MessagesSystemMessage = {
+      role: "system",
+      content: [...sections, ...tools] as MessagesToolChangeBlock[],
+      ...(input.effort === undefined ? {} : {
+        output_config: {
+          effort: input.effort as NonNullable<
+            MessagesToolChangeMessage["output_config"]
+          >["effort"],
+        },
+      }),
+    };
+    messages.push(message as unknown as MessagesMessage);
+  }
+  if (input.reminder !== undefined) {
+    // Last, shown for this turn only (SPEC 10.1); a cleared copy stays.
+    const reminder: MessagesReminderMessage = {
+      role: "system",
+      clear_at: "next_user_message",
+      content: [{ type: "text", text: input.reminder }],
+    };
+    messages.push(reminder as unknown as MessagesMessage);
   }
   return messages;
 }
 
-/** The system message telling the model of tool changes. */
-function toolChangeMessage(
+/** The blocks telling the model of tool changes: removals, then additions. */
+function toolChangeBlocks(
   changes: InlineToolChanges,
-): MessagesToolChangeMessage {
+): MessagesToolChangeBlock[] {
   const content: MessagesToolChangeBlock[] = changes.removed.map((name) => ({
     type: "tool_removal",
     tool: { type: "tool_reference", name },
@@ -341,7 +424,7 @@ function toolChangeMessage(
         : { type: "tool_definition", definition: toTool(schema) },
     });
   }
-  return { role: "system", content };
+  return content;
 }
 
 function readAnswer(
@@ -362,6 +445,7 @@ function readAnswer(
     );
   }
   const calls = [];
+  let bound = false;
   for (const block of response.content as unknown[]) {
     if (!isObject(block) || typeof block.type !== "string") {
       throw new SystemPromptError(
@@ -370,6 +454,7 @@ function readAnswer(
           `is an object with a string type.`,
       );
     }
+    if (BOUND.has(block.type)) bound = true;
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
         throw new SystemPromptError(
@@ -390,6 +475,7 @@ function readAnswer(
     messages: [{ role: "assistant", content }],
     calls,
     usage: response.usage ?? null,
+    bound,
     ...(compacted
       ? { compactedFrom: 0, paused: response.stop_reason === "compaction" }
       : {}),

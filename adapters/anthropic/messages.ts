@@ -426,6 +426,55 @@ export type MessagesToolChangeBlock =
   };
 
 /**
+ * A mid-conversation `role: "system"` message (generally available, no
+ * beta): the conversation tells the model a section of the system prompt
+ * changed, was added or no longer applies, without editing the prompt.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesSystemMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const message: MessagesSystemMessage = {
+ *   role: "system",
+ *   content: [{ type: "text", text: 'The system prompt\'s section "git" now reads:\n\nOn main.' }],
+ * };
+ * ```
+ */
+export interface MessagesSystemMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** One text block per change. */
+  content: MessagesTextBlock[];
+}
+
+/**
+ * A turn's reminder (runtime context with `holds: "turn"`): a
+ * `role: "system"` message the API shows for the turn it follows only
+ * (`clear_at: "next_user_message"`, beta
+ * `mid-conversation-system-clear-at-2026-08-21`); it stays in the history
+ * as sent, and never carries the conversation's mark.
+ *
+ * @example
+ * ```ts
+ * import type { MessagesReminderMessage } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const reminder: MessagesReminderMessage = {
+ *   role: "system",
+ *   clear_at: "next_user_message",
+ *   content: [{ type: "text", text: "Plan mode: do not edit files." }],
+ * };
+ * ```
+ */
+export interface MessagesReminderMessage {
+  /** Always `"system"`. */
+  role: "system";
+  /** Always `"next_user_message"`. */
+  clear_at: "next_user_message";
+  /** The reminder's text. */
+  content: MessagesTextBlock[];
+}
+
+/**
  * The `role: "system"` message that carries tool changes into the
  * conversation (`toolChanges: "inline"`), after the tool results.
  *
@@ -442,6 +491,12 @@ export type MessagesToolChangeBlock =
 export interface MessagesToolChangeMessage {
   /** Always `"system"`. */
   role: "system";
-  /** The removals, then the additions. */
-  content: MessagesToolChangeBlock[];
+  /** Section changes (text blocks), then the removals, then the additions. */
+  content: (MessagesTextBlock | MessagesToolChangeBlock)[];
+  /**
+   * A new effort from this turn on (beta
+   * `mid-conversation-output-config-2026-07-01`); the top-level one never
+   * changes.
+   */
+  output_config?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
 }

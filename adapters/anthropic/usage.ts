@@ -17,6 +17,7 @@ import {
   usageObject,
 } from "../../src/cache/report/usage_reader.ts";
 import type {
+  InputTransformation,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
@@ -39,6 +40,10 @@ export function anthropicUsage(
     ...identity(response),
     diagnosis: anthropicDiagnosis(response, reader),
   };
+  const transformations = anthropicTransformations(response);
+  if (transformations.length > 0) {
+    result.inputTransformations = transformations;
+  }
   const usage = usageObject(response, "usage", reader);
   if (usage === undefined) return result;
   const uncached = reader.count(usage, "input_tokens", "usage.input_tokens");
@@ -91,6 +96,38 @@ export function anthropicUsage(
   const compaction = compactionIteration(get(usage, "iterations"));
   if (compaction !== undefined) result.compaction = compaction;
   return result;
+}
+
+/**
+ * `input_transformations` (beta `thinking-binding-controls-2026-08-01`):
+ * `{ type: "thinking_dropped" | "thinking_mismatch_allowed", path:
+ * "messages.{i}.content.{j}", reason }`; an entry of another shape is
+ * left out.
+ */
+function anthropicTransformations(
+  response: Record<string, unknown>,
+): InputTransformation[] {
+  const entries = get(response, "input_transformations");
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry): InputTransformation[] => {
+    if (!isRecord(entry)) return [];
+    const type = get(entry, "type");
+    const reason = get(entry, "reason");
+    const path = /^messages\.(\d+)\.content\.(\d+)$/.exec(
+      String(get(entry, "path")),
+    );
+    if (
+      (type !== "thinking_dropped" && type !== "thinking_mismatch_allowed") ||
+      typeof reason !== "string"
+    ) return [];
+    return [{
+      kind: type === "thinking_dropped" ? "dropped" : "shown",
+      reason,
+      ...(path === null
+        ? {}
+        : { item: Number(path[1]), part: Number(path[2]) }),
+    }];
+  });
 }
 
 /**

@@ -96,6 +96,7 @@ export type {
 export { attributeChange } from "../../src/cache/report/contributor.ts";
 export type {
   CacheLifetime,
+  InputTransformation,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
@@ -112,4 +113,5 @@ export type {
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
+  TransformationFinding,
 } from "../../src/cache/report/types.ts";

@@ -112,6 +112,11 @@ export interface SessionRequest {
    * (Anthropic; default `"rebuild"`): fixed by the thread's first step.
    */
   toolChanges?: "rebuild" | "inline";
+  /**
+   * The thread's conversation's `changes` option (default theirs,
+   * `"auto"`): fixed by the thread's first step.
+   */
+  changes?: "auto" | "inline" | "rebuild";
 }
 
 /**

@@ -174,7 +174,9 @@ function builder(
   return {
     saved,
     rules: GEMINI_RULES,
-    toolChanges: "rebuild",
+    // No form of its own for a change told inline yet (SPEC 10.1): the
+    // system prompt and tools are rebuilt, as 0.4 did.
+    changes: { sections: "rebuild", tools: "rebuild", output: "rebuild" },
     redefine: "inline",
     prefixLimit: 0,
     markFor: () => undefined,

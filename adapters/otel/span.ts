@@ -165,6 +165,24 @@ export function requestSpanAttributes(
     set("gen_ai.usage.output_tokens", usage.outputTokens);
     set("gen_ai.usage.cache_read.input_tokens", usage.cacheReadTokens);
     set("gen_ai.usage.cache_creation.input_tokens", usage.cacheWriteTokens);
+    // What the provider dropped (or showed though its check failed), one
+    // "kind where: reason" per entry (SPEC 10.1).
+    const transformations = usage.inputTransformations;
+    if (transformations !== undefined && transformations.length > 0) {
+      set("rxprompt.input_transformations", transformations.length);
+      set(
+        "rxprompt.input_transformations.entries",
+        transformations.map((entry) =>
+          `${entry.kind} ${
+            entry.item === undefined
+              ? entry.id ?? "?"
+              : `item ${entry.item}${
+                entry.part === undefined ? "" : ` part ${entry.part}`
+              }`
+          }: ${entry.reason}`
+        ),
+      );
+    }
   }
   if (options?.recordSystemInstructions === true) {
     const instructions = systemInstructions(body);

@@ -20,6 +20,8 @@ import type {
 import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
+import type { SectionChange } from "./system_changes.ts";
+import { checkAppendOnly, type Previous } from "./append_only.ts";
 import type { Awaiting } from "./types.ts";
 
 /** What one request is built from. */
@@ -38,6 +40,19 @@ export interface BuildInput<M> {
   /** The form's own state, as committed (`{}` before the first request). */
   readonly state: Readonly<Record<string, unknown>>;
   readonly toolChanges?: InlineToolChanges;
+  /** The sections changed since the model last read them, told inline. */
+  readonly sectionChanges?: readonly SectionChange[];
+  /** The turn's reminder to send after everything else. */
+  readonly reminder?: string;
+  /** The effort the head states (top-level). */
+  readonly effort?: string;
+  /** A new effort, set inline this request. */
+  readonly effortChange?: string;
+  /**
+   * The request before this one, which this one must extend (SPEC 10.1);
+   * absent on a conversation's first request.
+   */
+  readonly previous?: Previous<M>;
   /** A fork's first request: its parent's last head, whose prefix it marks. */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
   /** A fork's: the texts of its parent's last system parts. */
@@ -87,6 +102,11 @@ export function buildRequest<M, Body>(
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),
+    ...(input.sectionChanges === undefined || input.sectionChanges.length === 0
+      ? {}
+      : { sectionChanges: input.sectionChanges }),
+    ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
+    ...(input.effortChange === undefined ? {} : { effort: input.effortChange }),
   });
   const history = historyToSend(input.history, tail);
   const mark = builder.markFor(input.awaiting);
@@ -115,6 +135,11 @@ export function buildRequest<M, Body>(
     ...(input.parentSystem === undefined
       ? {}
       : { parentSystem: input.parentSystem }),
+    ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
+    ...(input.effort === undefined ? {} : { effort: input.effort }),
+    ...(input.effortChange === undefined
+      ? {}
+      : { effortChange: input.effortChange }),
   });
   if (
     input.sharedWith !== undefined && mark !== undefined &&
@@ -124,6 +149,17 @@ export function buildRequest<M, Body>(
       mark,
       limit: budget.fork,
     }, form.prefix);
+  }
+  if (input.previous !== undefined) {
+    checkAppendOnly(input.previous, {
+      head: head.recorded,
+      history: marked.items,
+      marks: marked.marks,
+      leadingItems: form.marks.leadingItems,
+      ...(builder.rules.marks === undefined
+        ? {}
+        : { markName: builder.rules.marks.name }),
+    });
   }
   const extras = input.diagnostics === undefined
     ? {}

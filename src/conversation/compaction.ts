@@ -18,6 +18,7 @@ import type {
 } from "./form.ts";
 import { markHistoryEnds } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
+import { toldOf } from "./system_changes.ts";
 import type { Committed } from "./state.ts";
 
 /** What a client-side summary asks for, unless `instructions` say otherwise. */
@@ -189,7 +190,8 @@ export interface PendingCompaction<M> {
 /**
  * The committed state once a recorded compaction is swapped in: its start,
  * then the items recorded since (unbound); what the summary dropped is
- * told again by the next request: the runtime context whole, and (unless
+ * told again by the next request: the runtime context whole, the sections
+ * changed since the head, and (unless
  * the provider's compaction keeps them) the tools given inline, as
  * changes from the tools block.
  */
@@ -208,6 +210,11 @@ export function swappedCommitted<M>(
     ),
     previousLength: 0,
     runtimeText: "",
+    // The sections' changes told inline were in what the summary replaced:
+    // told again, from the head's own (SPEC 10.1).
+    ...(committed.told === undefined
+      ? {}
+      : { told: toldOf(committed.told.head) }),
     effective: compaction.keepsTools || committed.effective === undefined
       ? committed.effective
       : committed.listed,

@@ -8,7 +8,6 @@
 
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
-import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import {
   assembleStep,
@@ -31,7 +30,7 @@ import {
   startOf,
   stepRecord,
 } from "./state.ts";
-import { checkedResult, refusalsOf } from "./results.ts";
+import { checkedResult, checkResultsGiven, refusalsOf } from "./results.ts";
 import { withNamespaceRefusals } from "./deferred.ts";
 import {
   findToolsAnswer,
@@ -42,7 +41,13 @@ import {
   withToolPair,
 } from "./tool_pair.ts";
 import { forkLayout, forkOf, parentSystemOf } from "./fork_layout.ts";
-import { replay, toolStep } from "./replay.ts";
+import { replay } from "./replay.ts";
+import {
+  buildFields,
+  builtFields,
+  readEffort,
+  stepPlan,
+} from "./step_changes.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report/types.ts";
 import { callObserver, type Observed, Observer } from "./observe.ts";
@@ -160,7 +165,7 @@ export class ConversationShell<
       this.resumed = undefined;
       this.#fork = fork;
       this.#parentSystem = parentSystemOf(fork, form);
-      this.#committed = startOf(fork, this.#builder);
+      this.#committed = startOf(fork, this.#builder.changes.tools);
       return;
     }
     const parsed = recording;
@@ -169,7 +174,7 @@ export class ConversationShell<
     this.#parentSystem = parentSystemOf(parsed.header.fork, form);
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
-      inline: this.#builder.toolChanges === "inline",
+      tools: this.#builder.changes.tools,
       pair: form.deferredTools === "pair",
       form: form as ConversationForm<M, unknown>,
       builder: this.#builder as FormBuilder<M, unknown>,
@@ -218,10 +223,8 @@ export class ConversationShell<
 
   async request(context?: C, options?: RequestOptions): Promise<Body> {
     if (this.#building) throw busy("request()");
-    const awaiting = readAwaiting(
-      readOptionBag(options, "request()")?.awaiting,
-      this.#awaiting,
-    );
+    const bag = readOptionBag(options, "request()");
+    const awaiting = readAwaiting(bag?.awaiting, this.#awaiting);
     this.#building = true;
     try {
       const compaction = await this.#compactor.beforeRequest(context);
@@ -236,7 +239,10 @@ export class ConversationShell<
         context,
         this.#diagnostics,
       );
-      const built = this.#build(assembly, awaiting, explanation, sentAt);
+      const built = this.#build(assembly, awaiting, explanation, {
+        sentAt,
+        output: bag?.output,
+      });
       const request = await settleRequest(this.#builder, built.request, sentAt);
       this.#built = { ...built, request };
       return request.body;
@@ -365,7 +371,7 @@ export class ConversationShell<
         commit: (committed) => this.#committed = committed,
         freshHead: async (context, awaiting) => {
           const step = await assembleStep(this.#prompt, context as C, false);
-          return this.#build(step.assembly, awaiting, undefined, 0).request
+          return this.#build(step.assembly, awaiting, undefined).request
             .formHead;
         },
         read: (answer) => this.#read(answer as Answer),
@@ -442,7 +448,7 @@ export class ConversationShell<
     assembly: PromptAssembly,
     awaiting: Awaiting,
     explanation: PromptExplanation | undefined,
-    sentAt: number,
+    { sentAt, output }: { sentAt: number; output?: unknown } = { sentAt: 0 },
   ): Built<M, Body> {
     const committed = this.#committed;
     for (const call of committed.calls) {
@@ -455,32 +461,23 @@ export class ConversationShell<
         isError: false,
       });
     }
-    const missing = committed.calls.filter((call) =>
-      !this.#results.has(call.id)
-    );
-    if (missing.length > 0) {
-      throw new SystemPromptError(
-        "TOOL_RESULTS_MISSING",
-        `The last answer's tool calls ${
-          missing.map((call) => `${JSON.stringify(call.id)} (${call.name})`)
-            .join(", ")
-        } have no result; give each one with toolResult(id, content) ` +
-          `(an error result with { isError: true }) before the next request.`,
-      );
-    }
+    checkResultsGiven(committed.calls, this.#results);
     const results: ToolResultInput[] = committed.calls.map((call) => ({
       id: call.id,
       // The result answers the call the model made (the pair's call_tool).
       name: call.via ?? call.name,
       ...this.#results.get(call.id)!,
     }));
-    const step = toolStep(committed, assembly, this.#builder);
+    const given = readEffort(output, this.#form.functions.start, {
+      takes: this.#builder.output === true,
+    });
+    const plan = stepPlan(committed, assembly, this.#builder, given);
+    const { step, sections, runtimeText } = plan;
     const { tools, allowed } = step;
     const parentSystem = this.#parentSystem;
     const listed = parentSystem === undefined
-      ? step.listed
-      : forkLayout(step.listed, parentSystem);
-    const runtimeText = renderRuntimeContext(assembly);
+      ? sections.assembly
+      : forkLayout(sections.assembly, parentSystem);
     const update = updateOfTexts(
       committed.runtimeText,
       runtimeText,
@@ -503,6 +500,7 @@ export class ConversationShell<
         ...tools.inline.changes,
         ...(allowed === undefined ? {} : { allowed }),
       },
+      ...buildFields(plan, committed, results.length + person.length > 0),
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),
@@ -519,7 +517,7 @@ export class ConversationShell<
       toolsChanged: tools.changed,
       effective: tools.inline?.effective,
       effectiveChanged: tools.inline?.changed === true &&
-        committed.effective !== undefined,
+        (committed.effective !== undefined || committed.steps > 0),
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
       allowed,
@@ -533,6 +531,7 @@ export class ConversationShell<
           assembly: { ...explanation.assembly, sections: listed.sections },
         },
       sentAt,
+      ...builtFields(plan),
     };
   }
 }

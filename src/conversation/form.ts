@@ -17,6 +17,7 @@ import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
+import type { SectionChange } from "./system_changes.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 
 /** An API's request form, as recordings, reports, spans and the CLI name it. */
@@ -63,6 +64,18 @@ export interface TailInput<M> {
   readonly update: string | undefined;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
+  /**
+   * The sections changed since the model last read them, told inline (in
+   * one system or developer message after the step's other items).
+   */
+  readonly sectionChanges?: readonly SectionChange[];
+  /**
+   * With `turnReminders`: the runtime context that holds for this turn,
+   * rendered, to send after everything else (shown for this turn only).
+   */
+  readonly reminder?: string;
+  /** A new effort, set inline (the head keeps the first one). */
+  readonly effort?: string;
   /** The committed history (read only). */
   readonly history: readonly M[];
   /**
@@ -85,6 +98,12 @@ export interface HeadInput {
   readonly prefixBudget: number;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
+  /** The turn's reminder this request's tail sends, if any. */
+  readonly reminder?: string;
+  /** The effort the head states (top-level), if any. */
+  readonly effort?: string;
+  /** The effort this request's tail sets inline, if it changes. */
+  readonly effortChange?: string;
   /**
    * A fork's: the texts of its parent's last system parts, which the
    * assembly's sections are laid out on; each shared part ends where the
@@ -112,14 +131,41 @@ export interface BodyExtras {
   readonly diagnostics?: { readonly previous: string | null };
 }
 
+/**
+ * How the changes of one kind after the first request reach the model:
+ * told in the conversation, or the head rebuilt.
+ */
+export type ChangeMode = "inline" | "rebuild";
+
+/** The `changes` option as a form resolved it. */
+export interface ResolvedChanges {
+  /** Sections: `"auto"` is inline. */
+  readonly sections: ChangeMode;
+  /**
+   * Tools: `"auto"` rebuilds until the committed history holds a bound
+   * block (thinking, reasoning), then goes inline.
+   */
+  readonly tools: ChangeMode | "auto";
+  /** Output settings (effort): as `tools`; `"rebuild"` on a form without a per-message form. */
+  readonly output: ChangeMode | "auto";
+}
+
 /** One conversation's requests, its options read and checked. */
 export interface FormBuilder<M, Body> {
   /** The options a recording's header keeps (plain JSON). */
   readonly saved: Record<string, unknown>;
   /** The rules its marks follow. */
   readonly rules: ProviderRules;
-  /** How tool-set changes go: the tools block rebuilt, or inline. */
-  readonly toolChanges: "rebuild" | "inline";
+  /** How changes after the first request go (SPEC 10.1), kind by kind. */
+  readonly changes: ResolvedChanges;
+  /**
+   * The form sends runtime context that holds for a turn as a message the
+   * provider hides after the turn (`TailInput.reminder`); absent: it goes
+   * in the runtime-context update.
+   */
+  readonly turnReminders?: boolean;
+  /** The form takes output settings (`RequestOptions.output`). */
+  readonly output?: boolean;
   /**
    * With inline changes, a changed definition: a removal and an addition,
    * or the tools block rebuilt.
@@ -165,6 +211,12 @@ export interface FormAnswer<M> {
   readonly calls: ToolCall[];
   /** The usage the provider reported, as given (or `null`). */
   readonly usage: unknown;
+  /**
+   * Whether the answer holds a block bound to its request's prefix
+   * (Anthropic thinking, a Responses reasoning item with encrypted
+   * content): a later request that edits that prefix is refused or loses it.
+   */
+  readonly bound?: boolean;
   /**
    * The answer holds the provider's compaction: the history starts again
    * at `messages[compactedFrom]` (what came before it is dropped).

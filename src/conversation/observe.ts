@@ -24,6 +24,7 @@ import type {
 } from "./recording.ts";
 import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
 import { deferredReport } from "./deferred_report.ts";
+import { withTransformations } from "./transformations.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -288,7 +289,12 @@ export function conversationReport(
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;
-  const report = growingCacheReport(requests, { ...options, provider }, rules);
+  const report = withTransformations(
+    growingCacheReport(requests, { ...options, provider }, rules),
+    steps,
+    requests.map((request) => request.usage),
+    read,
+  );
   const deferred = deferredReport(steps, {
     read,
     countTokens: options.countTokens,

@@ -13,6 +13,7 @@ import type { ScopeKey, Stability } from "../types.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
 import type { CacheContributor } from "../cache/report/types.ts";
 import type { ListedTool } from "./tool_set.ts";
+import type { HeldSection, SectionChange } from "./system_changes.ts";
 import type { Awaiting } from "./types.ts";
 import { MAX_JSON_DEPTH, nestsTooDeep } from "./checks.ts";
 
@@ -171,6 +172,18 @@ export interface RecordingStep {
   runtimeContext?: string;
   /** The tools the model might call this step, when gates or drops limit them. */
   allowedTools?: string[];
+  /**
+   * With sections inline (`changes`): the sections this step's head was
+   * first built of, rendered; later heads are built of them again.
+   */
+  headSections?: HeldSection[];
+  /** The section changes this step told the model inline. */
+  sectionChanges?: SectionChange[];
+  /**
+   * The effort the head states and the one the model was told last, when
+   * this step changed them (`RequestOptions.output`).
+   */
+  effort?: { head?: string; told: string };
   /** Who was to answer next. */
   awaiting: Awaiting;
   /** The provider's answer, as returned. */
@@ -410,6 +423,11 @@ function readStep(value: unknown, line: number, step: number): RecordingStep {
   }
   if (value.inlineTools !== undefined && !Array.isArray(value.inlineTools)) {
     throw bad("its inlineTools are not an array");
+  }
+  for (const key of ["headSections", "sectionChanges"]) {
+    if (value[key] !== undefined && !Array.isArray(value[key])) {
+      throw bad(`its ${key} are not an array`);
+    }
   }
   if (
     value.runtimeContext !== undefined &&

@@ -28,7 +28,13 @@ import {
   nextToolSet,
   type ToolSetStep,
 } from "./tool_set.ts";
-import type { ConversationForm, FormAnswer, FormBuilder } from "./form.ts";
+import type {
+  ChangeMode,
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+} from "./form.ts";
+import { toldAfter, toldOf } from "./system_changes.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
 export interface ToolStep {
@@ -45,13 +51,29 @@ export interface ToolStep {
 }
 
 /**
+ * How this request's tool changes go: `"auto"` is inline once the history
+ * holds a bound block.
+ */
+export function toolMode(
+  tools: ChangeMode | "auto",
+  bound: boolean | undefined,
+): ChangeMode {
+  return tools === "auto" ? (bound === true ? "inline" : "rebuild") : tools;
+}
+
+/**
  * The next request's tools: rebuilt (the default) or, when the form takes
- * them inline, the first request's block with the changes beside it.
+ * them inline, the first request's block with the changes beside it (a
+ * conversation that goes inline after its first request starts from the
+ * tools it listed last).
  */
 export function toolStep(
   committed: Committed<unknown>,
   assembly: PromptAssembly,
-  builder: Pick<FormBuilder<unknown, unknown>, "toolChanges" | "redefine">,
+  builder: {
+    readonly toolChanges: ChangeMode;
+    readonly redefine: "inline" | "rebuild";
+  },
 ): ToolStep {
   if (builder.toolChanges !== "inline") {
     // Before the first step, only a fork has listed tools: its parent's.
@@ -71,7 +93,8 @@ export function toolStep(
   }
   const inline = nextInlineToolSet(
     committed.listed,
-    committed.effective,
+    committed.effective ??
+      (committed.steps > 0 ? committed.listed : undefined),
     assembly,
     { redefine: builder.redefine, declared: committed.declared },
   );
@@ -99,8 +122,8 @@ export function replay<M>(
   form: {
     /** Reads an answer as the form does. */
     readonly read: (answer: unknown) => FormAnswer<M>;
-    /** Tool changes go inline. */
-    readonly inline: boolean;
+    /** How tool changes go. */
+    readonly tools: ChangeMode | "auto";
     /** The form lists the search-and-call pair (`tool_pair.ts`). */
     readonly pair?: boolean;
     /** The form and its builder, for the history a compaction starts. */
@@ -112,9 +135,7 @@ export function replay<M>(
   allowed: string[] | undefined;
   compaction: PendingCompaction<M> | undefined;
 } {
-  let state: Committed<M> = startOf(parsed.header.fork, {
-    toolChanges: form.inline ? "inline" : "rebuild",
-  });
+  let state: Committed<M> = startOf(parsed.header.fork, form.tools);
   // One array grows through the replay: each step's state needs only its
   // length, and a copy per step would make resume quadratic (a compaction
   // starts another).
@@ -184,8 +205,14 @@ export function replay<M>(
     for (const message of step.tail as M[]) history.push(deepFreeze(message));
     const previousLength = history.length;
     for (const message of read.messages) history.push(deepFreeze(message));
+    const inline = toolMode(form.tools, state.bound) === "inline";
     const effective = step.inlineTools ??
-      (form.inline ? state.effective ?? step.tools : undefined);
+      (inline
+        ? state.effective ?? (state.steps === 0 ? step.tools : state.listed)
+        : undefined);
+    const told = step.headSections === undefined
+      ? state.told
+      : toldOf(step.headSections);
     state = {
       history,
       previousLength,
@@ -197,6 +224,13 @@ export function replay<M>(
       steps: step.step,
       head,
       state: step.state ?? state.state,
+      ...(told === undefined
+        ? {}
+        : { told: toldAfter(told, step.sectionChanges ?? []) }),
+      bound: state.bound === true || read.bound === true,
+      ...(step.effort ?? state.effort) === undefined
+        ? {}
+        : { effort: step.effort ?? state.effort },
     };
     if (read.compactedFrom !== undefined) {
       swapped(history.length, read.messages.slice(read.compactedFrom));

@@ -99,3 +99,23 @@ export function refusalsOf(
   }
   return results;
 }
+
+/**
+ * Throws `TOOL_RESULTS_MISSING` when a call of the last answer has no
+ * result yet.
+ */
+export function checkResultsGiven(
+  calls: readonly ToolCall[],
+  results: ReadonlyMap<string, unknown>,
+): void {
+  const missing = calls.filter((call) => !results.has(call.id));
+  if (missing.length === 0) return;
+  throw new SystemPromptError(
+    "TOOL_RESULTS_MISSING",
+    `The last answer's tool calls ${
+      missing.map((call) => `${JSON.stringify(call.id)} (${call.name})`)
+        .join(", ")
+    } have no result; give each one with toolResult(id, content) ` +
+      `(an error result with { isError: true }) before the next request.`,
+  );
+}

@@ -13,6 +13,8 @@ import { deepFreeze, isoOf } from "./checks.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
+import type { ChangeMode } from "./form.ts";
+import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -32,6 +34,15 @@ export interface Committed<M> {
   readonly steps: number;
   readonly head: string | undefined;
   readonly state: Readonly<Record<string, unknown>>;
+  /** With sections inline: what the model has been told of them. */
+  readonly told?: Told;
+  /**
+   * Whether the history holds a block bound to its prefix (thinking,
+   * encrypted reasoning): `"auto"` tool changes go inline from then on.
+   */
+  readonly bound?: boolean;
+  /** The effort the head states, and the one the model was told last. */
+  readonly effort?: { readonly head?: string; readonly told: string };
 }
 
 /** A body built and not yet recorded. */
@@ -52,6 +63,14 @@ export interface Built<M, Body> {
   readonly explanation: PromptExplanation | undefined;
   /** When the body was built (ms, the conversation's clock). */
   readonly sentAt: number;
+  /** With sections inline: what the model knows once this is sent. */
+  readonly told?: Told;
+  /** The sections this request's head was first built of (recorded). */
+  readonly headSections?: readonly HeldSection[];
+  /** The section changes this request tells the model. */
+  readonly sectionChanges?: readonly SectionChange[];
+  /** The effort after this request. */
+  readonly effort?: { readonly head?: string; readonly told: string };
 }
 
 export const EMPTY_STATE: Committed<never> = {
@@ -69,13 +88,13 @@ export const EMPTY_STATE: Committed<never> = {
 /** A conversation's committed state before its first step (a fork's start). */
 export function startOf<M>(
   fork: RecordingFork | undefined,
-  builder: { readonly toolChanges: "rebuild" | "inline" },
+  tools: ChangeMode | "auto",
 ): Committed<M> {
   if (fork === undefined) return EMPTY_STATE;
   return {
     ...EMPTY_STATE,
     listed: fork.listed,
-    effective: builder.toolChanges === "inline" ? fork.listed : undefined,
+    effective: tools === "inline" ? fork.listed : undefined,
     state: fork.state,
   };
 }
@@ -120,6 +139,16 @@ export function stepRecord<M, Body>(
       ? {}
       : { state: sent.state }),
     ...(built.sentUpdate ? { runtimeContext: built.runtimeText } : {}),
+    ...(built.headSections === undefined
+      ? {}
+      : { headSections: [...built.headSections] }),
+    ...(built.sectionChanges === undefined || built.sectionChanges.length === 0
+      ? {}
+      : { sectionChanges: [...built.sectionChanges] }),
+    ...(built.effort === undefined ||
+        JSON.stringify(built.effort) === JSON.stringify(before.effort)
+      ? {}
+      : { effort: { ...built.effort } }),
     ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
     awaiting: built.awaiting,
     response: answer.response,
@@ -140,7 +169,11 @@ export function stepRecord<M, Body>(
 export function committedAfter<M, Body>(
   before: Committed<M>,
   built: Built<M, Body>,
-  read: { readonly messages: readonly M[]; readonly calls: ToolCall[] },
+  read: {
+    readonly messages: readonly M[];
+    readonly calls: ToolCall[];
+    readonly bound?: boolean;
+  },
   step: { readonly steps: number; readonly head: string },
 ): Committed<M> {
   const sent = built.request;
@@ -159,5 +192,8 @@ export function committedAfter<M, Body>(
     steps: step.steps,
     head: step.head,
     state: sent.state,
+    ...(built.told === undefined ? {} : { told: built.told }),
+    ...(built.effort === undefined ? {} : { effort: built.effort }),
+    bound: before.bound === true || read.bound === true,
   };
 }

@@ -82,6 +82,44 @@ export interface ConversationPrompt<
 }
 
 /**
+ * How a conversation sends what changed after its first request (SPEC
+ * 10.1): `"inline"` tells the model in the conversation (a system or
+ * developer message after the last item; tool additions and removals),
+ * so every request extends the one before byte for byte; `"rebuild"`
+ * rebuilds the system prompt and tools as 0.4 did; `"auto"` (the default)
+ * sends section changes inline and rebuilds the tools until the history
+ * holds a block bound to its prefix (Anthropic thinking, a Responses
+ * reasoning item with encrypted content), then sends them inline too.
+ * Per kind: `{ sections, tools }`.
+ *
+ * @example
+ * ```ts
+ * import type { ChangesOption } from "@rxprompt/system-prompt";
+ *
+ * const zeroFour: ChangesOption = "rebuild";
+ * const mixed: ChangesOption = { sections: "inline", tools: "rebuild" };
+ * ```
+ */
+export type ChangesOption =
+  | "auto"
+  | "inline"
+  | "rebuild"
+  | {
+    /** A section's new, added or removed text (`"auto"`: inline). */
+    readonly sections?: "auto" | "inline" | "rebuild";
+    /**
+     * An added, removed or redefined tool (`"auto"`: inline once the history
+     * holds a bound block; the form's `toolChanges` names the same).
+     */
+    readonly tools?: "auto" | "inline" | "rebuild";
+    /**
+     * A request's new output settings (`RequestOptions.output`; `"auto"`:
+     * inline once the history holds a bound block).
+     */
+    readonly output?: "auto" | "inline" | "rebuild";
+  };
+
+/**
  * The options every form of the conversation takes.
  *
  * @example
@@ -141,6 +179,12 @@ export interface ConversationOptions {
   onObserverError?: (error: unknown, observer: ConversationObserver) => void;
   /** The clock of the recording's times, in ms (default `Date.now`). */
   clock?: () => number;
+  /**
+   * How changes after the first request are sent (default `"auto"`; see
+   * {@linkcode ChangesOption}). Saved and resumed with the conversation; a
+   * fork keeps its parent's.
+   */
+  changes?: ChangesOption;
   /**
    * Compact for the harness (SPEC 10.2): once an answer reports at least
    * `inputTokens` of input (its whole input: reads and writes included),
@@ -310,6 +354,32 @@ export interface ConversationReportOptions {
 export interface RequestOptions {
   /** Who answers the request after this one (default: the option's). */
   awaiting?: Awaiting;
+  /**
+   * The output settings of this request and the next ones, until another
+   * request changes them (SPEC 10.1): the first request sends them
+   * top-level (Anthropic `output_config.effort`, OpenAI Responses
+   * `reasoning.effort`, Chat Completions `reasoning_effort`); a later
+   * change goes inline where the API has a per-message form (Anthropic a
+   * system message's `output_config`, Responses a `configuration_update`
+   * item) and `changes` says so, else the top-level field changes. The AI
+   * SDK conversation takes none.
+   */
+  output?: OutputSettings;
+}
+
+/**
+ * A request's output settings (`RequestOptions.output`).
+ *
+ * @example
+ * ```ts
+ * import type { OutputSettings } from "@rxprompt/system-prompt";
+ *
+ * const thorough: OutputSettings = { effort: "high" };
+ * ```
+ */
+export interface OutputSettings {
+  /** How much the model thinks and writes. */
+  effort?: "low" | "medium" | "high" | "xhigh" | "max";
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { quote, SystemPromptError } from "../errors.ts";
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import {
   type BuildOptions,
@@ -28,6 +29,8 @@ export interface RuntimeContextRecord extends RecordBase {
   readonly name: string;
   readonly order: number;
   readonly text: EntryText;
+  /** Present when the entry holds for one turn. */
+  readonly holds?: "turn";
 }
 
 /** The runtime context kind; a layer keeps its entries in render order. */
@@ -51,8 +54,27 @@ function toRuntimeContextRecord(
   input: unknown,
   { label, sequence }: Provenance,
 ): RuntimeContextRecord {
-  const { name, order, text } = readTextEntry(input, RUNTIME_CONTEXT_WORDS);
-  return { name, order, text, label, sequence };
+  const { name, order, text, holds } = readTextEntry(
+    input,
+    RUNTIME_CONTEXT_WORDS,
+    ["holds"],
+  );
+  if (holds !== undefined && holds !== "change" && holds !== "turn") {
+    throw new SystemPromptError(
+      "INVALID_SECTION",
+      `Runtime context ${quote(name)} holds ${
+        quote(holds)
+      }; it must be "change" (the default) or "turn".`,
+    );
+  }
+  return {
+    name,
+    order,
+    text,
+    ...(holds === "turn" ? { holds } : {}),
+    label,
+    sequence,
+  };
 }
 
 /**
@@ -70,11 +92,14 @@ function buildRuntimeContext(
   const records = visibleByName(layers, compareSections);
   const entries: AssembledSection[] = new Array(records.length);
   for (let index = 0; index < records.length; index++) {
-    entries[index] = resolveTextEntry(
+    const entry = resolveTextEntry(
       records[index],
       context,
       RUNTIME_CONTEXT_WORDS,
     );
+    entries[index] = records[index].holds === "turn"
+      ? { ...entry, holds: "turn" }
+      : entry;
   }
   draft.runtimeContext = entries;
 }

@@ -466,9 +466,12 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
     prompt.section({ name: "git", order: 10, text: () => `On ${branch}.` });
     try {
       await withServer({}, async (client, server) => {
+        // 0.4's bytes; the default ("auto") is tests/conversation/
+        // append_only_sdk_test.ts, which this server accepts.
         const conv = anthropicConversation(prompt, {
           model: "claude-fable-5-1",
           max_tokens: 1024,
+          changes: "rebuild",
         });
         conv.user("Fix the failing test.");
         conv.record(await client.messages.create(await conv.request()));

@@ -40,7 +40,8 @@ import type {
   Conversation,
   ConversationPrompt,
 } from "../../src/conversation/types.ts";
-import { readModel } from "../../adapters/_kit/form_options.ts";
+import { readChanges, readModel } from "../../adapters/_kit/form_options.ts";
+import { changeText } from "../../src/conversation/system_changes.ts";
 import { prefixMarkLimit } from "../../adapters/_kit/cache_option.ts";
 import { FORMS, formTable } from "../../adapters/forms.ts";
 
@@ -304,7 +305,8 @@ function builder(options: Record<string, unknown>): FormBuilder<
       ...(options.maxMarks === undefined ? {} : { maxMarks: prefixLimit }),
     },
     rules: TOY_RULES,
-    toolChanges: "rebuild",
+    changes: readChanges(options, "toyConversation", { inlineTools: false })
+      .resolved,
     redefine: "inline",
     prefixLimit,
     markFor,
@@ -320,6 +322,15 @@ function builder(options: Record<string, unknown>): FormBuilder<
       }
       if (input.update !== undefined) {
         tail.push({ role: "person", parts: [{ text: input.update }] });
+      }
+      // A section changed after the first request: told, the head kept.
+      if (input.sectionChanges !== undefined) {
+        tail.push({
+          role: "person",
+          parts: input.sectionChanges.map((change) => ({
+            text: changeText(change),
+          })),
+        });
       }
       return tail;
     },

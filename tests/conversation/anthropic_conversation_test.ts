@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   anthropicConversation,
   type AnthropicConversationBody,
+  type AnthropicInlineConversationBody,
 } from "../../adapters/anthropic/mod.ts";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
@@ -28,7 +29,9 @@ function code(code: string) {
     error instanceof SystemPromptError && error.code === code;
 }
 
-function lastBlock(body: AnthropicConversationBody): Record<string, unknown> {
+type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
+
+function lastBlock(body: Body): Record<string, unknown> {
   const content = body.messages.at(-1)!.content;
   return content.at(-1) as Record<string, unknown>;
 }
@@ -39,7 +42,7 @@ function lastBlock(body: AnthropicConversationBody): Record<string, unknown> {
  */
 async function afterDroppedTool(a: ReturnType<typeof agent>): Promise<{
   conv: ReturnType<typeof anthropicConversation>;
-  first: AnthropicConversationBody;
+  first: Body;
 }> {
   a.tools = [schema("a_tool"), schema("c_tool")];
   const conv = anthropicConversation(a.prompt, OPTIONS);

@@ -152,7 +152,7 @@ describe(
           max_tokens: 256,
         });
         await threeSteps(a, conv, async () => {
-          const message: Anthropic.Message = await client.messages.create(
+          const message = await client.beta.messages.create(
             await conv.request(),
           );
           return message;

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   anthropicConversation,
   type AnthropicConversationBody,
+  type AnthropicInlineConversationBody,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import { messagesRequest } from "../../adapters/anthropic/messages.ts";
@@ -35,11 +36,13 @@ function registry(): SystemPrompt {
   return forkRegistry({ style: false, reviewRules: ["a", "b", "c", "d"] });
 }
 
-function systemMarks(body: AnthropicConversationBody): boolean[] {
+type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
+
+function systemMarks(body: Body): boolean[] {
   return body.system.map((block) => block.cache_control !== undefined);
 }
 
-function texts(body: AnthropicConversationBody): string[] {
+function texts(body: Body): string[] {
   return body.system.map((block) => block.text);
 }
 

@@ -52,6 +52,8 @@ async function runSession(usages: readonly (Usage | undefined)[]) {
   const { prompt, state } = agent();
   let now = 1_000_000;
   const conv = aiSdkConversation(prompt, {
+    // 0.4's bytes: the section change is the layout miss reported.
+    changes: "rebuild",
     diagnostics: true,
     clock: () => now,
   });

@@ -141,6 +141,8 @@ describe("the conversation's report through the real SDKs", {
     const conv = anthropicConversation(prompt, {
       model: "claude-sonnet-4-5",
       max_tokens: 1024,
+      // 0.4's bytes: the git section's change is the layout miss reported.
+      changes: "rebuild",
       diagnostics: true,
       clock: () => now,
       onRequest: spans,
@@ -236,6 +238,8 @@ describe("the conversation's report through the real SDKs", {
     const { prompt, state } = agent();
     let now = 1_000_000;
     const conv = responsesConversation(prompt, {
+      // 0.4's bytes: the section change is the layout miss reported.
+      changes: "rebuild",
       model: "gpt-5.6",
       diagnostics: true,
       clock: () => now,
@@ -315,6 +319,8 @@ describe("the conversation's report through the real SDKs", {
     const { prompt, state } = agent();
     let now = 1_000_000;
     const conv = aiSdkConversation(prompt, {
+      // 0.4's bytes: the section change is the layout miss reported.
+      changes: "rebuild",
       diagnostics: true,
       clock: () => now,
     });

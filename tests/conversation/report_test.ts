@@ -47,8 +47,11 @@ async function runSession(options: { diagnostics: boolean }) {
   const { prompt, state } = agent();
   let now = 1_000_000;
   const seen: ConversationRequest[] = [];
+  // 0.4's bytes: the system prompt rebuilt, so the session's change of
+  // the git section is a layout miss the report must explain.
   const conv = anthropicConversation(prompt, {
     ...OPTIONS,
+    changes: "rebuild",
     diagnostics: options.diagnostics,
     clock: () => now,
     onRequest: (request) => seen.push(request),

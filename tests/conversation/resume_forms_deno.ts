@@ -168,12 +168,12 @@ export const SDK_FORMS: Record<FormName, SdkForm> = {
           max_tokens: 1024,
           ...options,
         }),
-        (baseURL, body) => anthropicClient(baseURL).messages.create(body),
+        (baseURL, body) => anthropicClient(baseURL).beta.messages.create(body),
       ),
     resume: (prompt, recording, options) =>
       driven(
         resumeAnthropicConversation(prompt, recording, options),
-        (baseURL, body) => anthropicClient(baseURL).messages.create(body),
+        (baseURL, body) => anthropicClient(baseURL).beta.messages.create(body),
       ),
     calls: anthropicCalls,
     text: anthropicText,

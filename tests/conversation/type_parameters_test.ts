@@ -46,7 +46,10 @@ describe("conversation type parameters", () => {
     });
     const streaming: ChatConversation<Step, ChatConversationStreamingBody> =
       chatConversation(prompt, { model: "gpt-5.6", stream: true });
-    const anthropic: AnthropicConversation<Step> = anthropicConversation(
+    const anthropic: AnthropicConversation<
+      Step,
+      AnthropicConversationBody | AnthropicInlineConversationBody
+    > = anthropicConversation(
       prompt,
       { model: "claude-sonnet-4-5", max_tokens: 64 },
     );

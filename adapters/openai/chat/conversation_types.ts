@@ -57,6 +57,8 @@ export type ChatUserPart = ChatTextPart | {
 export type ChatConversationMessage =
   | { role: "user"; content: ChatUserPart[] }
   | { role: "tool"; tool_call_id: string; content: ChatTextPart[] }
+  /** A section changed after the first request (`changes`). */
+  | { role: "developer"; content: ChatTextPart[] }
   | {
     role: "assistant";
     content?: string | null;
@@ -93,6 +95,8 @@ export interface ChatConversationBody {
   )[];
   /** Every listed tool; absent when there are none. */
   tools?: ChatCompletionsTool[];
+  /** The effort (`RequestOptions.output`; top-level only on this API). */
+  reasoning_effort?: "low" | "medium" | "high" | "xhigh" | "max";
   /** The allowed tools, when gates (or a dropped tool) limit them. */
   tool_choice?: ChatToolChoice;
   /** Fixed at the first request: one session per conversation. */

@@ -17,7 +17,8 @@ import type { ToolCall } from "../../../src/conversation/types.ts";
 import { copy } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
-import { answerText, isObject } from "../../_kit/form_options.ts";
+import { answerText, isObject, readChanges } from "../../_kit/form_options.ts";
+import { changeText } from "../../../src/conversation/system_changes.ts";
 import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
@@ -139,10 +140,13 @@ function builder(
     },
   });
   const stream = options.stream === true;
+  const changes = readChanges(options, form, { inlineTools: false });
+  Object.assign(read.saved, changes.saved);
   return {
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
-    toolChanges: "rebuild",
+    changes: changes.resolved,
+    output: true,
     redefine: "inline",
     prefixLimit: read.read.limit,
     markFor: (awaiting) => openAIMark(read.cache, awaiting),
@@ -159,6 +163,15 @@ function builder(
         tail.push({
           role: "user",
           content: [{ type: "text", text: input.update }],
+        });
+      }
+      if (input.sectionChanges !== undefined) {
+        tail.push({
+          role: "developer",
+          content: input.sectionChanges.map((change) => ({
+            type: "text",
+            text: changeText(change),
+          })),
         });
       }
       return tail;
@@ -182,6 +195,9 @@ function builder(
           ...(read.limit === undefined
             ? {}
             : { max_completion_tokens: read.limit }),
+          ...(input.effort === undefined
+            ? {}
+            : { reasoning_effort: input.effort }),
           ...retentionField(read.retention, input.awaiting),
           ...(stream
             ? { stream: true, stream_options: { include_usage: true } }

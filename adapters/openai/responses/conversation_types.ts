@@ -41,6 +41,13 @@ import type {
  */
 export type ResponsesConversationItem =
   | { role: "user"; content: ResponsesTextPart[] }
+  /** A section changed after the first request (`changes`). */
+  | { role: "developer"; content: ResponsesTextPart[] }
+  /** A new effort after the first request (`RequestOptions.output`). */
+  | {
+    type: "configuration_update";
+    reasoning: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
+  }
   | {
     type: "function_call_output";
     call_id: string;
@@ -140,6 +147,8 @@ export interface ResponsesConversationBody {
   };
   /** From the options, when given. */
   max_output_tokens?: number;
+  /** The first request's effort (`RequestOptions.output`). */
+  reasoning?: { effort: "low" | "medium" | "high" | "xhigh" | "max" };
   /**
    * The `promptCacheRetention` option, on a request that waits for a
    * person.

@@ -18,7 +18,8 @@ import type { ToolCall } from "../../../src/conversation/types.ts";
 import { copy } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
-import { isObject, readToolChanges } from "../../_kit/form_options.ts";
+import { isObject, readChanges } from "../../_kit/form_options.ts";
+import { changeText } from "../../../src/conversation/system_changes.ts";
 import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
@@ -54,6 +55,7 @@ import type {
 } from "./conversation_types.ts";
 
 type ResponsesItem = ResponsesConversationItem;
+type Effort = "low" | "medium" | "high" | "xhigh" | "max";
 
 /** What `responses.compact` takes of a head (`ResponseCompactParams`). */
 const COMPACT_FIELDS = new Set([
@@ -116,15 +118,16 @@ export const RESPONSES_FORM: ConversationForm<
       sites: RESPONSES_FORM.marks as MarkSites<unknown>,
     }),
   /**
-   * A person's message, a tool's output; an `additional_tools` item defers
-   * to the item before it.
+   * A person's message, a tool's output, a developer message telling a
+   * change; an `additional_tools` item defers to the item before it.
    */
   marks: openAISites<ResponsesItem>((item) =>
-    "type" in item && item.type === "additional_tools"
+    "type" in item &&
+      (item.type === "additional_tools" || item.type === "configuration_update")
       ? "before"
-      : "role" in item && item.role === "user"
+      : "role" in item && (item.role === "user" || item.role === "developer")
       ? { field: "content", parts: item.content as unknown[] }
-      : item.type === "function_call_output"
+      : "type" in item && item.type === "function_call_output"
       ? { field: "output", parts: item.output as unknown[] }
       : undefined
   ),
@@ -152,8 +155,11 @@ function builder(
 ): FormBuilder<ResponsesItem, ResponsesConversationBody> {
   const form = "responsesConversation";
   const read = readOpenAIForm(options, form, "max_output_tokens");
-  const inline = readToolChanges(options.toolChanges, form);
-  if (inline) read.saved.toolChanges = "inline";
+  const changes = readChanges(options, form, {
+    inlineTools: true,
+    inlineOutput: true,
+  });
+  Object.assign(read.saved, changes.saved);
   const search = readToolSearch(options.toolSearch, form);
   if (options.toolSearch !== undefined) read.saved.toolSearch = search;
   const threshold = readThreshold(options.serverCompaction, form);
@@ -163,7 +169,8 @@ function builder(
   return {
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
-    toolChanges: inline ? "inline" : "rebuild",
+    changes: changes.resolved,
+    output: true,
     // The API takes no second definition under a tool's name.
     redefine: "rebuild",
     prefixLimit: read.read.limit,
@@ -197,6 +204,22 @@ function builder(
         tail.push({
           role: "user",
           content: [{ type: "input_text", text: input.update }],
+        });
+      }
+      if (input.sectionChanges !== undefined) {
+        tail.push({
+          role: "developer",
+          content: input.sectionChanges.map((change) => ({
+            type: "input_text",
+            text: changeText(change),
+          })),
+        });
+      }
+      // Each setting stays in effect until a later update replaces it.
+      if (input.effort !== undefined) {
+        tail.push({
+          type: "configuration_update",
+          reasoning: { effort: input.effort as Effort },
         });
       }
       return tail;
@@ -239,6 +262,9 @@ function builder(
           ...(read.limit === undefined
             ? {}
             : { max_output_tokens: read.limit }),
+          ...(input.effort === undefined
+            ? {}
+            : { reasoning: { effort: input.effort } }),
           ...retentionField(read.retention, input.awaiting),
           ...(threshold === undefined ? {} : {
             context_management: [{
@@ -368,12 +394,19 @@ function readAnswer(
     );
   }
   const calls: ToolCall[] = [];
+  let bound = false;
   for (const item of output) {
     if (!isObject(item) || typeof item.type !== "string") {
       throw new SystemPromptError(
         "INVALID_RESPONSE",
         `The response's output holds an item without a type.`,
       );
+    }
+    // Sent back statelessly, it is withheld when its prefix changed.
+    if (
+      item.type === "reasoning" && typeof item.encrypted_content === "string"
+    ) {
+      bound = true;
     }
     if (item.type === "message" && item.role !== "assistant" && !compact) {
       throw new SystemPromptError(
@@ -408,6 +441,7 @@ function readAnswer(
     messages: JSON.parse(JSON.stringify(output)),
     calls,
     usage: isObject(response) ? response.usage ?? null : null,
+    bound,
     ...(compacted < 0 ? {} : { compactedFrom: compacted }),
   };
 }

@@ -17,6 +17,7 @@ import {
   usageObject,
 } from "../../../src/cache/report/usage_reader.ts";
 import type {
+  InputTransformation,
   ProviderDiagnosis,
   ProviderMissReason,
   ReportedUsage,
@@ -44,6 +45,23 @@ export function responsesUsage(
     ...identity(response),
     diagnosis: openAIDiagnosis(response, reader),
   };
+  // `input_transformations`: reasoning inputs withheld, by item id.
+  const entries = get(response, "input_transformations");
+  const withheld = Array.isArray(entries)
+    ? entries.flatMap((entry): InputTransformation[] =>
+      isRecord(entry) && typeof get(entry, "reason") === "string" &&
+        get(entry, "action") === "removed"
+        ? [{
+          kind: "dropped",
+          reason: get(entry, "reason") as string,
+          ...(typeof get(entry, "id") === "string"
+            ? { id: get(entry, "id") as string }
+            : {}),
+        }]
+        : []
+    )
+    : [];
+  if (withheld.length > 0) result.inputTransformations = withheld;
   const usage = usageObject(response, "usage", reader);
   if (usage === undefined) return result;
   result.inputTokens = reader.count(

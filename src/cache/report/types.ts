@@ -10,6 +10,7 @@ import type { PromptExplanation } from "../../explain/explanation.ts";
 import type { ScopeKey } from "../../types.ts";
 import type {
   CacheLifetime,
+  InputTransformation,
   ProviderDiagnosis,
   ReportedUsage,
 } from "./usage_types.ts";
@@ -346,6 +347,42 @@ export interface CacheReportRequest {
   compaction?: ReportedUsage["compaction"];
   /** A conversation's summarizing request (`compact()`, `compactAt`). */
   summarizes?: boolean;
+  /**
+   * What the provider dropped from this request's input, or showed though
+   * its check failed (`input_transformations`), each with the request
+   * whose answer held it and, when the recording knows it, the
+   * registration whose change since then caused it. Absent when none.
+   */
+  transformations?: TransformationFinding[];
+}
+
+/**
+ * A thinking block or reasoning item a provider dropped (SPEC 10.1): the
+ * entry it reported, where the block came from, and who changed the
+ * prefix it was bound to.
+ *
+ * @example
+ * ```ts
+ * import type { TransformationFinding } from "@rxprompt/system-prompt/cache";
+ *
+ * const finding: TransformationFinding = {
+ *   kind: "dropped",
+ *   reason: "prefix_binding_mismatch",
+ *   item: 1,
+ *   part: 0,
+ *   producedBy: 0,
+ *   contributor: { kind: "section", name: "git", change: "changed", layer: "global" },
+ * };
+ * ```
+ */
+export interface TransformationFinding extends InputTransformation {
+  /** The index of the request whose answer held the block. */
+  producedBy?: number;
+  /**
+   * The registration behind the first change of the tools or system
+   * prompt since that request (with the conversation's `diagnostics`).
+   */
+  contributor?: CacheContributor;
 }
 
 /**

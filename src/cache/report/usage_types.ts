@@ -90,6 +90,38 @@ export interface ProviderDiagnosis {
 }
 
 /**
+ * One entry of what a provider did to a request's input (SPEC 10.1): a
+ * thinking block or reasoning item dropped because the prefix it was
+ * produced on changed (or another model's, organization's, end user's), or
+ * shown though its check failed (`"shown"`, an account that does not
+ * enforce the check).
+ *
+ * @example
+ * ```ts
+ * import type { InputTransformation } from "@rxprompt/system-prompt/cache";
+ *
+ * const dropped: InputTransformation = {
+ *   kind: "dropped",
+ *   reason: "prefix_binding_mismatch",
+ *   item: 3,
+ *   part: 0,
+ * };
+ * ```
+ */
+export interface InputTransformation {
+  /** Left out of the input, or shown though its check failed. */
+  readonly kind: "dropped" | "shown";
+  /** The provider's reason (`prefix_binding_mismatch`, `prefix_mismatch`, ...). */
+  readonly reason: string;
+  /** The history item (Anthropic `messages.{item}`). */
+  readonly item?: number;
+  /** The block in it (Anthropic `content.{part}`). */
+  readonly part?: number;
+  /** The item's id (OpenAI Responses reasoning items). */
+  readonly id?: string;
+}
+
+/**
  * What a provider reported for one response, normalised: every count is a
  * non-negative integer, or `undefined` when the provider did not report it
  * or reported something unreadable (then listed in `malformed`).
@@ -152,6 +184,13 @@ export interface ReportedUsage {
   };
   /** The provider's cache diagnosis. */
   diagnosis: ProviderDiagnosis;
+  /**
+   * What the provider left out of the input or showed though its check
+   * failed (Anthropic `input_transformations`: thinking blocks whose
+   * prefix or model binding failed; OpenAI Responses: reasoning items
+   * withheld); absent when it reported none.
+   */
+  inputTransformations?: InputTransformation[];
   /**
    * The fields that could not be read, by their path in the response
    * (`usage.input_tokens`), with the value found there; absent when

@@ -97,7 +97,7 @@ describe(
       const called: string[] = [];
       for (let step = 0; step < steps; step++) {
         const body = await conv.request();
-        const answer = await anthropic.messages.create(body);
+        const answer = await anthropic.beta.messages.create(body);
         const calls = conv.record(answer as MessagesAnswer);
         if (calls.length === 0) break;
         for (const call of calls) {
@@ -230,11 +230,13 @@ describe(
       let last: Record<string, unknown> = {};
       await serveRules(server.answer, async (baseURL) => {
         const anthropic = client(baseURL);
-        const answer = await anthropic.messages.create(await conv.request());
+        const answer = await anthropic.beta.messages.create(
+          await conv.request(),
+        );
         assert.deepEqual(conv.record(answer as MessagesAnswer), []);
         // The turn goes on from the assistant's own message.
         last = await conv.request() as unknown as Record<string, unknown>;
-        await anthropic.messages.create(await conv.request());
+        await anthropic.beta.messages.create(await conv.request());
       });
       assert.deepEqual(server.rejections, []);
       const messages = last.messages as {
@@ -259,7 +261,9 @@ describe(
       await serveRules(server.answer, async (baseURL) => {
         const anthropic = client(baseURL);
         await drive(conv, anthropic, 2);
-        const third = await anthropic.messages.create(await conv.request());
+        const third = await anthropic.beta.messages.create(
+          await conv.request(),
+        );
         conv.record(third as MessagesAnswer);
         const resumed = resumeAnthropicConversation(prompt, conv.save());
         // The third answer's call is open in both; answer it in both.
@@ -342,7 +346,9 @@ describe(
       await serveRules(server.answer, async (baseURL) => {
         const anthropic = client(baseURL);
         for (let step = 0; step < 3; step++) {
-          const answer = await anthropic.messages.create(await conv.request());
+          const answer = await anthropic.beta.messages.create(
+            await conv.request(),
+          );
           const calls = conv.record(answer as MessagesAnswer);
           open.push(calls.map((call) => call.name));
           for (const call of calls) conv.toolResult(call.id, "ok");

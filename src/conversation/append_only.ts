@@ -1,0 +1,104 @@
+/**
+ * The append-only check (SPEC 10.1): a request extends the previous request
+ * of its conversation, byte for byte but the cache marks. Cheap, because
+ * the conversation knows what it appended: the head's keys that must hold
+ * are compared as JSON without marks, the committed history by identity
+ * (the marked items, at most a few, as JSON without marks).
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { RecordingMark } from "./recording.ts";
+
+/** The request before this one, as the check reads it. */
+export interface Previous<M> {
+  /** Its head as recorded (marks in place), as JSON. */
+  readonly head: string;
+  /** The committed history, its items the very objects sent. */
+  readonly history: readonly M[];
+  /**
+   * The head's keys this request must not change: `system` when sections
+   * go inline, `tools` when tools do and the tools block is kept.
+   */
+  readonly keys: readonly string[];
+}
+
+/** This request, as built. */
+export interface Sent<M> {
+  readonly head: Readonly<Record<string, unknown>>;
+  /** The history sent, marks in place. */
+  readonly history: readonly M[];
+  readonly marks: readonly RecordingMark[];
+  /** Body items before the history in the marks' indexes. */
+  readonly leadingItems: number;
+  /** The form's mark, as its rules spell it (`cache_control`, ...). */
+  readonly markName?: string;
+}
+
+/** The keys a cache mark is written under, on every form. */
+const MARK_KEYS = new Set([
+  "cache_control",
+  "prompt_cache_breakpoint",
+  "cacheControl",
+]);
+
+/**
+ * Throws `APPEND_ONLY_VIOLATION` when `sent` does not extend `previous`.
+ *
+ * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt)
+ */
+export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
+  const markless = (value: unknown) =>
+    JSON.stringify(unmarked(value, sent.markName)) ?? "";
+  if (previous.keys.length > 0) {
+    const before = JSON.parse(previous.head) as Record<string, unknown>;
+    for (const key of previous.keys) {
+      if (markless(before[key]) !== markless(sent.head[key])) {
+        throw violation(`head's ${key}`);
+      }
+    }
+  }
+  const { history } = previous;
+  if (sent.history.length < history.length) throw violation("history");
+  for (let index = 0; index < history.length; index++) {
+    const item = sent.history[index];
+    // The same object (the common case), or a copy (a marked one, or one a
+    // form's step copied) with the same bytes but the marks.
+    if (item === history[index]) continue;
+    if (markless(item) !== markless(history[index])) {
+      throw violation(`history item ${index}`);
+    }
+  }
+}
+
+/**
+ * `value` without its marks; an object left empty by their removal (the
+ * AI SDK's `providerOptions: { anthropic: {} }`) is left out too.
+ */
+function unmarked(value: unknown, name: string | undefined): unknown {
+  if (Array.isArray(value)) return value.map((item) => unmarked(item, name));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (MARK_KEYS.has(key) || key === name || inner === undefined) continue;
+    const kept = unmarked(inner, name);
+    if (
+      typeof inner === "object" && inner !== null && !Array.isArray(inner) &&
+      Object.keys(inner).length > 0 &&
+      Object.keys(kept as object).length === 0
+    ) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
+function violation(where: string): SystemPromptError {
+  return new SystemPromptError(
+    "APPEND_ONLY_VIOLATION",
+    `The request would change the previous request's ${where} (cache marks ` +
+      `aside): every request of a conversation extends the one before. ` +
+      `This is a bug in rxprompt; please report it with the recording ` +
+      `(conv.save()). Nothing was sent.`,
+  );
+}

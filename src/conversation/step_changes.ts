@@ -1,0 +1,277 @@
+/**
+ * What a step tells the model besides its inputs (SPEC 10.1): the sections
+ * changed since the model last read them (the head keeps the first ones),
+ * the effort (top-level first, then inline), and the runtime context that
+ * holds for one turn. Pure; the shell commits what they return.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import type { PromptAssembly } from "../types.ts";
+import { renderRuntimeContext } from "../render/prompt.ts";
+import type { ChangeMode, FormBuilder } from "./form.ts";
+import type { Built, Committed } from "./state.ts";
+import type { BuildInput } from "./build.ts";
+import { toolMode, type ToolStep, toolStep } from "./replay.ts";
+import {
+  heldAssembly,
+  type HeldSection,
+  heldSections,
+  type SectionChange,
+  sectionChanges,
+  type Told,
+  toldAfter,
+  toldOf,
+} from "./system_changes.ts";
+
+/** A step's sections: the head's assembly and what goes in the tail. */
+export interface StepSections {
+  /** The assembly the head is built of. */
+  readonly assembly: PromptAssembly;
+  /** The changes the tail tells. */
+  readonly changes: SectionChange[];
+  /** What the model knows once the step is sent (sections inline). */
+  readonly told?: Told;
+  /** The sections the head is first built of (recorded). */
+  readonly head?: HeldSection[];
+  /** Whether the head's system prompt must equal the previous one. */
+  readonly kept: boolean;
+}
+
+/**
+ * The step's sections: with sections inline after the first request, the
+ * head keeps the sections the model was first given and the changes since
+ * go in the tail; else the assembly's own.
+ */
+export function stepSections(
+  assembly: PromptAssembly,
+  mode: ChangeMode,
+  told: Told | undefined,
+): StepSections {
+  if (mode !== "inline") return { assembly, changes: [], kept: false };
+  const now = heldSections(assembly);
+  if (told === undefined) {
+    // The first request (or the first after a 0.4 recording): the head is
+    // built of these.
+    return {
+      assembly,
+      changes: [],
+      told: toldOf(now),
+      head: now,
+      kept: false,
+    };
+  }
+  const changes = sectionChanges(told, now);
+  return {
+    assembly: heldAssembly(assembly, told.head),
+    changes,
+    told: toldAfter(told, changes),
+    kept: true,
+  };
+}
+
+/**
+ * The runtime-context update's text and the turn's reminder: with
+ * `reminders`, the entries that hold for a turn are left out of the update
+ * and rendered on their own.
+ */
+export function turnReminder(
+  assembly: PromptAssembly,
+  reminders: boolean,
+): { runtimeText: string; reminderText: string } {
+  const entries = assembly.runtimeContext ?? [];
+  const turn = reminders
+    ? entries.filter((entry) => entry.holds === "turn")
+    : [];
+  if (turn.length === 0) {
+    return { runtimeText: renderRuntimeContext(assembly), reminderText: "" };
+  }
+  return {
+    runtimeText: renderRuntimeContext({
+      ...assembly,
+      runtimeContext: entries.filter((entry) => entry.holds !== "turn"),
+    }),
+    reminderText: renderRuntimeContext({ ...assembly, runtimeContext: turn }),
+  };
+}
+
+/**
+ * The effort of the next request: what the head states and what the model
+ * was told last. The first request, and a rebuild, state it top-level;
+ * inline, a change goes in the tail and the head keeps its own. A request
+ * that gives none keeps the last.
+ */
+export function nextEffort(
+  committed: Pick<Committed<unknown>, "effort" | "steps">,
+  given: string | undefined,
+  mode: ChangeMode,
+): { head?: string; told: string; change?: string } | undefined {
+  const before = committed.effort;
+  const told = given ?? before?.told;
+  if (told === undefined) return undefined;
+  if (committed.steps === 0 || mode === "rebuild") return { head: told, told };
+  return {
+    ...(before?.head === undefined ? {} : { head: before.head }),
+    told,
+    ...(told === before?.told ? {} : { change: told }),
+  };
+}
+
+const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
+
+/**
+ * `request()`'s `output` option, checked: its effort.
+ *
+ * @throws {SystemPromptError} `INVALID_CONFIG` for another shape, or on a
+ * form that takes none
+ */
+export function readEffort(
+  output: unknown,
+  form: string,
+  { takes }: { readonly takes: boolean },
+): string | undefined {
+  if (output === undefined) return undefined;
+  if (!takes) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `request()'s output is not taken by ${form}'s conversations yet; ` +
+        `set the effort on the call itself.`,
+    );
+  }
+  const effort = typeof output === "object" && output !== null
+    ? (output as { effort?: unknown }).effort
+    : undefined;
+  if (
+    typeof output !== "object" || output === null ||
+    (effort !== undefined && !EFFORTS.includes(effort as string))
+  ) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `request()'s output is ${JSON.stringify(output) ?? String(output)}; ` +
+        `it must be { effort?: ${
+          EFFORTS.map((name) => `"${name}"`).join(" | ")
+        } }.`,
+    );
+  }
+  return effort as string | undefined;
+}
+
+/** What a step sends besides its inputs, planned from the committed state. */
+export interface StepPlan {
+  /** How this step's tool changes go. */
+  readonly mode: ChangeMode;
+  /** The step's tools and the assembly with them. */
+  readonly step: ToolStep;
+  readonly sections: StepSections;
+  readonly effort: { head?: string; told: string; change?: string } | undefined;
+  /** The runtime-context update's text (a turn's reminder left out). */
+  readonly runtimeText: string;
+  /** The turn's reminder, `""` for none. */
+  readonly reminderText: string;
+  /**
+   * Whether the request is checked against the previous one: a form that
+   * rebuilds every kind (no inline form yet) is not.
+   */
+  readonly checked: boolean;
+}
+
+/** The step's tools, sections, effort and reminder (SPEC 10.1). */
+export function stepPlan(
+  committed: Committed<unknown>,
+  assembly: PromptAssembly,
+  builder: Pick<
+    FormBuilder<unknown, unknown>,
+    "changes" | "redefine" | "turnReminders"
+  >,
+  given: string | undefined,
+): StepPlan {
+  const { changes } = builder;
+  const mode = toolMode(changes.tools, committed.bound);
+  const step = toolStep(committed, assembly, {
+    toolChanges: mode,
+    redefine: builder.redefine,
+  });
+  // A turn's reminder needs a beta: never with a tools block typed as
+  // generally available.
+  const { runtimeText, reminderText } = turnReminder(
+    assembly,
+    builder.turnReminders === true && changes.tools !== "rebuild",
+  );
+  return {
+    mode,
+    step,
+    sections: stepSections(step.listed, changes.sections, committed.told),
+    effort: nextEffort(
+      committed,
+      given,
+      toolMode(changes.output, committed.bound),
+    ),
+    runtimeText,
+    reminderText,
+    checked: changes.sections === "inline" || changes.tools !== "rebuild" ||
+      changes.output !== "rebuild",
+  };
+}
+
+/**
+ * The request's fields of a plan (`BuildInput`): the changes told, the
+ * effort, the reminder (sent with every new user message: a tool result
+ * clears it too) and the request it must extend.
+ */
+export function buildFields<M>(
+  plan: StepPlan,
+  committed: Committed<M>,
+  newUserMessage: boolean,
+): Pick<
+  BuildInput<M>,
+  "sectionChanges" | "effort" | "effortChange" | "reminder" | "previous"
+> {
+  const { sections, effort } = plan;
+  return {
+    sectionChanges: sections.changes,
+    ...(effort?.head === undefined ? {} : { effort: effort.head }),
+    ...(effort?.change === undefined ? {} : { effortChange: effort.change }),
+    ...(plan.reminderText !== "" && newUserMessage
+      ? { reminder: plan.reminderText }
+      : {}),
+    ...(!plan.checked || committed.steps === 0 ||
+        committed.head === undefined
+      ? {}
+      : {
+        previous: {
+          head: committed.head,
+          history: committed.history,
+          keys: [
+            ...(sections.kept ? ["system"] : []),
+            ...(plan.mode === "inline" && !plan.step.tools.changed
+              ? ["tools"]
+              : []),
+          ],
+        },
+      }),
+  };
+}
+
+/** What a built request keeps of a plan until it is recorded. */
+export function builtFields(
+  plan: StepPlan,
+): Pick<
+  Built<unknown, unknown>,
+  "told" | "effort" | "headSections" | "sectionChanges"
+> {
+  const { sections, effort } = plan;
+  return {
+    ...(sections.told === undefined ? {} : { told: sections.told }),
+    ...(effort === undefined ? {} : {
+      effort: {
+        ...(effort.head === undefined ? {} : { head: effort.head }),
+        told: effort.told,
+      },
+    }),
+    ...(sections.head === undefined ? {} : { headSections: sections.head }),
+    ...(sections.changes.length === 0
+      ? {}
+      : { sectionChanges: sections.changes }),
+  };
+}
