@@ -16,7 +16,8 @@ import type {
   FormBuilder,
   ToolResultInput,
 } from "./form.ts";
-import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
+import type { History } from "./history.ts";
+import { markBudget, markSharedPrefix, planHistoryMarks } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { Awaiting } from "./types.ts";
@@ -25,8 +26,8 @@ import type { Awaiting } from "./types.ts";
 export interface BuildInput<M> {
   /** The step's assembly with the listed tools and the active names. */
   readonly assembly: PromptAssembly;
-  /** The committed history, marks removed. */
-  readonly history: readonly M[];
+  /** The committed history, marks removed (read, never copied but once). */
+  readonly history: History<M>;
   /** How many items the previous request had (0 before the first). */
   readonly previousLength: number;
   readonly results: readonly ToolResultInput[];
@@ -78,11 +79,26 @@ export function buildRequest<M, Body>(
       ? {}
       : { toolChanges: input.toolChanges }),
   });
-  const history = historyToSend(input.history, tail);
+  const history = input.history;
+  if (history.length + tail.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
   const mark = builder.markFor(input.awaiting);
   const marks = builder.rules.marks;
-  const marked = markHistoryEnds(
-    history,
+  // The marks are planned on the history and the tail read in place: the
+  // body's list below is the request's one copy of the history.
+  const marked = planHistoryMarks(
+    {
+      length: history.length + tail.length,
+      at: (index) =>
+        index < history.length
+          ? history.at(index)
+          : tail[index - history.length],
+    },
     input.previousLength,
     mark,
     marks?.lookbackBlocks ?? 0,
@@ -115,9 +131,14 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
+  const items = history.sendList(
+    builder.leading?.(head) ?? [],
+    tail,
+    marked.placed,
+  ) as M[];
   const body = builder.body(
     head,
-    marked.items,
+    items,
     input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
   );
   return {
@@ -127,21 +148,4 @@ export function buildRequest<M, Body>(
     head: head.recorded,
     state: head.state,
   };
-}
-
-/**
- * The history a step sends: what was recorded, then this step's `tail`;
- * refused when there is nothing yet (no person's message before the first
- * request).
- */
-function historyToSend<T>(history: readonly T[], tail: readonly T[]): T[] {
-  const items = [...history, ...tail];
-  if (items.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
-  }
-  return items;
 }

@@ -166,8 +166,8 @@ export class ConversationShell<
   }
 
   get messages(): readonly M[] {
-    // Frozen: a caller's push would change the next request, not the recording.
-    return Object.freeze(this.#committed.history as M[]);
+    // A frozen copy, made once per step: the store is appended in place.
+    return this.#committed.history.snapshot();
   }
 
   get openCalls(): readonly ToolCall[] {

@@ -63,8 +63,8 @@ export interface TailInput<M> {
   readonly update: string | undefined;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
-  /** The committed history (read only). */
-  readonly history: readonly M[];
+  /** The committed history (read only; walking it costs the whole history). */
+  readonly history: Iterable<M>;
 }
 
 /** What a step's head (the body without its history) is built from. */
@@ -128,8 +128,17 @@ export interface FormBuilder<M, Body> {
   tail(input: TailInput<M>): M[];
   /** The body without its history, and the form's state. */
   head(input: HeadInput): FormHead;
-  /** The whole body: the head, the history (marked), the extras. */
-  body(head: FormHead, history: readonly M[], extras: BodyExtras): Body;
+  /**
+   * The items a body's list holds before the history (an OpenAI system
+   * message; as many as `MarkSites.leadingItems`); absent, none.
+   */
+  leading?(head: FormHead): readonly M[];
+  /**
+   * The whole body: the head, the list (`leading`'s items, then the
+   * history, marked), the extras. The list is the body's own: the form
+   * puts it in the body as it is, without a copy.
+   */
+  body(head: FormHead, items: readonly M[], extras: BodyExtras): Body;
 }
 
 /** An answer as a form read it. */

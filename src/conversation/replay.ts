@@ -94,9 +94,9 @@ export function replay<M>(
   let state: Committed<M> = startOf(parsed.header.fork, {
     toolChanges: form.inline ? "inline" : "rebuild",
   });
-  // One array grows through the replay: each step's state needs only its
-  // length, and a copy per step would make resume quadratic.
-  const history: M[] = [...state.history];
+  // One store grows through the replay (each step appends its items): a
+  // copy per step would make resume quadratic.
+  let history = state.history;
   let allowed: string[] | undefined;
   for (const step of parsed.steps) {
     if (step.at !== history.length) {
@@ -119,9 +119,9 @@ export function replay<M>(
         { cause: error },
       );
     }
-    for (const message of step.tail as M[]) history.push(deepFreeze(message));
+    history = history.append((step.tail as M[]).map(deepFreeze));
     const previousLength = history.length;
-    for (const message of read.messages) history.push(deepFreeze(message));
+    history = history.append(read.messages.map(deepFreeze));
     const effective = step.inlineTools ??
       (form.inline ? state.effective ?? step.tools : undefined);
     state = {

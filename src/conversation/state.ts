@@ -13,10 +13,16 @@ import { deepFreeze, isoOf } from "./checks.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
+import { History } from "./history.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
-  readonly history: readonly M[];
+  /**
+   * The history as sent, marks removed: a length over the store the
+   * conversation's later states share (appending from an older state
+   * copies it; see `history.ts`).
+   */
+  readonly history: History<M>;
   readonly previousLength: number;
   readonly runtimeText: string;
   readonly listed: readonly ListedTool[] | undefined;
@@ -53,7 +59,7 @@ export interface Built<M, Body> {
 }
 
 export const EMPTY_STATE: Committed<never> = {
-  history: [],
+  history: History.empty(),
   previousLength: 0,
   runtimeText: "",
   listed: undefined,
@@ -143,11 +149,8 @@ export function committedAfter<M, Body>(
 ): Committed<M> {
   const sent = built.request;
   return {
-    history: [
-      ...before.history,
-      ...sent.tail,
-      ...read.messages.map(deepFreeze),
-    ],
+    // O(new items): the tail and the answer join the shared store.
+    history: before.history.append(sent.tail, read.messages.map(deepFreeze)),
     previousLength: before.history.length + sent.tail.length,
     runtimeText: built.runtimeText,
     listed: built.listed,

@@ -208,8 +208,10 @@ function builder(
     },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
+    leading: (head) => [head.recorded.system as ResponsesItem],
+    // `input` starts with the system message (`leading`).
     body: (head, items, extras) => {
-      const { system, ...fields } = head.recorded;
+      const { system: _system, ...fields } = head.recorded;
       const options = fields.prompt_cache_options as
         | Record<string, unknown>
         | undefined;
@@ -222,7 +224,7 @@ function builder(
         ...(cacheOptions === undefined
           ? {}
           : { prompt_cache_options: cacheOptions }),
-        input: [system, ...items],
+        input: items,
       } as unknown as ResponsesConversationBody;
     },
   };
@@ -234,7 +236,7 @@ function builder(
  */
 function additionalTools(
   changes: InlineToolChanges,
-  history: readonly ResponsesItem[],
+  history: Iterable<ResponsesItem>,
   strict: boolean,
 ): ResponsesItem | undefined {
   const declared = new Set<string>();
