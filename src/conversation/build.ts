@@ -28,6 +28,8 @@ export interface BuildInput<M> {
   readonly assembly: PromptAssembly;
   /** The committed history, marks removed (read, never copied but once). */
   readonly history: History<M>;
+  /** The JSON of every tool the history's items declared. */
+  readonly declared: ReadonlySet<string>;
   /** How many items the previous request had (0 before the first). */
   readonly previousLength: number;
   readonly results: readonly ToolResultInput[];
@@ -57,6 +59,8 @@ export interface BuiltRequest<M, Body> {
   readonly head: Record<string, unknown>;
   /** The form's state after this request. */
   readonly state: Record<string, unknown>;
+  /** The JSON of every tool declared once the tail is committed. */
+  readonly declared: ReadonlySet<string>;
 }
 
 /**
@@ -74,7 +78,7 @@ export function buildRequest<M, Body>(
     results: input.results,
     person: input.person,
     update: input.update,
-    history: input.history,
+    declared: input.declared,
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),
@@ -147,5 +151,28 @@ export function buildRequest<M, Body>(
     marks: marked.marks,
     head: head.recorded,
     state: head.state,
+    declared: declaredAfter(input.declared, tail, form),
   };
+}
+
+/**
+ * `declared` with the tools `items` declare (the form's `declares`): the
+ * same set when they declare none, else a new one (older states keep
+ * theirs). O(items), and the set's size when it grows.
+ */
+export function declaredAfter<M>(
+  declared: ReadonlySet<string>,
+  items: readonly M[],
+  form: Pick<ConversationForm<M, unknown>, "declares">,
+): ReadonlySet<string> {
+  if (form.declares === undefined) return declared;
+  let grown: Set<string> | undefined;
+  for (const item of items) {
+    for (const json of form.declares(item)) {
+      if (declared.has(json) || grown?.has(json)) continue;
+      grown ??= new Set(declared);
+      grown.add(json);
+    }
+  }
+  return grown ?? declared;
 }

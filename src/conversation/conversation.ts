@@ -156,6 +156,7 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       inline: this.#builder.toolChanges === "inline",
+      ...(form.declares === undefined ? {} : { declares: form.declares }),
     });
     this.#committed = replayed.state;
     this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
@@ -436,6 +437,7 @@ export class ConversationShell<
     const request = buildRequest(this.#form, this.#builder, {
       assembly: listed,
       history: committed.history,
+      declared: committed.declaredJson,
       previousLength: committed.previousLength,
       results,
       person,

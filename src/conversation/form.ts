@@ -63,8 +63,12 @@ export interface TailInput<M> {
   readonly update: string | undefined;
   /** With inline tool changes: what this request tells the model. */
   readonly toolChanges?: InlineToolChanges;
-  /** The committed history (read only; walking it costs the whole history). */
-  readonly history: Iterable<M>;
+  /**
+   * The JSON of every tool an earlier item declared (the form's
+   * `declares`), kept by the conversation so that no step walks its
+   * history.
+   */
+  readonly declared: ReadonlySet<string>;
 }
 
 /** What a step's head (the body without its history) is built from. */
@@ -186,6 +190,11 @@ export interface ConversationForm<M = unknown, Body = unknown>
   readAnswer(answer: unknown, other: OtherFormCheck): FormAnswer<M>;
   /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
   recordOf(answer: unknown): unknown;
+  /**
+   * The JSON of each tool `item` declares to the model (a Responses
+   * `additional_tools` item's); absent, items declare none.
+   */
+  declares?(item: M): readonly string[];
   /** Where marks go on its items. */
   readonly marks: MarkSites<M>;
   /** Where a fork's shared mark goes on its head; absent: none. */

@@ -21,6 +21,7 @@ import {
   type ToolSetStep,
 } from "./tool_set.ts";
 import type { FormAnswer, FormBuilder } from "./form.ts";
+import { declaredAfter } from "./build.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
 export interface ToolStep {
@@ -89,6 +90,8 @@ export function replay<M>(
     readonly read: (answer: unknown) => FormAnswer<M>;
     /** Tool changes go inline. */
     readonly inline: boolean;
+    /** The tools an item declares (the form's `declares`). */
+    readonly declares?: (item: M) => readonly string[];
   },
 ): { state: Committed<M>; allowed: string[] | undefined } {
   let state: Committed<M> = startOf(parsed.header.fork, {
@@ -119,7 +122,8 @@ export function replay<M>(
         { cause: error },
       );
     }
-    history = history.append((step.tail as M[]).map(deepFreeze));
+    const tail = (step.tail as M[]).map(deepFreeze);
+    history = history.append(tail);
     const previousLength = history.length;
     history = history.append(read.messages.map(deepFreeze));
     const effective = step.inlineTools ??
@@ -131,6 +135,7 @@ export function replay<M>(
       listed: step.tools ?? state.listed,
       effective,
       declared: declaredTools(state.declared, effective),
+      declaredJson: declaredAfter(state.declaredJson, tail, form),
       calls: read.calls,
       steps: step.step,
       head: step.head === undefined ? state.head : JSON.stringify(step.head),

@@ -33,6 +33,8 @@ export interface Committed<M> {
    * definition (a dropped tool it may get back).
    */
   readonly declared?: readonly ListedTool[];
+  /** The JSON of every tool the history's items declared (`declares`). */
+  readonly declaredJson: ReadonlySet<string>;
   /** The calls of the last answer, in order. */
   readonly calls: readonly ToolCall[];
   readonly steps: number;
@@ -64,6 +66,7 @@ export const EMPTY_STATE: Committed<never> = {
   runtimeText: "",
   listed: undefined,
   effective: undefined,
+  declaredJson: new Set(),
   calls: [],
   steps: 0,
   head: undefined,
@@ -156,6 +159,7 @@ export function committedAfter<M, Body>(
     listed: built.listed,
     effective: built.effective,
     declared: declaredTools(before.declared, built.effective),
+    declaredJson: sent.declared,
     calls: read.calls,
     steps: step.steps,
     head: step.head,

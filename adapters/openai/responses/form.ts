@@ -105,6 +105,12 @@ export const RESPONSES_FORM: ConversationForm<
       leading: "system",
       sites: RESPONSES_FORM.marks as MarkSites<unknown>,
     }),
+  // An `additional_tools` item declares its tools: a later step's item
+  // leaves out the ones declared with the same definition.
+  declares: (item) =>
+    "type" in item && item.type === "additional_tools"
+      ? item.tools.map((tool) => JSON.stringify(tool))
+      : [],
   /**
    * A person's message, a tool's output; an `additional_tools` item defers
    * to the item before it.
@@ -153,7 +159,7 @@ function builder(
       }));
       const added = input.toolChanges === undefined
         ? undefined
-        : additionalTools(input.toolChanges, input.history, read.read.strict);
+        : additionalTools(input.toolChanges, input.declared, read.read.strict);
       // After the tool outputs, as Anthropic's inline changes go.
       if (added !== undefined) tail.push(added);
       if (input.person.length > 0) {
@@ -236,14 +242,9 @@ function builder(
  */
 function additionalTools(
   changes: InlineToolChanges,
-  history: Iterable<ResponsesItem>,
+  declared: ReadonlySet<string>,
   strict: boolean,
 ): ResponsesItem | undefined {
-  const declared = new Set<string>();
-  for (const item of history) {
-    if (!("type" in item) || item.type !== "additional_tools") continue;
-    for (const tool of item.tools) declared.add(JSON.stringify(tool));
-  }
   const tools: ResponsesTool[] = changes.added.flatMap(
     ({ schema, reference }) => {
       if (reference) return [];
