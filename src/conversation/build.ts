@@ -79,6 +79,7 @@ export function buildRequest<M, Body>(
     person: input.person,
     update: input.update,
     declared: input.declared,
+    history: input.history,
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),

@@ -14,6 +14,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { ReadonlyHistory } from "./history.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
@@ -69,6 +70,11 @@ export interface TailInput<M> {
    * history.
    */
   readonly declared: ReadonlySet<string>;
+  /**
+   * The committed history (read only): read its end by index; walking it
+   * makes every step cost the whole history.
+   */
+  readonly history: ReadonlyHistory<M>;
 }
 
 /** What a step's head (the body without its history) is built from. */

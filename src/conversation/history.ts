@@ -18,8 +18,20 @@ export interface Placement<M> {
   readonly item: M;
 }
 
+/**
+ * The history as a form or a check reads it: by index, or walked (which
+ * costs the whole history: a step should read only its end).
+ */
+export interface ReadonlyHistory<M> extends Iterable<M> {
+  readonly length: number;
+  /** The item at `index`; a negative index counts from the end. */
+  at(index: number): M | undefined;
+  /** The items from `start` to `end` (as `Array.prototype.slice`), a copy. */
+  slice(start?: number, end?: number): M[];
+}
+
 /** The committed history of one state: `length` items of a shared store. */
-export class History<M> implements Iterable<M> {
+export class History<M> implements ReadonlyHistory<M> {
   readonly #items: M[];
   /** The items committed in this state. */
   readonly length: number;
@@ -35,9 +47,22 @@ export class History<M> implements Iterable<M> {
     return new History<M>([], 0);
   }
 
-  /** The item at `index` (`0 <= index < length`), else `undefined`. */
+  /** The item at `index`; a negative index counts from the end. */
   at(index: number): M | undefined {
-    return index >= 0 && index < this.length ? this.#items[index] : undefined;
+    const at = index < 0 ? index + this.length : index;
+    return at >= 0 && at < this.length ? this.#items[at] : undefined;
+  }
+
+  /** The items from `start` to `end` (as `Array.prototype.slice`), a copy. */
+  slice(start?: number, end?: number): M[] {
+    const length = this.length;
+    // Relative to this state's length, not the store's.
+    const within = (index: number) =>
+      index < 0 ? Math.max(0, index + length) : Math.min(index, length);
+    return this.#items.slice(
+      within(start ?? 0),
+      end === undefined ? length : within(end),
+    );
   }
 
   /**

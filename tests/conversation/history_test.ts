@@ -25,6 +25,13 @@ describe("History", () => {
     assert.deepEqual([...other], ["a", "b", "x"]);
     assert.deepEqual([...two], ["a", "b", "c"]);
     assert.equal(two.at(2), "c");
+    // Read as an array is: relative to the state's own length.
+    assert.equal(one.at(-1), "b");
+    assert.equal(one.at(-3), undefined);
+    assert.deepEqual(one.slice(), ["a", "b"]);
+    assert.deepEqual(one.slice(-1), ["b"]);
+    assert.deepEqual(two.slice(1, -1), ["b"]);
+    assert.deepEqual(one.slice(0, 9), ["a", "b"]);
     // The empty state never keeps a conversation's items.
     assert.equal(History.empty<string>().append(["y"]).at(0), "y");
     const empty = History.empty<string>();
