@@ -139,7 +139,7 @@ export interface FormBuilder<M, Body> {
   /** The body without its history, and the form's state. */
   head(input: HeadInput): FormHead;
   /**
-   * The items a body's list holds before the history (an OpenAI system
+   * The items a body's list holds before the history (a system
    * message; as many as `MarkSites.leadingItems`); absent, none.
    */
   leading?(head: FormHead): readonly M[];
@@ -197,8 +197,8 @@ export interface ConversationForm<M = unknown, Body = unknown>
   /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
   recordOf(answer: unknown): unknown;
   /**
-   * The JSON of each tool `item` declares to the model (a Responses
-   * `additional_tools` item's); absent, items declare none.
+   * The JSON of each tool `item` declares to the model (an item that adds
+   * tools mid-conversation); absent, items declare none.
    */
   declares?(item: M): readonly string[];
   /** Where marks go on its items. */
