@@ -212,10 +212,10 @@ function builder(
         state: { promptCacheKey: key },
       };
     },
-    // The diagnosis names the previous answer: in the body, never the head
-    // (the recording would keep a new head every step).
     leading: (head) => [head.recorded.system as ResponsesItem],
-    // `input` starts with the system message (`leading`).
+    // `input` starts with the system message (`leading`). The diagnosis
+    // names the previous answer: in the body, never the head (the
+    // recording would keep a new head every step).
     body: (head, items, extras) => {
       const { system: _system, ...fields } = head.recorded;
       const options = fields.prompt_cache_options as
