@@ -98,6 +98,20 @@ export class History<M> implements ReadonlyHistory<M> {
     const items = this.#items;
     const start = leading.length;
     const length = this.length;
+    if (start === 0 && items.length === length) {
+      // The latest state without leading items: the tail pushed onto the
+      // store for one `slice()` (the fastest copy: half the loop's time),
+      // then taken off again.
+      for (let index = 0; index < tail.length; index++) items.push(tail[index]);
+      let list: unknown[];
+      try {
+        list = items.slice();
+      } finally {
+        items.length = length;
+      }
+      for (const { at, item } of placed) list[at] = item;
+      return list;
+    }
     // A loop into an array of the final size: faster than a spread or
     // `concat` with an item before the history (issue 49's measures).
     const list = new Array<unknown>(start + length + tail.length);
