@@ -24,7 +24,7 @@ import {
   digestsOf,
   GOLDEN_DIR,
   RECORD_GROUPS,
-} from "../tests/golden/groups.ts";
+} from "../tests/golden/groups_deno.ts";
 import { anthropicConversation } from "../adapters/anthropic/mod.ts";
 import {
   chatConversation,
