@@ -8,7 +8,12 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { BODY_GROUPS, digestFile, digestsOf, RECORD_GROUPS } from "./groups_deno.ts";
+import {
+  BODY_GROUPS,
+  digestFile,
+  digestsOf,
+  RECORD_GROUPS,
+} from "./groups_deno.ts";
 
 async function check(
   kind: "bodies" | "records",

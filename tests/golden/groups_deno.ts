@@ -13,7 +13,11 @@ import {
 import { resumeAiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { SystemPrompt } from "../../mod.ts";
 import { adapterBodies } from "./adapters.ts";
-import { type Golden, sessionFormGoldens, sessionWayBodies } from "./drive_deno.ts";
+import {
+  type Golden,
+  sessionFormGoldens,
+  sessionWayBodies,
+} from "./drive_deno.ts";
 import { options, randomSessions, SCENARIOS } from "./scenarios.ts";
 import { countTokens, OPTION_VARIANTS, VARIANTS } from "./variants.ts";
 
