@@ -118,6 +118,8 @@ export type {
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
   Awaiting,
+  Compaction,
+  CompactOptions,
   Conversation,
   ConversationObserver,
   ConversationOptions,

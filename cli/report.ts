@@ -158,7 +158,7 @@ function resumed(
       known,
     ) => known.id);
     throw new CliError(
-      `its header names the provider ${
+      `its header names the form ${
         JSON.stringify(header.provider)
       }; a conversation recording is of ${names.slice(0, -1).join(", ")} or ${
         names.at(-1)
@@ -195,7 +195,12 @@ function headerOf(
     );
   }
   const header = value as
-    | { format?: unknown; provider?: unknown; options?: unknown }
+    | {
+      format?: unknown;
+      form?: unknown;
+      provider?: unknown;
+      options?: unknown;
+    }
     | null;
   if (
     typeof header !== "object" || header === null ||
@@ -204,11 +209,12 @@ function headerOf(
   ) {
     throw new CliError(
       `its first line is not a conversation header { format: ` +
-        `"rxprompt-conversation", version, provider, session, options }`,
+        `"rxprompt-conversation", version, form, session, options }`,
     );
   }
   return {
-    provider: header.provider,
+    // Version 2 names the form `form`; version 1, `provider`.
+    provider: header.form ?? header.provider,
     options: header.options as Record<string, unknown>,
   };
 }
@@ -309,11 +315,20 @@ export function reportLines(result: RecordingReport): string[] {
 
 function row(request: CacheReportRequest): string[] {
   const judgement = request.judgement;
-  const verdict = judgement?.missed === true
+  const missed = judgement?.missed === true
     ? `${judgement.verdict ?? "unknown"}${
       judgement.expired === true ? " (expired)" : ""
     }`
     : "";
+  // A compaction: the summarizing request, or the provider's inside a step.
+  const compaction = request.compaction;
+  const verdict = [
+    request.summarizes === true ? "summary" : "",
+    compaction === undefined ? "" : `compacted (+${compaction.inputTokens} ` +
+      `input, ${compaction.cacheReadTokens} read, ` +
+      `${compaction.cacheWriteTokens} written)`,
+    missed,
+  ].filter((part) => part !== "").join(", ");
   return [
     String(request.index + 1),
     figure(request.inputTokens),

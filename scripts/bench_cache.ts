@@ -4,7 +4,9 @@
  * `o200k_base` token counts. Prints, per session and provider, each way's
  * efficiency (cached ÷ input), the best-layout bound (÷ input), each way ÷
  * the bound, the same ratio for the tools and system prompt alone, and the
- * cost (÷ the cost without a cache), then the mean per provider.
+ * cost (÷ the cost without a cache), then the mean per provider; then the
+ * checks, and a long session with compactions, compacted by the
+ * conversation and the common way (scripts/bench_compaction.ts).
  *
  * ```sh
  * deno task bench:cache            # the table
@@ -30,6 +32,7 @@ import {
   pauseLosses,
   resumedSession,
 } from "./bench_cache_checks.ts";
+import { compactionLines, compactionRows } from "./bench_compaction.ts";
 
 /** One row of the table. */
 export interface BenchRow {
@@ -301,6 +304,7 @@ export async function checks(
       equal && resumed.identical ? "(met)" : "(not met)"
     }`,
   );
+  lines.push(...compactionLines(await compactionRows(count)));
   return lines;
 }
 

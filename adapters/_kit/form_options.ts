@@ -69,11 +69,39 @@ export function readToolChanges(value: unknown, form: string): boolean {
   return value === "inline";
 }
 
-/** `COMPACTION_UNSUPPORTED` for an answer holding `what`, nothing recorded. */
-export function compactionUnsupported(what: string): SystemPromptError {
-  return new SystemPromptError(
-    "COMPACTION_UNSUPPORTED",
-    `${what}: server-side compaction is not supported by the conversation ` +
-      `yet; nothing was recorded.`,
+/**
+ * The text of a client-side summary's answer: every text of its assistant
+ * items' `content` (a string, or parts with a `text`), joined.
+ */
+export function answerText(items: readonly unknown[]): string {
+  const texts: string[] = [];
+  for (const item of items) {
+    if (!isObject(item) || item.role !== "assistant") continue;
+    const { content } = item;
+    if (typeof content === "string") texts.push(content);
+    if (!Array.isArray(content)) continue;
+    for (const part of content) {
+      if (isObject(part) && part.type === "text") {
+        texts.push(String(part.text));
+      }
+    }
+  }
+  return texts.join("\n\n");
+}
+
+/**
+ * A message without the content parts of `types` (thinking and reasoning,
+ * bound to the prefix they were made on); `undefined` when none is left.
+ */
+export function withoutParts<M>(
+  message: M,
+  types: ReadonlySet<string>,
+): M | undefined {
+  const content = (message as { content?: unknown }).content;
+  if (!Array.isArray(content)) return message;
+  const kept = content.filter((part) =>
+    !(isObject(part) && types.has(part.type as string))
   );
+  if (kept.length === content.length) return message;
+  return kept.length === 0 ? undefined : { ...message, content: kept };
 }

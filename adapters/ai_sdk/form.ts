@@ -21,7 +21,10 @@ import type { ToolCall } from "../../src/conversation/types.ts";
 import type { PrefixSites } from "../../src/conversation/marks.ts";
 import { AI_SDK_SITES, marked } from "./marks.ts";
 import { AiSdkLayout } from "./report_layout.ts";
-import { isObject } from "../_kit/form_options.ts";
+import { answerText, isObject, withoutParts } from "../_kit/form_options.ts";
+
+/** Parts bound to the prefix they were made on (signed thinking). */
+const REASONING = new Set(["reasoning", "redacted-reasoning"]);
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { autoBreakpoints } from "../_kit/assembly_input.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
@@ -93,6 +96,13 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
   systemTexts: (head) => textsOf(head.system, (message) => message.content),
   marks: AI_SDK_SITES,
   layout: () => new AiSdkLayout(),
+  // A summary asked for in one user message, whatever the provider.
+  compaction: {
+    by: "client",
+    keepsTools: false,
+    summary: answerText,
+    unbound: (message) => withoutParts(message, REASONING),
+  },
   prefix: {
     of: (head) => {
       const items = [

@@ -47,8 +47,12 @@ export interface AnthropicInlineConversationBody {
   tools?: MessagesTool[];
   /** The history, tool changes included, and this step's new messages. */
   messages: (MessagesMessage | MessagesToolChangeMessage)[];
-  /** The betas of mid-conversation tool changes. */
+  /** The betas of mid-conversation tool changes (and compaction's). */
   betas: string[];
+  /** A summarizing request's (`compact()`, `compactAt`). */
+  compaction?: { type: "summarize"; instructions?: string };
+  /** `serverCompaction`'s edit. */
+  context_management?: { edits: AnthropicCompactEdit[] };
   /**
    * With the `diagnostics` option: the previous answer's id (`null` on
    * the first request), for the provider's `cache_miss_reason`.
@@ -83,6 +87,15 @@ export interface AnthropicConversationBody {
   tools?: MessagesTool[];
   /** The history and this step's new message, the last block marked. */
   messages: MessagesMessage[];
+  /**
+   * The betas of `serverCompaction` or a summarizing request (`compact()`,
+   * `compactAt`): send such a body with `client.beta.messages.create`.
+   */
+  betas?: string[];
+  /** A summarizing request's (`compact()`, `compactAt`). */
+  compaction?: { type: "summarize"; instructions?: string };
+  /** `serverCompaction`'s edit. */
+  context_management?: { edits: AnthropicCompactEdit[] };
   /**
    * With the `diagnostics` option: the previous answer's id (`null` on
    * the first request), for the provider's `cache_miss_reason`
@@ -188,6 +201,18 @@ export interface AnthropicConversationOptions extends ConversationOptions {
    * send such bodies with `client.beta.messages.create`.
    */
   toolChanges?: "rebuild" | "inline";
+  /**
+   * Threshold compaction by the API inside a step (the `compact_20260112`
+   * edit, beta `compact-2026-01-12`: send with `client.beta.messages.create`):
+   * past `trigger` input tokens (the API's default 150,000) the answer
+   * starts with a `compaction` block and the conversation's history starts
+   * there; `pauseAfter` stops the turn at the block (`continues`).
+   */
+  serverCompaction?: {
+    trigger?: number;
+    pauseAfter?: boolean;
+    instructions?: string;
+  };
 }
 
 /**
@@ -220,3 +245,28 @@ export type AnthropicConversation<
   MessagesMessage,
   C
 >;
+
+/**
+ * The threshold compaction edit of `serverCompaction`, as the beta API
+ * takes it (`BetaCompact20260112Edit`).
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicCompactEdit } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const edit: AnthropicCompactEdit = {
+ *   type: "compact_20260112",
+ *   trigger: { type: "input_tokens", value: 150000 },
+ * };
+ * ```
+ */
+export interface AnthropicCompactEdit {
+  /** Always `"compact_20260112"`. */
+  type: "compact_20260112";
+  /** Compact past this many input tokens. */
+  trigger?: { type: "input_tokens"; value: number };
+  /** Stop the turn at the compaction block (`stop_reason: "compaction"`). */
+  pause_after_compaction?: boolean;
+  /** Replaces the summarizing prompt. */
+  instructions?: string;
+}

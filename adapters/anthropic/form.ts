@@ -19,12 +19,19 @@ import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
-  compactionUnsupported,
   isObject,
   readLimit,
   readModel,
   readToolChanges,
+  withoutParts,
 } from "../_kit/form_options.ts";
+import {
+  compactionBetas,
+  compactionHead,
+  readServerCompaction,
+  serverCompactionFields,
+  viaRefused,
+} from "./compaction.ts";
 import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "./rules.ts";
@@ -116,6 +123,12 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
   simulation: MESSAGES_SIMULATION,
+  // On-demand compaction; its block carries the tool changes of the range.
+  compaction: {
+    by: "provider",
+    keepsTools: true,
+    unbound: (message) => withoutParts(message, UNMARKABLE),
+  },
   marks: {
     leadingItems: 0,
     partCount: (message) => message.content.length,
@@ -197,6 +210,9 @@ function builder(
   }
   const inline = readToolChanges(options.toolChanges, form);
   if (inline) saved.toolChanges = "inline";
+  const server = readServerCompaction(options.serverCompaction, form);
+  if (server !== undefined) saved.serverCompaction = server;
+  const betas = [...inline ? INLINE_BETAS : [], ...server?.betas ?? []];
   return {
     saved,
     rules: ANTHROPIC_RULES,
@@ -230,15 +246,21 @@ function builder(
           max_tokens,
           system,
           ...(tools === undefined ? {} : { tools }),
-          ...(inline ? { betas: [...INLINE_BETAS] } : {}),
+          ...serverCompactionFields(server),
+          ...(betas.length > 0 ? { betas: [...betas] } : {}),
         },
         state: {},
       };
     },
+    compaction: (head, asked) => {
+      if (asked.via !== undefined) throw viaRefused(asked.via);
+      return { head: compactionHead(head, asked.instructions), tail: [] };
+    },
     // The diagnosis names the previous answer: in the body, never the head
     // (the recording would keep a new head every step).
     body: (head, messages, extras) => {
-      const { betas, ...rest } = head.recorded;
+      const { betas: own, ...rest } = head.recorded;
+      const betas = compactionBetas(own as string[] | undefined, messages);
       return {
         ...rest,
         messages,
@@ -332,9 +354,6 @@ function readAnswer(
           `is an object with a string type.`,
       );
     }
-    if (block.type === "compaction") {
-      throw compactionUnsupported("The message holds a compaction block");
-    }
     if (block.type === "tool_use") {
       if (typeof block.id !== "string" || typeof block.name !== "string") {
         throw new SystemPromptError(
@@ -346,9 +365,17 @@ function readAnswer(
     }
   }
   const content = JSON.parse(JSON.stringify(response.content));
+  // A compaction block (on demand, or the threshold's inside a step) is the
+  // answer's first: the history starts at this message.
+  const compacted = content.some((block: { type: string }) =>
+    block.type === "compaction"
+  );
   return {
     messages: [{ role: "assistant", content }],
     calls,
     usage: response.usage ?? null,
+    ...(compacted
+      ? { compactedFrom: 0, paused: response.stop_reason === "compaction" }
+      : {}),
   };
 }

@@ -38,6 +38,7 @@ export type {
   MessagesToolChangeMessage,
 } from "./messages.ts";
 export type {
+  AnthropicCompactEdit,
   AnthropicConversation,
   AnthropicConversationBody,
   AnthropicConversationOptions,

@@ -88,7 +88,45 @@ export function anthropicUsage(
     "output_tokens",
     "usage.output_tokens",
   );
+  const compaction = compactionIteration(get(usage, "iterations"));
+  if (compaction !== undefined) result.compaction = compaction;
   return result;
+}
+
+/**
+ * The `compaction` entries of `usage.iterations`, added up, when a
+ * `message` entry is beside them: then the top-level fields are the
+ * message's and the compaction's tokens are not in them. Alone (an
+ * on-demand compaction), the top-level fields are the request's own.
+ */
+function compactionIteration(
+  iterations: unknown,
+): ReportedUsage["compaction"] {
+  if (!Array.isArray(iterations)) return undefined;
+  const entries = iterations.filter(isRecord);
+  if (!entries.some((entry) => entry.type === "message")) return undefined;
+  const sum = {
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+  };
+  let found = false;
+  for (const entry of entries) {
+    if (entry.type !== "compaction") continue;
+    const count = (name: string) => {
+      const value = get(entry, name);
+      return isCount(value) ? value : 0;
+    };
+    found = true;
+    const read = count("cache_read_input_tokens");
+    const written = count("cache_creation_input_tokens");
+    sum.inputTokens += count("input_tokens") + read + written;
+    sum.cacheReadTokens += read;
+    sum.cacheWriteTokens += written;
+    sum.outputTokens += count("output_tokens");
+  }
+  return found ? sum : undefined;
 }
 
 function anthropicDiagnosis(

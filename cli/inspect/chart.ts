@@ -16,6 +16,7 @@
 import { diffAssemblies, renderRuntimeContext } from "../../mod.ts";
 import type {
   CacheProvider,
+  CacheVerdict,
   PromptCacheReport,
 } from "../../adapters/cache/mod.ts";
 import { describeError } from "../cli_error.ts";
@@ -45,11 +46,11 @@ export type ChartSource =
  * Why a request read less from the cache than it could have. A simulation
  * says `layout` when the system prompt or the tools changed since the
  * thread's previous request and `conversation` otherwise; a recording
- * adds the provider's own verdicts (`request`, `provider`, `unknown`) and
- * its reason.
+ * adds the provider's own verdicts (`request`, `provider`, `unknown`,
+ * `compaction`) and its reason.
  */
 export interface ChartVerdict {
-  kind: "layout" | "conversation" | "request" | "provider" | "unknown";
+  kind: CacheVerdict;
   /** The first block the cache did not serve, and why. */
   firstMiss?: { block: string; reason: string };
   /** What `diffAssemblies` says changed, in words. */

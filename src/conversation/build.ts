@@ -14,6 +14,7 @@ import type {
   BodyExtras,
   ConversationForm,
   FormBuilder,
+  FormHead,
   ToolResultInput,
 } from "./form.ts";
 import type { History } from "./history.ts";
@@ -61,6 +62,8 @@ export interface BuiltRequest<M, Body> {
   readonly state: Record<string, unknown>;
   /** The JSON of every tool declared once the tail is committed. */
   readonly declared: ReadonlySet<string>;
+  /** The head as the form built it (what a compaction sends again). */
+  readonly formHead: FormHead;
 }
 
 /**
@@ -153,6 +156,7 @@ export function buildRequest<M, Body>(
     head: head.recorded,
     state: head.state,
     declared: declaredAfter(input.declared, tail, form),
+    formHead: head,
   };
 }
 

@@ -263,3 +263,12 @@ export function deepFreeze<T>(value: T): T {
 export function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
 }
+
+/** `CONVERSATION_BUSY` for `what` called while a body is being built. */
+export function busy(what: string): SystemPromptError {
+  return new SystemPromptError(
+    "CONVERSATION_BUSY",
+    `${what} was called while request() or compact() was still building a ` +
+      `body; await it, send the body, then record the answer.`,
+  );
+}

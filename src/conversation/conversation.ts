@@ -12,6 +12,7 @@ import { renderRuntimeContext } from "../render/prompt.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import {
   assembleStep,
+  busy,
   checkPrompt,
   deepFreeze,
   isoOf,
@@ -30,12 +31,12 @@ import {
   startOf,
   stepRecord,
 } from "./state.ts";
-import { refusalText } from "./tool_set.ts";
-import { forkLayout } from "./fork_layout.ts";
+import { checkedResult, refusalsOf } from "./results.ts";
+import { forkLayout, forkOf, parentSystemOf } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { PromptCacheReport } from "../cache/report/types.ts";
-import { callObserver, Observer } from "./observe.ts";
+import { callObserver, type Observed, Observer } from "./observe.ts";
 import {
   type ParsedRecording,
   RECORDING_FORMAT,
@@ -43,9 +44,11 @@ import {
   type RecordingFork,
   type RecordingHeader,
   recordingLine,
+  type RecordingStep,
 } from "./recording.ts";
 import {
   type ConversationForm,
+  type FormAnswer,
   type FormBuilder,
   type FormContext,
   type OtherFormCheck,
@@ -53,8 +56,11 @@ import {
   type ToolResultInput,
 } from "./form.ts";
 import { buildRequest } from "./build.ts";
+import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
+  Compaction,
+  CompactOptions,
   Conversation,
   ConversationOptions,
   ConversationPrompt,
@@ -102,6 +108,7 @@ export class ConversationShell<
   #results = new Map<string, { content: unknown; isError: boolean }>();
   #built: Built<M, Body> | undefined;
   #building = false;
+  readonly #compactor: Compactor<M>;
   readonly session: string;
   readonly resumed: ResumeInfo | undefined;
 
@@ -141,6 +148,7 @@ export class ConversationShell<
     });
     this.#clock = readOptional(options.clock, "clock", "function") ??
       Date.now;
+    this.#compactor = this.#compactorOf(options.compactAt);
     if (recording === undefined) {
       this.session = session ?? globalThis.crypto.randomUUID();
       this.resumed = undefined;
@@ -156,18 +164,23 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       inline: this.#builder.toolChanges === "inline",
-      ...(form.declares === undefined ? {} : { declares: form.declares }),
+      form: form as ConversationForm<M, unknown>,
+      builder: this.#builder as FormBuilder<M, unknown>,
     });
     this.#committed = replayed.state;
-    this.#results = this.#refusals(replayed.state.calls, replayed.allowed);
+    this.#results = refusalsOf(
+      this.#form,
+      replayed.state.calls,
+      replayed.allowed,
+    );
     // The lines read are the recording so far, as they were written.
     this.#recording = parsed.text;
     this.#observer.resume(parsed.steps);
+    this.#compactor.resume(replayed.compaction, parsed.steps.at(-1));
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }
 
   get messages(): readonly M[] {
-    // A frozen copy, made once per step: the store is appended in place.
     return this.#committed.history.snapshot();
   }
 
@@ -185,62 +198,26 @@ export class ConversationShell<
   }
 
   toolResult(id: string, content: Result, options?: ToolResultOptions): void {
-    const call = this.#committed.calls.find((open) => open.id === id);
-    if (call === undefined) {
-      const open = this.openCalls.map((c) => JSON.stringify(c.id));
-      throw new SystemPromptError(
-        "UNKNOWN_TOOL_CALL",
-        `No call of the last answer has id ${JSON.stringify(id)}; the calls ` +
-          `waiting for a result are ${
-            open.length === 0 ? "none" : open.join(", ")
-          }.`,
-      );
-    }
-    if (this.#results.has(id)) {
-      throw new SystemPromptError(
-        "DUPLICATE_TOOL_RESULT",
-        `Call ${JSON.stringify(id)} (tool ${
-          JSON.stringify(call.name)
-        }) already has a result (given before, or the conversation's own ` +
-          `refusal of an inactive tool); each call gets one. The calls ` +
-          `waiting for a result are in openCalls.`,
-      );
-    }
-    const isError = readOptionBag(options, "toolResult()")?.isError ?? false;
-    if (typeof isError !== "boolean") {
-      throw new SystemPromptError(
-        "INVALID_CONVERSATION_INPUT",
-        `toolResult's isError must be true or false; got ${String(isError)}.`,
-      );
-    }
-    const copied = readGuarded(
-      () => this.#form.resultContent(content, id),
-      "INVALID_CONVERSATION_INPUT",
-      () =>
-        `toolResult(${
-          JSON.stringify(id)
-        }) could not read its content; pass plain JSON content.`,
-    );
-    this.#results.set(id, {
-      content: shallowEnough(copied, `toolResult(${JSON.stringify(id)})`),
-      isError,
-    });
+    const { calls } = this.#committed;
+    const given = { id, content, options };
+    const state = { calls, results: this.#results, open: this.openCalls };
+    this.#results.set(id, checkedResult(this.#form, state, given));
   }
 
   async request(context?: C, options?: RequestOptions): Promise<Body> {
-    if (this.#building) {
-      throw new SystemPromptError(
-        "CONVERSATION_BUSY",
-        `request() was called while another request() of this ` +
-          `conversation was still being built; await it first.`,
-      );
-    }
+    if (this.#building) throw busy("request()");
     const awaiting = readAwaiting(
       readOptionBag(options, "request()")?.awaiting,
       this.#awaiting,
     );
     this.#building = true;
     try {
+      const compaction = await this.#compactor.beforeRequest(context);
+      if (compaction !== undefined) {
+        // compactAt: the summarizing request in place of the step.
+        this.#built = undefined;
+        return compaction as Body;
+      }
       const sentAt = this.#clock();
       const { assembly, explanation } = await assembleStep(
         this.#prompt,
@@ -255,13 +232,25 @@ export class ConversationShell<
     }
   }
 
+  get continues(): boolean {
+    return this.#compactor.continues;
+  }
+
+  async compact(options?: CompactOptions): Promise<Compaction<Body, Answer>> {
+    if (this.#building) throw busy("compact()");
+    this.#building = true;
+    try {
+      const compaction = await this.#compactor.compact(options);
+      return compaction as Compaction<Body, Answer>;
+    } finally {
+      this.#building = false;
+    }
+  }
+
   record(answer: Answer): ToolCall[] {
-    if (this.#building) {
-      throw new SystemPromptError(
-        "CONVERSATION_BUSY",
-        `record() was called while request() was still building the body; ` +
-          `await request(), send its body, then record the answer.`,
-      );
+    if (this.#building) throw busy("record()");
+    if (this.#built === undefined && this.#compactor.recordTriggered(answer)) {
+      return [];
     }
     const built = this.#built;
     if (built === undefined) {
@@ -271,32 +260,61 @@ export class ConversationShell<
           `send the body it returns, then record its answer.`,
       );
     }
-    const { read, response } = readAnswer(
-      (value) => this.#form.readAnswer(value, this.#other),
-      (value) => this.#form.recordOf(value),
-      answer,
-    );
+    const { read, response } = this.#read(answer);
     const before = this.#committed;
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
     const head = JSON.stringify(built.request.head);
-    const step = stepRecord(before, built, {
-      response,
-      usage: read.usage ?? null,
-      observed,
-      time: isoOf(time),
-    }, head);
-    const lines = before.steps === 0 && this.#recording === ""
-      ? [recordingLine(this.#headerRecord()), recordingLine(step)]
-      : [recordingLine(step)];
-    this.#committed = committedAfter(before, built, read, {
-      steps: step.step,
-      head,
-    });
+    const step = {
+      ...this.#compactor.stepFields(read),
+      ...stepRecord(before, built, {
+        response,
+        usage: read.usage ?? null,
+        observed,
+        time: isoOf(time),
+      }, head),
+    };
+    this.#committed = this.#compactor.committed(
+      committedAfter(before, built, read, { steps: step.step, head }),
+      read,
+      { head: sent.formHead, awaiting: built.awaiting, ...observed },
+    );
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = this.#refusals(read.calls, built.allowed);
+    this.#results = refusalsOf(this.#form, read.calls, built.allowed);
+    this.#write(step, observed, {
+      body: sent.body,
+      explanation: built.explanation,
+      sentAt: built.sentAt,
+      time,
+    });
+    return read.calls.filter((call) => !this.#results.has(call.id));
+  }
+
+  /** An answer read by the form, and what its recording keeps. */
+  #read(answer: Answer): { read: FormAnswer<M>; response: unknown } {
+    return readAnswer(
+      (value) => this.#form.readAnswer(value, this.#other),
+      (value) => this.#form.recordOf(value),
+      answer,
+    );
+  }
+
+  /** A committed step's line written and observed. */
+  #write(
+    step: RecordingStep,
+    observed: Observed,
+    request: {
+      body: unknown;
+      explanation: PromptExplanation | undefined;
+      sentAt: number;
+      time: number;
+    },
+  ): void {
+    const lines = step.step === 1 && this.#recording === ""
+      ? [recordingLine(this.#headerRecord()), recordingLine(step)]
+      : [recordingLine(step)];
     const onRecord = this.#onRecord;
     for (const line of lines) {
       this.#recording += line;
@@ -306,12 +324,37 @@ export class ConversationShell<
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
-      body: sent.body,
-      explanation: built.explanation,
-      sentAt: built.sentAt,
-      time,
+      ...request,
     });
-    return read.calls.filter((call) => !this.#results.has(call.id));
+  }
+
+  /** The conversation's compactions, given what they need of it. */
+  #compactorOf(compactAt: unknown): Compactor<M> {
+    const form = this.#form as ConversationForm<M, unknown>;
+    return new Compactor<M>(
+      {
+        form,
+        builder: this.#builder as FormBuilder<M, unknown>,
+        clock: this.#clock,
+        committed: () => this.#committed,
+        commit: (committed) => this.#committed = committed,
+        freshHead: async (context, awaiting) => {
+          const step = await assembleStep(this.#prompt, context as C, false);
+          return this.#build(step.assembly, awaiting, undefined, 0).request
+            .formHead;
+        },
+        read: (answer) => this.#read(answer as Answer),
+        write: (step, answer, request) => {
+          const observed = this.#observer.observe(answer, undefined);
+          this.#write({ ...step, reported: observed.reported }, observed, {
+            ...request,
+            explanation: undefined,
+          });
+        },
+      },
+      compactAt,
+      this.#awaiting,
+    );
   }
 
   report(options: ConversationReportOptions): PromptCacheReport {
@@ -328,34 +371,10 @@ export class ConversationShell<
     return this.#recording;
   }
 
-  /** The refusals the conversation itself gives calls of inactive tools. */
-  #refusals(
-    calls: readonly ToolCall[],
-    allowed: readonly string[] | undefined,
-  ): Map<string, { content: unknown; isError: boolean }> {
-    const results = new Map<string, { content: unknown; isError: boolean }>();
-    if (allowed === undefined) return results;
-    const active = new Set(allowed);
-    for (const call of calls) {
-      if (!active.has(call.name)) {
-        const text = refusalText(call.name, allowed);
-        results.set(call.id, {
-          content: this.#form.resultContent(text, call.id),
-          isError: true,
-        });
-      }
-    }
-    return results;
-  }
-
   fork(
     options: ConversationOptions = {},
   ): Conversation<Body, Answer, Input, Result, M, C> {
     const own = readOptionBag(options, "fork()");
-    const committed = this.#committed;
-    const head = committed.head === undefined
-      ? undefined
-      : JSON.parse(committed.head);
     return new ConversationShell<Body, Answer, Input, Result, M, C>(
       this.#prompt,
       this.#shell,
@@ -371,12 +390,7 @@ export class ConversationShell<
         ...own,
       },
       undefined,
-      {
-        session: this.session,
-        listed: [...committed.listed ?? []],
-        state: { ...committed.state },
-        ...(head === undefined ? {} : { head }),
-      },
+      forkOf(this.#committed, this.session),
     );
   }
 
@@ -384,13 +398,16 @@ export class ConversationShell<
     return {
       format: RECORDING_FORMAT,
       version: RECORDING_VERSION,
-      provider: this.#form.id,
+      form: this.#form.id,
       session: this.session,
       options: {
         ...this.#builder.saved,
         awaiting: this.#awaiting,
         ...(this.#header === undefined ? {} : { header: this.#header }),
         ...(this.#diagnostics ? { diagnostics: true } : {}),
+        ...(this.#compactor.compactAt === undefined
+          ? {}
+          : { compactAt: { inputTokens: this.#compactor.compactAt } }),
       },
       ...(this.#fork === undefined ? {} : { fork: this.#fork }),
     };
@@ -480,12 +497,4 @@ export class ConversationShell<
       sentAt,
     };
   }
-}
-
-/** The texts of a fork's parent's last system parts, if it is a fork. */
-function parentSystemOf(
-  fork: RecordingFork | undefined,
-  form: Pick<ConversationForm, "systemTexts">,
-): readonly string[] | undefined {
-  return fork?.head === undefined ? undefined : form.systemTexts(fork.head);
 }

@@ -12,6 +12,8 @@
 import type { AssembledSection, PromptAssembly } from "../types.ts";
 import { renderSections } from "../render/interpolate.ts";
 import { rankOf, STABILITIES } from "../shared/stability.ts";
+import type { RecordingFork } from "./recording.ts";
+import type { ListedTool } from "./tool_set.ts";
 
 /** What the renderers put between two non-empty sections. */
 const SEPARATOR = "\n\n";
@@ -145,4 +147,32 @@ function asOneBlock(
       ...(index === sections.length - 1 ? { cacheBreakpoint: true } : {}),
     } as AssembledSection;
   });
+}
+
+/** The texts of a fork's parent's last system parts, if it is a fork. */
+export function parentSystemOf(
+  fork: { readonly head?: Readonly<Record<string, unknown>> } | undefined,
+  form: { systemTexts(head: Readonly<Record<string, unknown>>): string[] },
+): readonly string[] | undefined {
+  return fork?.head === undefined ? undefined : form.systemTexts(fork.head);
+}
+
+/** What a fork takes from its parent's committed state. */
+export function forkOf(
+  committed: {
+    readonly listed: readonly ListedTool[] | undefined;
+    readonly state: Readonly<Record<string, unknown>>;
+    readonly head: string | undefined;
+  },
+  session: string,
+): RecordingFork {
+  const head = committed.head === undefined
+    ? undefined
+    : JSON.parse(committed.head);
+  return {
+    session,
+    listed: [...committed.listed ?? []],
+    state: { ...committed.state },
+    ...(head === undefined ? {} : { head }),
+  };
 }

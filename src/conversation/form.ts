@@ -149,6 +149,19 @@ export interface FormBuilder<M, Body> {
    * puts it in the body as it is, without a copy.
    */
   body(head: FormHead, items: readonly M[], extras: BodyExtras): Body;
+  /**
+   * A form the provider compacts for (`FormCompaction.by` `"provider"`):
+   * the summarizing request's head (the last request's, with the API's
+   * compaction asked for) and the items after the history.
+   */
+  compaction?(
+    head: FormHead,
+    asked: {
+      readonly instructions?: string;
+      /** A form's other summarizing request (Responses: `"compact"`). */
+      readonly via?: string;
+    },
+  ): { readonly head: FormHead; readonly tail: M[] };
 }
 
 /** An answer as a form read it. */
@@ -159,6 +172,36 @@ export interface FormAnswer<M> {
   readonly calls: ToolCall[];
   /** The usage the provider reported, as given (or `null`). */
   readonly usage: unknown;
+  /**
+   * The answer holds the provider's compaction: the history starts again
+   * at `messages[compactedFrom]` (what came before it is dropped).
+   */
+  readonly compactedFrom?: number;
+  /** The turn stopped at the provider's compaction: request again. */
+  readonly paused?: boolean;
+}
+
+/** How a form compacts its conversation (SPEC 10.2). */
+export interface FormCompaction<M> {
+  /**
+   * `"provider"`: the API summarizes (the builder's `compaction`, the
+   * answer's `compactedFrom`); `"client"`: one person message asks for the
+   * summary and the answer's text is it.
+   */
+  readonly by: "provider" | "client";
+  /** `"client"`: the text of an answer's items. */
+  summary?(messages: readonly M[]): string;
+  /**
+   * Whether the compaction keeps the tools the conversation told the model
+   * of (Anthropic's block carries them); else they are told again.
+   */
+  readonly keepsTools: boolean;
+  /**
+   * An item without the parts bound to the prefix they were made on
+   * (thinking, reasoning), which a swap carries after a summary; `undefined`
+   * when nothing is left of it.
+   */
+  unbound(item: M): M | undefined;
 }
 
 /**
@@ -212,6 +255,8 @@ export interface ConversationForm<M = unknown, Body = unknown>
   systemTexts(head: Readonly<Record<string, unknown>>): string[];
   /** How the report lays the recorded steps out, as its rules' bodies. */
   layout(): RecordLayout;
+  /** How it compacts; absent: `compact()` is `COMPACTION_UNSUPPORTED`. */
+  readonly compaction?: FormCompaction<M>;
   /**
    * `rxprompt simulate` and `bench:cache`: the README way's options for a
    * thread's conversation, and the SDK's answer for a session's turn.

@@ -164,7 +164,7 @@ export class Observer {
       onRequest({
         session: request.session,
         step: step.step,
-        form: request.header.provider,
+        form: request.header.form ?? request.header.provider ?? "",
         ...(cacheProvider === undefined ? {} : { cacheProvider }),
         body: request.body,
         usage: observed.reported,

@@ -24,8 +24,11 @@ const MAX_LINE_DEPTH = 2 * MAX_JSON_DEPTH;
 
 /** The format name on a recording's first line. */
 export const RECORDING_FORMAT = "rxprompt-conversation";
-/** The version this module writes and reads. */
-export const RECORDING_VERSION = 1;
+/**
+ * The version this module writes (2: the header's `form`, compaction
+ * steps); it reads 1 and 2.
+ */
+export const RECORDING_VERSION = 2;
 
 /**
  * A recording's first line.
@@ -36,8 +39,8 @@ export const RECORDING_VERSION = 1;
  *
  * const header: RecordingHeader = {
  *   format: "rxprompt-conversation",
- *   version: 1,
- *   provider: "anthropic-messages",
+ *   version: 2,
+ *   form: "anthropic-messages",
  *   session: "5f0c2b1e-7d1a-4c55-9a57-3b1f0e9d2c11",
  *   options: { model: "claude-sonnet-4-5", max_tokens: 1024 },
  * };
@@ -46,10 +49,12 @@ export const RECORDING_VERSION = 1;
 export interface RecordingHeader {
   /** Always `"rxprompt-conversation"`. */
   format: string;
-  /** The format version (1). */
+  /** The format version (2; 1 is read too). */
   version: number;
-  /** The form: `"anthropic-messages"`, `"openai-chat"`. */
-  provider: string;
+  /** The form: `"anthropic-messages"`, `"openai-chat"` (version 2). */
+  form?: string;
+  /** Version 1's name of the form (read, never written). */
+  provider?: string;
   /** The conversation's session id (OpenAI's `prompt_cache_key` session). */
   session: string;
   /** The options that decide the bytes (model, limits, defaults). */
@@ -130,6 +135,21 @@ export interface RecordingFork {
 export interface RecordingStep {
   /** 1 for the first request, then one more per step. */
   step: number;
+  /**
+   * `"compaction"`: a summarizing request (`compact()` or `compactAt`); its
+   * answer starts the history again when it is swapped in. Absent: a step.
+   */
+  kind?: "compaction";
+  /**
+   * Before this step was built, the compaction recorded last was swapped
+   * in: the history became its start, then the `carried` items recorded
+   * since its request (from `at`), without their bound parts.
+   */
+  swap?: { at: number; carried: number };
+  /** Its answer holds the provider's compaction: the history starts there. */
+  compacted?: true;
+  /** A compaction's: the history its answer starts (the summary). */
+  start?: unknown[];
   /** The history's length before this request's tail. */
   at: number;
   /** The messages this request added, cache marks removed. */
@@ -317,21 +337,22 @@ function readHeader(value: unknown, provider: string): RecordingHeader {
         `"${RECORDING_FORMAT}"); got ${describe(value)}.`,
     );
   }
-  if (value.version !== RECORDING_VERSION) {
+  if (value.version !== 1 && value.version !== RECORDING_VERSION) {
     throw new SystemPromptError(
       "RECORDING_VERSION",
       `The recording has format version ${
         JSON.stringify(value.version)
-      }; this version of rxprompt reads version ${RECORDING_VERSION}.`,
+      }; this version of rxprompt reads versions 1 and ${RECORDING_VERSION}.`,
     );
   }
-  if (value.provider !== provider) {
+  const named = value.version === 1 ? value.provider : value.form;
+  if (named !== provider) {
     throw new SystemPromptError(
       "RECORDING_OTHER_PROVIDER",
       `The recording is of a ${
-        JSON.stringify(value.provider)
+        JSON.stringify(named)
       } conversation; it can be resumed as ${
-        JSON.stringify(value.provider)
+        JSON.stringify(named)
       } only, not as "${provider}".`,
     );
   }
@@ -355,6 +376,11 @@ function readHeader(value: unknown, provider: string): RecordingHeader {
     );
   }
   return value as unknown as RecordingHeader;
+}
+
+/** The form a recording's header names (`form`, or version 1's `provider`). */
+export function formOfHeader(header: RecordingHeader): string | undefined {
+  return header.form ?? header.provider;
 }
 
 function readStep(value: unknown, line: number, step: number): RecordingStep {
@@ -390,6 +416,16 @@ function readStep(value: unknown, line: number, step: number): RecordingStep {
     typeof value.runtimeContext !== "string"
   ) {
     throw bad("its runtimeContext is not a string");
+  }
+  if (value.kind !== undefined && value.kind !== "compaction") {
+    throw bad(`its kind is ${describe(value.kind)}`);
+  }
+  if (
+    value.swap !== undefined &&
+    !(isObject(value.swap) && Number.isInteger(value.swap.at) &&
+      Number.isInteger(value.swap.carried))
+  ) {
+    throw bad("its swap is not { at, carried }");
   }
   if (value.head !== undefined && !isObject(value.head)) {
     throw bad("its head is not an object");

@@ -9,7 +9,13 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
-import type { ParsedRecording } from "./recording.ts";
+import type { ParsedRecording, RecordingStep } from "./recording.ts";
+import {
+  compactedHistory,
+  compactionOf,
+  type PendingCompaction,
+  swappedCommitted,
+} from "./compaction.ts";
 import { type Committed, startOf } from "./state.ts";
 import {
   declaredTools,
@@ -20,7 +26,7 @@ import {
   nextToolSet,
   type ToolSetStep,
 } from "./tool_set.ts";
-import type { FormAnswer, FormBuilder } from "./form.ts";
+import type { ConversationForm, FormAnswer, FormBuilder } from "./form.ts";
 import { declaredAfter } from "./build.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
@@ -90,18 +96,59 @@ export function replay<M>(
     readonly read: (answer: unknown) => FormAnswer<M>;
     /** Tool changes go inline. */
     readonly inline: boolean;
-    /** The tools an item declares (the form's `declares`). */
-    readonly declares?: (item: M) => readonly string[];
+    /** The form and its builder, for the history a compaction starts. */
+    readonly form: ConversationForm<M, unknown>;
+    readonly builder: FormBuilder<M, unknown>;
   },
-): { state: Committed<M>; allowed: string[] | undefined } {
+): {
+  state: Committed<M>;
+  allowed: string[] | undefined;
+  compaction: PendingCompaction<M> | undefined;
+} {
   let state: Committed<M> = startOf(parsed.header.fork, {
     toolChanges: form.inline ? "inline" : "rebuild",
   });
   // One store grows through the replay (each step appends its items): a
-  // copy per step would make resume quadratic.
+  // copy per step would make resume quadratic (a compaction starts
+  // another).
   let history = state.history;
   let allowed: string[] | undefined;
+  let compaction: PendingCompaction<M> | undefined;
+  const swapped = (at: number, compacted: readonly M[]): void => {
+    state = swappedCommitted(
+      { ...state, history },
+      compactionOf(form.form),
+      { at, history: compacted },
+      form.form,
+    );
+    history = state.history;
+  };
   for (const step of parsed.steps) {
+    if (step.swap !== undefined) {
+      if (
+        compaction?.history === undefined ||
+        step.swap.at !== compaction.at ||
+        step.swap.carried !== history.length - compaction.at
+      ) {
+        throw new SystemPromptError(
+          "RECORDING_DISCONTINUOUS",
+          `Step ${step.step} of the recording swaps in a compaction that ` +
+            `the steps before it do not hold.`,
+        );
+      }
+      swapped(compaction.at, compaction.history);
+      compaction = undefined;
+    }
+    if (step.kind === "compaction") {
+      compaction = replayedCompaction(step, history.length, form);
+      state = {
+        ...state,
+        history,
+        steps: step.step,
+        head: JSON.stringify(step.head ?? {}),
+      };
+      continue;
+    }
     if (step.at !== history.length) {
       throw new SystemPromptError(
         "RECORDING_DISCONTINUOUS",
@@ -135,13 +182,61 @@ export function replay<M>(
       listed: step.tools ?? state.listed,
       effective,
       declared: declaredTools(state.declared, effective),
-      declaredJson: declaredAfter(state.declaredJson, tail, form),
+      declaredJson: declaredAfter(state.declaredJson, tail, form.form),
       calls: read.calls,
       steps: step.step,
       head: step.head === undefined ? state.head : JSON.stringify(step.head),
       state: step.state ?? state.state,
     };
+    if (read.compactedFrom !== undefined) {
+      swapped(history.length, read.messages.slice(read.compactedFrom));
+    }
     allowed = step.allowedTools;
   }
-  return { state, allowed };
+  return { state, allowed, compaction };
+}
+
+/** A recorded compaction, as replay holds it until its swap. */
+function replayedCompaction<M>(
+  step: RecordingStep,
+  length: number,
+  form: {
+    readonly read: (answer: unknown) => FormAnswer<M>;
+    readonly form: ConversationForm<M, unknown>;
+    readonly builder: FormBuilder<M, unknown>;
+  },
+): PendingCompaction<M> {
+  if (step.at > length) {
+    throw new SystemPromptError(
+      "RECORDING_DISCONTINUOUS",
+      `Step ${step.step} of the recording compacts ${step.at} messages, ` +
+        `but the steps before it hold ${length}.`,
+    );
+  }
+  let compacted: M[];
+  try {
+    compacted = compactedHistory(
+      form.form,
+      form.builder,
+      form.read(step.response),
+    );
+  } catch (error) {
+    throw new SystemPromptError(
+      "RECORDING_UNPARSABLE",
+      `Step ${step.step} of the recording holds a compaction this ` +
+        `conversation cannot read.`,
+      { cause: error },
+    );
+  }
+  return {
+    at: step.at,
+    sentAt: 0,
+    request: {
+      body: undefined,
+      tail: step.tail as M[],
+      marks: step.marks,
+      head: step.head ?? {},
+    },
+    history: compacted.map(deepFreeze),
+  };
 }

@@ -97,14 +97,32 @@ export function growingRequests(
   form: ConversationForm,
   read: (response: unknown) => readonly unknown[],
 ): GrowingRequest[] {
-  const layout = form.layout();
+  let layout = form.layout();
   let head: Record<string, unknown> = {};
   const requests: GrowingRequest[] = [];
+  // The history as sent, by reference: a compaction lays part of it out
+  // again (its request, or the start a swap gives the history).
+  let history: unknown[] = [];
+  let compaction: { at: number; start: readonly unknown[] } | undefined;
+  let compacted = false;
+  const restart = (items: unknown[]) => {
+    history = items;
+    layout = form.layout();
+    layout.answered(items);
+    compacted = true;
+  };
   for (const step of steps) {
+    if (step.swap !== undefined && compaction !== undefined) {
+      const carried = history.slice(compaction.at).flatMap((item) => {
+        const kept = form.compaction?.unbound(item as never);
+        return kept === undefined ? [] : [kept];
+      });
+      restart([...compaction.start, ...carried]);
+      compaction = undefined;
+    }
     if (step.head !== undefined) head = step.head;
     const time = Date.parse(step.sent ?? step.time);
-    const request: GrowingRequest = {
-      body: layout.request(head, step.tail, step.marks),
+    const base = {
       usage: reportedOf(step, form),
       thread: header.session,
       ...(Number.isNaN(time) ? {} : { time }),
@@ -112,10 +130,39 @@ export function growingRequests(
         ? {}
         : { contributor: step.contributor }),
     };
-    requests.push(request);
-    layout.answered(read(step.response));
+    if (step.kind === "compaction") {
+      // Its request: the history it summarized, then its own tail.
+      const aside = form.layout();
+      aside.answered(history.slice(0, step.at));
+      requests.push({
+        ...base,
+        body: aside.request(head, step.tail, step.marks),
+        summarizes: true,
+      });
+      compaction = { at: step.at, start: compactionStart(step) };
+      continue;
+    }
+    requests.push({
+      ...base,
+      body: layout.request(head, step.tail, step.marks),
+      ...(compacted ? { compacted } : {}),
+    });
+    compacted = false;
+    const answer = read(step.response);
+    for (const item of step.tail) history.push(item);
+    for (const item of answer) history.push(item);
+    layout.answered(answer);
+    if (step.compacted === true) {
+      const from = form.readAnswer(step.response, () => {}).compactedFrom;
+      if (from !== undefined) restart(answer.slice(from));
+    }
   }
   return requests;
+}
+
+/** The history a recorded compaction starts (its `start`). */
+function compactionStart(step: RecordingStep): readonly unknown[] {
+  return Array.isArray(step.start) ? step.start : [];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

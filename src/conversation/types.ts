@@ -129,6 +129,70 @@ export interface ConversationOptions {
   onObserverError?: (error: unknown, observer: ConversationObserver) => void;
   /** The clock of the recording's times, in ms (default `Date.now`). */
   clock?: () => number;
+  /**
+   * Compact for the harness (SPEC 10.2): once an answer reports at least
+   * `inputTokens` of input (its whole input: reads and writes included),
+   * the next `request()` that has no tool call open returns the
+   * summarizing request (`compact()`'s body) instead of a step, its
+   * `record()` swaps the summary in and sets `continues`, and the inputs
+   * given meanwhile go in the step after. Saved and resumed with the
+   * conversation.
+   */
+  compactAt?: { inputTokens: number };
+}
+
+/**
+ * Options of {@linkcode Conversation.compact}.
+ *
+ * @example
+ * ```ts
+ * import type { CompactOptions } from "@rxprompt/system-prompt";
+ *
+ * const options: CompactOptions = { instructions: "Keep every file name." };
+ * ```
+ */
+export interface CompactOptions {
+  /**
+   * What the summary must keep: replaces the provider's summarizing prompt
+   * (Anthropic `compaction.instructions`) or the client-side instruction
+   * (Chat Completions, the AI SDK). OpenAI Responses' compaction takes
+   * none.
+   */
+  instructions?: string;
+  /**
+   * OpenAI Responses: `"compact"` builds the body of
+   * `client.responses.compact` (which takes no tools, so with tools it
+   * reads nothing from the cache) instead of the default, a
+   * `compaction_trigger` item on `client.responses.create`'s body.
+   */
+  via?: "compact";
+}
+
+/**
+ * A summarizing request (SPEC 10.2): send `body` as a step's body is sent
+ * (Anthropic: `client.beta.messages.create`), then give its answer to
+ * `record()`. Steps may go on meanwhile on the whole history (a
+ * background compaction): the summary is swapped in at the first
+ * `request()` with no tool call open, and the steps recorded since follow
+ * it.
+ *
+ * @example
+ * ```ts
+ * import type { Compaction } from "@rxprompt/system-prompt";
+ *
+ * async function compactNow(
+ *   compaction: Compaction<object, unknown>,
+ *   send: (body: object) => Promise<unknown>,
+ * ): Promise<void> {
+ *   compaction.record(await send(compaction.body));
+ * }
+ * ```
+ */
+export interface Compaction<Body, Answer> {
+  /** The summarizing request's whole body. */
+  readonly body: Body;
+  /** Records the answer; the summary is swapped in at the next turn boundary. */
+  record(answer: Answer): void;
 }
 
 /**
@@ -295,6 +359,11 @@ export interface Conversation<
   readonly messages: readonly Message[];
   /** The calls of the last answer still waiting for a result. */
   readonly openCalls: readonly ToolCall[];
+  /**
+   * The last `record()` committed a compaction (`compactAt`, a provider's
+   * compaction that paused the turn): request again, the turn goes on.
+   */
+  readonly continues: boolean;
   /** A person's message (text or content blocks): an input of the next request. */
   user(input: Input): void;
   /**
@@ -336,6 +405,17 @@ export interface Conversation<
    * prints the same from the recording.
    */
   report(options: ConversationReportOptions): PromptCacheReport;
+  /**
+   * The summarizing request of the committed history (SPEC 10.2): the last
+   * request's exact prefix (model, tools, system, cache key), marked only
+   * where that request ended (a read, no write), then the provider's
+   * compaction (Anthropic `compaction: { type: "summarize" }`, OpenAI
+   * Responses a `compaction_trigger` item) or one instruction (Chat
+   * Completions, the AI SDK: the answer's text is the summary). Refused
+   * with a tool call open (`COMPACTION_OPEN_CALLS`) or a compaction not
+   * yet swapped in (`COMPACTION_PENDING`).
+   */
+  compact(options?: CompactOptions): Promise<Compaction<Body, Answer>>;
   /**
    * A child conversation (a sub-agent) that starts from this one's committed
    * state: the same listed tools (its own differences go through the tool

@@ -284,7 +284,10 @@ describe("conversationSpans", () => {
     const spans = conversationSpans({ tracer });
     const prompt = new SystemPrompt({ includeHarnessIdentity: false });
     prompt.section({ name: "rules", order: 10, text: "Rule. ".repeat(1500) });
-    let now = 5_000;
+    // An epoch time, as the default clock gives: the SDK takes a number
+    // below performance.now() for a performance timestamp, so a small one
+    // would depend on how long the test process has run.
+    let now = 1_700_000_005_000;
     const conv = anthropicConversation(prompt, {
       model: "claude-sonnet-4-5",
       max_tokens: 64,
@@ -332,8 +335,8 @@ describe("conversationSpans", () => {
         finished[1].attributes["rxprompt.cache.provider_reason"],
         "system_changed",
       );
-      assert.deepEqual(finished[1].startTime, [6, 0]);
-      assert.deepEqual(finished[1].endTime, [7, 0]);
+      assert.deepEqual(finished[1].startTime, [1_700_000_006, 0]);
+      assert.deepEqual(finished[1].endTime, [1_700_000_007, 0]);
     } finally {
       await prompt.dispose();
     }

@@ -130,7 +130,7 @@ describe("a provider form the package does not have", () => {
       // The package's own table has no such form.
       await assert.rejects(
         reportOfFile(file, {}),
-        /names the provider "toy-chat"/,
+        /names the form "toy-chat"/,
       );
     } finally {
       await rm(dir, { recursive: true });

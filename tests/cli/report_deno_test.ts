@@ -144,7 +144,7 @@ describe("rxprompt report", () => {
         ],
         [
           '{"format":"rxprompt-conversation","version":1,"provider":"gemini","session":"s","options":{}}\n',
-          /provider "gemini"/,
+          /form "gemini"/,
         ],
       ];
       for (const [content, message] of cases) {

@@ -195,10 +195,6 @@ describe("anthropicConversation", () => {
       code("RESPONSE_OF_OTHER_PROVIDER"),
     );
     assert.throws(
-      () => conv.record(message([{ type: "compaction", content: "..." }])),
-      code("COMPACTION_UNSUPPORTED"),
-    );
-    assert.throws(
       () =>
         conv.record({ role: "user" } as unknown as ReturnType<typeof message>),
       code("INVALID_RESPONSE"),

@@ -144,12 +144,12 @@ describe("save and resume", () => {
     const header = JSON.parse(lines[0]);
     const cases: [string, string][] = [
       [
-        JSON.stringify({ ...header, provider: "openai-chat" }) + "\n" +
+        JSON.stringify({ ...header, form: "openai-chat" }) + "\n" +
         lines.slice(1).join(""),
         "RECORDING_OTHER_PROVIDER",
       ],
       [
-        JSON.stringify({ ...header, version: 2 }) + "\n" +
+        JSON.stringify({ ...header, version: 3 }) + "\n" +
         lines.slice(1).join(""),
         "RECORDING_VERSION",
       ],

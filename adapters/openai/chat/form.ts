@@ -17,7 +17,7 @@ import type { ToolCall } from "../../../src/conversation/types.ts";
 import { copy } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
-import { isObject } from "../../_kit/form_options.ts";
+import { answerText, isObject } from "../../_kit/form_options.ts";
 import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
@@ -107,6 +107,13 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
       : { field: "content", parts: message.content as unknown[] }
   ),
   prefix: OPENAI_PREFIX,
+  // No compaction in the API: a summary asked for in one user message.
+  compaction: {
+    by: "client",
+    keepsTools: false,
+    summary: answerText,
+    unbound: (message) => message,
+  },
 };
 
 /** The options read and checked, and the conversation's requests. */

@@ -65,7 +65,9 @@ export type ResponsesConversationItem =
     id: string;
     summary: { type: "summary_text"; text: string }[];
     encrypted_content?: string | null;
-  };
+  }
+  | { type: "compaction"; id?: string; encrypted_content: string }
+  | { type: "compaction_trigger" };
 
 /**
  * The whole body of one Responses conversation request, stateless (the
@@ -113,6 +115,8 @@ export interface ResponsesConversationBody {
    * person.
    */
   prompt_cache_retention?: "24h";
+  /** `serverCompaction`: compaction past `compact_threshold` input tokens. */
+  context_management?: { type: "compaction"; compact_threshold?: number }[];
 }
 
 /**
@@ -194,6 +198,12 @@ export interface ResponsesConversationOptions extends ConversationOptions {
    * with this option again.
    */
   toolChanges?: "rebuild" | "inline";
+  /**
+   * Server-side compaction inside a step (`context_management`): past
+   * `threshold` input tokens the answer holds a compaction item and the
+   * conversation's history starts there.
+   */
+  serverCompaction?: { threshold: number };
 }
 
 /**

@@ -18,11 +18,7 @@ import type { ToolCall } from "../../../src/conversation/types.ts";
 import { copy } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
-import {
-  compactionUnsupported,
-  isObject,
-  readToolChanges,
-} from "../../_kit/form_options.ts";
+import { isObject, readToolChanges } from "../../_kit/form_options.ts";
 import { copyBlocks } from "../../_kit/content_blocks.ts";
 import { OPENAI_EXPLICIT_RULES, OPENAI_RULES } from "../rules.ts";
 import { readUsageWith } from "../../../src/cache/report/usage_reader.ts";
@@ -52,6 +48,13 @@ import type {
 } from "./conversation_types.ts";
 
 type ResponsesItem = ResponsesConversationItem;
+
+/** What `responses.compact` takes of a head (`ResponseCompactParams`). */
+const COMPACT_FIELDS = new Set([
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "service_tier",
+]);
 
 /** The OpenAI Responses form. */
 export const RESPONSES_FORM: ConversationForm<
@@ -125,6 +128,13 @@ export const RESPONSES_FORM: ConversationForm<
       : undefined
   ),
   prefix: OPENAI_PREFIX,
+  // A compaction item drops what is before it, tools added inline too.
+  compaction: {
+    by: "provider",
+    keepsTools: false,
+    unbound: (item) =>
+      "type" in item && item.type === "reasoning" ? undefined : item,
+  },
 };
 
 function parts(content: unknown, what: string): unknown[] {
@@ -143,6 +153,10 @@ function builder(
   const read = readOpenAIForm(options, form, "max_output_tokens");
   const inline = readToolChanges(options.toolChanges, form);
   if (inline) read.saved.toolChanges = "inline";
+  const threshold = readThreshold(options.serverCompaction, form);
+  if (threshold !== undefined) {
+    read.saved.serverCompaction = { threshold };
+  }
   return {
     saved: read.saved,
     rules: OPENAI_EXPLICIT_RULES,
@@ -207,9 +221,43 @@ function builder(
             ? {}
             : { max_output_tokens: read.limit }),
           ...retentionField(read.retention, input.awaiting),
+          ...(threshold === undefined ? {} : {
+            context_management: [{
+              type: "compaction",
+              compact_threshold: threshold,
+            }],
+          }),
           system,
         },
         state: { promptCacheKey: key },
+      };
+    },
+    // The same request with a compaction_trigger last: it reads the whole
+    // prefix (responses.compact takes no tools: it would read none).
+    compaction: (head, asked) => {
+      if (asked.via === undefined) {
+        return { head, tail: [{ type: "compaction_trigger" }] };
+      }
+      if (asked.via !== "compact") {
+        throw new SystemPromptError(
+          "INVALID_CONFIG",
+          `compact()'s via is ${
+            quote(asked.via)
+          }; a Responses conversation takes "compact" ` +
+            `(client.responses.compact) or none (a compaction_trigger item).`,
+        );
+      }
+      // responses.compact's parameters: no tools, reasoning or output limit.
+      const { model, prompt_cache_key, system, ...rest } = head.recorded;
+      const kept = Object.fromEntries(
+        Object.entries(rest).filter(([key]) => COMPACT_FIELDS.has(key)),
+      );
+      return {
+        head: {
+          ...head,
+          recorded: { model, ...kept, prompt_cache_key, system },
+        },
+        tail: [],
       };
     },
     leading: (head) => [head.recorded.system as ResponsesItem],
@@ -285,9 +333,9 @@ function readAnswer(
   other: (answer: unknown) => void,
 ): FormAnswer<ResponsesItem> {
   other(response);
-  if (isObject(response) && response.object === "response.compaction") {
-    throw compactionUnsupported("record() was given a compaction");
-  }
+  // responses.compact's answer: the user messages, then one compaction item.
+  const compact = isObject(response) &&
+    response.object === "response.compaction";
   const output = isObject(response) ? response.output : undefined;
   if (!Array.isArray(output)) {
     throw new SystemPromptError(
@@ -305,10 +353,7 @@ function readAnswer(
         `The response's output holds an item without a type.`,
       );
     }
-    if (item.type === "compaction") {
-      throw compactionUnsupported("The response holds a compaction item");
-    }
-    if (item.type === "message" && item.role !== "assistant") {
+    if (item.type === "message" && item.role !== "assistant" && !compact) {
       throw new SystemPromptError(
         "INVALID_RESPONSE",
         `The response's output holds a message with role ${
@@ -330,9 +375,30 @@ function readAnswer(
       });
     }
   }
+  // The items before the latest compaction item are dropped.
+  const compacted = compact
+    ? 0
+    : output.findLastIndex((item) => item.type === "compaction");
   return {
     messages: JSON.parse(JSON.stringify(output)),
     calls,
     usage: isObject(response) ? response.usage ?? null : null,
+    ...(compacted < 0 ? {} : { compactedFrom: compacted }),
   };
+}
+
+/** `serverCompaction`, checked: its `threshold` in input tokens. */
+function readThreshold(value: unknown, form: string): number | undefined {
+  if (value === undefined) return undefined;
+  const threshold = isObject(value) ? value.threshold : undefined;
+  if (
+    typeof threshold === "number" && Number.isInteger(threshold) &&
+    threshold > 0
+  ) return threshold;
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `${form}'s serverCompaction is ${
+      quote(value)
+    }; it must be { threshold: input tokens }.`,
+  );
 }

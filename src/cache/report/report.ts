@@ -164,6 +164,7 @@ function reportOf(
     const result: CacheReportRequest = {
       index,
       ...figures(usage),
+      ...(request.summarizes === true ? { summarizes: true } : {}),
       differsFromEstimate: estimate !== undefined &&
         usage.cacheReadTokens !== undefined &&
         Math.abs(usage.cacheReadTokens - estimate.cachedTokens) >
@@ -290,11 +291,11 @@ function figures(
   usage: ReportedUsage,
 ): Pick<
   CacheReportRequest,
-  "inputTokens" | "cacheReadTokens" | "cacheWriteTokens"
+  "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "compaction"
 > {
   const result: Pick<
     CacheReportRequest,
-    "inputTokens" | "cacheReadTokens" | "cacheWriteTokens"
+    "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "compaction"
   > = {};
   if (usage.inputTokens !== undefined) result.inputTokens = usage.inputTokens;
   if (usage.cacheReadTokens !== undefined) {
@@ -303,6 +304,7 @@ function figures(
   if (usage.cacheWriteTokens !== undefined) {
     result.cacheWriteTokens = usage.cacheWriteTokens;
   }
+  if (usage.compaction !== undefined) result.compaction = usage.compaction;
   return result;
 }
 
@@ -377,6 +379,7 @@ function totalsOf(
     request: 0,
     provider: 0,
     unknown: 0,
+    compaction: 0,
   };
   for (const result of results) {
     const { inputTokens: input, cacheReadTokens: read } = result;
@@ -387,6 +390,13 @@ function totalsOf(
       inputTokens += input;
       cacheReadTokens += read;
       cacheWriteTokens += written;
+    }
+    // The provider's compaction inside the request, reported apart.
+    const compaction = result.compaction;
+    if (compaction !== undefined) {
+      inputTokens += compaction.inputTokens;
+      cacheReadTokens += compaction.cacheReadTokens;
+      cacheWriteTokens += compaction.cacheWriteTokens;
     }
     cost = cost === undefined || result.cost === undefined
       ? undefined

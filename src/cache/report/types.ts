@@ -30,7 +30,9 @@ import type {
  *   changed;
  * - `provider`: bytes and marks identical: a lapse (`expired` beside it),
  *   an eviction or routing;
- * - `unknown`: the figures or bodies could not be read.
+ * - `unknown`: the figures or bodies could not be read;
+ * - `compaction`: the one rewrite expected after a conversation's
+ *   compaction (its history starts again at the summary).
  *
  * @example
  * ```ts
@@ -44,7 +46,8 @@ export type CacheVerdict =
   | "conversation"
   | "request"
   | "provider"
-  | "unknown";
+  | "unknown"
+  | "compaction";
 
 /**
  * A region of a request body, in wire order after the request options:
@@ -94,6 +97,14 @@ export interface ReportedRequest {
    * the two explanations are not given.
    */
   contributor?: CacheContributor;
+  /**
+   * The first request after a conversation's compaction was swapped in:
+   * its rewrite of the history (or of the head) is the verdict
+   * `compaction`.
+   */
+  compacted?: boolean;
+  /** A conversation's summarizing request (`compact()`, `compactAt`). */
+  summarizes?: boolean;
 }
 
 /**
@@ -328,6 +339,13 @@ export interface CacheReportRequest {
   differsFromEstimate: boolean;
   /** The judgement against the request before (absent for the first). */
   judgement?: CacheJudgement;
+  /**
+   * A compaction the provider ran inside the request, reported apart
+   * (`ReportedUsage.compaction`); the totals count it.
+   */
+  compaction?: ReportedUsage["compaction"];
+  /** A conversation's summarizing request (`compact()`, `compactAt`). */
+  summarizes?: boolean;
 }
 
 /**

@@ -138,6 +138,18 @@ export interface ReportedUsage {
   cacheWrites?: Partial<Record<CacheLifetime, number>>;
   /** Output tokens. */
   outputTokens?: number;
+  /**
+   * A compaction the provider ran inside the request, reported apart from
+   * the figures above (Anthropic `usage.iterations` entries of type
+   * `compaction` beside the `message` one): its input (reads and writes
+   * included), reads, writes and output.
+   */
+  compaction?: {
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    outputTokens: number;
+  };
   /** The provider's cache diagnosis. */
   diagnosis: ProviderDiagnosis;
   /**

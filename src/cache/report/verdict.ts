@@ -211,7 +211,11 @@ export function judgeViews(
   } else if (diverged) {
     const { block, how } = firstDifference(before, after, common);
     const region: BodyRegion = block.part;
-    verdict = region === "messages" ? "conversation" : "layout";
+    verdict = current.compacted === true
+      ? "compaction"
+      : region === "messages"
+      ? "conversation"
+      : "layout";
     judgement.change = { region, block: block.id };
     judgement.reason = `the bodies differ from ${block.id} (${region}, ` +
       `${how}), ${previousPrefix - repeated} tokens into the previous prefix`;

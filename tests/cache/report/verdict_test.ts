@@ -173,6 +173,7 @@ describe("judgeRequest and cacheReport (Anthropic session)", () => {
       request: 0,
       provider: 2,
       unknown: 0,
+      compaction: 0,
     });
     // Only the eviction differs from what the simulator expected.
     assert.deepEqual(
@@ -233,6 +234,22 @@ describe("judgeRequest (the other verdicts)", () => {
       region: "messages",
       block: "message:0.0",
     });
+  });
+
+  it("gives compaction for the rewrite after a conversation's compaction", () => {
+    const edited = structuredClone(history);
+    edited[0].content = "z".repeat(8000);
+    const pair = {
+      previous: { body: body(history), usage: usage(5, 0, 6630), time: 0 },
+      current: { body: body(edited), usage: usage(5, 2630, 4000), time: 1000 },
+    };
+    assert.equal(judgeRequest(pair, options).verdict, "conversation");
+    const judgement = judgeRequest({
+      ...pair,
+      current: { ...pair.current, compacted: true },
+    }, options);
+    assert.equal(judgement.verdict, "compaction");
+    assert.equal(judgement.change?.region, "messages");
   });
 
   it("gives request when the model or tool_choice changed", () => {

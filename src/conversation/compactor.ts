@@ -1,0 +1,288 @@
+/**
+ * A conversation's compactions (SPEC 10.2), the state the shell keeps for
+ * them: the compaction requested and not yet swapped in, the `compactAt`
+ * trigger, whether the turn goes on after a compaction, and the last
+ * request's head (what a summarizing request sends again). The bytes come
+ * from `compaction.ts`; the shell (`conversation.ts`) hands it its
+ * committed state and writes its steps.
+ *
+ * @module
+ */
+
+import { SystemPromptError } from "../errors.ts";
+import {
+  compactedHistory,
+  compactionOf,
+  compactionRequest,
+  type PendingCompaction,
+  swappedCommitted,
+} from "./compaction.ts";
+import { deepFreeze, isoOf, readOptional, readOptionBag } from "./checks.ts";
+import type {
+  ConversationForm,
+  FormAnswer,
+  FormBuilder,
+  FormHead,
+} from "./form.ts";
+import type { RecordingStep } from "./recording.ts";
+import type { Committed } from "./state.ts";
+import type { Awaiting, CompactOptions } from "./types.ts";
+
+/** What a compactor needs of its conversation. */
+export interface CompactorHost<M> {
+  readonly form: ConversationForm<M, unknown>;
+  readonly builder: FormBuilder<M, unknown>;
+  readonly clock: () => number;
+  /** The committed state. */
+  committed(): Committed<M>;
+  /** Replaces the committed state. */
+  commit(committed: Committed<M>): void;
+  /** The head this step would send (a resumed conversation's first compaction). */
+  freshHead(context: unknown, awaiting: Awaiting): Promise<FormHead>;
+  /** An answer read as `record()` reads it. */
+  read(answer: unknown): { read: FormAnswer<M>; response: unknown };
+  /** A step's line written and observed. */
+  write(
+    step: RecordingStep,
+    answer: unknown,
+    request: { body: unknown; sentAt: number; time: number },
+  ): void;
+}
+
+/** The compactions of one conversation (internal). */
+export class Compactor<M> {
+  readonly #host: CompactorHost<M>;
+  readonly compactAt: number | undefined;
+  #pending: PendingCompaction<M> | undefined;
+  /** `compactAt` reached: the next request() with no call open compacts. */
+  #due = false;
+  /** The last request() returned the trigger's summarizing request. */
+  #triggered = false;
+  continues = false;
+  #lastHead: FormHead | undefined;
+  lastAwaiting: Awaiting;
+  /** The swap the next step records. */
+  #swap: { at: number; carried: number } | undefined;
+
+  constructor(
+    host: CompactorHost<M>,
+    compactAt: unknown,
+    awaiting: Awaiting,
+  ) {
+    this.#host = host;
+    this.compactAt = readCompactAt(compactAt);
+    this.lastAwaiting = awaiting;
+  }
+
+  /** A resumed conversation's: what its recording left pending. */
+  resume(
+    pending: PendingCompaction<M> | undefined,
+    last: RecordingStep | undefined,
+  ): void {
+    this.#pending = pending;
+    if (last === undefined) return;
+    this.lastAwaiting = last.awaiting;
+    this.#due = pending === undefined && last.kind === undefined &&
+      last.compacted === undefined && this.#reaches(last.reported);
+  }
+
+  /**
+   * Before a request is built: a recorded compaction swapped in (at a turn
+   * boundary), then, when `compactAt` is reached, the summarizing request
+   * to send in place of the step.
+   */
+  async beforeRequest(context: unknown): Promise<unknown> {
+    this.#swapIn();
+    this.#triggered = false;
+    if (!this.#due || this.#host.committed().calls.length > 0) return undefined;
+    this.#pending ??= await this.#request({}, context);
+    this.#triggered = true;
+    return this.#pending.request.body;
+  }
+
+  /** `compact()`: the summarizing request and its answer's recorder. */
+  async compact(
+    options: unknown,
+  ): Promise<{ body: unknown; record(answer: unknown): void }> {
+    const bag = readOptionBag(options, "compact()") as
+      | CompactOptions
+      | undefined;
+    const asked = {
+      instructions: readOptional(
+        bag?.instructions,
+        "compact() instructions",
+        "string",
+      ),
+      via: readOptional(bag?.via, "compact() via", "string"),
+    };
+    compactionOf(this.#host.form);
+    if (this.#pending !== undefined) {
+      throw new SystemPromptError(
+        "COMPACTION_PENDING",
+        `compact() was called while an earlier compaction is ${
+          this.#pending.history === undefined
+            ? "waiting for its answer (record it first)"
+            : "recorded and not yet swapped in (at the next request())"
+        }; one compaction at a time.`,
+      );
+    }
+    const pending = await this.#request(asked, undefined);
+    this.#pending = pending;
+    return {
+      body: pending.request.body,
+      record: (answer) => this.#record(pending, answer),
+    };
+  }
+
+  /** `record()` after the trigger's request: its answer committed; `true` if so. */
+  recordTriggered(answer: unknown): boolean {
+    if (!this.#triggered || this.#pending === undefined) return false;
+    this.#record(this.#pending, answer);
+    this.#triggered = false;
+    this.continues = true;
+    return true;
+  }
+
+  /** What a step's record adds: the swap before it, the provider's compaction. */
+  stepFields(read: FormAnswer<M>): Partial<RecordingStep> {
+    return {
+      ...(this.#swap === undefined ? {} : { swap: this.#swap }),
+      ...(read.compactedFrom === undefined ? {} : { compacted: true }),
+    };
+  }
+
+  /** After a step is committed: the provider's compaction, the trigger. */
+  committed(
+    committed: Committed<M>,
+    read: FormAnswer<M>,
+    step: {
+      readonly head: FormHead;
+      readonly awaiting: Awaiting;
+      readonly reported: { readonly inputTokens?: number };
+    },
+  ): Committed<M> {
+    this.#swap = undefined;
+    this.#lastHead = step.head;
+    this.lastAwaiting = step.awaiting;
+    this.continues = read.paused === true;
+    this.#due = this.#pending === undefined && this.#reaches(step.reported);
+    if (read.compactedFrom === undefined) return committed;
+    // The provider compacted inside the step: the history starts there.
+    return swappedCommitted(committed, compactionOf(this.#host.form), {
+      at: committed.history.length,
+      history: read.messages.slice(read.compactedFrom),
+    }, this.#host.form);
+  }
+
+  #reaches(reported: { readonly inputTokens?: number } | undefined): boolean {
+    return this.compactAt !== undefined &&
+      (reported?.inputTokens ?? 0) >= this.compactAt;
+  }
+
+  /** The summarizing request of the committed history. */
+  async #request(
+    asked: { readonly instructions?: string; readonly via?: string },
+    context: unknown,
+  ): Promise<PendingCompaction<M>> {
+    const host = this.#host;
+    const committed = host.committed();
+    if (committed.calls.length > 0) {
+      throw new SystemPromptError(
+        "COMPACTION_OPEN_CALLS",
+        `compact() was called with the last answer's tool calls ${
+          committed.calls.map((call) => JSON.stringify(call.id)).join(", ")
+        } open: a summary of an unfinished turn is refused. Compact once ` +
+          `the turn ends (an answer without tool calls).`,
+      );
+    }
+    const head = this.#lastHead ??
+      await host.freshHead(context, this.lastAwaiting);
+    return {
+      at: committed.history.length,
+      sentAt: host.clock(),
+      request: compactionRequest(host.form, host.builder, {
+        head,
+        history: committed.history,
+        previousLength: committed.previousLength,
+        mark: host.builder.markFor(this.lastAwaiting),
+        instructions: asked.instructions,
+        ...(asked.via === undefined ? {} : { via: asked.via }),
+      }),
+    };
+  }
+
+  /** Commits a compaction's answer: its step line; the swap waits. */
+  #record(pending: PendingCompaction<M>, answer: unknown): void {
+    if (this.#pending !== pending || pending.history !== undefined) {
+      throw new SystemPromptError(
+        "NOTHING_PENDING",
+        `This compaction's answer was recorded already; record each ` +
+          `answer once.`,
+      );
+    }
+    const host = this.#host;
+    const { read, response } = host.read(answer);
+    const history = compactedHistory(host.form, host.builder, read);
+    const time = host.clock();
+    const request = pending.request;
+    const step: RecordingStep = {
+      step: host.committed().steps + 1,
+      kind: "compaction",
+      at: pending.at,
+      tail: request.tail,
+      marks: request.marks,
+      head: request.head,
+      awaiting: this.lastAwaiting,
+      response,
+      start: history,
+      usage: read.usage ?? null,
+      sent: isoOf(pending.sentAt),
+      time: isoOf(time),
+    };
+    host.commit({
+      ...host.committed(),
+      steps: step.step,
+      head: JSON.stringify(request.head),
+    });
+    this.#pending = { ...pending, history: history.map(deepFreeze) };
+    this.#due = false;
+    host.write(step, answer, {
+      body: request.body,
+      sentAt: pending.sentAt,
+      time,
+    });
+  }
+
+  /** A recorded compaction swapped in, at a turn boundary. */
+  #swapIn(): void {
+    const pending = this.#pending;
+    const host = this.#host;
+    const committed = host.committed();
+    if (pending?.history === undefined || committed.calls.length > 0) return;
+    this.#swap = {
+      at: pending.at,
+      carried: committed.history.length - pending.at,
+    };
+    host.commit(
+      swappedCommitted(committed, compactionOf(host.form), {
+        at: pending.at,
+        history: pending.history,
+      }, host.form),
+    );
+    this.#pending = undefined;
+  }
+}
+
+/** `compactAt`, checked: the input tokens, or `undefined`. */
+function readCompactAt(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const tokens = (value as { inputTokens?: unknown } | null)?.inputTokens;
+  if (typeof tokens === "number" && Number.isInteger(tokens) && tokens > 0) {
+    return tokens;
+  }
+  throw new SystemPromptError(
+    "INVALID_CONFIG",
+    `The conversation's compactAt must be { inputTokens: n }, n a positive ` +
+      `integer; got ${JSON.stringify(value) ?? String(value)}.`,
+  );
+}
