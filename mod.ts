@@ -140,3 +140,10 @@ export type {
   RecordingStep,
 } from "./src/conversation/recording.ts";
 export type { ListedTool } from "./src/conversation/tool_set.ts";
+export {
+  searchTools,
+  type ToolSearchHit,
+  type ToolSearchIndex,
+  toolSearchIndex,
+  type ToolSearchOptions,
+} from "./src/shared/tool_search.ts";

@@ -4,9 +4,9 @@
  * conversation object (SPEC 9.1, 9.8), one per thread and form, started
  * with the options of the form's `simulation` (Anthropic Messages; OpenAI
  * Chat Completions with `cache: true` and `promptCacheRetention: "24h"`,
- * so the same bodies serve both OpenAI rules); a form without a
- * conversation object yet (Bedrock Converse, Gemini) the stateless
- * adapters' way (`readme_way_stateless.ts`). The conversation applies
+ * so the same bodies serve both OpenAI rules; Bedrock Converse; Gemini
+ * with implicit caching); a form without a conversation object the
+ * stateless adapters' way (`readme_way_stateless.ts`). The conversation applies
  * every rule of the request loop itself (runtime context after the last
  * item only when it changed, the conversation's marks, lifetimes from
  * `awaiting`, gates with the tools block kept, `prompt_cache_key`, tool

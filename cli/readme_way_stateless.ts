@@ -1,7 +1,9 @@
 /**
- * The README's way on Bedrock Converse and Gemini, until their
- * conversation objects exist: the request loop of docs/sending.md written
- * with the stateless adapters. Each step sends the adapter's fields
+ * The README's way on Bedrock Converse and Gemini before their
+ * conversation objects (`readme-stateless`, frozen): the request loop of
+ * docs/sending.md written with the stateless adapters, which
+ * `deno task bench:cache` measures beside the conversations (the `readme`
+ * way). Each step sends the adapter's fields
  * (`toConverse` with `cache: true`, `toGemini`) and the thread's history as
  * the harness keeps it: earlier messages never change, the runtime context
  * goes after the last message only when it changed (`runtimeContextUpdate`,
@@ -9,8 +11,8 @@
  * Bedrock a cache point ends the last message (and the previous request's
  * end when a step adds more than 20 blocks), 1-hour ones while a person is
  * awaited (the adapter's too, so lifetimes never increase). One row per
- * form, by form id (`BODIES`); a form whose conversation exists drives it
- * through its `simulation` instead (`readme_way.ts`), and its row goes.
+ * form, by form id (`BODIES`); the `readme` way drives a form with a
+ * conversation through its `simulation` (`readme_way.ts`).
  *
  * @module
  */
@@ -20,7 +22,7 @@ import { toConverse } from "../adapters/bedrock/mod.ts";
 import { toGemini } from "../adapters/gemini/mod.ts";
 import { BEDROCK_RULES } from "../adapters/bedrock/rules.ts";
 import type { SessionMessage } from "../adapters/cache/mod.ts";
-import type { WayInput } from "./way_types.ts";
+import type { Way, WayInput } from "./way_types.ts";
 
 /** The Bedrock model and the Gemini model the bodies name. */
 const MODEL = {
@@ -152,3 +154,7 @@ const BODIES: Readonly<Record<string, BodyOf>> = {
 
 /** The ids of the forms the stateless way builds. */
 export const STATELESS_FORMS: readonly string[] = Object.keys(BODIES);
+
+/** The way itself: Bedrock Converse and Gemini bodies, no other form's. */
+export const readmeStatelessWay: Way = (input) =>
+  statelessWay(input.form, input);

@@ -5,8 +5,10 @@
  * efficiency (cached ÷ input), the best-layout bound (÷ input), each way ÷
  * the bound, the same ratio for the tools and system prompt alone, and the
  * cost (÷ the cost without a cache), then the mean per provider; then the
- * checks, and a long session with compactions, compacted by the
- * conversation and the common way (scripts/bench_compaction.ts).
+ * checks, a long session with compactions, compacted by the conversation and
+ * the common way (scripts/bench_compaction.ts), and the deferred-tools
+ * session (`bench_cache_deferred.ts`: 300 MCP tools, 8 found, deferred
+ * against all listed, per form).
  *
  * ```sh
  * deno task bench:cache            # the table
@@ -23,16 +25,28 @@ import {
 } from "../adapters/cache/mod.ts";
 import { requestsOf, runSession, type RunStep } from "../cli/session.ts";
 import { tokenCounter } from "../cli/tokens.ts";
-import { REGISTRATIONS, WAYS } from "../examples/sessions/ways.ts";
+import { REGISTRATIONS, type Way, WAYS } from "../examples/sessions/ways.ts";
 import { type SessionModule, SESSIONS } from "../examples/sessions/mod.ts";
 import { wayFormFor } from "../cli/readme_way.ts";
+import { readmeStatelessWay } from "../cli/readme_way_stateless.ts";
 import { PROVIDERS } from "../cli/args.ts";
+import { deferredBenchRows, deferredLines } from "./bench_cache_deferred.ts";
 import {
   inlineToolChanges,
   pauseLosses,
   resumedSession,
 } from "./bench_cache_checks.ts";
 import { compactionLines, compactionRows } from "./bench_compaction.ts";
+
+/**
+ * The ways measured: the sessions' own, and the stateless adapters' loop
+ * on Bedrock and Gemini (before their conversations), beside the
+ * conversations' `readme`.
+ */
+const BENCH_WAYS: Readonly<Record<string, Way>> = {
+  ...WAYS,
+  "readme-stateless": readmeStatelessWay,
+};
 
 /** One row of the table. */
 export interface BenchRow {
@@ -68,7 +82,7 @@ export async function benchRuns(
     const runs = new Map<string, RunStep[]>();
     for (const registration of new Set(Object.values(REGISTRATIONS))) {
       const ways = Object.fromEntries(
-        Object.entries(WAYS).filter(([way]) =>
+        Object.entries(BENCH_WAYS).filter(([way]) =>
           (REGISTRATIONS[way] ?? "readme") === registration
         ),
       );
@@ -82,7 +96,7 @@ export async function benchRuns(
     readme.set(name, runs.get("readme")!);
     for (const provider of PROVIDERS) {
       const form = wayFormFor(provider);
-      for (const way of Object.keys(WAYS)) {
+      for (const way of Object.keys(BENCH_WAYS)) {
         // The frozen ways build no Bedrock or Gemini bodies.
         if (runs.get(way)![0]?.bodies.get(way)?.[form] === undefined) continue;
         const requests = requestsOf(runs.get(way)!, way, form);
@@ -137,7 +151,7 @@ const fixed = (value: number) => Number.isNaN(value) ? "-" : value.toFixed(2);
  * ratio to the bound, the prompt's ratio and the cost.
  */
 export function table(rows: readonly BenchRow[], markdown: boolean): string[] {
-  const ways = Object.keys(WAYS);
+  const ways = Object.keys(BENCH_WAYS);
   const header = [
     "session",
     "provider",
@@ -327,5 +341,7 @@ if (import.meta.main) {
   for (const line of table(rows, markdown)) console.log(line);
   for (const line of goal(rows)) console.log(line);
   for (const line of await checks(readme)) console.log(line);
+  const deferred = await deferredBenchRows(memo(await tokenCounter()));
+  for (const line of deferredLines(deferred)) console.log(line);
   console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }

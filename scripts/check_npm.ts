@@ -9,6 +9,9 @@
  *   the `*_deno.ts` fixtures only they load) on Node 22 and Node 24
  *   (`node --test`) and Bun (`bun test`) against the installed package, not
  *   the sources;
+ * - runs the newcomer path on Bedrock and Gemini (the package and their
+ *   SDKs installed, one request each; `check_npm_newcomer.ts`) on Node 22,
+ *   Node 24 and Bun;
  * - smoke-tests a JavaScript consumer on Node 22, Node 24 and Bun (and
  *   `require()` on both Nodes), a strict TypeScript consumer
  *   (`tsc --noEmit`, `moduleResolution: nodenext`) against the shipped types,
@@ -42,6 +45,11 @@ import {
   OUT_DIR,
   PEER_DEPENDENCIES,
 } from "./build_npm.ts";
+import {
+  NEWCOMER_JS,
+  NEWCOMER_SDKS,
+  NEWCOMER_TS,
+} from "./check_npm_newcomer.ts";
 
 /** Tools from npm, pinned. TypeScript comes from the import map. */
 const TOOLS = {
@@ -1168,6 +1176,43 @@ async function main(): Promise<number> {
       `SDK consumer: toAISDK with ai ${locked.ai} on Bun`,
       async () => {
         await execOk(bin("bun"), ["ai.mjs"], { cwd: sdkConsumer });
+      },
+    );
+
+    // The newcomer on Bedrock and Gemini: the package and their SDKs, one
+    // request each through the SDKs' clients.
+    const newcomer = path.join(work, "newcomer");
+    await check(
+      "newcomer: install the tarball and the Bedrock and Gemini SDKs",
+      async () => {
+        await npmProject(newcomer, {
+          [name]: `file:${tarball}`,
+          ...Object.fromEntries(NEWCOMER_SDKS.map((sdk) => [sdk, locked[sdk]])),
+          "@types/node": CONSUMER_NODE_TYPES,
+        });
+        Deno.writeTextFileSync(
+          path.join(newcomer, "newcomer.mjs"),
+          NEWCOMER_JS,
+        );
+        Deno.writeTextFileSync(path.join(newcomer, "newcomer.ts"), NEWCOMER_TS);
+        writeJson(path.join(newcomer, "tsconfig.json"), {
+          ...TSCONFIG_SDK,
+          files: ["newcomer.ts"],
+        });
+      },
+    );
+    for (const major of NODE_MAJORS) {
+      await check(`newcomer: Bedrock and Gemini on Node ${major}`, async () => {
+        await onNode(major, ["newcomer.mjs"], { cwd: newcomer });
+      });
+    }
+    await check("newcomer: Bedrock and Gemini on Bun", async () => {
+      await execOk(bin("bun"), ["newcomer.mjs"], { cwd: newcomer });
+    });
+    await check(
+      "newcomer: tsc --noEmit, the bodies into the SDKs",
+      async () => {
+        await execOk(bin("tsc"), ["-p", "tsconfig.json"], { cwd: newcomer });
       },
     );
 

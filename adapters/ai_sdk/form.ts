@@ -94,6 +94,8 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     return { response: { messages }, usage: usage ?? null };
   },
   systemTexts: (head) => textsOf(head.system, (message) => message.content),
+  // No tool search of its own: the fixed search-and-call pair.
+  deferredTools: "pair",
   marks: AI_SDK_SITES,
   layout: () => new AiSdkLayout(),
   // A summary asked for in one user message, whatever the provider.

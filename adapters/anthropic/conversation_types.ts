@@ -10,6 +10,7 @@ import type {
   Conversation,
   ConversationOptions,
 } from "../../src/conversation/types.ts";
+import type { MessagesToolSearchTool } from "./deferred.ts";
 import type {
   MessagesInputBlock,
   MessagesMessage,
@@ -43,8 +44,12 @@ export interface AnthropicInlineConversationBody {
   max_tokens: number;
   /** One text block per prompt block (`toMessages`). */
   system: MessagesTextBlock[];
-  /** The first request's tools, never rebuilt; absent when there are none. */
-  tools?: MessagesTool[];
+  /**
+   * The first request's tools, never rebuilt; absent when there are none.
+   * With deferred tools: the tool search tool, the listed tools, then the
+   * deferred ones (`defer_loading: true`).
+   */
+  tools?: (MessagesTool | MessagesToolSearchTool)[];
   /** The history, tool changes included, and this step's new messages. */
   messages: (MessagesMessage | MessagesToolChangeMessage)[];
   /** The betas of mid-conversation tool changes (and compaction's). */
@@ -83,8 +88,12 @@ export interface AnthropicConversationBody {
   max_tokens: number;
   /** One text block per prompt block (`toMessages`). */
   system: MessagesTextBlock[];
-  /** Every listed tool; absent when there are none. */
-  tools?: MessagesTool[];
+  /**
+   * Every listed tool; absent when there are none. With deferred tools: the
+   * tool search tool, the listed tools, then the deferred ones
+   * (`defer_loading: true`).
+   */
+  tools?: (MessagesTool | MessagesToolSearchTool)[];
   /** The history and this step's new message, the last block marked. */
   messages: MessagesMessage[];
   /**
@@ -201,6 +210,12 @@ export interface AnthropicConversationOptions extends ConversationOptions {
    * send such bodies with `client.beta.messages.create`.
    */
   toolChanges?: "rebuild" | "inline";
+  /**
+   * The tool search tool listed when the assembly has deferred tools
+   * (SPEC §10.3): `"bm25"` (default, `tool_search_tool_bm25_20251119`: the
+   * model searches by words) or `"regex"` (`tool_search_tool_regex_20251119`).
+   */
+  toolSearch?: "bm25" | "regex";
   /**
    * Threshold compaction by the API inside a step (the `compact_20260112`
    * edit, beta `compact-2026-01-12`: send with `client.beta.messages.create`):

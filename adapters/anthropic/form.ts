@@ -38,6 +38,12 @@ import { ANTHROPIC_RULES } from "./rules.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { anthropicUsage } from "./usage.ts";
 import { MESSAGES_SIMULATION } from "./simulation.ts";
+import {
+  markableTool,
+  readToolSearch,
+  SEARCH_BLOCKS,
+  withDeferredTools,
+} from "./deferred.ts";
 import type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
@@ -58,8 +64,12 @@ type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 
 const MARKS = ANTHROPIC_RULES.marks!;
 
-/** Blocks that may carry `cache_control`. */
-const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
+/** Blocks that never carry `cache_control`. */
+const UNMARKABLE = new Set([
+  "thinking",
+  "redacted_thinking",
+  ...SEARCH_BLOCKS,
+]);
 
 /** The betas of mid-conversation tool changes (SPEC 9.8). */
 const INLINE_BETAS = [
@@ -123,6 +133,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
       sites: MESSAGES_FORM.marks as MarkSites<unknown>,
     }),
   simulation: MESSAGES_SIMULATION,
+  deferredTools: "native",
   // On-demand compaction; its block carries the tool changes of the range.
   compaction: {
     by: "provider",
@@ -151,7 +162,7 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
           const { cache_control: _mark, ...rest } = item;
           return JSON.stringify(rest);
         }),
-        markable: items.map(() => true),
+        markable: items.map(markableTool),
         marked: items.map((item) => item.cache_control !== undefined),
       };
     },
@@ -175,7 +186,9 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
         recorded: {
           ...head.recorded,
           system: system.map((block, index) => marking(block, count + index)),
-          ...(tools === undefined ? {} : { tools: tools.map(marking) }),
+          ...(tools === undefined ? {} : {
+            tools: (tools as { cache_control?: unknown }[]).map(marking),
+          }),
         },
       };
     },
@@ -210,6 +223,8 @@ function builder(
   }
   const inline = readToolChanges(options.toolChanges, form);
   if (inline) saved.toolChanges = "inline";
+  const toolSearch = readToolSearch(options.toolSearch, form);
+  if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
   const server = readServerCompaction(options.serverCompaction, form);
   if (server !== undefined) saved.serverCompaction = server;
   const betas = [...inline ? INLINE_BETAS : [], ...server?.betas ?? []];
@@ -240,12 +255,13 @@ function builder(
         );
         texts.forEach((text, index) => system[index].text = text);
       }
+      const sent = withDeferredTools(tools, input.assembly, toolSearch);
       return {
         recorded: {
           model,
           max_tokens,
           system,
-          ...(tools === undefined ? {} : { tools }),
+          ...(sent === undefined ? {} : { tools: sent }),
           ...serverCompactionFields(server),
           ...(betas.length > 0 ? { betas: [...betas] } : {}),
         },

@@ -137,6 +137,11 @@ export interface MessagesTool {
   input_schema: { type: "object"; [key: string]: unknown };
   /** Present on the last tool when caching. */
   cache_control?: MessagesCacheControl;
+  /**
+   * A deferred tool (SPEC §10.3): loaded only when the tool search finds
+   * it; never with `cache_control`.
+   */
+  defer_loading?: true;
 }
 
 /**

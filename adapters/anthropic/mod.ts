@@ -37,6 +37,7 @@ export type {
   MessagesToolChangeBlock,
   MessagesToolChangeMessage,
 } from "./messages.ts";
+export type { MessagesToolSearchTool } from "./deferred.ts";
 export type {
   AnthropicCompactEdit,
   AnthropicConversation,

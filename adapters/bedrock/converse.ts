@@ -246,6 +246,19 @@ export function toConverse(
   assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
   options?: ConverseOptions,
 ): ConverseRequest {
+  return converseRequest(assembly, options, { keepToolsEnd: false });
+}
+
+/**
+ * {@linkcode toConverse}, and for a conversation (`keepToolsEnd`) the last
+ * tool's cache point kept after the shared prefix's and the last one: the
+ * end of what a fork that adds a tool shares. Internal.
+ */
+export function converseRequest(
+  assembly: PromptAssembly & { runtimeContext?: readonly AssembledSection[] },
+  options: ConverseOptions | undefined,
+  { keepToolsEnd }: { keepToolsEnd: boolean },
+): ConverseRequest {
   const { cache, maxCacheBreakpoints, gating } = readOptions(
     options,
     "toConverse",
@@ -269,6 +282,7 @@ export function toConverse(
       point === undefined ? [] : selectMarkers(
         markableItems(sent.map((index) => input.toolRanks[index]), blocks),
         limit,
+        keepToolsEnd ? { forkEnd: sent.length - 1 } : {},
       ),
     );
     const tools: ConverseTool[] = [];

@@ -34,3 +34,17 @@ export type {
   ConverseTextMessage,
   ConverseTool,
 } from "./converse.ts";
+export {
+  converseConversation,
+  resumeConverseConversation,
+} from "./conversation.ts";
+export type {
+  ConverseAnswer,
+  ConverseBlock,
+  ConverseConversation,
+  ConverseConversationBody,
+  ConverseConversationOptions,
+  ConverseMessage,
+  ConverseResultContent,
+  ConverseStreamEvent,
+} from "./conversation_types.ts";

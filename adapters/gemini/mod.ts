@@ -32,3 +32,19 @@ export type {
   GeminiTextPart,
   GeminiToolConfig,
 } from "./request.ts";
+export {
+  geminiConversation,
+  resumeGeminiConversation,
+} from "./conversation.ts";
+export type {
+  GeminiAnswer,
+  GeminiCachedContentsOption,
+  GeminiCacheEntry,
+  GeminiCacheReport,
+  GeminiCaches,
+  GeminiContent,
+  GeminiConversation,
+  GeminiConversationBody,
+  GeminiConversationOptions,
+  GeminiPart,
+} from "./conversation_types.ts";

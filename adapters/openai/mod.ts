@@ -43,6 +43,11 @@ export type {
 } from "./chat/chat.ts";
 export { toResponses } from "./responses/responses.ts";
 export type {
+  ResponsesDeferredFunction,
+  ResponsesNamespaceTool,
+  ResponsesToolSearchTool,
+} from "./responses/deferred.ts";
+export type {
   CachedResponsesRequest,
   ResponsesRequest,
   ResponsesTextPart,

@@ -154,7 +154,8 @@ export function requestSpanAttributes(
   const set = (key: string, value: SpanAttributeValue | undefined) => {
     if (value !== undefined) attributes[key] = value;
   };
-  set("gen_ai.request.model", stringOf(body.model));
+  // Bedrock Converse names it modelId.
+  set("gen_ai.request.model", stringOf(body.model) ?? stringOf(body.modelId));
   set("gen_ai.conversation.id", request.conversationId);
   const usage = request.usage;
   if (usage !== undefined) {
@@ -172,7 +173,7 @@ export function requestSpanAttributes(
     }
   }
   if (options?.recordToolDefinitions === true) {
-    const tools = toolDefinitions(body.tools);
+    const tools = toolDefinitions(toolsOf(body));
     if (tools.length > 0) {
       set("gen_ai.tool.definitions", JSON.stringify(tools));
     }
@@ -263,8 +264,12 @@ function systemInstructions(
       }
     }
   };
-  text(body.system); // Anthropic
+  text(body.system); // Anthropic, Bedrock Converse
   text(body.instructions); // OpenAI Responses
+  const config = isRecord(body.config) ? body.config : {};
+  if (isRecord(config.systemInstruction)) {
+    text(config.systemInstruction.parts); // Gemini
+  }
   if (Array.isArray(body.messages)) {
     // Chat Completions: the leading system and developer messages.
     for (const message of body.messages) {
@@ -278,6 +283,29 @@ function systemInstructions(
   return parts;
 }
 
+/**
+ * A body's tools, each a record with a name: `tools` (Anthropic, OpenAI),
+ * Bedrock's `toolConfig.tools` specs, Gemini's function declarations.
+ */
+function toolsOf(body: Record<string, unknown>): unknown[] {
+  if (Array.isArray(body.tools)) return body.tools;
+  const config = isRecord(body.toolConfig)
+    ? body.toolConfig
+    : isRecord(body.config)
+    ? body.config
+    : {};
+  if (!Array.isArray(config.tools)) return [];
+  return config.tools.flatMap((tool: unknown) =>
+    !isRecord(tool)
+      ? []
+      : isRecord(tool.toolSpec)
+      ? [tool.toolSpec]
+      : Array.isArray(tool.functionDeclarations)
+      ? tool.functionDeclarations
+      : []
+  );
+}
+
 /** The tool definitions in the conventions' `{ type, name, … }` shape. */
 function toolDefinitions(tools: unknown): Record<string, unknown>[] {
   if (!Array.isArray(tools)) return [];
@@ -288,7 +316,11 @@ function toolDefinitions(tools: unknown): Record<string, unknown>[] {
     if (name === undefined) return [];
     const description = stringOf(tool.description) ??
       stringOf(fn?.description);
-    const parameters = tool.input_schema ?? tool.parameters ?? fn?.parameters;
+    const schema = isRecord(tool.inputSchema)
+      ? tool.inputSchema.json
+      : undefined;
+    const parameters = tool.input_schema ?? tool.parameters ??
+      tool.parametersJsonSchema ?? schema ?? fn?.parameters;
     return [{
       type: "function",
       name,

@@ -1,7 +1,8 @@
 /**
  * `rxprompt inspect CONFIG [--scope NAME]`: a table of the sections (order,
  * name, registrar, layer, characters, tokens, breakpoint), the tools (name,
- * registrar, tokens, active), the tools a listener removed, and the runtime
+ * registrar, tokens, active), the deferred tools (apart, out of the totals),
+ * the tools a listener removed, and the runtime
  * context entries, with totals. Tokens are counted as SPEC 8.9 says (each
  * section's rendered text, each tool's JSON), so the rows add up to the
  * totals. Tokens are `o200k_base`; the
@@ -88,6 +89,7 @@ interface Explanation {
   assembly: PromptAssembly;
   sections: Origin[];
   tools: Origin[];
+  deferredTools?: Origin[];
   runtimeContext?: Origin[];
 }
 
@@ -139,6 +141,11 @@ export async function inspect(args: Args, output: Output): Promise<number> {
 interface Table {
   sections: SectionRow[];
   tools: ToolRow[];
+  /**
+   * The deferred tools (SPEC §10.3): listed only when the model finds
+   * them, so outside the totals; absent when there are none.
+   */
+  deferredTools?: ToolRow[];
   runtimeContext: RuntimeContextRow[];
   removedTools: RemovedToolRow[];
   totals: {
@@ -208,6 +215,12 @@ async function tabulate(
     tokens: tokens.tools[index],
     ...(active === undefined ? {} : { active: active.has(tool.name) }),
   }));
+  const deferredTools = assembly.deferredTools?.map((tool, index) => ({
+    name: tool.name,
+    registrar: explanation?.deferredTools?.[index]?.registrar ?? "-",
+    tokens: count(JSON.stringify(tool)),
+    ...(active === undefined ? {} : { active: active.has(tool.name) }),
+  }));
   const context$ = (assembly as { runtimeContext?: PromptAssembly["sections"] })
     .runtimeContext ?? [];
   const runtimeContext = context$.map((entry, index): RuntimeContextRow => {
@@ -230,6 +243,7 @@ async function tabulate(
   return {
     sections,
     tools,
+    ...(deferredTools === undefined ? {} : { deferredTools }),
     runtimeContext,
     removedTools,
     totals: {
@@ -286,6 +300,21 @@ function tableLines(table: Table, what: string, output: Output): string[] {
         row.active === false ? "no (gated)" : "yes",
       ]),
     ], [false, false, true, false])),
+    ...(table.deferredTools === undefined ? [] : [
+      "",
+      bold(
+        "Deferred tools (listed when the model finds them; not in the total)",
+      ),
+      ...columns([
+        ["name", "registrar", "tokens", "active"],
+        ...table.deferredTools.map((row) => [
+          row.name,
+          row.registrar,
+          String(row.tokens),
+          row.active === false ? "no (gated)" : "yes",
+        ]),
+      ], [false, false, true, false]),
+    ]),
     ...(table.removedTools.length === 0 ? [] : [
       "",
       bold("Tools removed from the assembly"),

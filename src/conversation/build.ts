@@ -64,6 +64,12 @@ export interface BuiltRequest<M, Body> {
   readonly declared: ReadonlySet<string>;
   /** The head as the form built it (what a compaction sends again). */
   readonly formHead: FormHead;
+  /** What the body was put together from (for `settleRequest`). */
+  readonly parts: {
+    readonly head: FormHead;
+    readonly items: M[];
+    readonly extras: BodyExtras;
+  };
 }
 
 /**
@@ -83,6 +89,7 @@ export function buildRequest<M, Body>(
     update: input.update,
     declared: input.declared,
     history: input.history,
+    assembly: input.assembly,
     ...(input.toolChanges === undefined
       ? {}
       : { toolChanges: input.toolChanges }),
@@ -139,16 +146,15 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
+  const extras = input.diagnostics === undefined
+    ? {}
+    : { diagnostics: input.diagnostics };
   const items = history.sendList(
     builder.leading?.(head) ?? [],
     tail,
     marked.placed,
   ) as M[];
-  const body = builder.body(
-    head,
-    items,
-    input.diagnostics === undefined ? {} : { diagnostics: input.diagnostics },
-  );
+  const body = builder.body(head, items, extras);
   return {
     body,
     tail,
@@ -157,6 +163,29 @@ export function buildRequest<M, Body>(
     state: head.state,
     declared: declaredAfter(input.declared, tail, form),
     formHead: head,
+    parts: { head, items, extras },
+  };
+}
+
+/**
+ * A built request after the form's `settle` (at the conversation's clock
+ * `now`): its head, state and body as settled; the request itself when
+ * the form has none.
+ */
+export async function settleRequest<M, Body>(
+  builder: FormBuilder<M, Body>,
+  built: BuiltRequest<M, Body>,
+  now: number,
+): Promise<BuiltRequest<M, Body>> {
+  if (builder.settle === undefined) return built;
+  const head = await builder.settle(built.parts.head, now);
+  return {
+    ...built,
+    body: builder.body(head, built.parts.items, built.parts.extras),
+    head: head.recorded,
+    state: head.state,
+    formHead: head,
+    parts: { ...built.parts, head },
   };
 }
 

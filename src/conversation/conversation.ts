@@ -32,6 +32,14 @@ import {
   stepRecord,
 } from "./state.ts";
 import { checkedResult, refusalsOf } from "./results.ts";
+import {
+  findToolsAnswer,
+  headListsPair,
+  pairCalls,
+  PENDING_SEARCH,
+  pendingSearches,
+  withToolPair,
+} from "./tool_pair.ts";
 import { forkLayout, forkOf, parentSystemOf } from "./fork_layout.ts";
 import { replay, toolStep } from "./replay.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
@@ -55,7 +63,7 @@ import {
   otherFormCheck,
   type ToolResultInput,
 } from "./form.ts";
-import { buildRequest } from "./build.ts";
+import { buildRequest, settleRequest } from "./build.ts";
 import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
@@ -95,10 +103,7 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /**
-   * The recording so far, appended to line by line: `save()` returns it
-   * as it is, without joining the lines again.
-   */
+  /** The recording so far, line by line: `save()` returns it as it is. */
   #recording = "";
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
@@ -164,14 +169,15 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       inline: this.#builder.toolChanges === "inline",
+      pair: form.deferredTools === "pair",
       form: form as ConversationForm<M, unknown>,
       builder: this.#builder as FormBuilder<M, unknown>,
     });
     this.#committed = replayed.state;
-    this.#results = refusalsOf(
-      this.#form,
+    this.#results = pendingSearches(
+      refusalsOf(this.#form, replayed.state.calls, replayed.allowed),
       replayed.state.calls,
-      replayed.allowed,
+      headListsPair(replayed.state.head),
     );
     // The lines read are the recording so far, as they were written.
     this.#recording = parsed.text;
@@ -225,8 +231,9 @@ export class ConversationShell<
         this.#diagnostics,
       );
       const built = this.#build(assembly, awaiting, explanation, sentAt);
-      this.#built = built;
-      return built.request.body;
+      const request = await settleRequest(this.#builder, built.request, sentAt);
+      this.#built = { ...built, request };
+      return request.body;
     } finally {
       this.#building = false;
     }
@@ -260,7 +267,11 @@ export class ConversationShell<
           `send the body it returns, then record its answer.`,
       );
     }
-    const { read, response } = this.#read(answer);
+    const answered = this.#read(answer);
+    const response = answered.response;
+    const read = built.pair
+      ? { ...answered.read, calls: pairCalls(answered.read.calls) }
+      : answered.read;
     const before = this.#committed;
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
@@ -282,7 +293,11 @@ export class ConversationShell<
     );
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = refusalsOf(this.#form, read.calls, built.allowed);
+    this.#results = pendingSearches(
+      refusalsOf(this.#form, read.calls, built.allowed),
+      read.calls,
+      built.pair,
+    );
     this.#write(step, observed, {
       body: sent.body,
       explanation: built.explanation,
@@ -420,6 +435,16 @@ export class ConversationShell<
     sentAt: number,
   ): Built<M, Body> {
     const committed = this.#committed;
+    for (const call of committed.calls) {
+      if (this.#results.get(call.id) !== PENDING_SEARCH) continue;
+      this.#results.set(call.id, {
+        content: this.#form.resultContent(
+          findToolsAnswer(call.input, assembly),
+          call.id,
+        ),
+        isError: false,
+      });
+    }
     const missing = committed.calls.filter((call) =>
       !this.#results.has(call.id)
     );
@@ -435,7 +460,8 @@ export class ConversationShell<
     }
     const results: ToolResultInput[] = committed.calls.map((call) => ({
       id: call.id,
-      name: call.name,
+      // The result answers the call the model made (the pair's call_tool).
+      name: call.via ?? call.name,
       ...this.#results.get(call.id)!,
     }));
     const step = toolStep(committed, assembly, this.#builder);
@@ -451,8 +477,10 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
+    const pair = this.#form.deferredTools === "pair" &&
+      (listed.deferredTools ?? []).length > 0;
     const request = buildRequest(this.#form, this.#builder, {
-      assembly: listed,
+      assembly: pair ? withToolPair(listed) : listed,
       history: committed.history,
       declared: committed.declaredJson,
       previousLength: committed.previousLength,
@@ -486,6 +514,7 @@ export class ConversationShell<
       runtimeText: update === undefined ? committed.runtimeText : runtimeText,
       sentUpdate: update !== undefined,
       allowed,
+      pair,
       awaiting,
       // The provenance names the blocks as sent: a fork's laid out.
       explanation: explanation === undefined || parentSystem === undefined

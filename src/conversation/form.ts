@@ -75,6 +75,11 @@ export interface TailInput<M> {
    * makes every step cost the whole history.
    */
   readonly history: ReadonlyHistory<M>;
+  /**
+   * The step's assembly as the head gets it: a form that answers a search
+   * of the deferred tools itself reads them here (SPEC §10.3).
+   */
+  readonly assembly?: PromptAssembly;
 }
 
 /** What a step's head (the body without its history) is built from. */
@@ -162,6 +167,13 @@ export interface FormBuilder<M, Body> {
       readonly via?: string;
     },
   ): { readonly head: FormHead; readonly tail: M[] };
+  /**
+   * An asynchronous last look at the head before its body is put together,
+   * at the conversation's clock `now`: a resource the request names
+   * created, refreshed or replaced (Gemini's `cachedContents`). Absent:
+   * the head as built.
+   */
+  settle?(head: FormHead, now: number): Promise<FormHead>;
 }
 
 /** An answer as a form read it. */
@@ -244,6 +256,13 @@ export interface ConversationForm<M = unknown, Body = unknown>
    * tools mid-conversation); absent, items declare none.
    */
   declares?(item: M): readonly string[];
+  /**
+   * How it sends deferred tools (SPEC §10.3): `"native"` (its own fields,
+   * built by its head), `"pair"` (the conversation lists the fixed
+   * search-and-call pair, `tool_pair.ts`, and answers the search); absent,
+   * not at all.
+   */
+  readonly deferredTools?: "native" | "pair";
   /** Where marks go on its items. */
   readonly marks: MarkSites<M>;
   /** Where a fork's shared mark goes on its head; absent: none. */

@@ -9,6 +9,8 @@
 import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
+import { allowedWithDeferred } from "./deferred.ts";
+import { headListsPair, pairCalls } from "./tool_pair.ts";
 import type { ParsedRecording, RecordingStep } from "./recording.ts";
 import {
   compactedHistory,
@@ -61,7 +63,7 @@ export function toolStep(
     return {
       tools: { listed: rebuild.listed, changed: rebuild.changed, rebuild },
       listed,
-      allowed: listed.activeTools,
+      allowed: allowedWithDeferred(listed.activeTools, assembly),
     };
   }
   const inline = nextInlineToolSet(
@@ -96,6 +98,8 @@ export function replay<M>(
     readonly read: (answer: unknown) => FormAnswer<M>;
     /** Tool changes go inline. */
     readonly inline: boolean;
+    /** The form lists the search-and-call pair (`tool_pair.ts`). */
+    readonly pair?: boolean;
     /** The form and its builder, for the history a compaction starts. */
     readonly form: ConversationForm<M, unknown>;
     readonly builder: FormBuilder<M, unknown>;
@@ -158,8 +162,14 @@ export function replay<M>(
       );
     }
     let read;
+    const head = step.head === undefined
+      ? state.head
+      : JSON.stringify(step.head);
     try {
       read = form.read(step.response);
+      if (form.pair === true && headListsPair(head)) {
+        read = { ...read, calls: pairCalls(read.calls) };
+      }
       checkDistinctCalls(read.calls);
     } catch (error) {
       throw new SystemPromptError(
@@ -185,7 +195,7 @@ export function replay<M>(
       declaredJson: declaredAfter(state.declaredJson, tail, form.form),
       calls: read.calls,
       steps: step.step,
-      head: step.head === undefined ? state.head : JSON.stringify(step.head),
+      head,
       state: step.state ?? state.state,
     };
     if (read.compactedFrom !== undefined) {

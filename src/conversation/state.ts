@@ -53,6 +53,8 @@ export interface Built<M, Body> {
   readonly runtimeText: string;
   readonly sentUpdate: boolean;
   readonly allowed: string[] | undefined;
+  /** Whether the request listed the search-and-call pair (`tool_pair.ts`). */
+  readonly pair: boolean;
   readonly awaiting: Awaiting;
   /** With `diagnostics`: `explain()` of the step's assembly. */
   readonly explanation: PromptExplanation | undefined;

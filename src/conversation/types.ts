@@ -42,6 +42,12 @@ export interface ToolCall {
   readonly name: string;
   /** The arguments, parsed (the provider's JSON). */
   readonly input: unknown;
+  /**
+   * The tool the model called when it is not `name`: `"call_tool"`, the
+   * search-and-call pair's call of a deferred tool (SPEC §10.3), whose
+   * result goes back as that call's.
+   */
+  readonly via?: string;
 }
 
 /**

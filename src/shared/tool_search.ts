@@ -19,7 +19,20 @@
 import { quote, SystemPromptError } from "../errors.ts";
 import type { ToolSchema } from "../types.ts";
 
-/** A tool found by {@linkcode searchTools}, and how well it matched. */
+/**
+ * A tool found by {@linkcode searchTools}, and how well it matched.
+ *
+ * @example
+ * ```ts
+ * import { searchTools, toolSearchIndex } from "@rxprompt/system-prompt";
+ *
+ * const index = toolSearchIndex([
+ *   { name: "crm_log_call", description: "Log a call.", parameters: {} },
+ * ]);
+ * const [hit] = searchTools(index, "log a call");
+ * console.log(hit.tool.name, hit.score > 0); // crm_log_call true
+ * ```
+ */
 export interface ToolSearchHit {
   /** The tool, as indexed. */
   readonly tool: ToolSchema;
@@ -27,7 +40,20 @@ export interface ToolSearchHit {
   readonly score: number;
 }
 
-/** What {@linkcode searchTools} reads of a list of tools, built once. */
+/**
+ * What {@linkcode searchTools} reads of a list of tools, built once by
+ * {@linkcode toolSearchIndex} and searched any number of times.
+ *
+ * @example
+ * ```ts
+ * import { type ToolSearchIndex, toolSearchIndex } from "@rxprompt/system-prompt";
+ *
+ * const index: ToolSearchIndex = toolSearchIndex([
+ *   { name: "crm_log_call", description: "Log a call.", parameters: {} },
+ * ]);
+ * console.log(index.tools.length); // 1
+ * ```
+ */
 export interface ToolSearchIndex {
   /** The tools, in the order ties are broken by. */
   readonly tools: readonly ToolSchema[];
@@ -41,7 +67,20 @@ export interface ToolSearchIndex {
   readonly meanLength: number;
 }
 
-/** Options of {@linkcode searchTools}. */
+/**
+ * Options of {@linkcode searchTools}.
+ *
+ * @example
+ * ```ts
+ * import { searchTools, toolSearchIndex } from "@rxprompt/system-prompt";
+ *
+ * const index = toolSearchIndex([
+ *   { name: "crm_log_call", description: "Log a call.", parameters: {} },
+ *   { name: "crm_get_contact", description: "Get a contact.", parameters: {} },
+ * ]);
+ * console.log(searchTools(index, "crm", { limit: 1 }).length); // 1
+ * ```
+ */
 export interface ToolSearchOptions {
   /** The most hits returned (default 5); a whole number, 1 or more. */
   readonly limit?: number;
@@ -84,7 +123,22 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
   "with",
 ]);
 
-/** Indexes `tools` (their names and descriptions) for searching. */
+/**
+ * Indexes `tools` (their names and descriptions) for
+ * {@linkcode searchTools}; the tools' order breaks ties.
+ *
+ * @example
+ * ```ts
+ * import { searchTools, toolSearchIndex } from "@rxprompt/system-prompt";
+ *
+ * const index = toolSearchIndex([
+ *   { name: "read_file", description: "Read a file.", parameters: {} },
+ *   { name: "crm_log_call", description: "Log a phone call.", parameters: {} },
+ * ]);
+ * console.log(searchTools(index, "phone").map((hit) => hit.tool.name));
+ * // ["crm_log_call"]
+ * ```
+ */
 export function toolSearchIndex(tools: readonly ToolSchema[]): ToolSearchIndex {
   const terms: Map<string, number>[] = [];
   const lengths: number[] = [];
@@ -122,6 +176,22 @@ export function toolSearchIndex(tools: readonly ToolSchema[]): ToolSearchIndex {
  * named exactly as a word of the query holds that word as a term of its
  * name. Equal scores keep the index's order. A query with no words (or
  * only stop words) finds nothing.
+ *
+ * This is the search the conversation answers its fixed search tool with
+ * (and OpenAI Responses' client-executed `tool_search`); a harness may call
+ * it to show what the model would find.
+ *
+ * @example
+ * ```ts
+ * import { searchTools, toolSearchIndex } from "@rxprompt/system-prompt";
+ *
+ * const index = toolSearchIndex([
+ *   { name: "calendar_create_event", description: "Create an event.", parameters: {} },
+ *   { name: "github_create_issue", description: "Open an issue.", parameters: {} },
+ * ]);
+ * const hits = searchTools(index, "open issues", { limit: 3 });
+ * console.log(hits.map((hit) => hit.tool.name)); // ["github_create_issue"]
+ * ```
  */
 export function searchTools(
   index: ToolSearchIndex,
@@ -173,7 +243,7 @@ function idf(count: number, holding: number): number {
  * The natural logarithm of `x > 0` with basic operations only: `x` scaled
  * into [1, 2) by halving or doubling (exact), then `2·atanh((y-1)/(y+1))`
  * summed to a fixed number of terms. Accurate to about 1e-15, and the same
- * bits on every engine.
+ * bits on every engine. Internal: no entry point exports it.
  */
 export function ln(x: number): number {
   let scaled = x;

@@ -1,8 +1,9 @@
 /**
- * Until the provider forms compile deferred tools (SPEC §10.3), every
- * stateless adapter and every conversation form lists exactly what it
- * lists without them: an assembly's `deferredTools` changes no byte, and a
- * gate naming a deferred tool reaches no `allowed_tools`.
+ * The stateless adapters, and the conversation forms that do not compile
+ * deferred tools (SPEC §10.3), list exactly what they list without them:
+ * an assembly's `deferredTools` changes no byte, and a gate naming a
+ * deferred tool reaches no `allowed_tools`. The forms that do list them
+ * (`NATIVE`) are tested in tests/adapters/deferred/.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -38,7 +39,18 @@ function registry(deferred: boolean): SystemPrompt {
   return prompt;
 }
 
-describe("deferred tools are ignored by today's adapters", () => {
+/** The conversation forms that list the search-and-call pair instead. */
+const PAIR = new Set(["openai-chat", "ai-sdk"]);
+
+/** The conversation forms that list deferred tools natively. */
+const NATIVE = new Set([
+  "anthropic",
+  "anthropic-inline",
+  "openai-responses",
+  "openai-responses-inline",
+]);
+
+describe("deferred tools are ignored by the adapters that do not compile them", () => {
   it("each stateless adapter's output is the same with and without the deferred source", async () => {
     const without = registry(false);
     const withDeferred = registry(true);
@@ -64,6 +76,31 @@ describe("deferred tools are ignored by today's adapters", () => {
         conversation.user("Find the contact.");
         bodies.push(JSON.stringify(await conversation.request()));
         await prompt.dispose();
+      }
+      if (NATIVE.has(form.name)) {
+        assert.notEqual(bodies[1], bodies[0], form.name);
+        const { tools } = JSON.parse(bodies[1]) as {
+          tools: {
+            name: string;
+            defer_loading?: boolean;
+            tools?: { name: string; defer_loading?: boolean }[];
+          }[];
+        };
+        const deferred = tools.flatMap((tool) => tool.tools ?? [tool])
+          .filter((tool) => tool.defer_loading === true);
+        assert.deepEqual(deferred.map((tool) => tool.name), [
+          "crm_find",
+          "crm_log",
+        ]);
+        continue;
+      }
+      if (PAIR.has(form.name)) {
+        assert.match(bodies[1], /"find_tools"/, form.name);
+        assert.match(bodies[1], /"call_tool"/, form.name);
+        assert.doesNotMatch(bodies[0], /find_tools/);
+        // No deferred tool's name is sent: the model finds them.
+        assert.equal(bodies[1].includes("crm_"), false, form.name);
+        continue;
       }
       assert.equal(bodies[1], bodies[0], form.name);
       assert.equal(bodies[1].includes("crm_"), false, form.name);

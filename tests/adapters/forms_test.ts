@@ -40,6 +40,8 @@ const DRIVER_OF: Readonly<Record<string, string>> = {
   "openai-chat": "openai-chat",
   "openai-responses": "openai-responses",
   "ai-sdk": "ai-sdk",
+  "bedrock-converse": "bedrock-converse",
+  gemini: "gemini",
 };
 
 function driverOf(id: string): FormDriver | undefined {

@@ -68,6 +68,11 @@ export class EventStream {
   constructor(readonly events: readonly Record<string, unknown>[]) {}
 }
 
+/** A reply of bytes with a content type of its own (an AWS event stream). */
+export class BinaryReply {
+  constructor(readonly contentType: string, readonly body: Uint8Array) {}
+}
+
 /** A reply with a status of its own and a JSON body (an API's error). */
 export class StatusReply {
   constructor(readonly status: number, readonly body: unknown) {}
@@ -226,11 +231,18 @@ export async function serveLoopback<T>(
         response.end(JSON.stringify(reply.body));
         return;
       }
+      if (reply instanceof BinaryReply) {
+        response.writeHead(200, { "content-type": reply.contentType });
+        response.end(reply.body);
+        return;
+      }
       if (reply instanceof EventStream) {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.end(
           reply.events.map((event) =>
-            `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+            // An event without a type is data alone (Gemini's stream).
+            `${event.type === undefined ? "" : `event: ${event.type}\n`}` +
+            `data: ${JSON.stringify(event)}\n\n`
           ).join(""),
         );
         return;

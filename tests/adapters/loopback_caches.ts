@@ -11,7 +11,12 @@
  * answered with HTTP 400 and its reason recorded in `rejections`.
  */
 
-import { type RecordedRequest, serveLoopback } from "./loopback.ts";
+import {
+  BinaryReply,
+  EventStream,
+  type RecordedRequest,
+  serveLoopback,
+} from "./loopback.ts";
 
 /** A server's answers and what it refused. */
 export interface CacheServer {
@@ -123,8 +128,9 @@ export function bedrockServer(minimum: number): {
     server.paths.push(request.path);
     let entries: Entry[];
     const body = JSON.parse(request.body);
+    const stream = /\/converse-stream$/.test(request.path);
     try {
-      if (!/^\/model\/[^/]+\/converse$/.test(request.path)) {
+      if (!/^\/model\/[^/]+\/converse(-stream)?$/.test(request.path)) {
         throw new Error(`unknown path ${request.path}`);
       }
       entries = converseEntries(body);
@@ -171,26 +177,97 @@ export function bedrockServer(minimum: number): {
       }
     }
     const write = end - read;
+    const usage = {
+      inputTokens: total - read - write,
+      outputTokens: 1,
+      totalTokens: total + 1,
+      cacheReadInputTokens: read,
+      cacheWriteInputTokens: write,
+      cacheDetails: Object.entries(writes).map(([ttl, inputTokens]) => ({
+        ttl,
+        inputTokens,
+      })),
+    };
+    if (stream) {
+      return eventStream([
+        ["messageStart", { role: "assistant" }],
+        ["contentBlockDelta", { contentBlockIndex: 0, delta: { text: "o" } }],
+        ["contentBlockDelta", { contentBlockIndex: 0, delta: { text: "k" } }],
+        ["contentBlockStop", { contentBlockIndex: 0 }],
+        ["messageStop", { stopReason: "end_turn" }],
+        ["metadata", { usage, metrics: { latencyMs: 1 } }],
+      ]);
+    }
     return {
       output: {
         message: { role: "assistant", content: [{ text: "ok" }] },
       },
       stopReason: "end_turn",
-      usage: {
-        inputTokens: total - read - write,
-        outputTokens: 1,
-        totalTokens: total + 1,
-        cacheReadInputTokens: read,
-        cacheWriteInputTokens: write,
-        cacheDetails: Object.entries(writes).map(([ttl, inputTokens]) => ({
-          ttl,
-          inputTokens,
-        })),
-      },
+      usage,
       metrics: { latencyMs: 1 },
     };
   };
   return { server, answer };
+}
+
+/** CRC-32 (IEEE), as the AWS event stream frames its messages. */
+function crc32(bytes: Uint8Array): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) {
+      crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+    }
+  }
+  return ~crc >>> 0;
+}
+
+/**
+ * Events as `application/vnd.amazon.eventstream` frames (what
+ * ConverseStreamCommand reads): each a prelude (lengths and their CRC),
+ * string headers (`:event-type`, `:content-type`, `:message-type`), the
+ * JSON payload and the frame's CRC.
+ */
+function eventStream(
+  events: readonly [string, Record<string, unknown>][],
+): BinaryReply {
+  const text = new TextEncoder();
+  const frames = events.map(([type, payload]) => {
+    const headers = [
+      [":event-type", type],
+      [":content-type", "application/json"],
+      [":message-type", "event"],
+    ].flatMap(([name, value]) => {
+      const key = text.encode(name);
+      const bytes = text.encode(value);
+      return [
+        key.length,
+        ...key,
+        7,
+        bytes.length >> 8,
+        bytes.length & 0xff,
+        ...bytes,
+      ];
+    });
+    const body = text.encode(JSON.stringify(payload));
+    const total = 12 + headers.length + body.length + 4;
+    const frame = new Uint8Array(total);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, total);
+    view.setUint32(4, headers.length);
+    view.setUint32(8, crc32(frame.subarray(0, 8)));
+    frame.set(headers, 12);
+    frame.set(body, 12 + headers.length);
+    view.setUint32(total - 4, crc32(frame.subarray(0, total - 4)));
+    return frame;
+  });
+  const all = new Uint8Array(frames.reduce((sum, f) => sum + f.length, 0));
+  let at = 0;
+  for (const frame of frames) {
+    all.set(frame, at);
+    at += frame.length;
+  }
+  return new BinaryReply("application/vnd.amazon.eventstream", all);
 }
 
 const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"];
@@ -198,6 +275,25 @@ const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
 
 /** The Gemini REST body's prefix units; throws what Gemini says. */
 function geminiUnits(body: Record<string, unknown>): string[] {
+  const units = prefixUnits(body);
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    throw new Error("contents must be a non-empty array");
+  }
+  for (const content of body.contents) {
+    if (
+      !record(content) ||
+      (content.role !== "user" && content.role !== "model") ||
+      !Array.isArray(content.parts) || content.parts.length === 0
+    ) throw new Error("contents: not a content { role, parts }");
+    for (const part of content.parts) {
+      units.push(`${content.role}:${JSON.stringify(part)}`);
+    }
+  }
+  return units;
+}
+
+/** The units of a body's (or a cache entry's) tools and system instruction. */
+function prefixUnits(body: Record<string, unknown>): string[] {
   const units: string[] = [];
   const declared = new Set<string>();
   for (const tool of body.tools as unknown[] ?? []) {
@@ -238,52 +334,140 @@ function geminiUnits(body: Record<string, unknown>): string[] {
     }
     units.push(part.text);
   }
-  if (!Array.isArray(body.contents) || body.contents.length === 0) {
-    throw new Error("contents must be a non-empty array");
-  }
-  for (const content of body.contents) {
-    if (
-      !record(content) ||
-      (content.role !== "user" && content.role !== "model") ||
-      !Array.isArray(content.parts) || content.parts.length === 0
-    ) throw new Error("contents: not a content { role, parts }");
-    for (const part of content.parts) {
-      units.push(`${content.role}:${JSON.stringify(part)}`);
-    }
-  }
   return units;
+}
+
+/** A Gemini server's explicit cache entries, and what it was asked of them. */
+export interface GeminiCacheStore {
+  /** Each live entry's units, by name. */
+  readonly entries: Map<string, string[]>;
+  /** Each call: `create <name>`, `update <name> <ttl>`, `delete <name>`. */
+  readonly calls: string[];
+}
+
+/**
+ * `cachedContents` calls: create (at least `minimum` tokens), update (a
+ * new ttl), delete; `undefined` for a refused one.
+ */
+function cachedContents(
+  request: RecordedRequest,
+  store: GeminiCacheStore,
+  minimum: number,
+): unknown {
+  const name = request.path.match(/(cachedContents\/[^/?]+)/)?.[1];
+  if (request.method === "POST" && name === undefined) {
+    const body = JSON.parse(request.body);
+    if (typeof body.ttl !== "string" || !/^\d+s$/.test(body.ttl)) {
+      throw new Error("cachedContents: ttl must be a duration like 3600s");
+    }
+    const units = prefixUnits(body);
+    const tokens = units.reduce((sum, unit) => sum + tokensOf(unit), 0);
+    if (tokens < minimum) {
+      throw new Error(`cachedContents: ${tokens} tokens, below the minimum`);
+    }
+    const created = `cachedContents/${store.calls.length + 1}`;
+    store.entries.set(created, units);
+    store.calls.push(`create ${created}`);
+    return {
+      name: created,
+      model: body.model,
+      expireTime: "2030-01-01T00:00:00Z",
+      usageMetadata: { totalTokenCount: tokens },
+    };
+  }
+  if (name === undefined || !store.entries.has(name)) {
+    throw new Error(`cachedContents: no entry ${name}`);
+  }
+  if (request.method === "PATCH") {
+    store.calls.push(`update ${name} ${JSON.parse(request.body).ttl}`);
+    return { name, expireTime: "2030-01-01T01:00:00Z" };
+  }
+  if (request.method === "DELETE") {
+    store.entries.delete(name);
+    store.calls.push(`delete ${name}`);
+    return {};
+  }
+  throw new Error(`cachedContents: ${request.method} is not served`);
 }
 
 /** A Gemini server (`…/models/{model}:generateContent`). */
 export function geminiServer(minimum: number): {
-  server: CacheServer;
+  server: CacheServer & { readonly caches: GeminiCacheStore };
   answer: (request: RecordedRequest) => unknown;
 } {
-  const server: CacheServer = { bodies: [], rejections: [], paths: [] };
+  const caches: GeminiCacheStore = { entries: new Map(), calls: [] };
+  const server: CacheServer & { readonly caches: GeminiCacheStore } = {
+    bodies: [],
+    rejections: [],
+    paths: [],
+    caches,
+  };
   const sent = new Set<string>();
   const answer = (request: RecordedRequest) => {
     server.paths.push(request.path);
-    const body = JSON.parse(request.body);
     let units: string[];
+    let explicit = 0;
+    let body: Record<string, unknown>;
     try {
-      if (!/\/models\/[^/]+:generateContent$/.test(request.path)) {
+      if (request.path.includes("/cachedContents")) {
+        return cachedContents(request, caches, minimum);
+      }
+      body = JSON.parse(request.body);
+      if (
+        !/\/models\/[^/]+:(generateContent|streamGenerateContent\?alt=sse)$/
+          .test(request.path)
+      ) {
         throw new Error(`unknown path ${request.path}`);
       }
-      units = geminiUnits(body);
+      const entry = body.cachedContent;
+      if (entry !== undefined) {
+        if (
+          body.systemInstruction !== undefined || body.tools !== undefined ||
+          body.toolConfig !== undefined
+        ) {
+          throw new Error(
+            "CachedContent can not be used with GenerateContent request " +
+              "setting system_instruction, tools or tool_config.",
+          );
+        }
+        const held = caches.entries.get(entry as string);
+        if (held === undefined) throw new Error(`no entry ${entry}`);
+        explicit = held.reduce((sum, unit) => sum + tokensOf(unit), 0);
+        units = [...held, ...geminiUnits(body)];
+      } else units = geminiUnits(body);
     } catch (error) {
       server.rejections.push((error as Error).message);
       return undefined;
     }
     server.bodies.push(body);
     let total = 0;
-    let cached = 0;
+    let cached = explicit;
     units.forEach((unit, index) => {
       total += tokensOf(unit);
       const key = JSON.stringify(units.slice(0, index + 1));
-      if (sent.has(key) && total >= minimum) cached = total;
+      if (sent.has(key) && total >= minimum) cached = Math.max(cached, total);
     });
     for (let count = 1; count <= units.length; count++) {
       sent.add(JSON.stringify(units.slice(0, count)));
+    }
+    const usageMetadata = {
+      promptTokenCount: total,
+      ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+      candidatesTokenCount: 1,
+      totalTokenCount: total + 1,
+    };
+    if (request.path.includes(":streamGenerateContent")) {
+      // Two chunks: the text in two pieces, the usage with the last.
+      return new EventStream(["o", "k"].map((text, index) => ({
+        candidates: [{
+          content: { role: "model", parts: [{ text }] },
+          index: 0,
+          ...(index === 1 ? { finishReason: "STOP" } : {}),
+        }],
+        ...(index === 1 ? { usageMetadata } : {}),
+        modelVersion: "gemini-loopback",
+        responseId: `loopback-${server.bodies.length}`,
+      })));
     }
     return {
       candidates: [{
@@ -305,12 +489,12 @@ export function geminiServer(minimum: number): {
 }
 
 /** Runs `run` against a fresh server made by `make`, closed afterwards. */
-export function withCacheServer<T>(
+export function withCacheServer<T, S extends CacheServer = CacheServer>(
   make: () => {
-    server: CacheServer;
+    server: S;
     answer: (request: RecordedRequest) => unknown;
   },
-  run: (baseURL: string, server: CacheServer) => Promise<T>,
+  run: (baseURL: string, server: S) => Promise<T>,
 ): Promise<T> {
   const { server, answer } = make();
   return serveLoopback(answer, (baseURL) => run(baseURL, server));

@@ -36,6 +36,8 @@ import {
   toMessages,
 } from "../../adapters/anthropic/mod.ts";
 import { promptCacheKey } from "../../adapters/openai/mod.ts";
+import { converseConversation } from "../../adapters/bedrock/mod.ts";
+import { geminiConversation } from "../../adapters/gemini/mod.ts";
 import {
   conversationSpans,
   recordRequestSpan,
@@ -337,6 +339,73 @@ describe("conversationSpans", () => {
       );
       assert.deepEqual(finished[1].startTime, [1_700_000_006, 0]);
       assert.deepEqual(finished[1].endTime, [1_700_000_007, 0]);
+    } finally {
+      await prompt.dispose();
+    }
+  });
+
+  it("names Bedrock Converse and Gemini spans through the table of forms", async () => {
+    const { exporter, tracer } = tracing();
+    // Through the table: the span's provider is the form's own name.
+    const spans = conversationSpans({
+      tracer,
+      recordSystemInstructions: true,
+      recordToolDefinitions: true,
+    });
+    const prompt = new SystemPrompt({ persona: "You are terse." });
+    prompt.tools(() => ({
+      schemas: [{ name: "read_file", description: "Read.", parameters: {} }],
+    }));
+    const bedrock = converseConversation(prompt, {
+      modelId: "anthropic.claude-sonnet-4-5",
+      onRequest: spans,
+    });
+    const gemini = geminiConversation(prompt, {
+      model: "gemini-3-flash",
+      onRequest: spans,
+    });
+    try {
+      bedrock.user("Hi.");
+      await bedrock.request();
+      bedrock.record({
+        output: { message: { role: "assistant", content: [{ text: "Ok." }] } },
+        usage: {
+          inputTokens: 3,
+          outputTokens: 1,
+          cacheReadInputTokens: 20,
+          cacheWriteInputTokens: 5,
+        },
+      });
+      gemini.user("Hi.");
+      await gemini.request();
+      gemini.record({
+        candidates: [{ content: { role: "model", parts: [{ text: "Ok." }] } }],
+        usageMetadata: { promptTokenCount: 30, cachedContentTokenCount: 20 },
+      });
+      await spans.flush();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const finished = exporter.getFinishedSpans();
+      const byName = new Map(finished.map((span) => [span.name, span]));
+      const converse = byName.get("chat anthropic.claude-sonnet-4-5")!;
+      assert.equal(converse.attributes["gen_ai.provider.name"], "aws.bedrock");
+      assert.equal(
+        converse.attributes["gen_ai.usage.cache_read.input_tokens"],
+        20,
+      );
+      assert.match(
+        String(converse.attributes["gen_ai.tool.definitions"]),
+        /"name":"read_file"/,
+      );
+      assert.match(
+        String(converse.attributes["gen_ai.system_instructions"]),
+        /You are terse/,
+      );
+      const google = byName.get("chat gemini-3-flash")!;
+      assert.equal(google.attributes["gen_ai.provider.name"], "gcp.gemini");
+      assert.equal(
+        google.attributes["gen_ai.usage.cache_read.input_tokens"],
+        20,
+      );
     } finally {
       await prompt.dispose();
     }

@@ -363,6 +363,47 @@ describe("rxprompt inspect", () => {
     assert.equal(table.totals.sections, assembly.sections.length);
   });
 
+  it("shows the deferred tools apart, out of the totals", async () => {
+    const run = await rxprompt([
+      "inspect",
+      fixture("deferred_tools"),
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const table = parse(run) as {
+      tools: { name: string }[];
+      deferredTools: {
+        name: string;
+        registrar: string;
+        tokens: number;
+        active: boolean;
+      }[];
+      totals: { tools: number; toolTokens: number };
+    };
+    assert.deepEqual(table.tools.map((row) => row.name), ["read_file"]);
+    assert.deepEqual(
+      table.deferredTools.map(({ name, registrar, active }) => ({
+        name,
+        registrar,
+        active,
+      })),
+      [
+        { name: "crm_get_contact", registrar: "registry/crm", active: true },
+        { name: "crm_log_call", registrar: "registry/crm", active: false },
+      ],
+    );
+    assert.ok(table.deferredTools.every((row) => row.tokens > 0));
+    assert.equal(table.totals.tools, 1);
+    const text = await rxprompt(["inspect", fixture("deferred_tools")]);
+    assert.match(
+      text.stdout,
+      /\nDeferred tools \(listed when the model finds them; not in the total\)\nname +registrar +tokens +active\ncrm_get_contact +registry\/crm +\d+ +yes\ncrm_log_call +registry\/crm +\d+ +no \(gated\)\n/,
+    );
+    // Without deferred tools, no key and no table.
+    const plain = parse(await rxprompt(["inspect", CODING, "--json"]));
+    assert.equal("deferredTools" in (plain as object), false);
+  });
+
   it("rows add up to the totals, and show removed tools and the runtime context", async () => {
     const run = await rxprompt([
       "inspect",

@@ -143,8 +143,8 @@ describe("rxprompt report", () => {
           /RECORDING_VERSION/,
         ],
         [
-          '{"format":"rxprompt-conversation","version":1,"provider":"gemini","session":"s","options":{}}\n',
-          /form "gemini"/,
+          '{"format":"rxprompt-conversation","version":1,"provider":"mistral-chat","session":"s","options":{}}\n',
+          /form "mistral-chat"/,
         ],
       ];
       for (const [content, message] of cases) {

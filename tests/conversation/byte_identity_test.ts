@@ -81,6 +81,9 @@ const PINNED: Record<string, string> = {
   "openai-responses-inline":
     "7b01eb60585a779d6aae42bfe1f233ff88f509382cb6b7a72f943a09e500dfe7",
   "ai-sdk": "f73e02f9b147cc679132118ce06db9f9013877e58b324929cc36bf41f0faf9ec",
+  "bedrock-converse":
+    "7775cebfd8288709566734b60a7e1f398ead181ea8fe54d5440e013da0f74b52",
+  gemini: "89caf32d65d8782b1f3c701c741f20d1f229232e9c297fbef4ee255f014d3b35",
 };
 
 describe("conversation bodies: the same bytes", () => {

@@ -16,17 +16,32 @@ import { FORMS } from "./forms.ts";
 import { runSession } from "./run_session.ts";
 
 type Item = { content?: unknown; output?: unknown };
-type Body = { messages?: Item[]; input?: Item[]; tools?: unknown };
+type Body = {
+  messages?: Item[];
+  input?: Item[];
+  contents?: Item[];
+  tools?: unknown;
+  toolConfig?: { tools: unknown[] };
+  config?: { tools?: unknown[] };
+};
 
-/** The body's tools as a list (the AI SDK's are keyed by name). */
+/**
+ * The body's tools as a list (the AI SDK's are keyed by name; Bedrock's in
+ * `toolConfig`, Gemini's in `config`).
+ */
 function toolsOf(body: Body): unknown[] {
-  const tools = unmarked(body.tools ?? []);
+  const gemini = body.config?.tools?.flatMap((tool) =>
+    (tool as { functionDeclarations: unknown[] }).functionDeclarations
+  );
+  const tools = unmarked(
+    body.tools ?? body.toolConfig?.tools ?? gemini ?? [],
+  );
   return Array.isArray(tools) ? tools : Object.entries(tools as object);
 }
 
-/** The body's history: `messages`, or the Responses `input`. */
+/** The body's history: `messages`, the Responses `input`, Gemini's `contents`. */
 function itemsOf(body: Body): Item[] {
-  return body.messages ?? body.input ?? [];
+  return body.messages ?? body.input ?? body.contents ?? [];
 }
 
 describe("conversation bodies (property)", () => {

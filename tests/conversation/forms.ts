@@ -16,6 +16,14 @@ import {
   aiSdkConversation,
   resumeAiSdkConversation,
 } from "../../adapters/ai_sdk/mod.ts";
+import {
+  converseConversation,
+  resumeConverseConversation,
+} from "../../adapters/bedrock/mod.ts";
+import {
+  geminiConversation,
+  resumeGeminiConversation,
+} from "../../adapters/gemini/mod.ts";
 import type { ConversationOptions, SystemPrompt, ToolCall } from "../../mod.ts";
 import { completion, message, responsesAnswer, toolUse } from "./helpers.ts";
 
@@ -135,6 +143,62 @@ export const FORMS: readonly Form[] = [
         { toolChanges: "inline" },
       ) as unknown as AnyConversation,
     answer: (calls) => responsesAnswer(calls) as never,
+  },
+  {
+    name: "bedrock-converse",
+    start: (prompt, options) =>
+      converseConversation(prompt, {
+        modelId: "anthropic.claude-sonnet-4-5",
+        maxTokens: 1024,
+        session: "s-1",
+        ...options,
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeConverseConversation(
+        prompt,
+        recording,
+      ) as unknown as AnyConversation,
+    answer: (calls) =>
+      ({
+        output: {
+          message: {
+            role: "assistant",
+            content: calls.length === 0
+              ? [{ text: "Done." }]
+              : calls.map(({ id, name }) => ({
+                toolUse: { toolUseId: id, name, input: { path: "a.ts" } },
+              })),
+          },
+        },
+        stopReason: calls.length === 0 ? "end_turn" : "tool_use",
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      }) as never,
+  },
+  {
+    name: "gemini",
+    start: (prompt, options) =>
+      geminiConversation(prompt, {
+        model: "gemini-3-flash",
+        session: "s-1",
+        ...options,
+      }) as unknown as AnyConversation,
+    resume: (prompt, recording) =>
+      resumeGeminiConversation(prompt, recording) as unknown as AnyConversation,
+    answer: (calls) =>
+      ({
+        candidates: [{
+          content: {
+            role: "model",
+            parts: calls.length === 0
+              ? [{ text: "Done." }]
+              : calls.map(({ id, name }) => ({
+                functionCall: { id, name, args: { path: "a.ts" } },
+              })),
+          },
+          finishReason: "STOP",
+        }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5 },
+      }) as never,
   },
   {
     name: "ai-sdk",

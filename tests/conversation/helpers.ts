@@ -74,7 +74,10 @@ export function toolUse(id: string, name: string): Record<string, unknown> {
  * and the AI SDK's `providerOptions: { anthropic: { cacheControl } }`).
  */
 export function unmarked(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unmarked);
+  // A Bedrock cache point is a block of its own.
+  if (Array.isArray(value)) {
+    return value.filter((item) => !isCachePoint(item)).map(unmarked);
+  }
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
@@ -83,6 +86,11 @@ export function unmarked(value: unknown): unknown {
     out[key] = unmarked(inner);
   }
   return out;
+}
+
+function isCachePoint(item: unknown): boolean {
+  return typeof item === "object" && item !== null &&
+    Object.keys(item).join() === "cachePoint";
 }
 
 function isCacheOnly(options: unknown): boolean {
@@ -96,7 +104,7 @@ function isCacheOnly(options: unknown): boolean {
 /** How many cache marks the body carries. */
 export function markCount(body: unknown): number {
   return (JSON.stringify(body).match(
-    /"(cache_control|prompt_cache_breakpoint|cacheControl)"/g,
+    /"(cache_control|prompt_cache_breakpoint|cacheControl|cachePoint)"/g,
   ) ?? []).length;
 }
 
@@ -109,7 +117,7 @@ export function marksOf(body: unknown): unknown[] {
       for (const [key, inner] of Object.entries(value)) {
         if (
           key === "cache_control" || key === "prompt_cache_breakpoint" ||
-          key === "cacheControl"
+          key === "cacheControl" || key === "cachePoint"
         ) {
           found.push(inner);
         } else visit(inner);

@@ -41,6 +41,10 @@ function carrying(answer: unknown, value: unknown): never {
       record.input = value;
       return true;
     }
+    if ("args" in record) {
+      record.args = value; // a Gemini function call's input
+      return true;
+    }
     if (record.role === "assistant" || record.type === "function_call") {
       record.extra = value;
       return true;

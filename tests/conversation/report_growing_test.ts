@@ -36,6 +36,8 @@ const PROVIDERS: Record<string, string> = {
   "openai-responses": "openai-responses",
   "openai-responses-inline": "openai-responses",
   "ai-sdk": "ai-sdk",
+  "bedrock-converse": "bedrock-converse",
+  gemini: "gemini",
   "chat": "openai-chat",
   "responses": "openai-responses",
 };
@@ -87,6 +89,19 @@ function withUsage(provider: string, answer: object, f: Figures): never {
       output_tokens: 5,
       total_tokens: input + 5,
     },
+    "bedrock-converse": {
+      inputTokens: f.uncached,
+      cacheReadInputTokens: f.read,
+      cacheWriteInputTokens: f.written,
+      outputTokens: 5,
+      totalTokens: input + 5,
+    },
+    gemini: {
+      promptTokenCount: input,
+      cachedContentTokenCount: f.read,
+      candidatesTokenCount: 5,
+      thoughtsTokenCount: 0,
+    },
     "ai-sdk": {
       inputTokens: input,
       outputTokens: 5,
@@ -97,7 +112,9 @@ function withUsage(provider: string, answer: object, f: Figures): never {
       },
     },
   }[provider];
-  return { ...answer, usage } as never;
+  return (provider === "gemini"
+    ? { ...answer, usageMetadata: usage }
+    : { ...answer, usage }) as never;
 }
 
 /** Plays the session through the form, the clock moved by the figures. */

@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   responsesConversation,
+  type ResponsesTool,
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
 import { SystemPromptError } from "../../mod.ts";
@@ -161,7 +162,9 @@ describe("Responses inline tool changes", () => {
     conv.user("Last.");
     const fourth = await conv.request();
     assert.deepEqual(
-      (fourth.tools ?? []).map((t) => [t.name, t.description]),
+      (fourth.tools as ResponsesTool[] ?? []).map((
+        t,
+      ) => [t.name, t.description]),
       [
         ["grep", "Search files."],
         ["read_file", "Read a file, faster."],
@@ -214,7 +217,9 @@ describe("Responses inline tool changes", () => {
     assert.deepEqual(declared(back), ["grep"]);
     assert.deepEqual(declared(changed), ["grep"]);
     assert.deepEqual(
-      (changed.tools ?? []).map((t) => [t.name, t.description]),
+      (changed.tools as ResponsesTool[] ?? []).map((
+        t,
+      ) => [t.name, t.description]),
       [
         ["grep", "Search files."],
         ["read_file", "The read_file tool."],

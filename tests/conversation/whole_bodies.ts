@@ -54,6 +54,23 @@ const LAYOUTS: Record<
     };
   },
   "ai-sdk": aiSdkWireBody,
+  gemini: (head, history) => ({ ...head, contents: [...history] }),
+  // A cache point is a block of its own, after the block it ends.
+  "bedrock-converse": (head, history, marks) => {
+    const messages = [...history] as Json[];
+    for (const { message, block, mark } of marks) {
+      const content = messages[message].content as unknown[];
+      messages[message] = {
+        ...messages[message],
+        content: [
+          ...content.slice(0, block + 1),
+          { cachePoint: mark },
+          ...content.slice(block + 1),
+        ],
+      };
+    }
+    return { ...head, messages };
+  },
 };
 
 function marked(items: readonly unknown[], marks: Marks, key: string) {

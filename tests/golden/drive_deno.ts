@@ -14,6 +14,7 @@ import type {
 } from "../../adapters/cache/mod.ts";
 import { runSession } from "../../cli/session.ts";
 import { readmeWayWith, type Way } from "../../cli/readme_way.ts";
+import { readmeStatelessWay } from "../../cli/readme_way_stateless.ts";
 import { REGISTRATIONS, WAYS } from "../../examples/sessions/ways.ts";
 import { SESSIONS } from "../../examples/sessions/mod.ts";
 import {
@@ -55,6 +56,9 @@ export async function sessionWayBodies(): Promise<Golden> {
       );
       if (registration === "readme") {
         ways["readme-inline"] = readmeWayWith({ toolChanges: "inline" });
+        // Bedrock's and Gemini's bodies before their conversations (the
+        // `readme` way's until then, keyed so since).
+        ways["readme-stateless"] = readmeStatelessWay;
       }
       const steps = await runSession(
         await module.default({ registration }),

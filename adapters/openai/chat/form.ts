@@ -100,6 +100,8 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
       sites: CHAT_FORM.marks as MarkSites<unknown>,
     }),
   simulation: CHAT_SIMULATION,
+  // No tool search of its own: the fixed search-and-call pair.
+  deferredTools: "pair",
   /** Not on the model's messages. */
   marks: openAISites<ChatMessage>((message) =>
     message.role === "assistant"

@@ -11,6 +11,10 @@ import type {
   ConversationOptions,
 } from "../../../src/conversation/types.ts";
 import type {
+  ResponsesNamespaceTool,
+  ResponsesToolSearchTool,
+} from "./deferred.ts";
+import type {
   ResponsesTextPart,
   ResponsesTool,
   ResponsesToolChoice,
@@ -47,6 +51,24 @@ export type ResponsesConversationItem =
     name: string;
     arguments: string;
     id?: string;
+    /** A deferred function's namespace. */
+    namespace?: string;
+  }
+  | {
+    type: "tool_search_call";
+    id?: string;
+    call_id: string | null;
+    execution: "server" | "client";
+    status?: "in_progress" | "completed" | "incomplete";
+    arguments: unknown;
+  }
+  | {
+    type: "tool_search_output";
+    id?: string;
+    call_id: string | null;
+    execution: "server" | "client";
+    status?: "in_progress" | "completed" | "incomplete";
+    tools: (ResponsesTool | ResponsesNamespaceTool)[];
   }
   | {
     type: "message";
@@ -93,8 +115,12 @@ export interface ResponsesConversationBody {
     | { role: "system"; content: string | ResponsesTextPart[] }
     | ResponsesConversationItem
   )[];
-  /** Every listed tool; absent when there are none. */
-  tools?: ResponsesTool[];
+  /**
+   * Every listed tool; absent when there are none. With deferred tools:
+   * the `tool_search` tool, the listed functions, then one namespace per
+   * tool source.
+   */
+  tools?: (ResponsesTool | ResponsesToolSearchTool | ResponsesNamespaceTool)[];
   /** The allowed tools, when gates (or a dropped tool) limit them. */
   tool_choice?: ResponsesToolChoice;
   /** Fixed at the first request: one session per conversation. */
@@ -198,6 +224,14 @@ export interface ResponsesConversationOptions extends ConversationOptions {
    * with this option again.
    */
   toolChanges?: "rebuild" | "inline";
+  /**
+   * Who runs the `tool_search` listed when the assembly has deferred tools
+   * (SPEC §10.3): `"server"` (default, OpenAI's search) or `"client"` (the
+   * conversation answers each search at the next request with
+   * `searchTools` over the active deferred tools: the same query finds the
+   * same tools).
+   */
+  toolSearch?: "server" | "client";
   /**
    * Server-side compaction inside a step (`context_management`): past
    * `threshold` input tokens the answer holds a compaction item and the

@@ -42,6 +42,11 @@ import {
   type ResponsesToolChoice,
   toResponses,
 } from "./responses.ts";
+import {
+  clientSearchOutputs,
+  readToolSearch,
+  withDeferredTools,
+} from "./deferred.ts";
 import type {
   ResponsesConversationBody,
   ResponsesConversationItem,
@@ -101,6 +106,7 @@ export const RESPONSES_FORM: ConversationForm<
     answer.object === "response" || Array.isArray(answer.output),
   readAnswer,
   recordOf: copy,
+  deferredTools: "native",
   systemTexts: openAISystemTexts,
   layout: () =>
     new ItemsLayout({
@@ -153,6 +159,8 @@ function builder(
   const read = readOpenAIForm(options, form, "max_output_tokens");
   const inline = readToolChanges(options.toolChanges, form);
   if (inline) read.saved.toolChanges = "inline";
+  const search = readToolSearch(options.toolSearch, form);
+  if (options.toolSearch !== undefined) read.saved.toolSearch = search;
   const threshold = readThreshold(options.serverCompaction, form);
   if (threshold !== undefined) {
     read.saved.serverCompaction = { threshold };
@@ -166,11 +174,19 @@ function builder(
     prefixLimit: read.read.limit,
     markFor: (awaiting) => openAIMark(read.cache, awaiting),
     tail: (input) => {
-      const tail: ResponsesItem[] = input.results.map((result) => ({
-        type: "function_call_output",
-        call_id: result.id,
-        output: result.content as ResponsesTextPart[],
-      }));
+      // A client-run search of the last answer is answered first.
+      const tail = clientSearchOutputs(
+        input.history,
+        input.assembly,
+        read.read.strict,
+      ) as ResponsesItem[];
+      for (const result of input.results) {
+        tail.push({
+          type: "function_call_output",
+          call_id: result.id,
+          output: result.content as ResponsesTextPart[],
+        });
+      }
       const added = input.toolChanges === undefined
         ? undefined
         : additionalTools(input.toolChanges, input.declared, read.read.strict);
@@ -200,6 +216,10 @@ function builder(
       const toolChoice = input.toolChanges === undefined
         ? fields.tool_choice
         : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode);
+      const tools = withDeferredTools(fields.tools, input.assembly, {
+        search,
+        strict: read.read.strict,
+      });
       const system = forkSystem(
         "system" in fields
           ? fields.system
@@ -209,7 +229,7 @@ function builder(
       return {
         recorded: {
           model: read.model,
-          ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+          ...(tools === undefined ? {} : { tools }),
           ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
           prompt_cache_key: key,
           // Explicit caching's field (gpt-5.6 and later): without `cache`,

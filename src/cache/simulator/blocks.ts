@@ -158,31 +158,45 @@ export function toolBlocks(
   if (!Array.isArray(tools)) {
     throw bodyError(`tools is ${kind(tools)}; expected an array of tools`);
   }
-  return tools.map((tool, index) => {
-    if (!isRecord(tool)) {
-      throw bodyError(`tools[${index}] is ${kind(tool)}; expected a tool`);
+  return tools.flatMap((value, index): Block[] => {
+    if (!isRecord(value)) {
+      throw bodyError(`tools[${index}] is ${kind(value)}; expected a tool`);
     }
+    // A deferred tool (SPEC §10.3) is not in the prompt until the model
+    // loads it; a namespace of deferred functions shows only itself.
+    if (value.defer_loading === true) return [];
+    const tool = Array.isArray(value.tools)
+      ? {
+        ...value,
+        tools: value.tools.filter((inner) =>
+          !isRecord(inner) || inner.defer_loading !== true
+        ),
+      }
+      : value;
     const fn = tool.function;
+    // A tool of the API's own (a tool search) is named by its type.
     const name = typeof tool.name === "string"
       ? tool.name
       : isRecord(fn) && typeof fn.name === "string"
       ? fn.name
+      : typeof tool.type === "string" && tool.type !== "function"
+      ? tool.type
       : undefined;
     if (name === undefined) {
       throw bodyError(`tools[${index}] has no name`);
     }
     if (mark === undefined) {
       const json = JSON.stringify(tool);
-      return { id: `tool:${name}`, part: "tools", key: json, text: json };
+      return [{ id: `tool:${name}`, part: "tools", key: json, text: json }];
     }
     const { [mark.name]: control, ...rest } = tool;
     const json = JSON.stringify(rest);
-    return {
+    return [{
       id: `tool:${name}`,
       part: "tools",
       key: json,
       text: json,
       marker: mark.read(control, `tools[${index}]`),
-    };
+    }];
   });
 }

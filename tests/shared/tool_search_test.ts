@@ -1,9 +1,6 @@
 /**
  * The deterministic tool search (SPEC §10.3): BM25 over names and
  * descriptions, ties in the tools' order, the same bits on every engine.
- *
- * Deno only while the search module is reachable from no entry point (the
- * npm package leaves out what no entry imports).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";

@@ -2,9 +2,6 @@
  * The deferred-tools session's tool set: three real MCP servers, 300 tools,
  * registered deferred through `mcpTools`, known to the registry, found by
  * the deterministic search and called through the servers.
- *
- * Deno only while the search module is reachable from no entry point (the
- * npm package leaves out what no entry imports).
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
