@@ -17,7 +17,8 @@ import type {
   FormHead,
   ToolResultInput,
 } from "./form.ts";
-import { markBudget, markHistoryEnds, markSharedPrefix } from "./marks.ts";
+import type { History } from "./history.ts";
+import { markBudget, markSharedPrefix, planHistoryMarks } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { SectionChange } from "./system_changes.ts";
@@ -28,8 +29,10 @@ import type { Awaiting } from "./types.ts";
 export interface BuildInput<M> {
   /** The step's assembly with the listed tools and the active names. */
   readonly assembly: PromptAssembly;
-  /** The committed history, marks removed. */
-  readonly history: readonly M[];
+  /** The committed history, marks removed (read, never copied but once). */
+  readonly history: History<M>;
+  /** The JSON of every tool the history's items declared. */
+  readonly declared: ReadonlySet<string>;
   /** How many items the previous request had (0 before the first). */
   readonly previousLength: number;
   readonly results: readonly ToolResultInput[];
@@ -72,6 +75,8 @@ export interface BuiltRequest<M, Body> {
   readonly head: Record<string, unknown>;
   /** The form's state after this request. */
   readonly state: Record<string, unknown>;
+  /** The JSON of every tool declared once the tail is committed. */
+  readonly declared: ReadonlySet<string>;
   /** The head as the form built it (what a compaction sends again). */
   readonly formHead: FormHead;
   /** What the body was put together from (for `settleRequest`). */
@@ -97,6 +102,7 @@ export function buildRequest<M, Body>(
     results: input.results,
     person: input.person,
     update: input.update,
+    declared: input.declared,
     history: input.history,
     assembly: input.assembly,
     ...(input.toolChanges === undefined
@@ -108,11 +114,26 @@ export function buildRequest<M, Body>(
     ...(input.reminder === undefined ? {} : { reminder: input.reminder }),
     ...(input.effortChange === undefined ? {} : { effort: input.effortChange }),
   });
-  const history = historyToSend(input.history, tail);
+  const history = input.history;
+  if (history.length + tail.length === 0) {
+    throw new SystemPromptError(
+      "NOTHING_TO_SEND",
+      `The conversation has nothing to send yet: give the person's message ` +
+        `with user(text) before the first request().`,
+    );
+  }
   const mark = builder.markFor(input.awaiting);
   const marks = builder.rules.marks;
-  const marked = markHistoryEnds(
-    history,
+  // The marks are planned on the history and the tail read in place: the
+  // body's list below is the request's one copy of the history.
+  const marked = planHistoryMarks(
+    {
+      length: history.length + tail.length,
+      at: (index) =>
+        index < history.length
+          ? history.at(index)
+          : tail[index - history.length],
+    },
     input.previousLength,
     mark,
     marks?.lookbackBlocks ?? 0,
@@ -164,15 +185,21 @@ export function buildRequest<M, Body>(
   const extras = input.diagnostics === undefined
     ? {}
     : { diagnostics: input.diagnostics };
-  const body = builder.body(head, marked.items, extras);
+  const items = history.sendList(
+    builder.leading?.(head) ?? [],
+    tail,
+    marked.placed,
+  ) as M[];
+  const body = builder.body(head, items, extras);
   return {
     body,
     tail,
     marks: marked.marks,
     head: head.recorded,
     state: head.state,
+    declared: declaredAfter(input.declared, tail, form),
     formHead: head,
-    parts: { head, items: marked.items, extras },
+    parts: { head, items, extras },
   };
 }
 
@@ -199,18 +226,23 @@ export async function settleRequest<M, Body>(
 }
 
 /**
- * The history a step sends: what was recorded, then this step's `tail`;
- * refused when there is nothing yet (no person's message before the first
- * request).
+ * `declared` with the tools `items` declare (the form's `declares`): the
+ * same set when they declare none, else a new one (older states keep
+ * theirs). O(items), and the set's size when it grows.
  */
-function historyToSend<T>(history: readonly T[], tail: readonly T[]): T[] {
-  const items = [...history, ...tail];
-  if (items.length === 0) {
-    throw new SystemPromptError(
-      "NOTHING_TO_SEND",
-      `The conversation has nothing to send yet: give the person's message ` +
-        `with user(text) before the first request().`,
-    );
+export function declaredAfter<M>(
+  declared: ReadonlySet<string>,
+  items: readonly M[],
+  form: Pick<ConversationForm<M, unknown>, "declares">,
+): ReadonlySet<string> {
+  if (form.declares === undefined) return declared;
+  let grown: Set<string> | undefined;
+  for (const item of items) {
+    for (const json of form.declares(item)) {
+      if (declared.has(json) || grown?.has(json)) continue;
+      grown ??= new Set(declared);
+      grown.add(json);
+    }
   }
-  return items;
+  return grown ?? declared;
 }

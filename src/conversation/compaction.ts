@@ -17,9 +17,14 @@ import type {
   FormHead,
 } from "./form.ts";
 import { markHistoryEnds } from "./marks.ts";
+import { History, type ReadonlyHistory } from "./history.ts";
+import { declaredAfter } from "./build.ts";
 import type { RecordingMark } from "./recording.ts";
 import { toldOf } from "./system_changes.ts";
 import type { Committed } from "./state.ts";
+
+/** A summarizing request's tail declares no tools. */
+const NONE_DECLARED: ReadonlySet<string> = new Set();
 
 /** What a client-side summary asks for, unless `instructions` say otherwise. */
 export const DEFAULT_SUMMARY_INSTRUCTION =
@@ -47,7 +52,7 @@ export interface CompactionInput<M> {
   /** The head the last request sent (or this step's, before any). */
   readonly head: FormHead;
   /** The committed history. */
-  readonly history: readonly M[];
+  readonly history: ReadonlyHistory<M>;
   /** How many items the last request sent. */
   readonly previousLength: number;
   /** The last request's history mark (its lifetime kept). */
@@ -118,11 +123,19 @@ export function compactionRequest<M>(
           input.instructions ?? DEFAULT_SUMMARY_INSTRUCTION,
         ),
         update: undefined,
+        declared: NONE_DECLARED,
         history: input.history,
       }),
     };
+  // A summarizing request is rare: its list is built whole, the form's
+  // leading items first (the body takes the list as it is).
+  const leading = builder.leading?.(asked.head) ?? [];
   return {
-    body: builder.body(asked.head, [...history, ...asked.tail], {}),
+    body: builder.body(
+      asked.head,
+      [...leading, ...history, ...asked.tail],
+      {},
+    ),
     tail: asked.tail,
     marks: marked.marks,
     head: asked.head.recorded,
@@ -154,7 +167,8 @@ export function compactedHistory<M>(
     results: [],
     person: form.personInput(`${SUMMARY_LEAD}\n\n${text}`),
     update: undefined,
-    history: [],
+    declared: NONE_DECLARED,
+    history: History.empty(),
   });
 }
 
@@ -166,7 +180,7 @@ export function compactedHistory<M>(
 export function swappedHistory<M>(
   compaction: FormCompaction<M>,
   compacted: readonly M[],
-  history: readonly M[],
+  history: ReadonlyHistory<M>,
   at: number,
 ): M[] {
   const carried = history.slice(at).flatMap((item) => {
@@ -199,15 +213,19 @@ export function swappedCommitted<M>(
   committed: Committed<M>,
   compaction: FormCompaction<M>,
   pending: { readonly at: number; readonly history: readonly M[] },
+  form: Pick<ConversationForm<M, unknown>, "declares">,
 ): Committed<M> {
+  const swapped = swappedHistory(
+    compaction,
+    pending.history,
+    committed.history,
+    pending.at,
+  );
   return {
     ...committed,
-    history: swappedHistory(
-      compaction,
-      pending.history,
-      committed.history,
-      pending.at,
-    ),
+    // A new store: the compacted start and what followed it.
+    history: History.empty<M>().append(swapped),
+    declaredJson: declaredAfter(new Set(), swapped, form),
     previousLength: 0,
     runtimeText: "",
     // The sections' changes told inline were in what the summary replaced:

@@ -171,7 +171,7 @@ export class Compactor<M> {
     return swappedCommitted(committed, compactionOf(this.#host.form), {
       at: committed.history.length,
       history: read.messages.slice(read.compactedFrom),
-    });
+    }, this.#host.form);
   }
 
   #reaches(reported: { readonly inputTokens?: number } | undefined): boolean {
@@ -267,7 +267,7 @@ export class Compactor<M> {
       swappedCommitted(committed, compactionOf(host.form), {
         at: pending.at,
         history: pending.history,
-      }),
+      }, host.form),
     );
     this.#pending = undefined;
   }

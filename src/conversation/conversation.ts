@@ -197,8 +197,7 @@ export class ConversationShell<
   }
 
   get messages(): readonly M[] {
-    // Frozen: a caller's push would change the next request, not the recording.
-    return Object.freeze(this.#committed.history as M[]);
+    return this.#committed.history.snapshot();
   }
 
   get openCalls(): readonly ToolCall[] {
@@ -489,6 +488,7 @@ export class ConversationShell<
     const request = buildRequest(this.#form, this.#builder, {
       assembly: pair ? withToolPair(listed) : listed,
       history: committed.history,
+      declared: committed.declaredJson,
       previousLength: committed.previousLength,
       results,
       person,

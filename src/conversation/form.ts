@@ -14,6 +14,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { ReadonlyHistory } from "./history.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
@@ -76,8 +77,17 @@ export interface TailInput<M> {
   readonly reminder?: string;
   /** A new effort, set inline (the head keeps the first one). */
   readonly effort?: string;
-  /** The committed history (read only). */
-  readonly history: readonly M[];
+  /**
+   * The JSON of every tool an earlier item declared (the form's
+   * `declares`), kept by the conversation so that no step walks its
+   * history.
+   */
+  readonly declared: ReadonlySet<string>;
+  /**
+   * The committed history (read only): read its end by index; walking it
+   * makes every step cost the whole history.
+   */
+  readonly history: ReadonlyHistory<M>;
   /**
    * The step's assembly as the head gets it: a form that answers a search
    * of the deferred tools itself reads them here (SPEC §10.3).
@@ -179,8 +189,17 @@ export interface FormBuilder<M, Body> {
   tail(input: TailInput<M>): M[];
   /** The body without its history, and the form's state. */
   head(input: HeadInput): FormHead;
-  /** The whole body: the head, the history (marked), the extras. */
-  body(head: FormHead, history: readonly M[], extras: BodyExtras): Body;
+  /**
+   * The items a body's list holds before the history (a system
+   * message; as many as `MarkSites.leadingItems`); absent, none.
+   */
+  leading?(head: FormHead): readonly M[];
+  /**
+   * The whole body: the head, the list (`leading`'s items, then the
+   * history, marked), the extras. The list is the body's own: the form
+   * puts it in the body as it is, without a copy.
+   */
+  body(head: FormHead, items: readonly M[], extras: BodyExtras): Body;
   /**
    * A form the provider compacts for (`FormCompaction.by` `"provider"`):
    * the summarizing request's head (the last request's, with the API's
@@ -284,6 +303,11 @@ export interface ConversationForm<M = unknown, Body = unknown>
   readAnswer(answer: unknown, other: OtherFormCheck): FormAnswer<M>;
   /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
   recordOf(answer: unknown): unknown;
+  /**
+   * The JSON of each tool `item` declares to the model (an item that adds
+   * tools mid-conversation); absent, items declare none.
+   */
+  declares?(item: M): readonly string[];
   /**
    * How it sends deferred tools (SPEC §10.3): `"native"` (its own fields,
    * built by its head), `"pair"` (the conversation lists the fixed

@@ -54,14 +54,67 @@ export interface PrefixSites<H> {
   withMarks(head: H, marked: ReadonlySet<number>, mark: unknown): H;
 }
 
+/** A list read by index: the history followed by the tail, not copied. */
+export interface ItemsAt<M> {
+  readonly length: number;
+  at(index: number): M | undefined;
+}
+
 /**
- * The history with the request's marks (SPEC 9.8): the last item, and the
- * previous request's last item when the step added more parts than the
- * provider looks back over (`lookbackBlocks`; 0: whenever the step added
- * any). Each mark goes on the last part of its item, or of the item before
- * an item that defers to it; an item with no site carries none. No mark:
- * the history as it is. `history` is the caller's own list (the request's):
- * a marked item is replaced in it by a copy, the item itself never changed.
+ * Where the request's marks go (SPEC 9.8): the last item, and the previous
+ * request's last item when the step added more parts than the provider
+ * looks back over (`lookbackBlocks`; 0: whenever the step added any).
+ * Each mark goes on the last part of its item, or of the item before an
+ * item that defers to it; an item with no site carries none. No mark:
+ * nothing placed. Reads `items` by index from `previousLength` on (and
+ * back over items that defer), so it costs the step's new items; each
+ * marked item is a copy (`placed`), the item itself never changed.
+ */
+export function planHistoryMarks<M>(
+  items: ItemsAt<M>,
+  previousLength: number,
+  mark: unknown,
+  lookbackBlocks: number,
+  sites: MarkSites<M>,
+): { placed: { at: number; item: M }[]; marks: RecordingMark[] } {
+  const placed: { at: number; item: M }[] = [];
+  const marks: RecordingMark[] = [];
+  if (mark === undefined) return { placed, marks };
+  const length = items.length;
+  const ends = [length - 1];
+  if (previousLength > 0 && previousLength < length) {
+    let added = 0;
+    if (lookbackBlocks > 0) {
+      for (let index = previousLength; index < length; index++) {
+        added += sites.partCount(items.at(index) as M);
+      }
+    }
+    if (lookbackBlocks === 0 || added > lookbackBlocks) {
+      ends.unshift(previousLength - 1);
+    }
+  }
+  for (let at of ends) {
+    if (at < 0) continue;
+    let found = sites.site(items.at(at) as M);
+    while (found === "before" && at > 0) {
+      found = sites.site(items.at(--at) as M);
+    }
+    const message = at + sites.leadingItems;
+    if (
+      found === undefined || found === "before" || found.parts.length === 0 ||
+      marks.some((placed) => placed.message === message)
+    ) continue;
+    const block = found.parts.length - 1;
+    const parts = sites.setMark(found.parts, block, copyOf(mark));
+    placed.push({ at, item: { ...items.at(at) as M, [found.field]: parts } });
+    marks.push({ message, block, mark: copyOf(mark) });
+  }
+  return { placed, marks };
+}
+
+/**
+ * The history with the request's marks (`planHistoryMarks`'s placements
+ * made in `history`, the caller's own list).
  */
 export function markHistoryEnds<M>(
   history: M[],
@@ -70,35 +123,15 @@ export function markHistoryEnds<M>(
   lookbackBlocks: number,
   sites: MarkSites<M>,
 ): { items: M[]; marks: RecordingMark[] } {
-  const items = history;
-  const marks: RecordingMark[] = [];
-  if (mark === undefined) return { items, marks };
-  const ends = [history.length - 1];
-  if (previousLength > 0 && previousLength < history.length) {
-    let added = 0;
-    if (lookbackBlocks > 0) {
-      for (let index = previousLength; index < history.length; index++) {
-        added += sites.partCount(history[index]);
-      }
-    }
-    if (lookbackBlocks === 0 || added > lookbackBlocks) {
-      ends.unshift(previousLength - 1);
-    }
-  }
-  for (let at of ends) {
-    let found = sites.site(items[at]);
-    while (found === "before" && at > 0) found = sites.site(items[--at]);
-    const message = at + sites.leadingItems;
-    if (
-      found === undefined || found === "before" || found.parts.length === 0 ||
-      marks.some((placed) => placed.message === message)
-    ) continue;
-    const block = found.parts.length - 1;
-    const parts = sites.setMark(found.parts, block, copyOf(mark));
-    items[at] = { ...items[at], [found.field]: parts };
-    marks.push({ message, block, mark: copyOf(mark) });
-  }
-  return { items, marks };
+  const { placed, marks } = planHistoryMarks(
+    history,
+    previousLength,
+    mark,
+    lookbackBlocks,
+    sites,
+  );
+  for (const { at, item } of placed) history[at] = item;
+  return { items: history, marks };
 }
 
 /**

@@ -35,6 +35,7 @@ import type {
   FormBuilder,
 } from "./form.ts";
 import { toldAfter, toldOf } from "./system_changes.ts";
+import { declaredAfter } from "./build.ts";
 
 /** The tools of the next request, and the assembly the form reads. */
 export interface ToolStep {
@@ -136,10 +137,10 @@ export function replay<M>(
   compaction: PendingCompaction<M> | undefined;
 } {
   let state: Committed<M> = startOf(parsed.header.fork, form.tools);
-  // One array grows through the replay: each step's state needs only its
-  // length, and a copy per step would make resume quadratic (a compaction
-  // starts another).
-  let history: M[] = [...state.history];
+  // One store grows through the replay (each step appends its items): a
+  // copy per step would make resume quadratic (a compaction starts
+  // another).
+  let history = state.history;
   let allowed: string[] | undefined;
   let compaction: PendingCompaction<M> | undefined;
   const swapped = (at: number, compacted: readonly M[]): void => {
@@ -147,8 +148,9 @@ export function replay<M>(
       { ...state, history },
       compactionOf(form.form),
       { at, history: compacted },
+      form.form,
     );
-    history = state.history as M[];
+    history = state.history;
   };
   for (const step of parsed.steps) {
     if (step.swap !== undefined) {
@@ -202,9 +204,10 @@ export function replay<M>(
         { cause: error },
       );
     }
-    for (const message of step.tail as M[]) history.push(deepFreeze(message));
+    const tail = (step.tail as M[]).map(deepFreeze);
+    history = history.append(tail);
     const previousLength = history.length;
-    for (const message of read.messages) history.push(deepFreeze(message));
+    history = history.append(read.messages.map(deepFreeze));
     const inline = toolMode(form.tools, state.bound) === "inline";
     const effective = step.inlineTools ??
       (inline
@@ -220,6 +223,7 @@ export function replay<M>(
       listed: step.tools ?? state.listed,
       effective,
       declared: declaredTools(state.declared, effective),
+      declaredJson: declaredAfter(state.declaredJson, tail, form.form),
       calls: read.calls,
       steps: step.step,
       head,

@@ -15,10 +15,16 @@ import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
 import type { ChangeMode } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
+import { History } from "./history.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
-  readonly history: readonly M[];
+  /**
+   * The history as sent, marks removed: a length over the store the
+   * conversation's later states share (appending from an older state
+   * copies it; see `history.ts`).
+   */
+  readonly history: History<M>;
   readonly previousLength: number;
   readonly runtimeText: string;
   readonly listed: readonly ListedTool[] | undefined;
@@ -29,6 +35,8 @@ export interface Committed<M> {
    * definition (a dropped tool it may get back).
    */
   readonly declared?: readonly ListedTool[];
+  /** The JSON of every tool the history's items declared (`declares`). */
+  readonly declaredJson: ReadonlySet<string>;
   /** The calls of the last answer, in order. */
   readonly calls: readonly ToolCall[];
   readonly steps: number;
@@ -74,11 +82,12 @@ export interface Built<M, Body> {
 }
 
 export const EMPTY_STATE: Committed<never> = {
-  history: [],
+  history: History.empty(),
   previousLength: 0,
   runtimeText: "",
   listed: undefined,
   effective: undefined,
+  declaredJson: new Set(),
   calls: [],
   steps: 0,
   head: undefined,
@@ -178,16 +187,14 @@ export function committedAfter<M, Body>(
 ): Committed<M> {
   const sent = built.request;
   return {
-    history: [
-      ...before.history,
-      ...sent.tail,
-      ...read.messages.map(deepFreeze),
-    ],
+    // O(new items): the tail and the answer join the shared store.
+    history: before.history.append(sent.tail, read.messages.map(deepFreeze)),
     previousLength: before.history.length + sent.tail.length,
     runtimeText: built.runtimeText,
     listed: built.listed,
     effective: built.effective,
     declared: declaredTools(before.declared, built.effective),
+    declaredJson: sent.declared,
     calls: read.calls,
     steps: step.steps,
     head: step.head,

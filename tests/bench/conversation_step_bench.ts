@@ -64,6 +64,12 @@ interface FormSetup {
   readonly inputs: StepInput[];
   /** The conversation at the largest size, resumed once, growing. */
   readonly largest: Stepped;
+  /**
+   * The stateless user beside it, made once and growing with it (a fresh
+   * one per sample would read `messages`, a copy of 20,000 messages, per
+   * sample).
+   */
+  readonly largestUser: StatelessUser;
   /** Milliseconds: generating the recordings, resuming the largest. */
   readonly generated: number;
   readonly resumed: number;
@@ -86,6 +92,12 @@ async function setUp(form: LongStartForm): Promise<FormSetup> {
     recordings,
     inputs: stepInputs(form, 64),
     largest,
+    largestUser: statelessUser(
+      form,
+      prompt,
+      largest.messages,
+      largest.openCalls,
+    ),
     generated,
     resumed,
   };
@@ -110,6 +122,7 @@ function conversationAt(setup: FormSetup, size: number): Stepped {
 
 /** The stateless user holding the same history as `conv`. */
 function statelessAt(setup: FormSetup, conv: Stepped): StatelessUser {
+  if (conv === setup.largest) return setup.largestUser;
   return statelessUser(setup.form, setup.prompt, conv.messages, conv.openCalls);
 }
 

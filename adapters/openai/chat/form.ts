@@ -206,12 +206,11 @@ function builder(
         state: { promptCacheKey: key },
       };
     },
+    leading: (head) => [head.recorded.system as ChatMessage],
+    // `messages` starts with the system message (`leading`).
     body: (head, messages) => {
-      const { system, ...rest } = head.recorded;
-      return {
-        ...rest,
-        messages: [system, ...messages],
-      } as unknown as ChatBody;
+      const { system: _system, ...rest } = head.recorded;
+      return { ...rest, messages } as unknown as ChatBody;
     },
   };
 }

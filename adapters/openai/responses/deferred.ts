@@ -282,13 +282,13 @@ export function allowingDeferred(
  * finds, grouped in their namespaces as the tools block holds them.
  */
 export function clientSearchOutputs(
-  history: readonly unknown[],
+  history: { readonly length: number; at(index: number): unknown },
   assembly: PromptAssembly | undefined,
   strict: boolean,
 ): Record<string, unknown>[] {
   const calls: { call_id: string; query: string }[] = [];
   for (let at = history.length - 1; at >= 0; at--) {
-    const item = history[at] as Record<string, unknown>;
+    const item = history.at(at) as Record<string, unknown>;
     if (item.type === "tool_search_output" && item.execution === "client") {
       break;
     }

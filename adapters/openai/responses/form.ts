@@ -117,6 +117,12 @@ export const RESPONSES_FORM: ConversationForm<
       leading: "system",
       sites: RESPONSES_FORM.marks as MarkSites<unknown>,
     }),
+  // An `additional_tools` item declares its tools: a later step's item
+  // leaves out the ones declared with the same definition.
+  declares: (item) =>
+    "type" in item && item.type === "additional_tools"
+      ? item.tools.map((tool) => JSON.stringify(tool))
+      : [],
   /**
    * A person's message, a tool's output, a developer message telling a
    * change; an `additional_tools` item defers to the item before it.
@@ -191,7 +197,7 @@ function builder(
       }
       const added = input.toolChanges === undefined
         ? undefined
-        : additionalTools(input.toolChanges, input.history, read.read.strict);
+        : additionalTools(input.toolChanges, input.declared, read.read.strict);
       // After the tool outputs, as Anthropic's inline changes go.
       if (added !== undefined) tail.push(added);
       if (input.person.length > 0) {
@@ -305,10 +311,12 @@ function builder(
         tail: [],
       };
     },
-    // The diagnosis names the previous answer: in the body, never the head
-    // (the recording would keep a new head every step).
+    leading: (head) => [head.recorded.system as ResponsesItem],
+    // `input` starts with the system message (`leading`). The diagnosis
+    // names the previous answer: in the body, never the head (the
+    // recording would keep a new head every step).
     body: (head, items, extras) => {
-      const { system, ...fields } = head.recorded;
+      const { system: _system, ...fields } = head.recorded;
       const options = fields.prompt_cache_options as
         | Record<string, unknown>
         | undefined;
@@ -321,7 +329,7 @@ function builder(
         ...(cacheOptions === undefined
           ? {}
           : { prompt_cache_options: cacheOptions }),
-        input: [system, ...items],
+        input: items,
       } as unknown as ResponsesConversationBody;
     },
   };
@@ -333,14 +341,9 @@ function builder(
  */
 function additionalTools(
   changes: InlineToolChanges,
-  history: readonly ResponsesItem[],
+  declared: ReadonlySet<string>,
   strict: boolean,
 ): ResponsesItem | undefined {
-  const declared = new Set<string>();
-  for (const item of history) {
-    if (!("type" in item) || item.type !== "additional_tools") continue;
-    for (const tool of item.tools) declared.add(JSON.stringify(tool));
-  }
   const tools: ResponsesTool[] = changes.added.flatMap(
     ({ schema, reference }) => {
       if (reference) return [];
