@@ -2,21 +2,23 @@
  * The append-only check (SPEC 10.1): a request extends the previous request
  * of its conversation, byte for byte but the cache marks. Cheap, because
  * the conversation knows what it appended: the head's keys that must hold
- * are compared as JSON without marks, the committed history by identity
- * (the marked items, at most a few, as JSON without marks).
+ * are compared as JSON without marks; the history is sent from the
+ * append-only store the previous request's items are in (`history.ts`), so
+ * only the items a mark was put on (copies, at most a few) can differ, and
+ * they are compared as JSON without marks. O(marks), not O(history).
  *
  * @module
  */
 
 import { SystemPromptError } from "../errors.ts";
-import type { RecordingMark } from "./recording.ts";
+import type { Placement, ReadonlyHistory } from "./history.ts";
 
 /** The request before this one, as the check reads it. */
 export interface Previous<M> {
   /** Its head as recorded (marks in place), as JSON. */
   readonly head: string;
   /** The committed history, its items the very objects sent. */
-  readonly history: readonly M[];
+  readonly history: ReadonlyHistory<M>;
   /**
    * The head's keys this request must not change: `system` when sections
    * go inline, `tools` when tools do and the tools block is kept.
@@ -27,11 +29,10 @@ export interface Previous<M> {
 /** This request, as built. */
 export interface Sent<M> {
   readonly head: Readonly<Record<string, unknown>>;
-  /** The history sent, marks in place. */
-  readonly history: readonly M[];
-  readonly marks: readonly RecordingMark[];
-  /** Body items before the history in the marks' indexes. */
-  readonly leadingItems: number;
+  /** The history the request is sent from (marks not in place). */
+  readonly history: ReadonlyHistory<M>;
+  /** The marked copies put in place of the items at their indexes. */
+  readonly placed: readonly Placement<M>[];
   /** The form's mark, as its rules spell it (`cache_control`, ...). */
   readonly markName?: string;
 }
@@ -60,14 +61,20 @@ export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
     }
   }
   const { history } = previous;
-  if (sent.history.length < history.length) throw violation("history");
-  for (let index = 0; index < history.length; index++) {
-    const item = sent.history[index];
-    // The same object (the common case), or a copy (a marked one, or one a
-    // form's step copied) with the same bytes but the marks.
-    if (item === history[index]) continue;
-    if (markless(item) !== markless(history[index])) {
-      throw violation(`history item ${index}`);
+  // The store is shared: the previous request's last item is the very
+  // object this request sends at its index.
+  if (
+    sent.history.length < history.length ||
+    (history.length > 0 &&
+      sent.history.at(history.length - 1) !== history.at(-1))
+  ) {
+    throw violation("history");
+  }
+  for (const { at, item } of sent.placed) {
+    if (at >= history.length) continue;
+    const before = history.at(at);
+    if (item !== before && markless(item) !== markless(before)) {
+      throw violation(`history item ${at}`);
     }
   }
 }

@@ -174,9 +174,8 @@ export function buildRequest<M, Body>(
   if (input.previous !== undefined) {
     checkAppendOnly(input.previous, {
       head: head.recorded,
-      history: marked.items,
-      marks: marked.marks,
-      leadingItems: form.marks.leadingItems,
+      history,
+      placed: marked.placed,
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),

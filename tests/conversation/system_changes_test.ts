@@ -23,6 +23,7 @@ import {
   toldOf,
 } from "../../src/conversation/system_changes.ts";
 import { checkAppendOnly } from "../../src/conversation/append_only.ts";
+import { History, type Placement } from "../../src/conversation/history.ts";
 import { renderPrompt } from "../../mod.ts";
 import { message } from "./helpers.ts";
 
@@ -380,20 +381,27 @@ describe("system changes (issue 46)", () => {
   });
 
   it("refuses a request that would edit the previous one (a bug, never reached)", () => {
-    const history = [{ role: "user", content: [{ type: "text", text: "a" }] }];
+    const item = { role: "user", content: [{ type: "text", text: "a" }] };
+    const history = History.empty<unknown>().append([item]);
     const head = JSON.stringify({ system: [{ type: "text", text: "x" }] });
-    const sent = (system: string, items: unknown[]) => ({
+    const sent = (system: string, placed: Placement<unknown>[] = []) => ({
       head: { system: [{ type: "text", text: system, cache_control: {} }] },
-      history: items,
-      marks: [],
-      leadingItems: 0,
+      history,
+      placed,
     });
-    checkAppendOnly({ head, history, keys: ["system"] }, sent("x", history));
+    const marked = {
+      ...item,
+      content: [{ type: "text", text: "a", cache_control: {} }],
+    };
+    checkAppendOnly(
+      { head, history, keys: ["system"] },
+      sent("x", [{ at: 0, item: marked }]),
+    );
     assert.throws(
       () =>
         checkAppendOnly(
           { head, history, keys: ["system"] },
-          sent("y", history),
+          sent("y"),
         ),
       code("APPEND_ONLY_VIOLATION"),
     );
@@ -401,11 +409,20 @@ describe("system changes (issue 46)", () => {
       () =>
         checkAppendOnly(
           { head, history, keys: [] },
-          sent("y", [
-            { role: "user", content: [{ type: "text", text: "b" }] },
-          ]),
+          sent("y", [{
+            at: 0,
+            item: { role: "user", content: [{ type: "text", text: "b" }] },
+          }]),
         ),
       /history item 0/,
+    );
+    assert.throws(
+      () =>
+        checkAppendOnly(
+          { head, history, keys: [] },
+          { ...sent("x"), history: History.empty<unknown>().append([marked]) },
+        ),
+      /previous request's history/,
     );
   });
 });
