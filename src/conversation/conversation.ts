@@ -13,6 +13,7 @@ import {
   assembleStep,
   busy,
   checkPrompt,
+  copy,
   deepFreeze,
   isoOf,
   readAnswer,
@@ -109,8 +110,17 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /** The recording so far, line by line: `save()` returns it as it is. */
-  #recording = "";
+  /**
+   * The recording's text as `save()` last returned it (a resumed
+   * conversation's: the lines as read): `save()` appends the lines of the
+   * steps committed since. A conversation never saved keeps no text beside
+   * its steps.
+   */
+  #saved: string | undefined;
+  /** How many of the kept steps `#saved` holds. */
+  #savedSteps = 0;
+  /** A line went to `onRecord` or into the recording read: no header next. */
+  #started = false;
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
   readonly #clock: () => number;
@@ -190,7 +200,9 @@ export class ConversationShell<
       headListsPair(replayed.state.head),
     );
     // The lines read are the recording so far, as they were written.
-    this.#recording = parsed.text;
+    this.#saved = parsed.text;
+    this.#savedSteps = parsed.steps.length;
+    this.#started = true;
     this.#observer.resume(parsed.steps);
     this.#compactor.resume(replayed.compaction, parsed.steps.at(-1));
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
@@ -292,7 +304,9 @@ export class ConversationShell<
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        usage: read.usage ?? null,
+        // A copy: the line is written when asked for, and the SDK's
+        // object stays the caller's to change.
+        usage: copy(read.usage ?? null),
         observed,
         time: isoOf(time),
       }, head),
@@ -342,15 +356,19 @@ export class ConversationShell<
       time: number;
     },
   ): void {
-    const lines = step.step === 1 && this.#recording === ""
-      ? [recordingLine(this.#headerRecord()), recordingLine(step)]
-      : [recordingLine(step)];
+    // The line is written here only for `onRecord`; `save()` writes the
+    // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
-    for (const line of lines) {
-      this.#recording += line;
-      if (onRecord === undefined) continue;
-      callObserver("onRecord", () => onRecord(line), this.#observer.onError);
+    if (onRecord !== undefined) {
+      const line = recordingLine(step);
+      const lines = step.step === 1 && !this.#started
+        ? [recordingLine(this.#headerRecord()), line]
+        : [line];
+      for (const each of lines) {
+        callObserver("onRecord", () => onRecord(each), this.#observer.onError);
+      }
     }
+    this.#started = true;
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
@@ -397,8 +415,14 @@ export class ConversationShell<
   }
 
   save(): string {
-    if (this.#recording === "") return recordingLine(this.#headerRecord());
-    return this.#recording;
+    const steps = this.#observer.steps;
+    let text = this.#saved ?? recordingLine(this.#headerRecord());
+    for (let index = this.#savedSteps; index < steps.length; index++) {
+      text += recordingLine(steps[index]);
+    }
+    this.#saved = text;
+    this.#savedSteps = steps.length;
+    return text;
   }
 
   fork(

@@ -101,6 +101,11 @@ export class Observer {
     this.onError = observers.onError ?? reportToConsole;
   }
 
+  /** The committed steps, in order (resumed ones first). */
+  get steps(): readonly RecordingStep[] {
+    return this.#steps;
+  }
+
   /** Takes over a resumed recording's steps. */
   resume(steps: readonly RecordingStep[]): void {
     for (const step of steps) this.#steps.push(step);
