@@ -242,6 +242,9 @@ export function buildFields<M>(
         previous: {
           head: committed.head,
           history: committed.history,
+          ...(committed.checked === undefined
+            ? {}
+            : { checked: committed.checked }),
           keys: [
             ...(sections.kept ? ["system"] : []),
             ...(plan.mode === "inline" && !plan.step.tools.changed
