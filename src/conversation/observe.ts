@@ -254,6 +254,27 @@ export function observe(
   };
 }
 
+/**
+ * `read` once per answer: the report's parts (the bodies, the dropped
+ * blocks, the deferred tools) each read every step's answer.
+ */
+function readOnce(
+  read: (response: unknown) => readonly unknown[],
+): (response: unknown) => readonly unknown[] {
+  const items = new WeakMap<object, readonly unknown[]>();
+  return (response) => {
+    if (typeof response !== "object" || response === null) {
+      return read(response);
+    }
+    let answered = items.get(response);
+    if (answered === undefined) {
+      answered = read(response);
+      items.set(response, answered);
+    }
+    return answered;
+  };
+}
+
 /** The answer's usage and diagnosis as plain JSON, for `raw`. */
 function rawOf(answer: unknown): unknown {
   try {
@@ -291,6 +312,7 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
+  read = readOnce(read);
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;
