@@ -338,11 +338,12 @@ export class ConversationShell<
 
   /** An answer read by the form, and what its recording keeps. */
   #read(answer: Answer): { read: FormAnswer<M>; response: unknown } {
-    return readAnswer(
-      (value) => this.#form.readAnswer(value, this.#other),
-      (value) => this.#form.recordOf(value),
-      answer,
-    );
+    const form = this.#form;
+    return readAnswer(answer, {
+      readAnswer: (value, other) => form.readAnswer(value, other),
+      recordOf: form.recordOf === copy ? copy : (value) => form.recordOf(value),
+      other: this.#other,
+    });
   }
 
   /** A committed step's line written and observed. */
