@@ -51,6 +51,11 @@ export interface Committed<M> {
   readonly bound?: boolean;
   /** The effort the head states, and the one the model was told last. */
   readonly effort?: { readonly head?: string; readonly told: string };
+  /**
+   * A compaction was swapped in and no request sent since: what the model
+   * was told inline before it is gone with the summarized messages.
+   */
+  readonly compacted?: true;
 }
 
 /** A body built and not yet recorded. */
