@@ -13,7 +13,11 @@ import {
   anthropicConversation,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
-import { chatConversation } from "../../adapters/openai/mod.ts";
+import {
+  chatConversation,
+  responsesConversation,
+  resumeResponsesConversation,
+} from "../../adapters/openai/mod.ts";
 import { rebuildsHeadAfterCompaction } from "../../src/conversation/compaction_head.ts";
 import {
   sectionChanges,
@@ -220,6 +224,65 @@ describe("what a compaction dropped, told again (issues 46 and 47)", () => {
       JSON.stringify(first.messages[0]),
     );
     assert.doesNotMatch(JSON.stringify(after.messages.slice(1)), /"git"/);
+    await prompt.dispose();
+  });
+});
+
+describe("what a Responses compaction dropped, told again (issues 46 and 47)", () => {
+  const reply = (
+    output: Record<string, unknown>[] = [{
+      type: "message",
+      id: "m1",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: "ok", annotations: [] }],
+    }],
+  ) => ({ object: "response", output }) as never;
+
+  it("the tools added inline (additional_tools) and the effort (configuration_update), once; resumed the same", async () => {
+    const { prompt, state } = registry(false);
+    const conv = responsesConversation(prompt, {
+      model: "m",
+      changes: "inline",
+    });
+    conv.user("Go.");
+    await conv.request({}, { output: { effort: "low" } });
+    conv.record(reply());
+    state.tools = [...state.tools, tool("browse")];
+    conv.user("Again.");
+    const second = JSON.stringify(
+      await conv.request({}, { output: { effort: "high" } }),
+    );
+    assert.equal(second.match(/"additional_tools"/g)?.length, 1);
+    assert.equal(second.match(/"configuration_update"/g)?.length, 1);
+    conv.record(reply());
+    const compaction = await conv.compact();
+    compaction.record(
+      reply([{ type: "compaction", id: "cmp_1", encrypted_content: "enc" }]),
+    );
+    const saved = conv.save();
+    conv.user("Next.");
+    const after = await conv.request() as unknown as {
+      input: Record<string, unknown>[];
+      tools: { name: string }[];
+      reasoning?: unknown;
+    };
+    const start = after.input.findIndex((item) => item.type === "compaction");
+    assert.ok(start >= 0);
+    const items = JSON.stringify(after.input.slice(start));
+    // The tools block kept; the tool given inline told again, once.
+    assert.deepEqual(after.tools.map(({ name }) => name), ["read_file"]);
+    assert.equal(items.match(/"additional_tools"/g)?.length, 1);
+    assert.match(items, /"name":"browse"/);
+    assert.deepEqual(after.reasoning, { effort: "low" });
+    assert.equal(items.match(/"configuration_update"/g)?.length, 1);
+    assert.match(items, /"reasoning":\{"effort":"high"\}/);
+    const resumed = resumeResponsesConversation(prompt, saved);
+    resumed.user("Next.");
+    assert.equal(
+      JSON.stringify(await resumed.request()),
+      JSON.stringify(after),
+    );
     await prompt.dispose();
   });
 });
