@@ -110,6 +110,7 @@ export type {
   CacheReportRequest,
   CacheVerdict,
   DeferredToolsReport,
+  InlineChange,
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
