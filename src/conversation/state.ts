@@ -56,6 +56,12 @@ export interface Committed<M> {
    * was told inline before it is gone with the summarized messages.
    */
   readonly compacted?: true;
+  /**
+   * Read back from a recording, nothing committed since: the options given
+   * to the resume may shape the head anew (`cache`, say), so the next
+   * request's head is not held to the recorded one (its history is).
+   */
+  readonly resumed?: boolean;
 }
 
 /** A body built and not yet recorded. */
