@@ -105,6 +105,8 @@ export const GEMINI_FORM: ConversationForm<
   recognizes: (answer) => Array.isArray(answer.candidates),
   readAnswer: readGeminiAnswer,
   recordOf: geminiRecordOf,
+  // No tool search of its own: the fixed search-and-call pair.
+  deferredTools: "pair",
   marks: SITES,
   systemTexts: (head) => {
     const config = isObject(head.config) ? head.config : {};
