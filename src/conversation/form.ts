@@ -177,6 +177,12 @@ export interface FormBuilder<M, Body> {
   /** The form takes output settings (`RequestOptions.output`). */
   readonly output?: boolean;
   /**
+   * How this conversation sends deferred tools when its options chose
+   * (Anthropic's and Responses' `toolSearch: "pair"`); absent, the
+   * form's `deferredTools`.
+   */
+  readonly deferredTools?: "native" | "pair";
+  /**
    * With inline changes, a changed definition: a removal and an addition,
    * or the tools block rebuilt.
    */
