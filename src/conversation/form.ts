@@ -14,6 +14,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { CacheStorageReport } from "../cache/report/types.ts";
 import type { ReadonlyHistory } from "./history.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
@@ -321,6 +322,19 @@ export interface ConversationForm<M = unknown, Body = unknown>
    * not at all.
    */
   readonly deferredTools?: "native" | "pair";
+  /**
+   * What the stored cache entries the steps' states name cost (Gemini's
+   * explicit entries), given the recorded options; absent or `undefined`:
+   * none.
+   */
+  storage?(
+    steps: readonly {
+      readonly state?: Readonly<Record<string, unknown>>;
+      readonly time: string;
+      readonly sent?: string;
+    }[],
+    options: Readonly<Record<string, unknown>>,
+  ): CacheStorageReport | undefined;
   /** Where marks go on its items. */
   readonly marks: MarkSites<M>;
   /** Where a fork's shared mark goes on its head; absent: none. */
