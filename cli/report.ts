@@ -307,6 +307,15 @@ export function reportLines(result: RecordingReport): string[] {
         `of definitions not sent (summed over the requests).`,
     );
   }
+  if (report.storage !== undefined) {
+    const { entries, writtenTokens, tokenHours, storageCost } = report.storage;
+    lines.push(
+      `Stored cache entries: ${entries}, ${writtenTokens} tokens written, ` +
+        `${round(tokenHours)} token-hours stored, storage cost ${
+          round(storageCost)
+        } input-token units (each entry until replaced or expired).`,
+    );
+  }
   const verdicts = Object.entries(totals.verdicts).filter(([, n]) => n > 0);
   lines.push(
     `Misses by verdict: ${

@@ -108,6 +108,7 @@ export type {
   CacheJudgement,
   CachePrices,
   CacheReportRequest,
+  CacheStorageReport,
   CacheVerdict,
   DeferredToolsReport,
   InlineChange,

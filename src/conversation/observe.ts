@@ -304,5 +304,10 @@ export function conversationReport(
     read,
     countTokens: options.countTokens,
   });
-  return deferred === undefined ? report : { ...report, deferred };
+  const storage = form.storage?.(steps, header.options);
+  return {
+    ...report,
+    ...(deferred === undefined ? {} : { deferred }),
+    ...(storage === undefined ? {} : { storage }),
+  };
 }

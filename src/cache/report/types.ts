@@ -490,6 +490,39 @@ export interface PromptCacheReport {
    * §10.3): what deferring saved. Absent otherwise.
    */
   deferred?: DeferredToolsReport;
+  /**
+   * A conversation's report whose requests named a stored cache entry (a
+   * resource the provider bills by the hour, as Gemini's explicit
+   * `cachedContents`): what storing the entries cost. Absent otherwise.
+   */
+  storage?: CacheStorageReport;
+}
+
+/**
+ * What storing a conversation's cache entries cost: each entry the
+ * requests named, from its creation until it was deleted or expired (a
+ * recording knows an entry's end only when a later entry replaced it; the
+ * last is counted until it expires).
+ *
+ * @example
+ * ```ts
+ * import type { CacheStorageReport } from "@rxprompt/system-prompt/cache";
+ *
+ * function stored(storage: CacheStorageReport): string {
+ *   return `${storage.entries} entries, ${storage.tokenHours} token-hours, ` +
+ *     `cost ${storage.storageCost}`;
+ * }
+ * ```
+ */
+export interface CacheStorageReport {
+  /** The distinct entries the requests named. */
+  entries: number;
+  /** The tokens each entry was created with, summed (billed as input). */
+  writtenTokens: number;
+  /** Tokens × hours stored, each entry until deleted or expired. */
+  tokenHours: number;
+  /** `tokenHours` × the storage price, in input-token prices. */
+  storageCost: number;
 }
 
 /**
