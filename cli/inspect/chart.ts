@@ -20,6 +20,7 @@ import type {
   PromptCacheReport,
 } from "../../adapters/cache/mod.ts";
 import { describeError } from "../cli_error.ts";
+import { inlineText } from "../report.ts";
 import type { RunStep } from "../session.ts";
 import { simulateSteps } from "../simulate.ts";
 import type { CountTokens } from "../tokens.ts";
@@ -91,6 +92,12 @@ export interface ChartRequest {
   uncachedTokens: number;
   /** Present when the request read less than it could have. */
   verdict?: ChartVerdict;
+  /**
+   * What a recorded conversation's request told the model inline, in words
+   * (`inline: section git changed`): changes sent after the history, not
+   * a miss.
+   */
+  inline?: string;
   diff: StepDiff;
 }
 
@@ -292,6 +299,7 @@ export function chartOfRecording(
       writtenTokens: written,
       uncachedTokens: Math.max(0, input - cached - written),
       ...(verdict === undefined ? {} : { verdict }),
+      ...(row.inline === undefined ? {} : { inline: inlineText(row.inline) }),
       diff,
     };
   });

@@ -297,9 +297,10 @@ export const PAGE_JS = String.raw`"use strict";
   function stepId(chart, request) { return "step-" + chartName(chart) + "-" + request.index; }
 
   function verdictText(request) {
-    if (!request.verdict) return "no miss";
+    var told = request.inline ? "; " + request.inline : "";
+    if (!request.verdict) return "no miss" + told;
     var v = request.verdict;
-    return "miss (" + v.kind + ")" + (v.firstMiss ? ": first miss " + v.firstMiss.block + ", " + v.firstMiss.reason : "");
+    return "miss (" + v.kind + ")" + (v.firstMiss ? ": first miss " + v.firstMiss.block + ", " + v.firstMiss.reason : "") + told;
   }
 
   function diffItems(diff) {

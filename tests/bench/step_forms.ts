@@ -79,10 +79,9 @@ export async function recordingOf(
 }
 
 /**
- * The recording resumed in its form, with the options it was recorded
- * with (Chat without `cache`, as the generator's Chat: resumed with
- * `cache: true`, its system message would change form after the recorded
- * requests, which the append-only check refuses).
+ * The recording resumed in its form, as `tests/conversation/forms.ts`
+ * starts each form (Chat with `cache: true`, which the generator's Chat
+ * leaves out).
  */
 export function resumeStepped(
   form: LongStartForm,
@@ -97,7 +96,9 @@ export function resumeStepped(
         toolChanges: "inline",
       }) as unknown as Stepped;
     case "chat":
-      return resumeChatConversation(prompt, recording) as unknown as Stepped;
+      return resumeChatConversation(prompt, recording, {
+        cache: true,
+      }) as unknown as Stepped;
     case "responses":
       return resumeResponsesConversation(prompt, recording) as Stepped;
     case "ai-sdk":
@@ -232,8 +233,9 @@ export function statelessUser(
       return {
         messages,
         async step(input) {
-          // As the conversation: without `cache`.
-          const fields = toChatCompletions(await prompt.assemble());
+          const fields = toChatCompletions(await prompt.assemble(), {
+            cache: true,
+          });
           if (calls.length === 0) {
             messages.push({ role: "user", content: input.question });
           } else {
@@ -249,6 +251,7 @@ export function statelessUser(
           const body = {
             model: "gpt-5.6",
             ...(fields.tools === undefined ? {} : { tools: fields.tools }),
+            prompt_cache_key: fields.prompt_cache_key,
             messages,
           };
           const message = (input.answer as {
