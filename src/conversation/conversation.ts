@@ -58,7 +58,6 @@ import {
   RECORDING_VERSION,
   type RecordingFork,
   type RecordingHeader,
-  recordingLine,
   type RecordingStep,
 } from "./recording.ts";
 import {
@@ -71,6 +70,7 @@ import {
   type ToolResultInput,
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
+import { RecordingText } from "./recording_text.ts";
 import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
@@ -110,17 +110,7 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /**
-   * The recording's text as `save()` last returned it (a resumed
-   * conversation's: the lines as read): `save()` appends the lines of the
-   * steps committed since. A conversation never saved keeps no text beside
-   * its steps.
-   */
-  #saved: string | undefined;
-  /** How many of the kept steps `#saved` holds. */
-  #savedSteps = 0;
-  /** A line went to `onRecord` or into the recording read: no header next. */
-  #started = false;
+  #text = new RecordingText();
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
   readonly #clock: () => number;
@@ -200,9 +190,10 @@ export class ConversationShell<
       headListsPair(replayed.state.head),
     );
     // The lines read are the recording so far, as they were written.
-    this.#saved = parsed.text;
-    this.#savedSteps = parsed.steps.length;
-    this.#started = true;
+    this.#text = new RecordingText({
+      text: parsed.text,
+      steps: parsed.steps.length,
+    });
     this.#observer.resume(parsed.steps);
     this.#compactor.resume(replayed.compaction, parsed.steps.at(-1));
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
@@ -361,15 +352,11 @@ export class ConversationShell<
     // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
-      const line = recordingLine(step);
-      const lines = step.step === 1 && !this.#started
-        ? [recordingLine(this.#headerRecord()), line]
-        : [line];
-      for (const each of lines) {
-        callObserver("onRecord", () => onRecord(each), this.#observer.onError);
+      for (const line of this.#text.linesOf(step, () => this.#headerRecord())) {
+        callObserver("onRecord", () => onRecord(line), this.#observer.onError);
       }
     }
-    this.#started = true;
+    this.#text.committed();
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
@@ -416,14 +403,7 @@ export class ConversationShell<
   }
 
   save(): string {
-    const steps = this.#observer.steps;
-    let text = this.#saved ?? recordingLine(this.#headerRecord());
-    for (let index = this.#savedSteps; index < steps.length; index++) {
-      text += recordingLine(steps[index]);
-    }
-    this.#saved = text;
-    this.#savedSteps = steps.length;
-    return text;
+    return this.#text.save(this.#observer.steps, () => this.#headerRecord());
   }
 
   fork(
