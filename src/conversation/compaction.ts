@@ -144,13 +144,15 @@ export function compactionRequest<M>(
 
 /**
  * The history a compaction's answer starts: the provider's items from its
- * compaction on, or one person message holding the client-side summary.
+ * compaction on, or the client-side summary (one person message, or the
+ * form's `start` from the summarizing request's `instruction`).
  */
 export function compactedHistory<M>(
   form: ConversationForm<M, unknown>,
   builder: FormBuilder<M, unknown>,
-  read: FormAnswer<M>,
+  answer: { readonly read: FormAnswer<M>; readonly instruction: readonly M[] },
 ): M[] {
+  const { read } = answer;
   const compaction = compactionOf(form);
   if (compaction.by === "provider") {
     if (read.compactedFrom === undefined) {
@@ -163,6 +165,18 @@ export function compactedHistory<M>(
     return read.messages.slice(read.compactedFrom);
   }
   const text = compaction.summary!(read.messages);
+  if (compaction.start !== undefined) {
+    if (text.trim() === "") {
+      // The model's turn would be empty, which such an API refuses:
+      // nothing is committed, and the answer may be recorded again.
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The summary's answer holds no text (${read.messages.length} ` +
+          `item(s), none with text); record an answer that summarizes.`,
+      );
+    }
+    return compaction.start(answer.instruction, text);
+  }
   return builder.tail({
     results: [],
     person: form.personInput(`${SUMMARY_LEAD}\n\n${text}`),

@@ -222,7 +222,10 @@ export class Compactor<M> {
     }
     const host = this.#host;
     const { read, response } = host.read(answer);
-    const history = compactedHistory(host.form, host.builder, read);
+    const history = compactedHistory(host.form, host.builder, {
+      read,
+      instruction: pending.request.tail,
+    });
     const time = host.clock();
     const request = pending.request;
     const step: RecordingStep = {

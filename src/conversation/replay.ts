@@ -263,11 +263,10 @@ function replayedCompaction<M>(
   }
   let compacted: M[];
   try {
-    compacted = compactedHistory(
-      form.form,
-      form.builder,
-      form.read(step.response),
-    );
+    compacted = compactedHistory(form.form, form.builder, {
+      read: form.read(step.response),
+      instruction: step.tail as M[],
+    });
   } catch (error) {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",
