@@ -23,6 +23,7 @@ import { describeError } from "../cli_error.ts";
 import type { RunStep } from "../session.ts";
 import { simulateSteps } from "../simulate.ts";
 import type { CountTokens } from "../tokens.ts";
+import { type CompactionFigures, compactionsOf } from "../report.ts";
 
 /** Where a chart's figures come from. */
 export type ChartSource =
@@ -91,6 +92,13 @@ export interface ChartRequest {
   uncachedTokens: number;
   /** Present when the request read less than it could have. */
   verdict?: ChartVerdict;
+  /**
+   * Its part in a compaction (a recording only): `"summary"`, the
+   * summarizing request; `"swap"`, the first request after the summary was
+   * swapped in (its rewrite is the verdict `compaction`); `"inside"`, a
+   * request the provider compacted inside (its threshold).
+   */
+  compaction?: "summary" | "swap" | "inside";
   diff: StepDiff;
 }
 
@@ -98,6 +106,8 @@ export interface ChartRequest {
 export interface CacheChart {
   source: ChartSource;
   requests: ChartRequest[];
+  /** A recording's compactions, when it has any (`rxprompt report`'s). */
+  compactions?: CompactionFigures;
   totals: {
     inputTokens: number;
     cachedTokens: number;
@@ -284,6 +294,13 @@ export function chartOfRecording(
           : { providerReason: judgement.provider.reason }),
       }
       : undefined;
+    const compaction = row.summarizes === true
+      ? "summary"
+      : row.compaction !== undefined
+      ? "inside"
+      : judgement?.verdict === "compaction"
+      ? "swap"
+      : undefined;
     return {
       index: row.index,
       thread: result.session,
@@ -292,12 +309,15 @@ export function chartOfRecording(
       writtenTokens: written,
       uncachedTokens: Math.max(0, input - cached - written),
       ...(verdict === undefined ? {} : { verdict }),
+      ...(compaction === undefined ? {} : { compaction }),
       diff,
     };
   });
+  const compactions = compactionsOf(result.report.requests);
   return {
     source: { kind: "recording", file: result.file, form: result.form },
     requests,
+    ...(compactions === undefined ? {} : { compactions }),
     totals: totalsOf(requests),
   };
 }
