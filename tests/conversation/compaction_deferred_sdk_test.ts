@@ -10,10 +10,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
-import { SystemPrompt, type ToolSchema } from "../../mod.ts";
+import { SystemPrompt, SystemPromptError, type ToolSchema } from "../../mod.ts";
 import {
   anthropicConversation,
   type MessagesAnswer,
+  resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
@@ -141,6 +142,91 @@ describe("Anthropic compaction over deferred tools (issue 47)", {
         })),
       );
       assert.ok(!JSON.stringify(messages).includes("tool_search_tool_result"));
+    });
+    await prompt.dispose();
+  });
+
+  it("past the tools a block can record, the refused compaction is given up and a client-side summary taken", async () => {
+    const script = (
+      body: Record<string, unknown>,
+      n: number,
+    ): AnthropicTurn => {
+      const messages = body.messages as { content: unknown }[];
+      const text = JSON.stringify(messages.at(-1));
+      if (n === 0) {
+        return {
+          search: "customer",
+          call: { name: "crm_find_customer", input: { id: "c1" } },
+        };
+      }
+      if (text.includes("Summarize the conversation")) {
+        return { text: "Customer c1 was found with crm_find_customer." };
+      }
+      // After the summary no reference is left: the model searches again.
+      if (text.includes("Again")) {
+        return {
+          search: "find customer",
+          call: { name: "crm_find_customer", input: { id: "c2" } },
+        };
+      }
+      return { text: "Done." };
+    };
+    // One distinct tool per block: the search's two are one too many.
+    const server = anthropicToolSearchServer(script, { maxToolReferences: 1 });
+    const prompt = registry();
+    await serveRules(server.answer, async (baseURL) => {
+      const anthropic = client(baseURL);
+      const options = { model: "claude-loopback", max_tokens: 1024 };
+      const conv = anthropicConversation(prompt, options);
+      await turn(conv, anthropic, "Find c1.");
+      const saved = conv.save();
+      const refused = await conv.compact();
+      await assert.rejects(
+        anthropic.beta.messages.create(refused.body),
+        (error: unknown) =>
+          error instanceof Anthropic.BadRequestError &&
+          JSON.stringify(error.error).includes(
+            "compaction_too_many_tool_references",
+          ),
+      );
+      // Pending until given up; given up, nothing is recorded.
+      await assert.rejects(
+        conv.compact(),
+        (error: unknown) =>
+          error instanceof SystemPromptError &&
+          error.code === "COMPACTION_PENDING",
+      );
+      refused.cancel();
+      assert.throws(
+        () => refused.cancel(),
+        (error: unknown) =>
+          error instanceof SystemPromptError &&
+          error.code === "NOTHING_PENDING",
+      );
+      assert.equal(conv.save(), saved);
+      const summary = await conv.compact({ via: "summary" });
+      const body = summary.body as unknown as Record<string, unknown>;
+      assert.equal(body.compaction, undefined);
+      summary.record(
+        await anthropic.beta.messages.create(summary.body) as never,
+      );
+      const resumed = resumeAnthropicConversation(prompt, conv.save());
+      assert.deepEqual(await turn(conv, anthropic, "Again for c2."), [
+        "crm_find_customer",
+      ]);
+      // The summary starts the history; a resume gives the same bytes.
+      const after = server.bodies.at(-2)!;
+      const messages = after.messages as { content: unknown }[];
+      assert.match(
+        JSON.stringify(messages[0]),
+        /Summary of the conversation so far:\\n\\nCustomer c1 was found/,
+      );
+      resumed.user("Again for c2.");
+      assert.deepEqual(await resumed.request(), after);
+      assert.deepEqual(server.rejections, [
+        "The conversation references more distinct tools than a " +
+        "`compaction` block can record.",
+      ]);
     });
     await prompt.dispose();
   });
