@@ -245,7 +245,7 @@ export function replay<M>(
     }
     allowed = step.allowedTools;
   }
-  return { state, allowed, compaction };
+  return { state: { ...state, resumed: true }, allowed, compaction };
 }
 
 /** A recorded compaction, as replay holds it until its swap. */

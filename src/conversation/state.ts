@@ -51,6 +51,12 @@ export interface Committed<M> {
   readonly bound?: boolean;
   /** The effort the head states, and the one the model was told last. */
   readonly effort?: { readonly head?: string; readonly told: string };
+  /**
+   * Read back from a recording, nothing committed since: the options given
+   * to the resume may shape the head anew (`cache`, say), so the next
+   * request's head is not held to the recorded one (its history is).
+   */
+  readonly resumed?: boolean;
 }
 
 /** A body built and not yet recorded. */

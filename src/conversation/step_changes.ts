@@ -242,7 +242,7 @@ export function buildFields<M>(
         previous: {
           head: committed.head,
           history: committed.history,
-          keys: [
+          keys: committed.resumed === true ? [] : [
             ...(sections.kept ? ["system"] : []),
             ...(plan.mode === "inline" && !plan.step.tools.changed
               ? ["tools"]

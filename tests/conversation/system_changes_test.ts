@@ -10,6 +10,7 @@ import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   responsesConversation,
+  resumeChatConversation,
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
 import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
@@ -376,6 +377,49 @@ describe("system changes (issue 46)", () => {
     assert.equal(
       JSON.stringify(after.messages[0]),
       JSON.stringify(JSON.parse(told).messages[0]),
+    );
+    await prompt.dispose();
+  });
+
+  it("resumes with options that shape the head anew (Chat's cache), the history kept", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "rules", order: 10, text: "Be brief." });
+    const chat = chatConversation(prompt, { model: "m" });
+    chat.user("Go.");
+    const first = await chat.request();
+    chat.record({
+      object: "chat.completion",
+      choices: [{ message: { role: "assistant", content: "ok" } }],
+    } as never);
+    const resumed = resumeChatConversation(prompt, chat.save(), {
+      cache: true,
+    });
+    resumed.user("Again.");
+    const next = await resumed.request();
+    // The system message takes the new option's shape; the history after
+    // it is the one sent.
+    assert.notEqual(
+      JSON.stringify(next.messages[0]),
+      JSON.stringify(first.messages[0]),
+    );
+    const unmarked = (items: readonly unknown[]) =>
+      JSON.stringify(
+        items,
+        (key, value) => key === "prompt_cache_breakpoint" ? undefined : value,
+      );
+    assert.equal(
+      unmarked(next.messages.slice(1, 2)),
+      unmarked(first.messages.slice(1, 2)),
+    );
+    resumed.record({
+      object: "chat.completion",
+      choices: [{ message: { role: "assistant", content: "ok" } }],
+    } as never);
+    resumed.user("Once more.");
+    const third = await resumed.request();
+    assert.equal(
+      unmarked(third.messages.slice(0, 4)),
+      unmarked(next.messages.slice(0, 4)),
     );
     await prompt.dispose();
   });
