@@ -66,6 +66,11 @@ export interface Finding {
   change?: string;
   /** For `golden` findings: the tokens every later request writes again. */
   rewriteTokens?: number;
+  /**
+   * For `golden` findings: a section's change, which a running
+   * conversation tells inline (SPEC 10.1) instead.
+   */
+  inline?: true;
 }
 
 /** One checked view. */
@@ -141,6 +146,7 @@ export async function check(args: Args, output: Output): Promise<number> {
           }),
           change: difference.change,
           rewriteTokens: difference.rewriteTokens,
+          ...(difference.inline === true ? { inline: true } : {}),
         });
       }
     }

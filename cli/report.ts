@@ -5,8 +5,10 @@
  * body rebuilt, and `conv.report()` printed: per request the reported
  * input, cache reads and writes beside the simulator's estimate, and for
  * each request that read less than it could the verdict, the provider's
- * reason and the registration behind it; the totals observed and
- * simulated, and where they differ.
+ * reason and the registration behind it, and what it told the model
+ * inline (SPEC 10.1: a section, tool or effort change sent after the
+ * history, not a miss); the totals observed and simulated, and where they
+ * differ.
  *
  * @module
  */
@@ -305,6 +307,15 @@ export function reportLines(result: RecordingReport): string[] {
         `of definitions not sent (summed over the requests).`,
     );
   }
+  if (report.storage !== undefined) {
+    const { entries, writtenTokens, tokenHours, storageCost } = report.storage;
+    lines.push(
+      `Stored cache entries: ${entries}, ${writtenTokens} tokens written, ` +
+        `${round(tokenHours)} token-hours stored, storage cost ${
+          round(storageCost)
+        } input-token units (each entry until replaced or expired).`,
+    );
+  }
   const compactions = compactionsOf(report.requests);
   if (compactions !== undefined) lines.push(compactionLine(compactions));
   const verdicts = Object.entries(totals.verdicts).filter(([, n]) => n > 0);
@@ -390,6 +401,7 @@ function row(request: CacheReportRequest): string[] {
       `input, ${compaction.cacheReadTokens} read, ` +
       `${compaction.cacheWriteTokens} written)`,
     missed,
+    inlineText(request.inline),
   ].filter((part) => part !== "").join(", ");
   return [
     String(request.index + 1),
@@ -403,6 +415,26 @@ function row(request: CacheReportRequest): string[] {
       }`,
     verdict,
   ];
+}
+
+/**
+ * What a request told the model inline (SPEC 10.1), in words:
+ * `inline: section git changed; tool browse added; effort high`, each told
+ * again after a compaction marked `(again)`; `""` for none.
+ */
+export function inlineText(
+  changes: CacheReportRequest["inline"],
+): string {
+  if (changes === undefined || changes.length === 0) return "";
+  return `inline: ${
+    changes.map((change) =>
+      `${
+        change.kind === "effort"
+          ? `effort ${change.name}`
+          : `${change.kind} ${change.name} ${change.change}`
+      }${change.restated === true ? " (again)" : ""}`
+    ).join("; ")
+  }`;
 }
 
 function missLines(request: CacheReportRequest): string[] {

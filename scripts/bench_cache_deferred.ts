@@ -9,7 +9,8 @@
  *
  * The model is scripted: the answers are the SDK shapes each form reads
  * (Anthropic's server-run search blocks, Responses' server-run
- * `tool_search_call` / `tool_search_output` items, Chat's `find_tools`
+ * `tool_search_call` / `tool_search_output` items; on the forms with the
+ * search-and-call pair, Chat, Bedrock Converse and Gemini, `find_tools`
  * then `call_tool` calls), so no network is used. A deferred definition a
  * search loads counts where the simulator sees it: in the search result's
  * JSON (Responses, the pair), not at all for Anthropic's references.
@@ -24,6 +25,8 @@ import {
   chatConversation,
   responsesConversation,
 } from "../adapters/openai/mod.ts";
+import { converseConversation } from "../adapters/bedrock/mod.ts";
+import { geminiConversation } from "../adapters/gemini/mod.ts";
 import { mcpTools, type McpToolSource } from "../adapters/mcp/mod.ts";
 import {
   connectServers,
@@ -143,34 +146,69 @@ const FORMS: readonly FormPlan[] = [
       responsesAnswer(n >= FOUND.length ? [] : [responsesCall(n)]),
     deferredSteps: FOUND.length + 1,
   },
-  {
-    form: "openai-chat",
-    provider: "openai",
-    start: (prompt) =>
-      chatConversation(prompt, { model: "gpt-bench" }) as unknown as Driven,
+  pairPlan(
+    "openai-chat",
+    "openai",
+    (prompt) => chatConversation(prompt, { model: "gpt-bench" }),
+    chatAnswer,
+  ),
+  pairPlan(
+    "bedrock-converse",
+    "bedrock",
+    (prompt) =>
+      converseConversation(prompt, {
+        modelId: "anthropic.claude-bench",
+        maxTokens: 256,
+      }),
+    converseAnswer,
+  ),
+  pairPlan(
+    "gemini",
+    "gemini",
+    (prompt) => geminiConversation(prompt, { model: "gemini-3-flash" }),
+    geminiAnswer,
+  ),
+];
+
+/**
+ * A form that sends deferred tools through the search-and-call pair:
+ * deferred, each found tool searched (`find_tools`) then called
+ * (`call_tool`); listed, each called straight away. `answer` is the
+ * form's answer with the n-th call, or text without one.
+ */
+function pairPlan(
+  form: string,
+  provider: CacheProvider,
+  start: (prompt: SystemPrompt) => unknown,
+  answer: (
+    n: number,
+    call: { name: string; args: unknown } | undefined,
+  ) => unknown,
+): FormPlan {
+  return {
+    form,
+    provider,
+    start: (prompt) => start(prompt) as Driven,
     deferred: (_, n) => {
       const at = Math.floor(n / 2);
-      if (at >= FOUND.length) return chatAnswer(n, undefined);
+      if (at >= FOUND.length) return answer(n, undefined);
       return n % 2 === 0
-        ? chatAnswer(n, {
-          name: "find_tools",
-          args: { query: FOUND[at].query },
-        })
-        : chatAnswer(n, {
+        ? answer(n, { name: "find_tools", args: { query: FOUND[at].query } })
+        : answer(n, {
           name: "call_tool",
           args: { name: FOUND[at].name, arguments: FOUND[at].args },
         });
     },
     listed: (_, n) =>
-      chatAnswer(
+      answer(
         n,
         n >= FOUND.length
           ? undefined
           : { name: FOUND[n].name, args: FOUND[n].args },
       ),
     deferredSteps: 2 * FOUND.length + 1,
-  },
-];
+  };
+}
 
 /** Every form's session, deferred and listed, simulated. */
 export async function deferredBenchRows(
@@ -307,6 +345,47 @@ function responsesAnswer(output: unknown[]): unknown {
       content: [{ type: "output_text", text: "All done.", annotations: [] }],
     }],
     usage: { input_tokens: 1, output_tokens: 1 },
+  };
+}
+
+function converseAnswer(
+  n: number,
+  call: { name: string; args: unknown } | undefined,
+): unknown {
+  return {
+    output: {
+      message: {
+        role: "assistant",
+        content: call === undefined ? [{ text: "All done." }] : [{
+          toolUse: {
+            toolUseId: `tooluse_${n}`,
+            name: call.name,
+            input: call.args,
+          },
+        }],
+      },
+    },
+    stopReason: call === undefined ? "end_turn" : "tool_use",
+    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  };
+}
+
+function geminiAnswer(
+  _: number,
+  call: { name: string; args: unknown } | undefined,
+): unknown {
+  return {
+    candidates: [{
+      content: {
+        role: "model",
+        parts: call === undefined
+          ? [{ text: "All done." }]
+          : [{ functionCall: { name: call.name, args: call.args } }],
+      },
+      finishReason: "STOP",
+      index: 0,
+    }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
   };
 }
 

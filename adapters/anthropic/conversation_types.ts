@@ -233,9 +233,12 @@ export interface AnthropicConversationOptions extends ConversationOptions {
   /**
    * The tool search tool listed when the assembly has deferred tools
    * (SPEC §10.3): `"bm25"` (default, `tool_search_tool_bm25_20251119`: the
-   * model searches by words) or `"regex"` (`tool_search_tool_regex_20251119`).
+   * model searches by words) or `"regex"` (`tool_search_tool_regex_20251119`);
+   * `"pair"`: no tool search tool and no `defer_loading` tool, but the fixed
+   * `find_tools` / `call_tool` pair after the listed tools, answered by the
+   * conversation as on Chat Completions.
    */
-  toolSearch?: "bm25" | "regex";
+  toolSearch?: "bm25" | "regex" | "pair";
   /**
    * Threshold compaction by the API inside a step (the `compact_20260112`
    * edit, beta `compact-2026-01-12`: send with `client.beta.messages.create`):

@@ -52,18 +52,21 @@ export const SEARCH_BLOCKS: ReadonlySet<string> = new Set([
   "tool_search_tool_result",
 ]);
 
-/** The conversation option `toolSearch` read: `"bm25"` by default. */
+/**
+ * The conversation option `toolSearch` read: `"bm25"` by default;
+ * `"pair"` is the fixed search-and-call pair instead of Anthropic's search.
+ */
 export function readToolSearch(
   value: unknown,
   form: string,
-): "bm25" | "regex" {
+): "bm25" | "regex" | "pair" {
   if (value === undefined || value === "bm25") return "bm25";
-  if (value === "regex") return "regex";
+  if (value === "regex" || value === "pair") return value;
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `${form}'s toolSearch is ${
       quote(value)
-    }; it must be "bm25" (the default) or "regex".`,
+    }; it must be "bm25" (the default), "regex" or "pair".`,
   );
 }
 

@@ -264,6 +264,7 @@ function builder(
     changes: changes.resolved,
     turnReminders: true,
     output: true,
+    ...(toolSearch === "pair" ? { deferredTools: "pair" as const } : {}),
     redefine: "inline",
     prefixLimit: limit,
     markFor: (awaiting) =>
@@ -311,7 +312,10 @@ function builder(
         );
         texts.forEach((text, index) => system[index].text = text);
       }
-      const sent = withDeferredTools(tools, input.assembly, toolSearch);
+      // With the pair, the conversation lists it among the tools.
+      const sent = toolSearch === "pair"
+        ? tools
+        : withDeferredTools(tools, input.assembly, toolSearch);
       return {
         recorded: {
           model,

@@ -174,6 +174,8 @@ export const CONVERSE_FORM: ConversationForm<
   recognizes: isConverseResponse,
   readAnswer: readConverseAnswer,
   recordOf: converseRecordOf,
+  // No tool search of its own: the fixed search-and-call pair.
+  deferredTools: "pair",
   marks: SITES,
   prefix: PREFIX,
   systemTexts: (head) =>

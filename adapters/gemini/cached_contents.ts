@@ -16,6 +16,7 @@ import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import { sha256Hex } from "../../src/shared/sha256.ts";
 import type { FormHead } from "../../src/conversation/form.ts";
+import type { CacheStorageReport } from "../../src/cache/report/types.ts";
 import { isObject } from "../_kit/form_options.ts";
 import { GEMINI_RULES } from "./rules.ts";
 import type {
@@ -84,6 +85,52 @@ export class CacheLedger {
       storageCost: tokenHours * storagePrice,
     };
   }
+}
+
+/**
+ * What the entries a recording's states name stored (the form's
+ * `storage`): each from its creation until the step that named another
+ * entry or none, or its expiry if sooner; the last until it expires (the
+ * recording does not say when `dispose()` deleted it). `undefined` without
+ * the `cachedContents` option or an entry.
+ */
+export function recordedStorage(
+  steps: readonly {
+    readonly state?: Readonly<Record<string, unknown>>;
+    readonly time: string;
+    readonly sent?: string;
+  }[],
+  options: Readonly<Record<string, unknown>>,
+): CacheStorageReport | undefined {
+  const settings = readCachedContents(options.cachedContents);
+  if (settings === undefined) return undefined;
+  const ledger = new CacheLedger();
+  let last: KeptEntry | undefined;
+  for (const step of steps) {
+    if (step.state === undefined) continue;
+    const entry = step.state.cachedContent;
+    const named = isEntry(entry) ? entry : undefined;
+    if (last !== undefined && last.name !== named?.name) {
+      const at = Date.parse(step.sent ?? step.time);
+      const end = Number.isNaN(at) ? last.expiresAt : at;
+      ledger.entries.set(last.name, {
+        ...last,
+        deletedAt: Math.min(last.expiresAt, named?.createdAt ?? end),
+      });
+    }
+    if (named !== undefined) ledger.entries.set(named.name, { ...named });
+    last = named;
+  }
+  if (ledger.entries.size === 0) return undefined;
+  return storageOf(ledger.figures(settings.storagePrice));
+}
+
+/** The report's storage figures of an entries' report. */
+export function storageOf(
+  figures: NonNullable<GeminiCacheReport["cachedContents"]>,
+): CacheStorageReport {
+  const { entries, writtenTokens, tokenHours, storageCost } = figures;
+  return { entries: entries.length, writtenTokens, tokenHours, storageCost };
 }
 
 function isEntry(value: unknown): value is KeptEntry {

@@ -22,7 +22,11 @@ import type {
   GeminiConversationOptions,
 } from "./conversation_types.ts";
 import { GEMINI_FORM } from "./form.ts";
-import { CacheLedger, readCachedContents } from "./cached_contents.ts";
+import {
+  CacheLedger,
+  readCachedContents,
+  storageOf,
+} from "./cached_contents.ts";
 
 /**
  * Starts a Gemini conversation (SPEC 10.5): each `request()` returns the
@@ -151,11 +155,19 @@ function withLedger<C extends AssembleContext>(
     : Date.now;
   const report = conversation.report.bind(conversation);
   return Object.assign(conversation, {
-    report: (reportOptions: ConversationReportOptions): GeminiCacheReport =>
-      settings === undefined ? report(reportOptions) : {
-        ...report(reportOptions),
-        cachedContents: ledger.figures(settings.storagePrice),
-      },
+    report: (reportOptions: ConversationReportOptions): GeminiCacheReport => {
+      if (settings === undefined) return report(reportOptions);
+      const cachedContents = ledger.figures(settings.storagePrice);
+      const { storage: _recorded, ...rest } = report(reportOptions);
+      // The ledger knows when dispose() deleted an entry; a recording not.
+      return {
+        ...rest,
+        ...(cachedContents.entries.length === 0
+          ? {}
+          : { storage: storageOf(cachedContents) }),
+        cachedContents,
+      };
+    },
     dispose: () => ledger.dispose(settings?.caches, clock),
   }) as unknown as GeminiConversation<C>;
 }

@@ -32,6 +32,7 @@ import {
 import {
   CacheLedger,
   readCachedContents,
+  recordedStorage,
   savedCachedContents,
   settleCachedContent,
 } from "./cached_contents.ts";
@@ -105,6 +106,9 @@ export const GEMINI_FORM: ConversationForm<
   recognizes: (answer) => Array.isArray(answer.candidates),
   readAnswer: readGeminiAnswer,
   recordOf: geminiRecordOf,
+  // No tool search of its own: the fixed search-and-call pair.
+  deferredTools: "pair",
+  storage: recordedStorage,
   marks: SITES,
   systemTexts: (head) => {
     const config = isObject(head.config) ? head.config : {};

@@ -20,6 +20,7 @@ import type {
   PromptCacheReport,
 } from "../../adapters/cache/mod.ts";
 import { describeError } from "../cli_error.ts";
+import { inlineText } from "../report.ts";
 import type { RunStep } from "../session.ts";
 import { simulateSteps } from "../simulate.ts";
 import type { CountTokens } from "../tokens.ts";
@@ -99,6 +100,12 @@ export interface ChartRequest {
    * request the provider compacted inside (its threshold).
    */
   compaction?: "summary" | "swap" | "inside";
+  /**
+   * What a recorded conversation's request told the model inline, in words
+   * (`inline: section git changed`): changes sent after the history, not
+   * a miss.
+   */
+  inline?: string;
   diff: StepDiff;
 }
 
@@ -310,6 +317,7 @@ export function chartOfRecording(
       uncachedTokens: Math.max(0, input - cached - written),
       ...(verdict === undefined ? {} : { verdict }),
       ...(compaction === undefined ? {} : { compaction }),
+      ...(row.inline === undefined ? {} : { inline: inlineText(row.inline) }),
       diff,
     };
   });

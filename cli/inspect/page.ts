@@ -311,10 +311,11 @@ export const PAGE_JS = String.raw`"use strict";
 
   function verdictText(request) {
     var compaction = compactionText(request);
+    var told = request.inline ? "; " + request.inline : "";
     var v = request.verdict;
     var miss = !v ? "no miss"
       : "miss (" + v.kind + ")" + (v.firstMiss ? ": first miss " + v.firstMiss.block + ", " + v.firstMiss.reason : "");
-    return compaction ? compaction + "; " + miss : miss;
+    return (compaction ? compaction + "; " : "") + miss + told;
   }
 
   function compactionsLine(chart) {

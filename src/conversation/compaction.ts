@@ -256,9 +256,11 @@ export interface PendingCompaction<M> {
  * The committed state once a recorded compaction is swapped in: its start,
  * then the items recorded since (unbound); what the summary dropped is
  * told again by the next request: the runtime context whole, the sections
- * changed since the head, and (unless
- * the provider's compaction keeps them) the tools given inline, as
- * changes from the tools block.
+ * changed since the head (or the system prompt rebuilt:
+ * `compaction_head.ts`), the effort told inline, and (unless the
+ * provider's compaction keeps them) the tools given inline, as changes
+ * from the tools block. The turn's reminder goes with the next person's
+ * message or results, as always.
  */
 export function swappedCommitted<M>(
   committed: Committed<M>,
@@ -287,5 +289,7 @@ export function swappedCommitted<M>(
     effective: compaction.keepsTools || committed.effective === undefined
       ? committed.effective
       : committed.listed,
+    // The effort told inline, too: the next request tells it again.
+    compacted: true,
   };
 }

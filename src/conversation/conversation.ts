@@ -31,7 +31,7 @@ import {
   stepRecord,
 } from "./state.ts";
 import { checkedResult, checkResultsGiven, refusalsOf } from "./results.ts";
-import { withNamespaceRefusals } from "./deferred.ts";
+import { sendsPair, withNamespaceRefusals } from "./deferred.ts";
 import {
   findToolsAnswer,
   headListsPair,
@@ -175,7 +175,7 @@ export class ConversationShell<
     const replayed = replay(parsed, {
       read: (answer) => form.readAnswer(answer, this.#other),
       tools: this.#builder.changes.tools,
-      pair: form.deferredTools === "pair",
+      pair: sendsPair(form, this.#builder),
       form: form as ConversationForm<M, unknown>,
       builder: this.#builder as FormBuilder<M, unknown>,
     });
@@ -483,7 +483,7 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
-    const pair = this.#form.deferredTools === "pair" &&
+    const pair = sendsPair(this.#form, this.#builder) &&
       (listed.deferredTools ?? []).length > 0;
     const request = buildRequest(this.#form, this.#builder, {
       assembly: pair ? withToolPair(listed) : listed,

@@ -8,9 +8,21 @@
  */
 
 import type { PromptAssembly } from "../types.ts";
-import type { ConversationForm } from "./form.ts";
+import type { ConversationForm, FormBuilder } from "./form.ts";
 import type { GivenResult } from "./results.ts";
 import type { ToolCall } from "./types.ts";
+
+/**
+ * Whether a conversation sends deferred tools through the search-and-call
+ * pair (`tool_pair.ts`): its options' choice (`FormBuilder.deferredTools`,
+ * Anthropic's and Responses' `toolSearch: "pair"`), else its form's.
+ */
+export function sendsPair(
+  form: Pick<ConversationForm, "deferredTools">,
+  builder: Pick<FormBuilder<unknown, unknown>, "deferredTools">,
+): boolean {
+  return (builder.deferredTools ?? form.deferredTools) === "pair";
+}
 
 /**
  * The names a step allows: `allowed` (the active listed tools, or

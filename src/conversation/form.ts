@@ -14,6 +14,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
+import type { CacheStorageReport } from "../cache/report/types.ts";
 import type { ReadonlyHistory } from "./history.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";
@@ -177,6 +178,12 @@ export interface FormBuilder<M, Body> {
   /** The form takes output settings (`RequestOptions.output`). */
   readonly output?: boolean;
   /**
+   * How this conversation sends deferred tools when its options chose
+   * (Anthropic's and Responses' `toolSearch: "pair"`); absent, the
+   * form's `deferredTools`.
+   */
+  readonly deferredTools?: "native" | "pair";
+  /**
    * With inline changes, a changed definition: a removal and an addition,
    * or the tools block rebuilt.
    */
@@ -322,6 +329,19 @@ export interface ConversationForm<M = unknown, Body = unknown>
    * not at all.
    */
   readonly deferredTools?: "native" | "pair";
+  /**
+   * What the stored cache entries the steps' states name cost (Gemini's
+   * explicit entries), given the recorded options; absent or `undefined`:
+   * none.
+   */
+  storage?(
+    steps: readonly {
+      readonly state?: Readonly<Record<string, unknown>>;
+      readonly time: string;
+      readonly sent?: string;
+    }[],
+    options: Readonly<Record<string, unknown>>,
+  ): CacheStorageReport | undefined;
   /** Where marks go on its items. */
   readonly marks: MarkSites<M>;
   /** Where a fork's shared mark goes on its head; absent: none. */

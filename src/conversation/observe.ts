@@ -25,6 +25,7 @@ import type {
 import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
 import { deferredReport } from "./deferred_report.ts";
 import { withTransformations } from "./transformations.ts";
+import { withInlineChanges } from "./inline_report.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -289,15 +290,24 @@ export function conversationReport(
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;
-  const report = withTransformations(
-    growingCacheReport(requests, { ...options, provider }, rules),
+  const report = withInlineChanges(
+    withTransformations(
+      growingCacheReport(requests, { ...options, provider }, rules),
+      steps,
+      requests.map((request) => request.usage),
+      read,
+    ),
     steps,
-    requests.map((request) => request.usage),
-    read,
+    form.compaction?.keepsTools === true,
   );
   const deferred = deferredReport(steps, {
     read,
     countTokens: options.countTokens,
   });
-  return deferred === undefined ? report : { ...report, deferred };
+  const storage = form.storage?.(steps, header.options);
+  return {
+    ...report,
+    ...(deferred === undefined ? {} : { deferred }),
+    ...(storage === undefined ? {} : { storage }),
+  };
 }

@@ -52,6 +52,11 @@ export interface Committed<M> {
   /** The effort the head states, and the one the model was told last. */
   readonly effort?: { readonly head?: string; readonly told: string };
   /**
+   * A compaction was swapped in and no request sent since: what the model
+   * was told inline before it is gone with the summarized messages.
+   */
+  readonly compacted?: true;
+  /**
    * Read back from a recording, nothing committed since: the options given
    * to the resume may shape the head anew (`cache`, say), so the next
    * request's head is not held to the recorded one (its history is).

@@ -14,6 +14,7 @@ import type { ChangeMode, FormBuilder } from "./form.ts";
 import type { Built, Committed } from "./state.ts";
 import type { BuildInput } from "./build.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
+import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
 import {
   heldAssembly,
   type HeldSection,
@@ -42,18 +43,29 @@ export interface StepSections {
 /**
  * The step's sections: with sections inline after the first request, the
  * head keeps the sections the model was first given and the changes since
- * go in the tail; else the assembly's own.
+ * go in the tail; else the assembly's own. Right after a compaction the
+ * head is built again of the assembly's when that sends fewer bytes than
+ * restating the changes (`compaction_head.ts`).
  */
 export function stepSections(
   assembly: PromptAssembly,
   mode: ChangeMode,
-  told: Told | undefined,
+  { told, compacted }: Pick<Committed<unknown>, "told" | "compacted">,
 ): StepSections {
   if (mode !== "inline") return { assembly, changes: [], kept: false };
   const now = heldSections(assembly);
-  if (told === undefined) {
-    // The first request (or the first after a 0.4 recording): the head is
-    // built of these.
+  if (
+    told === undefined ||
+    (compacted === true &&
+      rebuildsHeadAfterCompaction(
+        told.head,
+        now,
+        sectionChanges(told, now),
+      ))
+  ) {
+    // The first request (or the first after a 0.4 recording, or after a
+    // compaction whose restatement would cost more): the head is built of
+    // these.
     return {
       assembly,
       changes: [],
@@ -103,7 +115,7 @@ export function turnReminder(
  * that gives none keeps the last.
  */
 export function nextEffort(
-  committed: Pick<Committed<unknown>, "effort" | "steps">,
+  committed: Pick<Committed<unknown>, "effort" | "steps" | "compacted">,
   given: string | undefined,
   mode: ChangeMode,
 ): { head?: string; told: string; change?: string } | undefined {
@@ -111,10 +123,13 @@ export function nextEffort(
   const told = given ?? before?.told;
   if (told === undefined) return undefined;
   if (committed.steps === 0 || mode === "rebuild") return { head: told, told };
+  // After a compaction the model knows the head's effort only: a change
+  // told inline went with the summarized messages.
+  const known = committed.compacted === true ? before?.head : before?.told;
   return {
     ...(before?.head === undefined ? {} : { head: before.head }),
     told,
-    ...(told === before?.told ? {} : { change: told }),
+    ...(told === known ? {} : { change: told }),
   };
 }
 
@@ -201,7 +216,7 @@ export function stepPlan(
   return {
     mode,
     step,
-    sections: stepSections(step.listed, changes.sections, committed.told),
+    sections: stepSections(step.listed, changes.sections, committed),
     effort: nextEffort(
       committed,
       given,

@@ -40,7 +40,12 @@ function registry(deferred: boolean): SystemPrompt {
 }
 
 /** The conversation forms that list the search-and-call pair instead. */
-const PAIR = new Set(["openai-chat", "ai-sdk"]);
+const PAIR = new Set([
+  "openai-chat",
+  "ai-sdk",
+  "bedrock-converse",
+  "gemini",
+]);
 
 /** The conversation forms that list deferred tools natively. */
 const NATIVE = new Set([

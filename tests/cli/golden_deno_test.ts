@@ -84,6 +84,8 @@ describe("rxprompt check --golden", () => {
       assert.equal(finding.entry, "section:deployment:persona");
       assert.equal(finding.contributor, "registry/reviewer");
       assert.ok(finding.rewriteTokens > 0);
+      // A section's change: a running conversation tells it inline.
+      assert.equal(finding.inline, true);
       // --update --scope rewrites that view and keeps the others.
       const reviewed = await config(dir, {
         reviewerPersona: "You review, strictly.",

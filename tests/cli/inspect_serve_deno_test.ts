@@ -84,8 +84,10 @@ function rowsOf(page: Page, view: string, attribute: string) {
 }
 
 /** The report session's recording (tests/conversation/report_session.ts). */
-async function sessionRecording(): Promise<string> {
-  const { prompt, conv } = await playSession(1_000_000);
+async function sessionRecording(
+  changes: "rebuild" | "inline" = "rebuild",
+): Promise<string> {
+  const { prompt, conv } = await playSession(1_000_000, changes);
   await prompt.dispose();
   return conv.save();
 }
@@ -357,6 +359,41 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
       assert.match(text ?? "", /reported in .*session\.jsonl/);
       assert.match(text ?? "", /The provider's reason: system_changed/);
       assert.match(text ?? "", /Changed: tool browse added \(registry\/mcp\)/);
+    } finally {
+      await page.close();
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
+  it("charts a recorded conversation whose changes went inline: no miss, each change named on its bar and step", async () => {
+    const file = `${folder}/inline.jsonl`;
+    await Deno.writeTextFile(file, await sessionRecording("inline"));
+    const server = await serve([CONFIG, "--recording", file]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("#chart-anthropic-messages a.bar", WAIT);
+      const bars = await page.$$eval(
+        "#chart-anthropic-messages a.bar",
+        (found) =>
+          found.map((bar) => ({
+            miss: bar.classList.contains("miss"),
+            label: bar.getAttribute("aria-label") ?? "",
+          })),
+      );
+      // The section and the tool changes are no misses (the lapse and the
+      // eviction still are).
+      assert.deepEqual(
+        bars.map((bar) => bar.miss),
+        [false, false, false, false, true, true],
+      );
+      assert.match(bars[2].label, /no miss; inline: section git changed$/);
+      assert.match(bars[3].label, /no miss; inline: tool browse added$/);
+      const step = await page.$eval(
+        "#step-anthropic-messages-2",
+        (found) => found.textContent,
+      );
+      assert.match(step ?? "", /inline: section git changed/);
     } finally {
       await page.close();
       assert.equal((await server.stop()).code, 0);

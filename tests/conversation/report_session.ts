@@ -102,22 +102,26 @@ export function anthropicUsageOf(
 }
 
 /**
- * Plays SESSION through an Anthropic conversation with `diagnostics` on,
- * its clock at `start` plus each step's time; every answer is "Done." with
+ * Plays SESSION through an Anthropic conversation with `diagnostics` on
+ * (its changes sent as `changes` says), its clock at `start` plus each
+ * step's time; every answer is "Done." with
  * the simulated usage and the step's diagnosis. The caller disposes `prompt`.
  */
-export async function playSession(start: number): Promise<{
+export async function playSession(
+  start: number,
+  changes: "rebuild" | "inline" = "rebuild",
+): Promise<{
   prompt: ReturnType<typeof agent>["prompt"];
   conv: ReturnType<typeof anthropicConversation>;
 }> {
   const { prompt, state } = agent();
   let now = start;
-  // 0.4's bytes: the session's section change is the layout miss the
-  // report explains (the default tells it inline and misses nothing).
+  // By default 0.4's bytes: the session's section change is the layout
+  // miss the report explains ("inline" tells it and misses nothing).
   const conv = anthropicConversation(prompt, {
     model: "claude-sonnet-4-5",
     max_tokens: 1024,
-    changes: "rebuild",
+    changes,
     diagnostics: true,
     clock: () => now,
   });

@@ -350,6 +350,14 @@ describe("system changes (issue 46)", () => {
 
   it("after a compaction the section changes are told again (the summary replaced them)", async () => {
     const { prompt, state } = registry();
+    // A long section after the changed one: restating the change sends
+    // fewer bytes than rewriting the system prompt from it (else rebuilt:
+    // compaction_restate_test.ts).
+    prompt.section({
+      name: "rules",
+      order: 30,
+      text: "Keep every change small. ".repeat(10),
+    });
     const conv = chatConversation(prompt, { model: "m" });
     const answer = (text: string) =>
       ({

@@ -242,9 +242,11 @@ export interface ResponsesConversationOptions extends ConversationOptions {
    * (SPEC §10.3): `"server"` (default, OpenAI's search) or `"client"` (the
    * conversation answers each search at the next request with
    * `searchTools` over the active deferred tools: the same query finds the
-   * same tools).
+   * same tools); `"pair"`: no `tool_search` and no namespace, but the fixed
+   * `find_tools` / `call_tool` pair after the listed functions, answered by
+   * the conversation as on Chat Completions.
    */
-  toolSearch?: "server" | "client";
+  toolSearch?: "server" | "client" | "pair";
   /**
    * Server-side compaction inside a step (`context_management`): past
    * `threshold` input tokens the answer holds a compaction item and the

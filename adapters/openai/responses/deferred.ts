@@ -162,18 +162,21 @@ const CLIENT_SEARCH: ResponsesToolSearchTool = {
   },
 };
 
-/** The conversation option `toolSearch` read: `"server"` by default. */
+/**
+ * The conversation option `toolSearch` read: `"server"` by default;
+ * `"pair"` is the fixed search-and-call pair instead of `tool_search`.
+ */
 export function readToolSearch(
   value: unknown,
   form: string,
-): "server" | "client" {
+): "server" | "client" | "pair" {
   if (value === undefined || value === "server") return "server";
-  if (value === "client") return "client";
+  if (value === "client" || value === "pair") return value;
   throw new SystemPromptError(
     "INVALID_CONFIG",
     `${form}'s toolSearch is ${
       quote(value)
-    }; it must be "server" (the default) or "client".`,
+    }; it must be "server" (the default), "client" or "pair".`,
   );
 }
 

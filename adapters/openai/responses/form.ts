@@ -177,6 +177,7 @@ function builder(
     rules: OPENAI_EXPLICIT_RULES,
     changes: changes.resolved,
     output: true,
+    ...(search === "pair" ? { deferredTools: "pair" as const } : {}),
     // The API takes no second definition under a tool's name.
     redefine: "rebuild",
     prefixLimit: read.read.limit,
@@ -237,17 +238,19 @@ function builder(
         input.assembly,
         markedAdapter(read.adapter, { key, mark }),
       );
-      const toolChoice = allowingDeferred(
-        input.toolChanges === undefined
-          ? fields.tool_choice
-          : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode),
-        input.assembly,
-        read.read.toolChoiceMode,
-      );
-      const tools = withDeferredTools(fields.tools, input.assembly, {
-        search,
-        strict: read.read.strict,
-      });
+      const choice = input.toolChanges === undefined
+        ? fields.tool_choice
+        : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode);
+      // With the pair, the conversation lists it among the functions.
+      const toolChoice = search === "pair"
+        ? choice
+        : allowingDeferred(choice, input.assembly, read.read.toolChoiceMode);
+      const tools = search === "pair"
+        ? fields.tools
+        : withDeferredTools(fields.tools, input.assembly, {
+          search,
+          strict: read.read.strict,
+        });
       const system = forkSystem(
         "system" in fields
           ? fields.system

@@ -346,14 +346,24 @@ function compareScope(
     index,
     deferred: { was: deferredNames(golden), is: deferredNames(current) },
   });
+  // A running conversation tells a section's change after its history
+  // (SPEC 10.1); its head, and so its cache, stays.
+  const inline = entry.part === "system" &&
+    (change === "changed" || change === "added" || change === "removed");
   return {
     scope,
     entry: entryLabel(entry),
     contributor: entry.registrar,
     change,
     rewriteTokens,
+    ...(inline ? { inline } : {}),
     message: `${where}: ${text}; every later request writes ${rewriteTokens} ` +
-      `token${rewriteTokens === 1 ? "" : "s"} of its cached tiers again`,
+      `token${rewriteTokens === 1 ? "" : "s"} of its cached tiers again${
+        inline
+          ? " (a conversation already running tells the change inline " +
+            "and writes none of it again)"
+          : ""
+      }`,
   };
 }
 

@@ -227,6 +227,14 @@ export interface GoldenDifference {
    * comes on top).
    */
   rewriteTokens: number;
+  /**
+   * The difference is a section changed, added or removed: a conversation
+   * already running tells it inline, after its history (SPEC 10.1:
+   * `changes: "inline"`, the default for sections), and writes none of
+   * its prefix again; `rewriteTokens` is what new conversations (and
+   * `changes: "rebuild"`) write. Absent otherwise.
+   */
+  inline?: true;
   /** One line that says all of it. */
   message: string;
 }

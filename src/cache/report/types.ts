@@ -354,6 +354,41 @@ export interface CacheReportRequest {
    * registration whose change since then caused it. Absent when none.
    */
   transformations?: TransformationFinding[];
+  /**
+   * What a conversation's request told the model inline (SPEC 10.1:
+   * `changes: "inline"`) instead of editing its prefix: a change the
+   * request carries after the history, not a miss. Absent when none.
+   */
+  inline?: InlineChange[];
+}
+
+/**
+ * A change a conversation's request told the model inline, after the
+ * history (SPEC 10.1), so that no earlier byte changed: a section of the
+ * system prompt changed, added or removed; a tool added or removed; the
+ * effort changed. `restated` marks one told again after a compaction (the
+ * summary replaced the messages that told it).
+ *
+ * @example
+ * ```ts
+ * import type { InlineChange } from "@rxprompt/system-prompt/cache";
+ *
+ * const told: InlineChange[] = [
+ *   { kind: "section", name: "git", change: "changed" },
+ *   { kind: "tool", name: "browse", change: "added" },
+ *   { kind: "effort", name: "high", change: "changed" },
+ * ];
+ * ```
+ */
+export interface InlineChange {
+  /** What changed: a section, a tool, or the effort. */
+  kind: "section" | "tool" | "effort";
+  /** The section's or tool's name, or the new effort. */
+  name: string;
+  /** How (`"changed"` for an effort). */
+  change: "added" | "changed" | "removed";
+  /** Told again after a compaction. */
+  restated?: true;
 }
 
 /**
@@ -455,6 +490,39 @@ export interface PromptCacheReport {
    * §10.3): what deferring saved. Absent otherwise.
    */
   deferred?: DeferredToolsReport;
+  /**
+   * A conversation's report whose requests named a stored cache entry (a
+   * resource the provider bills by the hour, as Gemini's explicit
+   * `cachedContents`): what storing the entries cost. Absent otherwise.
+   */
+  storage?: CacheStorageReport;
+}
+
+/**
+ * What storing a conversation's cache entries cost: each entry the
+ * requests named, from its creation until it was deleted or expired (a
+ * recording knows an entry's end only when a later entry replaced it; the
+ * last is counted until it expires).
+ *
+ * @example
+ * ```ts
+ * import type { CacheStorageReport } from "@rxprompt/system-prompt/cache";
+ *
+ * function stored(storage: CacheStorageReport): string {
+ *   return `${storage.entries} entries, ${storage.tokenHours} token-hours, ` +
+ *     `cost ${storage.storageCost}`;
+ * }
+ * ```
+ */
+export interface CacheStorageReport {
+  /** The distinct entries the requests named. */
+  entries: number;
+  /** The tokens each entry was created with, summed (billed as input). */
+  writtenTokens: number;
+  /** Tokens × hours stored, each entry until deleted or expired. */
+  tokenHours: number;
+  /** `tokenHours` × the storage price, in input-token prices. */
+  storageCost: number;
 }
 
 /**
