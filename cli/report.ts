@@ -316,6 +316,8 @@ export function reportLines(result: RecordingReport): string[] {
         } input-token units (each entry until replaced or expired).`,
     );
   }
+  const compactions = compactionsOf(report.requests);
+  if (compactions !== undefined) lines.push(compactionLine(compactions));
   const verdicts = Object.entries(totals.verdicts).filter(([, n]) => n > 0);
   lines.push(
     `Misses by verdict: ${
@@ -329,6 +331,59 @@ export function reportLines(result: RecordingReport): string[] {
     }.`,
   );
   return lines;
+}
+
+/** What a report's compactions cost (SPEC 10.2). */
+export interface CompactionFigures {
+  /** The summarizing requests (`compact()`, `compactAt`). */
+  summaries: number;
+  /** Their input tokens, and what of it they read from the cache. */
+  inputTokens: number;
+  cachedTokens: number;
+  /** The provider's compactions inside a step (threshold). */
+  inside: number;
+  /** The requests after a swap (the verdict `compaction`). */
+  swaps: number;
+}
+
+/**
+ * The compactions of a report's requests: the summarizing requests and
+ * the share of their input read from the cache, the provider's own, the
+ * rewrites after them; `undefined` when there were none.
+ */
+export function compactionsOf(
+  requests: readonly CacheReportRequest[],
+): CompactionFigures | undefined {
+  const figures = {
+    summaries: 0,
+    inputTokens: 0,
+    cachedTokens: 0,
+    inside: 0,
+    swaps: 0,
+  };
+  for (const request of requests) {
+    if (request.summarizes === true) {
+      figures.summaries++;
+      figures.inputTokens += request.inputTokens ?? 0;
+      figures.cachedTokens += request.cacheReadTokens ?? 0;
+    }
+    if (request.compaction !== undefined) figures.inside++;
+    if (request.judgement?.verdict === "compaction") figures.swaps++;
+  }
+  return figures.summaries + figures.inside + figures.swaps === 0
+    ? undefined
+    : figures;
+}
+
+/** The report's line on its compactions. */
+export function compactionLine(figures: CompactionFigures): string {
+  const share = figures.inputTokens === 0
+    ? undefined
+    : figures.cachedTokens / figures.inputTokens;
+  return `Compactions: ${figures.summaries} summarizing request(s), ` +
+    `${figures.cachedTokens} of their ${figures.inputTokens} input tokens ` +
+    `read from the cache (${percent(share)}); ${figures.inside} inside a ` +
+    `step; ${figures.swaps} rewrite(s) after one (verdict compaction).`;
 }
 
 function row(request: CacheReportRequest): string[] {

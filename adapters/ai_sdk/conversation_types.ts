@@ -13,6 +13,7 @@ import type {
   UserModelMessage,
 } from "ai";
 import type { AssembleContext } from "../../mod.ts";
+import type { AISDKServerCompactionOptions } from "./compaction.ts";
 import type {
   Conversation,
   ConversationOptions,
@@ -68,6 +69,11 @@ export interface AISDKConversationBody {
    * `messages` without it.
    */
   allowSystemInMessages?: true;
+  /**
+   * With `serverCompaction`: `@ai-sdk/openai`'s `contextManagement`. Merge
+   * your own provider options into it (a spread after the body replaces it).
+   */
+  providerOptions?: AISDKServerCompactionOptions;
 }
 
 /**
@@ -122,6 +128,14 @@ export interface AISDKConversationOptions extends ConversationOptions {
   maxCacheBreakpoints?: number;
   /** `toAISDK`'s `breakpoints` (default `"auto"`). */
   breakpoints?: "auto" | "explicit";
+  /**
+   * OpenAI Responses' server-side compaction through `@ai-sdk/openai`: each
+   * body's `providerOptions.openai.contextManagement` (past `threshold`
+   * input tokens the answer holds a compaction item, and the history starts
+   * at its message). Anthropic's cannot go through `@ai-sdk/anthropic` (it
+   * drops the block's `encrypted_content` and `tool_changes`).
+   */
+  serverCompaction?: { threshold: number };
 }
 
 /**

@@ -28,6 +28,11 @@ import {
   withoutParts,
 } from "../_kit/form_options.ts";
 import { changeText } from "../../src/conversation/system_changes.ts";
+import {
+  compactedFrom,
+  readServerCompaction,
+  serverCompactionOptions,
+} from "./compaction.ts";
 
 /** Parts bound to the prefix they were made on (signed thinking). */
 const REASONING = new Set(["reasoning", "redacted-reasoning"]);
@@ -199,6 +204,8 @@ function builder(
     saved.maxCacheBreakpoints = limit;
   }
   if (breakpoints !== undefined) saved.breakpoints = breakpoints;
+  const server = readServerCompaction(options.serverCompaction);
+  if (server !== undefined) saved.serverCompaction = server;
   const changes = readChanges(
     options as Record<string, unknown>,
     "aiSdkConversation",
@@ -281,6 +288,9 @@ function builder(
         ...(messages.some((message) => message.role === "system")
           ? { allowSystemInMessages: true }
           : {}),
+        ...(server === undefined
+          ? {}
+          : { providerOptions: serverCompactionOptions(server) }),
       };
     },
   };
@@ -401,9 +411,11 @@ function readAnswer(
       }
     }
   }
+  const compacted = compactedFrom(messages);
   return {
     messages: JSON.parse(JSON.stringify(messages)),
     calls: calls.filter((call) => !answered.has(call.id)),
     usage,
+    ...(compacted === undefined ? {} : { compactedFrom: compacted }),
   };
 }

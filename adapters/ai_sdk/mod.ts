@@ -29,4 +29,5 @@ export type {
   AISDKConversationMessage,
   AISDKConversationOptions,
 } from "./conversation_types.ts";
+export type { AISDKServerCompactionOptions } from "./compaction.ts";
 export { aiSdkConversation, resumeAiSdkConversation } from "./conversation.ts";

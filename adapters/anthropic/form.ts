@@ -19,6 +19,7 @@ import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import {
+  answerText,
   isObject,
   readChanges,
   readLimit,
@@ -151,6 +152,8 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
   compaction: {
     by: "provider",
     keepsTools: true,
+    // `via: "summary"`: a client-side summary, the answer's text.
+    summary: answerText,
     unbound: (message) => withoutParts(message, UNMARKABLE),
   },
   marks: {

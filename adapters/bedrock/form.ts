@@ -191,6 +191,35 @@ export const CONVERSE_FORM: ConversationForm<
       sites: SITES as MarkSites<unknown>,
     }),
   simulation: CONVERSE_SIMULATION,
+  // No compaction in the API: a summary asked for in one user message.
+  compaction: {
+    by: "client",
+    keepsTools: false,
+    summary: (messages) =>
+      messages.flatMap((message) =>
+        message.role === "assistant"
+          ? message.content.flatMap((block) =>
+            "text" in block && typeof block.text === "string"
+              ? [block.text]
+              : []
+          )
+          : []
+      ).join("\n\n"),
+    // Converse refuses a user message after another: the instruction and
+    // the summary as the model's answer (its text only).
+    start: (instruction, summary) => [
+      ...instruction,
+      { role: "assistant", content: [{ text: summary }] },
+    ],
+    // The model's reasoning is signed against the prefix it was made on.
+    unbound: (message) => {
+      const content = message.content.filter((block) =>
+        !("reasoningContent" in block)
+      );
+      if (content.length === message.content.length) return message;
+      return content.length === 0 ? undefined : { ...message, content };
+    },
+  },
 };
 
 /**

@@ -121,6 +121,30 @@ export const GEMINI_FORM: ConversationForm<
   layout: () =>
     new ItemsLayout({ name: "contents", sites: SITES as MarkSites<unknown> }),
   simulation: GEMINI_SIMULATION,
+  // No compaction in the API: a summary asked for in one user turn.
+  compaction: {
+    by: "client",
+    keepsTools: false,
+    summary: (contents) =>
+      contents.flatMap((content) =>
+        content.role === "model"
+          ? content.parts.flatMap((part) =>
+            typeof part.text === "string" && part.thought !== true
+              ? [part.text]
+              : []
+          )
+          : []
+      ).join("\n\n"),
+    // Turns alternate: the instruction and the summary as the model's
+    // answer (its text only, no thought).
+    start: (instruction, summary) => [
+      ...instruction,
+      { role: "model", parts: [{ text: summary }] },
+    ],
+    // Carried as it came: Gemini checks thought signatures in the current
+    // turn only, and a swap happens at a turn's end.
+    unbound: (content) => content,
+  },
 };
 
 /** A person's input: text, or parts (no function call or response). */

@@ -24,6 +24,7 @@ import { inlineText } from "../report.ts";
 import type { RunStep } from "../session.ts";
 import { simulateSteps } from "../simulate.ts";
 import type { CountTokens } from "../tokens.ts";
+import { type CompactionFigures, compactionsOf } from "../report.ts";
 
 /** Where a chart's figures come from. */
 export type ChartSource =
@@ -93,6 +94,13 @@ export interface ChartRequest {
   /** Present when the request read less than it could have. */
   verdict?: ChartVerdict;
   /**
+   * Its part in a compaction (a recording only): `"summary"`, the
+   * summarizing request; `"swap"`, the first request after the summary was
+   * swapped in (its rewrite is the verdict `compaction`); `"inside"`, a
+   * request the provider compacted inside (its threshold).
+   */
+  compaction?: "summary" | "swap" | "inside";
+  /**
    * What a recorded conversation's request told the model inline, in words
    * (`inline: section git changed`): changes sent after the history, not
    * a miss.
@@ -105,6 +113,8 @@ export interface ChartRequest {
 export interface CacheChart {
   source: ChartSource;
   requests: ChartRequest[];
+  /** A recording's compactions, when it has any (`rxprompt report`'s). */
+  compactions?: CompactionFigures;
   totals: {
     inputTokens: number;
     cachedTokens: number;
@@ -291,6 +301,13 @@ export function chartOfRecording(
           : { providerReason: judgement.provider.reason }),
       }
       : undefined;
+    const compaction = row.summarizes === true
+      ? "summary"
+      : row.compaction !== undefined
+      ? "inside"
+      : judgement?.verdict === "compaction"
+      ? "swap"
+      : undefined;
     return {
       index: row.index,
       thread: result.session,
@@ -299,13 +316,16 @@ export function chartOfRecording(
       writtenTokens: written,
       uncachedTokens: Math.max(0, input - cached - written),
       ...(verdict === undefined ? {} : { verdict }),
+      ...(compaction === undefined ? {} : { compaction }),
       ...(row.inline === undefined ? {} : { inline: inlineText(row.inline) }),
       diff,
     };
   });
+  const compactions = compactionsOf(result.report.requests);
   return {
     source: { kind: "recording", file: result.file, form: result.form },
     requests,
+    ...(compactions === undefined ? {} : { compactions }),
     totals: totalsOf(requests),
   };
 }

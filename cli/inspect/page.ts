@@ -296,11 +296,34 @@ export const PAGE_JS = String.raw`"use strict";
   function chartName(chart) { return chart.source.provider || chart.source.form; }
   function stepId(chart, request) { return "step-" + chartName(chart) + "-" + request.index; }
 
+  function share(part, whole) { return whole === 0 ? "n/a" : (part / whole * 100).toFixed(1) + "%"; }
+
+  // A recording's compaction rows: the summarizing request (and how much of
+  // its input the cache served), the rewrite after the swap, the provider's own.
+  function compactionText(request) {
+    if (request.compaction === "summary") {
+      return "the summarizing request of a compaction, " + share(request.cachedTokens, request.inputTokens) + " of its input cached";
+    }
+    if (request.compaction === "swap") return "the first request after a compaction was swapped in";
+    if (request.compaction === "inside") return "compacted by the provider inside the request";
+    return "";
+  }
+
   function verdictText(request) {
+    var compaction = compactionText(request);
     var told = request.inline ? "; " + request.inline : "";
-    if (!request.verdict) return "no miss" + told;
     var v = request.verdict;
-    return "miss (" + v.kind + ")" + (v.firstMiss ? ": first miss " + v.firstMiss.block + ", " + v.firstMiss.reason : "") + told;
+    var miss = !v ? "no miss"
+      : "miss (" + v.kind + ")" + (v.firstMiss ? ": first miss " + v.firstMiss.block + ", " + v.firstMiss.reason : "");
+    return (compaction ? compaction + "; " : "") + miss + told;
+  }
+
+  function compactionsLine(chart) {
+    var c = chart.compactions;
+    if (!c) return "";
+    return h("p", { className: "compactions", "data-compactions": "", text: "Compactions: " + plural(c.summaries, "summarizing request") +
+      ", " + c.cachedTokens + " of their " + c.inputTokens + " input tokens cached (" + share(c.cachedTokens, c.inputTokens) + "); " +
+      c.inside + " inside a request; " + plural(c.swaps, "rewrite") + " after one (verdict compaction)." });
   }
 
   function diffItems(diff) {
@@ -331,6 +354,7 @@ export const PAGE_JS = String.raw`"use strict";
       h("h3", { id: id + "-h", text: provider + ": " + plural(chart.requests.length, "request") + " (" + where + ")" }),
       h("p", { className: "totals", "data-totals": "", text: "In all: " + t.inputTokens + " input tokens: " + t.cachedTokens + " cached, " +
         t.writtenTokens + " written, " + t.uncachedTokens + " uncached." }),
+      compactionsLine(chart),
       h("ol", { className: "chart", "aria-label": "Requests to " + provider + ", one bar each; a bar links to its step" },
         chart.requests.map(function (request) {
           var label = "Request " + request.index + " (thread " + request.thread + "): " + request.cachedTokens + " cached, " +
@@ -345,6 +369,7 @@ export const PAGE_JS = String.raw`"use strict";
               "aria-label": label,
               title: label,
               "data-request": request.index,
+              "data-compaction": request.compaction,
               "data-cached": request.cachedTokens,
               "data-written": request.writtenTokens,
               "data-uncached": request.uncachedTokens

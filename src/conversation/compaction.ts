@@ -45,6 +45,11 @@ export interface CompactionRequest<M> {
   readonly marks: RecordingMark[];
   /** The body without its history, as the recording keeps it. */
   readonly head: Record<string, unknown>;
+  /**
+   * A client-side summary on a form the provider compacts for
+   * (`via: "summary"`): its answer's text starts the history.
+   */
+  readonly summary?: true;
 }
 
 /** What a summarizing request is built from. */
@@ -85,7 +90,18 @@ export function compactionRequest<M>(
   input: CompactionInput<M>,
 ): CompactionRequest<M> {
   const compaction = compactionOf(form);
-  if (input.via !== undefined && compaction.by === "client") {
+  const summary = input.via === "summary" && compaction.by === "provider";
+  if (summary && compaction.summary === undefined) {
+    throw new SystemPromptError(
+      "INVALID_CONFIG",
+      `compact()'s via is "summary"; ${form.title} conversation has no ` +
+        `client-side summary: leave via out.`,
+    );
+  }
+  if (
+    input.via !== undefined && input.via !== "summary" &&
+    compaction.by === "client"
+  ) {
     throw new SystemPromptError(
       "INVALID_CONFIG",
       `compact()'s via is ${
@@ -108,7 +124,7 @@ export function compactionRequest<M>(
       `compact() has no history to summarize: record a step first.`,
     );
   }
-  const asked = compaction.by === "provider"
+  const asked = compaction.by === "provider" && !summary
     ? builder.compaction!(input.head, {
       ...(input.instructions === undefined
         ? {}
@@ -139,20 +155,28 @@ export function compactionRequest<M>(
     tail: asked.tail,
     marks: marked.marks,
     head: asked.head.recorded,
+    ...(summary ? { summary: true as const } : {}),
   };
 }
 
 /**
  * The history a compaction's answer starts: the provider's items from its
- * compaction on, or one person message holding the client-side summary.
+ * compaction on, or the client-side summary (one person message, or the
+ * form's `start` from the summarizing request's `instruction`).
  */
 export function compactedHistory<M>(
   form: ConversationForm<M, unknown>,
   builder: FormBuilder<M, unknown>,
-  read: FormAnswer<M>,
+  answer: {
+    readonly read: FormAnswer<M>;
+    readonly instruction: readonly M[];
+    /** A client-side summary on a form the provider compacts for. */
+    readonly summary?: boolean;
+  },
 ): M[] {
+  const { read } = answer;
   const compaction = compactionOf(form);
-  if (compaction.by === "provider") {
+  if (compaction.by === "provider" && answer.summary !== true) {
     if (read.compactedFrom === undefined) {
       throw new SystemPromptError(
         "INVALID_RESPONSE",
@@ -163,6 +187,18 @@ export function compactedHistory<M>(
     return read.messages.slice(read.compactedFrom);
   }
   const text = compaction.summary!(read.messages);
+  if (compaction.start !== undefined) {
+    if (text.trim() === "") {
+      // The model's turn would be empty, which such an API refuses:
+      // nothing is committed, and the answer may be recorded again.
+      throw new SystemPromptError(
+        "INVALID_RESPONSE",
+        `The summary's answer holds no text (${read.messages.length} ` +
+          `item(s), none with text); record an answer that summarizes.`,
+      );
+    }
+    return compaction.start(answer.instruction, text);
+  }
   return builder.tail({
     results: [],
     person: form.personInput(`${SUMMARY_LEAD}\n\n${text}`),
@@ -170,6 +206,21 @@ export function compactedHistory<M>(
     declared: NONE_DECLARED,
     history: History.empty(),
   });
+}
+
+/**
+ * The form's compaction as a swap applies it: a client-side summary on a
+ * form the provider compacts for keeps no tools the conversation told the
+ * model of (they are told again).
+ */
+export function swapCompaction<M>(
+  form: ConversationForm<M, unknown>,
+  summary: boolean | undefined,
+): FormCompaction<M> {
+  const compaction = compactionOf(form);
+  return summary === true && compaction.keepsTools
+    ? { ...compaction, keepsTools: false }
+    : compaction;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   compactionOf,
   compactionRequest,
   type PendingCompaction,
+  swapCompaction,
   swappedCommitted,
 } from "./compaction.ts";
 import { deepFreeze, isoOf, readOptional, readOptionBag } from "./checks.ts";
@@ -103,7 +104,9 @@ export class Compactor<M> {
   /** `compact()`: the summarizing request and its answer's recorder. */
   async compact(
     options: unknown,
-  ): Promise<{ body: unknown; record(answer: unknown): void }> {
+  ): Promise<
+    { body: unknown; record(answer: unknown): void; cancel(): void }
+  > {
     const bag = readOptionBag(options, "compact()") as
       | CompactOptions
       | undefined;
@@ -131,7 +134,24 @@ export class Compactor<M> {
     return {
       body: pending.request.body,
       record: (answer) => this.#record(pending, answer),
+      cancel: () => this.#cancel(pending),
     };
+  }
+
+  /**
+   * A summarizing request given up before its answer was recorded (the
+   * provider refused it): nothing recorded, the history goes on whole.
+   */
+  #cancel(pending: PendingCompaction<M>): void {
+    if (this.#pending !== pending || pending.history !== undefined) {
+      throw new SystemPromptError(
+        "NOTHING_PENDING",
+        `cancel() has no compaction to give up: its answer was recorded ` +
+          `already, or it was given up before.`,
+      );
+    }
+    this.#pending = undefined;
+    this.#triggered = false;
   }
 
   /** `record()` after the trigger's request: its answer committed; `true` if so. */
@@ -222,7 +242,11 @@ export class Compactor<M> {
     }
     const host = this.#host;
     const { read, response } = host.read(answer);
-    const history = compactedHistory(host.form, host.builder, read);
+    const history = compactedHistory(host.form, host.builder, {
+      read,
+      instruction: pending.request.tail,
+      summary: pending.request.summary,
+    });
     const time = host.clock();
     const request = pending.request;
     const step: RecordingStep = {
@@ -235,6 +259,7 @@ export class Compactor<M> {
       awaiting: this.lastAwaiting,
       response,
       start: history,
+      ...(request.summary ? { summary: true as const } : {}),
       usage: read.usage ?? null,
       sent: isoOf(pending.sentAt),
       time: isoOf(time),
@@ -264,10 +289,12 @@ export class Compactor<M> {
       carried: committed.history.length - pending.at,
     };
     host.commit(
-      swappedCommitted(committed, compactionOf(host.form), {
-        at: pending.at,
-        history: pending.history,
-      }, host.form),
+      swappedCommitted(
+        committed,
+        swapCompaction(host.form, pending.request.summary),
+        { at: pending.at, history: pending.history },
+        host.form,
+      ),
     );
     this.#pending = undefined;
   }

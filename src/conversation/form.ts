@@ -263,6 +263,13 @@ export interface FormCompaction<M> {
   /** `"client"`: the text of an answer's items. */
   summary?(messages: readonly M[]): string;
   /**
+   * `"client"`, for an API whose turns must alternate (a person message
+   * may not follow another): the history a summary starts, from the
+   * summarizing request's instruction (its tail) and the summary's text.
+   * Absent: one person message, the summary after `SUMMARY_LEAD`.
+   */
+  start?(instruction: readonly M[], summary: string): M[];
+  /**
    * Whether the compaction keeps the tools the conversation told the model
    * of (Anthropic's block carries them); else they are told again.
    */

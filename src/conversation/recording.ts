@@ -151,6 +151,11 @@ export interface RecordingStep {
   compacted?: true;
   /** A compaction's: the history its answer starts (the summary). */
   start?: unknown[];
+  /**
+   * A compaction's, on a form the provider compacts for: a client-side
+   * summary (`compact({ via: "summary" })`), its answer's text the start.
+   */
+  summary?: true;
   /** The history's length before this request's tail. */
   at: number;
   /** The messages this request added, cache marks removed. */

@@ -14,8 +14,8 @@ import { headListsPair, pairCalls } from "./tool_pair.ts";
 import type { ParsedRecording, RecordingStep } from "./recording.ts";
 import {
   compactedHistory,
-  compactionOf,
   type PendingCompaction,
+  swapCompaction,
   swappedCommitted,
 } from "./compaction.ts";
 import { type Committed, startOf } from "./state.ts";
@@ -143,10 +143,14 @@ export function replay<M>(
   let history = state.history;
   let allowed: string[] | undefined;
   let compaction: PendingCompaction<M> | undefined;
-  const swapped = (at: number, compacted: readonly M[]): void => {
+  const swapped = (
+    at: number,
+    compacted: readonly M[],
+    summary?: boolean,
+  ): void => {
     state = swappedCommitted(
       { ...state, history },
-      compactionOf(form.form),
+      swapCompaction(form.form, summary),
       { at, history: compacted },
       form.form,
     );
@@ -165,7 +169,7 @@ export function replay<M>(
             `the steps before it do not hold.`,
         );
       }
-      swapped(compaction.at, compaction.history);
+      swapped(compaction.at, compaction.history, compaction.request.summary);
       compaction = undefined;
     }
     if (step.kind === "compaction") {
@@ -263,11 +267,11 @@ function replayedCompaction<M>(
   }
   let compacted: M[];
   try {
-    compacted = compactedHistory(
-      form.form,
-      form.builder,
-      form.read(step.response),
-    );
+    compacted = compactedHistory(form.form, form.builder, {
+      read: form.read(step.response),
+      instruction: step.tail as M[],
+      summary: step.summary === true,
+    });
   } catch (error) {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",
@@ -284,6 +288,7 @@ function replayedCompaction<M>(
       tail: step.tail as M[],
       marks: step.marks,
       head: step.head ?? {},
+      ...(step.summary === true ? { summary: true as const } : {}),
     },
     history: compacted.map(deepFreeze),
   };

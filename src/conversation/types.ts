@@ -220,8 +220,12 @@ export interface CompactOptions {
    * `client.responses.compact` (which takes no tools, so with tools it
    * reads nothing from the cache) instead of the default, a
    * `compaction_trigger` item on `client.responses.create`'s body.
+   * Anthropic: `"summary"` asks for a client-side summary (one user
+   * message, as Chat Completions does) instead of the API's compaction:
+   * for a conversation the API will not compact (past the tools a
+   * compaction block can record, `compaction_too_many_tool_references`).
    */
-  via?: "compact";
+  via?: "compact" | "summary";
 }
 
 /**
@@ -249,6 +253,12 @@ export interface Compaction<Body, Answer> {
   readonly body: Body;
   /** Records the answer; the summary is swapped in at the next turn boundary. */
   record(answer: Answer): void;
+  /**
+   * Gives the request up before its answer is recorded (the provider
+   * refused it): nothing is recorded, the history goes on whole, and
+   * `compact()` may be called again. `NOTHING_PENDING` once recorded.
+   */
+  cancel(): void;
 }
 
 /**

@@ -36,6 +36,25 @@ function record(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Prefixes by number: `ids(units)[count]` names `units.slice(0, count)`,
+ * the same number for the same prefix in every request (a trie, so a long
+ * session costs its units, not its prefixes' JSON).
+ */
+function prefixIds(): (units: readonly string[]) => number[] {
+  const children = new Map<string, number>();
+  return (units) => {
+    const ids = [0];
+    for (const unit of units) {
+      const key = `${ids[ids.length - 1]}\u0000${unit}`;
+      let id = children.get(key);
+      if (id === undefined) children.set(key, id = children.size + 1);
+      ids.push(id);
+    }
+    return ids;
+  };
+}
+
 /** One entry of a Converse prefix, or the cache point after the last. */
 type Entry = { unit: string } | { point: "5m" | "1h" };
 
@@ -123,7 +142,8 @@ export function bedrockServer(minimum: number): {
   answer: (request: RecordedRequest) => unknown;
 } {
   const server: CacheServer = { bodies: [], rejections: [], paths: [] };
-  const written = new Set<string>();
+  const written = new Set<number>();
+  const idsOf = prefixIds();
   const answer = (request: RecordedRequest) => {
     server.paths.push(request.path);
     let entries: Entry[];
@@ -152,7 +172,8 @@ export function bedrockServer(minimum: number): {
       total += tokensOf(entry.unit);
       ends.push(total);
     }
-    const key = (count: number) => JSON.stringify(units.slice(0, count));
+    const ids = idsOf(units);
+    const key = (count: number) => ids[count];
     let read = 0;
     for (const { at } of points) {
       for (let count = at; count > Math.max(0, at - LOOKBACK); count--) {
@@ -402,7 +423,8 @@ export function geminiServer(minimum: number): {
     paths: [],
     caches,
   };
-  const sent = new Set<string>();
+  const sent = new Set<number>();
+  const idsOf = prefixIds();
   const answer = (request: RecordedRequest) => {
     server.paths.push(request.path);
     let units: string[];
@@ -442,14 +464,13 @@ export function geminiServer(minimum: number): {
     server.bodies.push(body);
     let total = 0;
     let cached = explicit;
+    const ids = idsOf(units);
     units.forEach((unit, index) => {
       total += tokensOf(unit);
-      const key = JSON.stringify(units.slice(0, index + 1));
+      const key = ids[index + 1];
       if (sent.has(key) && total >= minimum) cached = Math.max(cached, total);
     });
-    for (let count = 1; count <= units.length; count++) {
-      sent.add(JSON.stringify(units.slice(0, count)));
-    }
+    for (let count = 1; count <= units.length; count++) sent.add(ids[count]);
     const usageMetadata = {
       promptTokenCount: total,
       ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),

@@ -25,6 +25,7 @@ declare const document: {
 };
 
 import { playSession } from "../conversation/report_session.ts";
+import { compactionRecording } from "./compaction_recording.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const CONFIG = "tests/cli/fixtures/inspector.ts";
 const SESSION = "tests/cli/fixtures/inspector_session.ts";
@@ -393,6 +394,42 @@ describe("rxprompt inspect --serve", { skip: chromiumMissing() }, () => {
         (found) => found.textContent,
       );
       assert.match(step ?? "", /inline: section git changed/);
+    } finally {
+      await page.close();
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
+  it("shows a recorded compaction's rows as such: the summarizing request, its cached share, the swap", async () => {
+    const file = `${folder}/compaction.jsonl`;
+    await Deno.writeTextFile(file, await compactionRecording());
+    const server = await serve([CONFIG, "--recording", file]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("#chart-bedrock-converse a.bar", WAIT);
+      const roles = await page.$$eval(
+        "#chart-bedrock-converse a.bar",
+        (found) => found.map((bar) => bar.getAttribute("data-compaction")),
+      );
+      assert.deepEqual(roles, [null, null, null, "summary", "swap", null]);
+      const label = await page.$eval(
+        "#chart-bedrock-converse a.bar[data-compaction=summary]",
+        (bar) => bar.getAttribute("aria-label"),
+      );
+      assert.match(
+        label ?? "",
+        /the summarizing request of a compaction, 98\.0% of its input cached; no miss/,
+      );
+      const text = await page.$eval("#requests", (found) => found.textContent);
+      assert.match(
+        text ?? "",
+        /Compactions: 1 summarizing request, 3000 of their 3060 input tokens cached \(98\.0%\); 0 inside a request; 1 rewrite after one/,
+      );
+      assert.match(
+        text ?? "",
+        /the first request after a compaction was swapped in; miss \(compaction\)/,
+      );
     } finally {
       await page.close();
       assert.equal((await server.stop()).code, 0);

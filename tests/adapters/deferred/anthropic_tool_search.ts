@@ -22,6 +22,18 @@
  * `tool_search_tool_result` blocks, then may call a tool it can see: a
  * listed one, or a deferred one referenced before or in this very answer.
  *
+ * - Compaction (`compaction: { type: "summarize" }` on demand): the answer
+ *   is a `compaction` block alone (`stop_reason: "compaction"`) whose
+ *   `tool_changes` record the deferred tools the compacted range
+ *   referenced, a `tool_addition` of a `tool_reference` each; past
+ *   `maxToolReferences` distinct ones, 400
+ *   `compaction_too_many_tool_references` ("The conversation references
+ *   more distinct tools than a `compaction` block can record.", the
+ *   SDK's `CompactionTooManyToolReferencesError`). A later request's
+ *   block is the first block of its first message; its `tool_changes`
+ *   load those tools as a reference does (else
+ *   `compaction_block_misplaced`).
+ *
  * Usage: tokens are a quarter of each part's JSON. A deferred tool's
  * definition counts only where a reference loads it; the cache reads at
  * the request's `cache_control` marks what an earlier request wrote there.
@@ -208,6 +220,24 @@ function readMessages(
             `request does not list`,
         );
       }
+      if (block.type === "compaction") {
+        if (at !== 0 || n !== 0) {
+          throw new RuleBroken(
+            `${where}: a compaction block is the first block of the ` +
+              `first message`,
+            "compaction_block_misplaced",
+          );
+        }
+        const changes = Array.isArray(block.tool_changes)
+          ? block.tool_changes
+          : [];
+        for (const [c, change] of changes.entries()) {
+          const tool = record(change) ? change.tool : undefined;
+          if (record(tool) && tool.type === "tool_reference") {
+            reference(tool.name, `${where}.tool_changes.${c}.tool`);
+          }
+        }
+      }
       if (block.type === "tool_search_tool_result") {
         const result = block.content;
         if (
@@ -295,7 +325,12 @@ function search(
  */
 export function anthropicToolSearchServer(
   script: (body: Record<string, unknown>, n: number) => AnthropicTurn,
+  options: {
+    /** The most distinct tools a compaction block records (default 100). */
+    readonly maxToolReferences?: number;
+  } = {},
 ): AnthropicToolSearchServer {
+  const maxToolReferences = options.maxToolReferences ?? 100;
   const bodies: Record<string, unknown>[] = [];
   const rejections: string[] = [];
   const usages: ReportedUsage[] = [];
@@ -320,6 +355,16 @@ export function anthropicToolSearchServer(
       try {
         tools = toolSetOf(body);
         read = readMessages(body, tools);
+        if (
+          record(body.compaction) &&
+          read.referenced.size > maxToolReferences
+        ) {
+          throw new RuleBroken(
+            "The conversation references more distinct tools than a " +
+              "`compaction` block can record.",
+            "compaction_too_many_tool_references",
+          );
+        }
       } catch (error) {
         if (!(error instanceof RuleBroken)) throw error;
         rejections.push(error.message);
@@ -341,6 +386,32 @@ export function anthropicToolSearchServer(
       bodies.push(body);
       const usage = usageOf(read.parts, written);
       usages.push(usage);
+      if (record(body.compaction)) {
+        const referenced = [...read.referenced].sort();
+        return {
+          status: 200,
+          body: {
+            id: `msg_${n}`,
+            type: "message",
+            role: "assistant",
+            model: String(body.model),
+            content: [{
+              type: "compaction",
+              content: `Summary of ${
+                (body.messages as unknown[]).length
+              } messages. The work so far.`,
+              encrypted_content: `enc_${n}`,
+              tool_changes: referenced.map((name) => ({
+                type: "tool_addition",
+                tool: { type: "tool_reference", name },
+              })),
+            }],
+            stop_reason: "compaction",
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 10 },
+          },
+        };
+      }
       const turn = script(body, n);
       const content: Record<string, unknown>[] = [];
       const visible = new Set(read.referenced);
