@@ -35,6 +35,7 @@ import type { Args } from "./args.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { within } from "./deadline.ts";
 import type { Output } from "./output.ts";
+import { headSharingCounter } from "./token_heads.ts";
 import { tokenCounter } from "./tokens.ts";
 
 const NOTE = "Estimates count tokens with o200k_base; the provider's own " +
@@ -98,13 +99,7 @@ export async function reportOfFile(
     },
     () => readText(file),
   );
-  const count = await tokenCounter();
-  const memo = new Map<string, number>();
-  const countTokens = (value: string) => {
-    let tokens = memo.get(value);
-    if (tokens === undefined) memo.set(value, tokens = count(value));
-    return tokens;
-  };
+  const countTokens = headSharingCounter(await tokenCounter());
   try {
     const table = options.forms === undefined
       ? TABLE
