@@ -35,7 +35,7 @@ import type { Args } from "./args.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { within } from "./deadline.ts";
 import type { Output } from "./output.ts";
-import { headSharingCounter } from "./token_heads.ts";
+import { chunkCounter, headSharingCounter } from "./token_heads.ts";
 import { tokenCounter } from "./tokens.ts";
 
 const NOTE = "Estimates count tokens with o200k_base; the provider's own " +
@@ -99,7 +99,7 @@ export async function reportOfFile(
     },
     () => readText(file),
   );
-  const countTokens = headSharingCounter(await tokenCounter());
+  const countTokens = headSharingCounter(chunkCounter(await tokenCounter()));
   try {
     const table = options.forms === undefined
       ? TABLE

@@ -9,7 +9,11 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { headSharingCounter, lastCut } from "../../cli/token_heads.ts";
+import {
+  chunkCounter,
+  headSharingCounter,
+  lastCut,
+} from "../../cli/token_heads.ts";
 import { reportOfFile } from "../../cli/report.ts";
 import { tokenCounter } from "../../cli/tokens.ts";
 import { resumeResponsesConversation } from "../../adapters/openai/mod.ts";
@@ -69,16 +73,26 @@ describe("headSharingCounter", () => {
       }
       const text = parts.join("");
       const heads = headSharingCounter(count);
+      const chunked = chunkCounter(count);
       // The text, then its prefixes and a copy with another end: the
       // heads they share are counted once and reused.
       assert.equal(heads(text), count(text), JSON.stringify(text));
+      assert.equal(chunked(text), count(text), JSON.stringify(text));
       for (const end of [text.length - 1, text.length - 7, 300, 256]) {
         const prefix = text.slice(0, end);
         assert.equal(heads(prefix), count(prefix), JSON.stringify(prefix));
+        assert.equal(chunked(prefix), count(prefix), JSON.stringify(prefix));
         const other = prefix + '","mark":{"mode":"explicit"}}';
         assert.equal(heads(other), count(other), JSON.stringify(other));
       }
     }
+  });
+
+  it("leaves a special token to the tokenizer to refuse", async () => {
+    const count = await tokenCounter();
+    const text = "line1 then <|endoftext|> and more";
+    assert.throws(() => count(text), /endoftext/);
+    assert.throws(() => chunkCounter(count)(text), /endoftext/);
   });
 
   it("counts a head shared by several texts once", async () => {
