@@ -67,6 +67,9 @@ export function headSharingCounter(count: CountTokens): CountTokens {
 const O200K_CHUNKS =
   /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
 
+/** The longest chunk whose count is kept. */
+const LONGEST_KEPT_CHUNK = 256;
+
 /**
  * Counts a text as the sum of its `o200k_base` chunks, each distinct chunk
  * counted by `count` once. A chunk alone is matched whole again (an
@@ -76,11 +79,17 @@ const O200K_CHUNKS =
  * counted whole, so that `count` refuses it as before.
  */
 export function chunkCounter(count: CountTokens): CountTokens {
-  const chunks = new TextMap<number>();
+  // Chunks are short but for runs of white space or punctuation: a long
+  // one is counted as it comes (a `Map` hashes a long key by its length).
+  const chunks = new Map<string, number>();
   return (text) => {
     if (text.includes("<|")) return count(text);
     let tokens = 0;
-    for (const [chunk] of text.matchAll(O200K_CHUNKS)) {
+    for (const chunk of text.match(O200K_CHUNKS) ?? []) {
+      if (chunk.length > LONGEST_KEPT_CHUNK) {
+        tokens += count(chunk);
+        continue;
+      }
       let counted = chunks.get(chunk);
       if (counted === undefined) chunks.set(chunk, counted = count(chunk));
       tokens += counted;
