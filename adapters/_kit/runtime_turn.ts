@@ -11,8 +11,15 @@ import { quote, SystemPromptError } from "../../src/errors.ts";
 
 /** Where a vendor's turn keeps its blocks, and what its export is called. */
 export interface TurnShape {
-  /** `"content"` (Converse) or `"parts"` (Gemini). */
+  /** `"content"` (Converse, the AI SDK) or `"parts"` (Gemini). */
   key: "content" | "parts";
+  /**
+   * A turn's blocks as an array (the AI SDK's string content as one text
+   * part); `undefined` when they cannot be read. Default: the array itself.
+   */
+  blocks?: (held: unknown) => unknown[] | undefined;
+  /** What `blocks` reads, for error messages. Default: "an array of blocks". */
+  expected?: string;
   /** The export, for error messages. */
   fn: string;
   /** What the list is called, for error messages. */
@@ -41,15 +48,18 @@ export function withContextTurn<T extends { role?: unknown }>(
   if (last === undefined || last === null || last.role !== "user") {
     return [...turns, context];
   }
-  const held = last[shape.key];
-  if (!Array.isArray(held)) {
+  const blocks = shape.blocks ??
+    ((held: unknown) => Array.isArray(held) ? held : undefined);
+  const held = blocks(last[shape.key]);
+  if (held === undefined) {
     throw new SystemPromptError(
       "INVALID_CONVERSATION_INPUT",
-      `${shape.fn}: the last user turn's ${shape.key} must be an array of ` +
-        `blocks; got ${quote(held)}.`,
+      `${shape.fn}: the last user turn's ${shape.key} must be ` +
+        `${shape.expected ?? "an array of blocks"}; got ` +
+        `${quote(last[shape.key])}.`,
     );
   }
-  const added = (context as Record<string, unknown>)[shape.key] as unknown[];
+  const added = blocks((context as Record<string, unknown>)[shape.key])!;
   const joined = { ...last, [shape.key]: [...held, ...added] } as unknown as T;
   return [...turns.slice(0, -1), joined];
 }

@@ -8,6 +8,7 @@ import {
   toConverse,
   withConverseRuntimeContext,
 } from "../../adapters/bedrock/mod.ts";
+import { toAISDK, withAISDKRuntimeContext } from "../../adapters/ai_sdk/mod.ts";
 import {
   toGemini,
   withGeminiRuntimeContext,
@@ -146,6 +147,42 @@ describe("withGeminiRuntimeContext", () => {
     assert.throws(
       () => withGeminiRuntimeContext([{ role: "user" }], runtimeContext),
       invalidInput("withGeminiRuntimeContext", /parts must be an array/),
+    );
+  });
+});
+
+describe("withAISDKRuntimeContext", () => {
+  const { runtimeContext } = toAISDK(ASSEMBLY);
+  const part = { type: "text", text: "Today is Monday." };
+
+  it("joins the context to the user's last message, a string as a part", () => {
+    const history = [{ role: "user", content: "Review #42." }];
+    assert.deepEqual(withAISDKRuntimeContext(history, runtimeContext), [
+      { role: "user", content: [{ type: "text", text: "Review #42." }, part] },
+    ]);
+    assert.deepEqual(history, [{ role: "user", content: "Review #42." }]);
+    const parts = [{ role: "user", content: [{ type: "text", text: "Hi." }] }];
+    assert.deepEqual(withAISDKRuntimeContext(parts, runtimeContext), [
+      { role: "user", content: [{ type: "text", text: "Hi." }, part] },
+    ]);
+    assert.equal(parts[0].content.length, 1);
+  });
+
+  it("adds a user message after the assistant's or a tool message", () => {
+    for (const role of ["assistant", "tool"]) {
+      const history = [
+        { role: "user", content: "Hi." },
+        { role, content: [] },
+      ];
+      assert.deepEqual(withAISDKRuntimeContext(history, runtimeContext), [
+        ...history,
+        runtimeContext,
+      ]);
+    }
+    assert.throws(
+      () =>
+        withAISDKRuntimeContext([{ role: "user", content: 7 }], runtimeContext),
+      invalidInput("withAISDKRuntimeContext", /a string or an array of parts/),
     );
   });
 });
