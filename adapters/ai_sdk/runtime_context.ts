@@ -8,8 +8,6 @@
 import { withContextTurn } from "../_kit/runtime_turn.ts";
 import type { AISDKRequest } from "./request.ts";
 
-type RuntimeContextMessage = NonNullable<AISDKRequest["runtimeContext"]>;
-
 /**
  * The messages to send with the runtime context {@linkcode toAISDK}
  * returned. Some providers refuse two user turns in a row (`@ai-sdk/google`
@@ -52,9 +50,11 @@ export function withAISDKRuntimeContext<
   M extends { role?: string; content?: unknown },
 >(
   messages: readonly M[],
-  runtimeContext: RuntimeContextMessage | undefined,
-): (M | RuntimeContextMessage)[] {
-  return withContextTurn<M | RuntimeContextMessage>(messages, runtimeContext, {
+  runtimeContext: AISDKRequest["runtimeContext"],
+): (M | NonNullable<AISDKRequest["runtimeContext"]>)[] {
+  return withContextTurn<
+    M | NonNullable<AISDKRequest["runtimeContext"]>
+  >(messages, runtimeContext, {
     key: "content",
     fn: "withAISDKRuntimeContext",
     list: "messages",
