@@ -434,6 +434,10 @@ function toolChangeBlocks(
   return content;
 }
 
+/**
+ * Reads an answer the conversation owns (its JSON copy, `recordOf`; a
+ * recording's, parsed): the history's items are taken from it, not copied.
+ */
 function readAnswer(
   response: unknown,
   other: (answer: unknown) => void,
@@ -472,7 +476,7 @@ function readAnswer(
       calls.push({ id: block.id, name: block.name, input: block.input });
     }
   }
-  const content = JSON.parse(JSON.stringify(response.content));
+  const content = response.content;
   // A compaction block (on demand, or the threshold's inside a step) is the
   // answer's first: the history starts at this message.
   const compacted = content.some((block: { type: string }) =>

@@ -24,6 +24,18 @@ export interface Previous<M> {
    * go inline, `tools` when tools do and the tools block is kept.
    */
   readonly keys: readonly string[];
+  /**
+   * The JSON without marks of the keys its own check read, and the head
+   * they were read from: a key read then is not parsed and written again.
+   */
+  readonly checked?: CheckedHead;
+}
+
+/** The keys of a head as a check read them: their JSON without marks. */
+export interface CheckedHead {
+  /** The head's JSON (marks in place) they were read from. */
+  readonly head: string;
+  readonly json: ReadonlyMap<string, string>;
 }
 
 /** This request, as built. */
@@ -45,20 +57,32 @@ const MARK_KEYS = new Set([
 ]);
 
 /**
- * Throws `APPEND_ONLY_VIOLATION` when `sent` does not extend `previous`.
+ * Throws `APPEND_ONLY_VIOLATION` when `sent` does not extend `previous`;
+ * returns the JSON without marks of the head's keys it compared (the next
+ * request's `checked`, when this head is sent as it is).
  *
  * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt)
  */
-export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
+export function checkAppendOnly<M>(
+  previous: Previous<M>,
+  sent: Sent<M>,
+): ReadonlyMap<string, string> {
   const markless = (value: unknown) =>
     JSON.stringify(unmarked(value, sent.markName)) ?? "";
-  if (previous.keys.length > 0) {
-    const before = JSON.parse(previous.head) as Record<string, unknown>;
-    for (const key of previous.keys) {
-      if (markless(before[key]) !== markless(sent.head[key])) {
-        throw violation(`head's ${key}`);
-      }
+  const compared = new Map<string, string>();
+  const checked = previous.checked?.head === previous.head
+    ? previous.checked.json
+    : undefined;
+  let before: Record<string, unknown> | undefined;
+  for (const key of previous.keys) {
+    let was = checked?.get(key);
+    if (was === undefined) {
+      before ??= JSON.parse(previous.head) as Record<string, unknown>;
+      was = markless(before[key]);
     }
+    const now = markless(sent.head[key]);
+    if (was !== now) throw violation(`head's ${key}`);
+    compared.set(key, now);
   }
   const { history } = previous;
   // The store is shared: the previous request's last item is the very
@@ -77,6 +101,7 @@ export function checkAppendOnly<M>(previous: Previous<M>, sent: Sent<M>): void {
       throw violation(`history item ${at}`);
     }
   }
+  return compared;
 }
 
 /**

@@ -79,6 +79,12 @@ export interface BuiltRequest<M, Body> {
   readonly declared: ReadonlySet<string>;
   /** The head as the form built it (what a compaction sends again). */
   readonly formHead: FormHead;
+  /**
+   * The head's keys the append-only check compared, their JSON without
+   * marks (the next check's `checked`); not after a `settle`, which may
+   * change the head.
+   */
+  readonly checked?: ReadonlyMap<string, string>;
   /** What the body was put together from (for `settleRequest`). */
   readonly parts: {
     readonly head: FormHead;
@@ -171,8 +177,9 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
-  if (input.previous !== undefined) {
-    checkAppendOnly(input.previous, {
+  const checked = input.previous === undefined
+    ? undefined
+    : checkAppendOnly(input.previous, {
       head: head.recorded,
       history,
       placed: marked.placed,
@@ -180,7 +187,6 @@ export function buildRequest<M, Body>(
         ? {}
         : { markName: builder.rules.marks.name }),
     });
-  }
   const extras = input.diagnostics === undefined
     ? {}
     : { diagnostics: input.diagnostics };
@@ -198,6 +204,7 @@ export function buildRequest<M, Body>(
     state: head.state,
     declared: declaredAfter(input.declared, tail, form),
     formHead: head,
+    ...(checked === undefined || checked.size === 0 ? {} : { checked }),
     parts: { head, items, extras },
   };
 }
@@ -214,8 +221,9 @@ export async function settleRequest<M, Body>(
 ): Promise<BuiltRequest<M, Body>> {
   if (builder.settle === undefined) return built;
   const head = await builder.settle(built.parts.head, now);
+  const { checked: _, ...unsettled } = built;
   return {
-    ...built,
+    ...unsettled,
     body: builder.body(head, built.parts.items, built.parts.extras),
     head: head.recorded,
     state: head.state,

@@ -189,27 +189,37 @@ export function nestsTooDeep(
  * An answer read by the wire, and what the recording keeps of it (plain
  * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
  * that cannot be read or copied, one whose calls share an id, or one that
- * nests deeper than {@linkcode MAX_JSON_DEPTH}.
+ * nests deeper than {@linkcode MAX_JSON_DEPTH}; `other` tells an answer of
+ * another form. A form whose recording keeps the JSON copy (`recordOf` is
+ * {@linkcode copy}) reads that copy, so the answer is copied once and the
+ * history's items share the copy; which form it is of is told from the
+ * answer as given (a class's getters are not in its copy).
  */
 export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
-  read: (answer: unknown) => A,
-  recordOf: (answer: unknown) => unknown,
   answer: unknown,
+  form: {
+    readAnswer(answer: unknown, other: (answer: unknown) => void): A;
+    recordOf(answer: unknown): unknown;
+    readonly other: (answer: unknown) => void;
+  },
 ): { read: A; response: unknown } {
   const unreadable = () =>
     `record() could not read the answer (a getter or Proxy threw, it is ` +
     `not JSON, or it nests too deep); pass the SDK's answer object.`;
-  const answered = readGuarded(
-    () => read(answer),
-    "INVALID_RESPONSE",
-    unreadable,
-  );
-  checkDistinctCalls(answered.calls);
-  const response = readGuarded(
-    () => recordOf(answer),
-    "INVALID_RESPONSE",
-    unreadable,
-  );
+  const guarded = <T>(read: () => T) =>
+    readGuarded(read, "INVALID_RESPONSE", unreadable);
+  let answered: A;
+  let response: unknown;
+  if (form.recordOf === copy) {
+    guarded(() => form.other(answer));
+    response = guarded(() => copy(answer));
+    answered = guarded(() => form.readAnswer(response, () => {}));
+    checkDistinctCalls(answered.calls);
+  } else {
+    answered = guarded(() => form.readAnswer(answer, form.other));
+    checkDistinctCalls(answered.calls);
+    response = guarded(() => form.recordOf(answer));
+  }
   if (nestsTooDeep(answered.messages) || nestsTooDeep(response)) {
     throw new SystemPromptError(
       "INVALID_RESPONSE",

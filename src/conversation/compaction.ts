@@ -187,16 +187,17 @@ export function compactedHistory<M>(
     return read.messages.slice(read.compactedFrom);
   }
   const text = compaction.summary!(read.messages);
+  if (text.trim() === "") {
+    // An empty summary would replace the history with nothing (and where
+    // turns alternate, the model's turn would be empty): nothing is
+    // committed, and the answer may be recorded again.
+    throw new SystemPromptError(
+      "INVALID_RESPONSE",
+      `The summary's answer holds no text (${read.messages.length} ` +
+        `item(s), none with text); record an answer that summarizes.`,
+    );
+  }
   if (compaction.start !== undefined) {
-    if (text.trim() === "") {
-      // The model's turn would be empty, which such an API refuses:
-      // nothing is committed, and the answer may be recorded again.
-      throw new SystemPromptError(
-        "INVALID_RESPONSE",
-        `The summary's answer holds no text (${read.messages.length} ` +
-          `item(s), none with text); record an answer that summarizes.`,
-      );
-    }
     return compaction.start(answer.instruction, text);
   }
   return builder.tail({

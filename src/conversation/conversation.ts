@@ -13,6 +13,7 @@ import {
   assembleStep,
   busy,
   checkPrompt,
+  copy,
   deepFreeze,
   isoOf,
   readAnswer,
@@ -57,7 +58,6 @@ import {
   RECORDING_VERSION,
   type RecordingFork,
   type RecordingHeader,
-  recordingLine,
   type RecordingStep,
 } from "./recording.ts";
 import {
@@ -70,6 +70,7 @@ import {
   type ToolResultInput,
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
+import { RecordingText } from "./recording_text.ts";
 import { Compactor } from "./compactor.ts";
 import type {
   Awaiting,
@@ -109,8 +110,7 @@ export class ConversationShell<
   readonly #awaiting: Awaiting;
   readonly #header: string | undefined;
   readonly #onRecord: ((line: string) => void) | undefined;
-  /** The recording so far, line by line: `save()` returns it as it is. */
-  #recording = "";
+  #text = new RecordingText();
   readonly #diagnostics: boolean;
   readonly #observer: Observer;
   readonly #clock: () => number;
@@ -190,7 +190,10 @@ export class ConversationShell<
       headListsPair(replayed.state.head),
     );
     // The lines read are the recording so far, as they were written.
-    this.#recording = parsed.text;
+    this.#text = new RecordingText({
+      text: parsed.text,
+      steps: parsed.steps.length,
+    });
     this.#observer.resume(parsed.steps);
     this.#compactor.resume(replayed.compaction, parsed.steps.at(-1));
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
@@ -292,7 +295,9 @@ export class ConversationShell<
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        usage: read.usage ?? null,
+        // A copy: the line is written when asked for, and the SDK's
+        // object stays the caller's to change.
+        usage: copy(read.usage ?? null),
         observed,
         time: isoOf(time),
       }, head),
@@ -324,11 +329,12 @@ export class ConversationShell<
 
   /** An answer read by the form, and what its recording keeps. */
   #read(answer: Answer): { read: FormAnswer<M>; response: unknown } {
-    return readAnswer(
-      (value) => this.#form.readAnswer(value, this.#other),
-      (value) => this.#form.recordOf(value),
-      answer,
-    );
+    const form = this.#form;
+    return readAnswer(answer, {
+      readAnswer: (value, other) => form.readAnswer(value, other),
+      recordOf: form.recordOf === copy ? copy : (value) => form.recordOf(value),
+      other: this.#other,
+    });
   }
 
   /** A committed step's line written and observed. */
@@ -342,15 +348,15 @@ export class ConversationShell<
       time: number;
     },
   ): void {
-    const lines = step.step === 1 && this.#recording === ""
-      ? [recordingLine(this.#headerRecord()), recordingLine(step)]
-      : [recordingLine(step)];
+    // The line is written here only for `onRecord`; `save()` writes the
+    // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
-    for (const line of lines) {
-      this.#recording += line;
-      if (onRecord === undefined) continue;
-      callObserver("onRecord", () => onRecord(line), this.#observer.onError);
+    if (onRecord !== undefined) {
+      for (const line of this.#text.linesOf(step, () => this.#headerRecord())) {
+        callObserver("onRecord", () => onRecord(line), this.#observer.onError);
+      }
     }
+    this.#text.committed();
     this.#observer.committed(step, observed, {
       session: this.session,
       header: this.#headerRecord(),
@@ -397,8 +403,7 @@ export class ConversationShell<
   }
 
   save(): string {
-    if (this.#recording === "") return recordingLine(this.#headerRecord());
-    return this.#recording;
+    return this.#text.save(this.#observer.steps, () => this.#headerRecord());
   }
 
   fork(

@@ -102,6 +102,11 @@ export class Observer {
     this.onError = observers.onError ?? reportToConsole;
   }
 
+  /** The committed steps, in order (resumed ones first). */
+  get steps(): readonly RecordingStep[] {
+    return this.#steps;
+  }
+
   /** Takes over a resumed recording's steps. */
   resume(steps: readonly RecordingStep[]): void {
     for (const step of steps) this.#steps.push(step);
@@ -250,6 +255,27 @@ export function observe(
   };
 }
 
+/**
+ * `read` once per answer: the report's parts (the bodies, the dropped
+ * blocks, the deferred tools) each read every step's answer.
+ */
+function readOnce(
+  read: (response: unknown) => readonly unknown[],
+): (response: unknown) => readonly unknown[] {
+  const items = new WeakMap<object, readonly unknown[]>();
+  return (response) => {
+    if (typeof response !== "object" || response === null) {
+      return read(response);
+    }
+    let answered = items.get(response);
+    if (answered === undefined) {
+      answered = read(response);
+      items.set(response, answered);
+    }
+    return answered;
+  };
+}
+
 /** The answer's usage and diagnosis as plain JSON, for `raw`. */
 function rawOf(answer: unknown): unknown {
   try {
@@ -287,6 +313,7 @@ export function conversationReport(
       "report() needs options { countTokens, prices?, minPrefixTokens? }",
     );
   }
+  read = readOnce(read);
   const requests = growingRequests(header, steps, form, read);
   const provider = options.provider ??
     form.cache.rulesOf(header.options).id;

@@ -16,6 +16,7 @@ import type { BuiltRequest } from "./build.ts";
 import type { ChangeMode } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
+import type { CheckedHead } from "./append_only.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -41,6 +42,8 @@ export interface Committed<M> {
   readonly calls: readonly ToolCall[];
   readonly steps: number;
   readonly head: string | undefined;
+  /** The head's keys its request's append-only check read (`head` theirs). */
+  readonly checked?: CheckedHead;
   readonly state: Readonly<Record<string, unknown>>;
   /** With sections inline: what the model has been told of them. */
   readonly told?: Told;
@@ -209,6 +212,9 @@ export function committedAfter<M, Body>(
     calls: read.calls,
     steps: step.steps,
     head: step.head,
+    ...(sent.checked === undefined
+      ? {}
+      : { checked: { head: step.head, json: sent.checked } }),
     state: sent.state,
     ...(built.told === undefined ? {} : { told: built.told }),
     ...(built.effort === undefined ? {} : { effort: built.effort }),

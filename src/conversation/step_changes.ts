@@ -257,6 +257,9 @@ export function buildFields<M>(
         previous: {
           head: committed.head,
           history: committed.history,
+          ...(committed.checked === undefined
+            ? {}
+            : { checked: committed.checked }),
           keys: committed.resumed === true ? [] : [
             ...(sections.kept ? ["system"] : []),
             ...(plan.mode === "inline" && !plan.step.tools.changed

@@ -481,10 +481,12 @@ export interface Conversation<
   /**
    * The whole recording so far (JSON lines: the header, then one line per
    * committed step): what the resume functions read back. Cheap to call
-   * after every step: the conversation appends each step's line to the
-   * text it keeps and returns that text, nothing joined or copied (writing
-   * the whole text to a file still costs its bytes; `onRecord` hands over
-   * each line alone, to append as you go).
+   * after every step: each call writes the lines of the steps committed
+   * since the last, appends them to the text it returned then and returns
+   * that text, nothing joined or copied again (writing the whole text to a
+   * file still costs its bytes; `onRecord` hands over each line alone, to
+   * append as you go). A conversation never saved keeps no text: the lines
+   * are written from the steps it keeps for `report()`.
    */
   save(): string;
   /**

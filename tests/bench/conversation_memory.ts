@@ -72,14 +72,14 @@ async function parts(): Promise<Record<string, number>> {
     strings: (whole.byType["string"] ?? 0) +
       (whole.byType["concatenated string"] ?? 0) +
       (whole.byType["sliced string"] ?? 0),
-    recording: without("#recording"),
+    recording: without("#saved"),
     kept: without("#steps"),
     answers: without("response"),
     reported: without("reported"),
     usage: without("usage"),
     marks: without("marks"),
     times: without("sent", "time"),
-    "recording + kept": without("#recording", "#steps"),
+    "recording + kept": without("#saved", "#steps"),
   };
 }
 

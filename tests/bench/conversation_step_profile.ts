@@ -23,11 +23,12 @@ import {
   stepInputs,
 } from "./step_forms.ts";
 
-const STEPS = 400;
+const stepsArg = Deno.args.find((arg) => arg.startsWith("--steps="));
+const STEPS = stepsArg === undefined ? 400 : Number(stepsArg.slice(8));
 /** µs between samples: finer slows the steps it samples. */
 const INTERVAL = 100;
 const SIZE = 20_000;
-const TOP = 12;
+const TOP = Number(Deno.env.get("TOP") ?? 12);
 const ROOT = new URL("../../", import.meta.url).href;
 
 interface ProfileNode {
@@ -125,8 +126,12 @@ async function profileForm(form: LongStartForm, size: number): Promise<void> {
   );
   const from = convs[0].messages.length;
   // Warm: the step's code compiled before it is profiled.
-  const warm = resumeStepped(form, prompt, recording);
-  for (const input of stepInputs(form, 20, { seed: 3 })) {
+  const warmInputs = stepInputs(form, size >= SIZE ? 20 : STEPS, { seed: 3 });
+  let warm = resumeStepped(form, prompt, recording);
+  for (const [index, input] of warmInputs.entries()) {
+    if (size < SIZE && index % perConversation === 0) {
+      warm = resumeStepped(form, prompt, recording);
+    }
     await conversationStep(size >= SIZE ? convs[0] : warm, input);
   }
   const inputs = stepInputs(form, STEPS);

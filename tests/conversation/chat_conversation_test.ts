@@ -10,7 +10,7 @@ import {
   chatConversation,
   resumeChatConversation,
 } from "../../adapters/openai/mod.ts";
-import { SystemPromptError } from "../../mod.ts";
+import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import { agent, completion, marksOf, message } from "./helpers.ts";
 
 function code(code: string) {
@@ -186,5 +186,50 @@ describe("chatConversation", () => {
     conv.record(completion([]));
     assert.equal(conv.messages.length, 3);
     await a.prompt.dispose();
+  });
+});
+
+describe("a client-side summary's answer", () => {
+  it("without text is refused, nothing committed; with text it starts the history", async () => {
+    const prompt = new SystemPrompt({ includeHarnessIdentity: false });
+    prompt.section({ name: "rules", order: 10, text: "Be brief." });
+    const conv = chatConversation(prompt, { model: "m" });
+    conv.user("Fix the test.");
+    await conv.request();
+    conv.record({
+      object: "chat.completion",
+      choices: [{ message: { role: "assistant", content: "Fixed." } }],
+    } as never);
+    const compaction = await conv.compact();
+    const toolCall = {
+      object: "chat.completion",
+      choices: [{
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "read_file", arguments: "{}" },
+          }],
+        },
+      }],
+    };
+    assert.throws(
+      () => compaction.record(toolCall as never),
+      (error: unknown) =>
+        error instanceof SystemPromptError &&
+        error.code === "INVALID_RESPONSE" &&
+        /holds no text/.test(error.message),
+    );
+    compaction.record({
+      object: "chat.completion",
+      choices: [{ message: { role: "assistant", content: "Fixed one test." } }],
+    } as never);
+    conv.user("Next.");
+    const body = await conv.request();
+    assert.match(JSON.stringify(body.messages), /Fixed one test\./);
+    assert.doesNotMatch(JSON.stringify(body.messages), /Fix the test\./);
+    await prompt.dispose();
   });
 });

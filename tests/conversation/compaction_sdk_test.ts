@@ -159,8 +159,25 @@ export function responsesBody(
 
 // ------------------------------------------------------------- Anthropic
 
-/** The model's side: a tool call, every fifth answer text (a turn ends). */
+/** Whether `body` is a client-side summarizing request (its last message asks). */
+function asksSummary(body: Record<string, unknown>): boolean {
+  const messages = body.messages as unknown[] | undefined;
+  return JSON.stringify(messages?.at(-1) ?? null).includes(
+    "Summarize the conversation",
+  );
+}
+
+/**
+ * The model's side: a tool call, every fifth answer text (a turn ends); a
+ * summarizing request is answered with its summary.
+ */
 function anthropicScript(turn: ServerTurn): ScriptBlock[] {
+  if (asksSummary(turn.body)) {
+    return [{ type: "thinking" as const, thinking: "Summing up." }, {
+      type: "text" as const,
+      text: `Read files up to f${turn.index}.ts; fixed them.`,
+    }];
+  }
   return turn.index % 5 === 4
     ? [{ type: "thinking" as const, thinking: `Done ${turn.index}.` }, {
       type: "text" as const,
@@ -332,8 +349,17 @@ describe("compaction through @anthropic-ai/sdk (issue 47)", {
 
 // ---------------------------------------------------------------- OpenAI
 
-/** The model's side: a function call, every fifth answer text. */
-function openaiScript(index: number) {
+/**
+ * The model's side: a function call, every fifth answer text; a
+ * summarizing request is answered with its summary.
+ */
+function openaiScript(index: number, body: Record<string, unknown>) {
+  if (asksSummary(body)) {
+    return [{
+      type: "message" as const,
+      text: `Read files up to f${index}.ts; fixed them.`,
+    }];
+  }
   return index % 5 === 4 ? [{ type: "message" as const, text: "Fixed." }] : [{
     type: "function_call" as const,
     call_id: `call_${index}`,

@@ -48,6 +48,43 @@ describe("save()", () => {
     }
   });
 
+  it("written only when asked, as onRecord wrote it, the answers as they were recorded", async () => {
+    const a = agent();
+    const lines: string[] = [];
+    const logged = anthropicConversation(a.prompt, {
+      ...OPTIONS,
+      session: "s",
+      clock: () => 0,
+      onRecord: (line) => lines.push(line),
+    });
+    const unsaved = anthropicConversation(a.prompt, {
+      ...OPTIONS,
+      session: "s",
+      clock: () => 0,
+    });
+    try {
+      for (const text of ["one", "two", "three"]) {
+        for (const conv of [logged, unsaved]) {
+          for (const call of conv.openCalls) conv.toolResult(call.id, "ok");
+          if (conv.openCalls.length === 0) conv.user(text);
+          await conv.request();
+          const answer = message([toolUse(`t-${text}`, "read_file")]);
+          conv.record(answer);
+          // The caller's answer changed after record(): the recording
+          // keeps what was recorded.
+          answer.usage.input_tokens = 99;
+          answer.content.length = 0;
+        }
+      }
+      // Never saved until now: its lines are written from the steps kept.
+      assert.equal(unsaved.save(), lines.join(""));
+      assert.ok(!unsaved.save().includes("99"));
+      assert.equal(lines.length, 4);
+    } finally {
+      await a.prompt.dispose();
+    }
+  });
+
   it("after a resume: the recording as read, its cut line left out, then the new lines", async () => {
     const a = agent();
     try {

@@ -477,4 +477,49 @@ describe("system changes (issue 46)", () => {
       /previous request's history/,
     );
   });
+
+  it("compares a head's key with the JSON its own check kept, and only for that head", () => {
+    const history = History.empty<unknown>();
+    const head = JSON.stringify({ system: [{ type: "text", text: "x" }] });
+    const sent = (system: string) => ({
+      head: { system: [{ type: "text", text: system, cache_control: {} }] },
+      history,
+      placed: [],
+    });
+    const json = checkAppendOnly(
+      { head, history, keys: ["system"] },
+      sent("x"),
+    );
+    assert.deepEqual([...json], [["system", '[{"type":"text","text":"x"}]']]);
+    // The kept JSON is what the next check reads: a head it does not
+    // parse (not JSON) is never read.
+    const next = JSON.stringify({ system: "unread" }).slice(1);
+    const checked = { head: next, json };
+    checkAppendOnly(
+      { head: next, history, keys: ["system"], checked },
+      sent("x"),
+    );
+    assert.throws(
+      () =>
+        checkAppendOnly(
+          { head: next, history, keys: ["system"], checked },
+          sent("y"),
+        ),
+      code("APPEND_ONLY_VIOLATION"),
+    );
+    // Kept for another head: the head itself is read again.
+    assert.throws(
+      () =>
+        checkAppendOnly(
+          {
+            head: JSON.stringify({ system: [{ type: "text", text: "z" }] }),
+            history,
+            keys: ["system"],
+            checked,
+          },
+          sent("x"),
+        ),
+      code("APPEND_ONLY_VIOLATION"),
+    );
+  });
 });

@@ -215,6 +215,10 @@ function builder(
   };
 }
 
+/**
+ * Reads an answer the conversation owns (its JSON copy, `recordOf`; a
+ * recording's, parsed): the history's items are taken from it, not copied.
+ */
 function readAnswer(
   response: unknown,
   other: (answer: unknown) => void,
@@ -259,7 +263,7 @@ function readAnswer(
     }
   }
   return {
-    messages: [JSON.parse(JSON.stringify(message))],
+    messages: [message as ChatMessage],
     calls,
     usage: isObject(response) ? response.usage ?? null : null,
   };

@@ -382,6 +382,10 @@ function inlineChoice(
   };
 }
 
+/**
+ * Reads an answer the conversation owns (its JSON copy, `recordOf`; a
+ * recording's, parsed): the history's items are taken from it, not copied.
+ */
 function readAnswer(
   response: unknown,
   other: (answer: unknown) => void,
@@ -444,7 +448,7 @@ function readAnswer(
     ? 0
     : output.findLastIndex((item) => item.type === "compaction");
   return {
-    messages: JSON.parse(JSON.stringify(output)),
+    messages: output,
     calls,
     usage: isObject(response) ? response.usage ?? null : null,
     bound,

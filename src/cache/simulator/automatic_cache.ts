@@ -290,7 +290,11 @@ export class AutomaticCache {
     let same = 0;
     const limit = Math.min(a.length, b.length);
     while (same < limit && a.charCodeAt(same) === b.charCodeAt(same)) same++;
-    return same === 0 ? 0 : this.#count(a.slice(0, same));
+    if (same === 0) return 0;
+    // The whole text when it is all in common (a marked copy of the item
+    // sent before): counted already, where a slice is a new text to hash
+    // and count.
+    return this.#count(same === a.length ? a : a.slice(0, same));
   }
 }
 
