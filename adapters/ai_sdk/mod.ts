@@ -21,6 +21,7 @@
  */
 
 export { toAISDK } from "./request.ts";
+export { withAISDKRuntimeContext } from "./runtime_context.ts";
 export type { AISDKOptions, AISDKRequest } from "./request.ts";
 export type {
   AISDKAnswer,

@@ -202,9 +202,10 @@ const BEDROCK_NAME: NameRule = {
  * Maps an assembly to the Converse request fields, for
  * `@aws-sdk/client-bedrock-runtime`'s `ConverseCommand` (and
  * `ConverseStreamCommand`): `system`, `toolConfig` and the runtime context
- * as a user message (only when it renders non-empty). The result needs no
- * SDK and type-checks against the SDK's `ConverseCommandInput` without a
- * cast.
+ * as a user message (only when it renders non-empty; send it with
+ * {@linkcode withConverseRuntimeContext}, as messages must alternate). The
+ * result needs no SDK and type-checks against the SDK's
+ * `ConverseCommandInput` without a cast.
  *
  * `system` holds one text block per prompt block (`renderPromptBlocks` with
  * cuts at stability boundaries: the blocks concatenate to the prompt). With
@@ -239,6 +240,7 @@ const BEDROCK_NAME: NameRule = {
  * console.log(system.length); // 4: two texts, each with its cache point
  * console.log(toolConfig?.tools.length); // 2: the tool and its cache point
  * console.log(runtimeContext); // { role: "user", content: [{ text: "Today is Monday." }] }
+ * // messages = withConverseRuntimeContext(history, runtimeContext);
  * // await client.send(new ConverseCommand({ modelId, system, toolConfig, messages }));
  * ```
  */

@@ -25,6 +25,7 @@
  */
 
 export { toConverse } from "./converse.ts";
+export { withConverseRuntimeContext } from "./runtime_context.ts";
 export type {
   ConverseCachePoint,
   ConverseJson,

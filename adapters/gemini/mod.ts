@@ -25,6 +25,7 @@
  */
 
 export { toGemini } from "./request.ts";
+export { withGeminiRuntimeContext } from "./runtime_context.ts";
 export type {
   GeminiFunctionDeclaration,
   GeminiOptions,

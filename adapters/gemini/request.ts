@@ -149,7 +149,8 @@ const GEMINI_NAME: NameRule = {
 /**
  * Maps an assembly to the `generateContent` config fields of
  * `@google/genai` (`systemInstruction`, `tools`, `toolConfig`) and the
- * runtime context as a user turn (only when it renders non-empty). Gemini
+ * runtime context as a user turn (only when it renders non-empty; send it
+ * with {@linkcode withGeminiRuntimeContext}, as turns must alternate). Gemini
  * caches implicitly: a request that starts with an earlier request's
  * prefix (its minimum is per model: 1,024 to 4,096 tokens) reads it, so
  * the prompt's stable-first order is all the cache needs; there are no
@@ -175,7 +176,7 @@ const GEMINI_NAME: NameRule = {
  *
  * @example Send it with `@google/genai`
  * ```ts
- * import { toGemini } from "@rxprompt/system-prompt/gemini";
+ * import { toGemini, withGeminiRuntimeContext } from "@rxprompt/system-prompt/gemini";
  *
  * const { systemInstruction, tools, toolConfig, runtimeContext } = toGemini({
  *   sections: [{ name: "identity", order: -100, text: "You are a coding agent." }],
@@ -190,8 +191,10 @@ const GEMINI_NAME: NameRule = {
  * console.log(systemInstruction?.parts[0].text); // "You are a coding agent."
  * console.log(tools?.[0].functionDeclarations.length); // 2
  * console.log(toolConfig?.functionCallingConfig); // { mode: "VALIDATED", allowedFunctionNames: ["read_file"] }
- * const contents = [...(runtimeContext ? [runtimeContext] : []), { role: "user", parts: [{ text: "Hi." }] }];
- * console.log(contents.length); // 2
+ * const history = [{ role: "user", parts: [{ text: "Hi." }] }];
+ * // Gemini refuses two user turns in a row: the context joins the last one.
+ * const contents = withGeminiRuntimeContext(history, runtimeContext);
+ * console.log(contents.length); // 1
  * // await ai.models.generateContent({ model, contents, config: { systemInstruction, tools, toolConfig } });
  * ```
  */

@@ -282,3 +282,12 @@ export function busy(what: string): SystemPromptError {
       `body; await it, send the body, then record the answer.`,
   );
 }
+
+/** `record()` with no request built to commit its answer to. */
+export function nothingPending(): SystemPromptError {
+  return new SystemPromptError(
+    "NOTHING_PENDING",
+    `record() has no request to commit the answer to; call request(), ` +
+      `send the body it returns, then record its answer.`,
+  );
+}

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { readGuarded, SystemPromptError } from "../errors.ts";
+import { readGuarded } from "../errors.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
 import { updateOfTexts } from "../render/runtime_context_update.ts";
 import {
@@ -16,6 +16,7 @@ import {
   copy,
   deepFreeze,
   isoOf,
+  nothingPending,
   readAnswer,
   readAwaiting,
   readFlag,
@@ -31,17 +32,16 @@ import {
   startOf,
   stepRecord,
 } from "./state.ts";
-import { checkedResult, checkResultsGiven, refusalsOf } from "./results.ts";
-import { sendsPair, withNamespaceRefusals } from "./deferred.ts";
+import { checkedResult } from "./results.ts";
+import { sendsPair } from "./deferred.ts";
+import { givenResults, stepResults } from "./step_results.ts";
+import { headListsPair, pairCalls, withToolPair } from "./tool_pair.ts";
 import {
-  findToolsAnswer,
-  headListsPair,
-  pairCalls,
-  PENDING_SEARCH,
-  pendingSearches,
-  withToolPair,
-} from "./tool_pair.ts";
-import { forkLayout, forkOf, parentSystemOf } from "./fork_layout.ts";
+  explanationAsSent,
+  forkLayout,
+  forkOf,
+  parentSystemOf,
+} from "./fork_layout.ts";
 import { replay } from "./replay.ts";
 import {
   buildFields,
@@ -64,10 +64,9 @@ import {
   type ConversationForm,
   type FormAnswer,
   type FormBuilder,
-  type FormContext,
   type OtherFormCheck,
   otherFormCheck,
-  type ToolResultInput,
+  type ShellForm,
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
 import { RecordingText } from "./recording_text.ts";
@@ -85,13 +84,6 @@ import type {
   ToolCall,
   ToolResultOptions,
 } from "./types.ts";
-
-/** The form a conversation speaks, with its options read. */
-export interface ShellForm<M, Body> {
-  readonly form: ConversationForm<M, Body>;
-  readonly builder: FormBuilder<M, Body>;
-  readonly context: FormContext;
-}
 
 /** The shell behind every provider form (internal). */
 export class ConversationShell<
@@ -180,15 +172,11 @@ export class ConversationShell<
       builder: this.#builder as FormBuilder<M, unknown>,
     });
     this.#committed = replayed.state;
-    this.#results = pendingSearches(
-      withNamespaceRefusals(
-        this.#form,
-        refusalsOf(this.#form, replayed.state.calls, replayed.allowed),
-        { calls: replayed.state.calls, head: replayed.state.head },
-      ),
-      replayed.state.calls,
-      headListsPair(replayed.state.head),
-    );
+    this.#results = givenResults(this.#form, replayed.state.calls, {
+      allowed: replayed.allowed,
+      head: replayed.state.head,
+      pair: headListsPair(replayed.state.head),
+    });
     // The lines read are the recording so far, as they were written.
     this.#text = new RecordingText({
       text: parsed.text,
@@ -274,13 +262,7 @@ export class ConversationShell<
       return [];
     }
     const built = this.#built;
-    if (built === undefined) {
-      throw new SystemPromptError(
-        "NOTHING_PENDING",
-        `record() has no request to commit the answer to; call request(), ` +
-          `send the body it returns, then record its answer.`,
-      );
-    }
+    if (built === undefined) throw nothingPending();
     const answered = this.#read(answer);
     const response = answered.response;
     const read = built.pair
@@ -309,15 +291,11 @@ export class ConversationShell<
     );
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
-    this.#results = pendingSearches(
-      withNamespaceRefusals(
-        this.#form,
-        refusalsOf(this.#form, read.calls, built.allowed),
-        { calls: read.calls, head },
-      ),
-      read.calls,
-      built.pair,
-    );
+    this.#results = givenResults(this.#form, read.calls, {
+      allowed: built.allowed,
+      head,
+      pair: built.pair,
+    });
     this.#write(step, observed, {
       body: sent.body,
       explanation: built.explanation,
@@ -415,12 +393,10 @@ export class ConversationShell<
       this.#shell,
       {
         awaiting: this.#awaiting,
-        ...(this.#header === undefined ? {} : { header: this.#header }),
+        header: this.#header,
         diagnostics: this.#diagnostics,
         clock: this.#clock,
-        ...(this.#observer.onRequest === undefined
-          ? {}
-          : { onRequest: this.#observer.onRequest }),
+        onRequest: this.#observer.onRequest,
         onObserverError: this.#observer.onError,
         ...own,
       },
@@ -455,23 +431,10 @@ export class ConversationShell<
     { sentAt, output }: { sentAt: number; output?: unknown } = { sentAt: 0 },
   ): Built<M, Body> {
     const committed = this.#committed;
-    for (const call of committed.calls) {
-      if (this.#results.get(call.id) !== PENDING_SEARCH) continue;
-      this.#results.set(call.id, {
-        content: this.#form.resultContent(
-          findToolsAnswer(call.input, assembly),
-          call.id,
-        ),
-        isError: false,
-      });
-    }
-    checkResultsGiven(committed.calls, this.#results);
-    const results: ToolResultInput[] = committed.calls.map((call) => ({
-      id: call.id,
-      // The result answers the call the model made (the pair's call_tool).
-      name: call.via ?? call.name,
-      ...this.#results.get(call.id)!,
-    }));
+    const results = stepResults(this.#form, committed.calls, {
+      results: this.#results,
+      assembly,
+    });
     const given = readEffort(output, this.#form.functions.start, {
       takes: this.#builder.output === true,
     });
@@ -529,12 +492,7 @@ export class ConversationShell<
       pair,
       awaiting,
       // The provenance names the blocks as sent: a fork's laid out.
-      explanation: explanation === undefined || parentSystem === undefined
-        ? explanation
-        : {
-          ...explanation,
-          assembly: { ...explanation.assembly, sections: listed.sections },
-        },
+      explanation: explanationAsSent(explanation, listed, parentSystem),
       sentAt,
       ...builtFields(plan),
     };

@@ -13,6 +13,7 @@ import type { AssembledSection, PromptAssembly } from "../types.ts";
 import { renderSections } from "../render/interpolate.ts";
 import { rankOf, STABILITIES } from "../shared/stability.ts";
 import type { RecordingFork } from "./recording.ts";
+import type { PromptExplanation } from "../explain/explanation.ts";
 import type { ListedTool } from "./tool_set.ts";
 
 /** What the renderers put between two non-empty sections. */
@@ -174,5 +175,23 @@ export function forkOf(
     listed: [...committed.listed ?? []],
     state: { ...committed.state },
     ...(head === undefined ? {} : { head }),
+  };
+}
+
+/**
+ * A step's explanation as its request was sent: a fork's provenance names
+ * its sections as laid out on its parent's (`listed`), not as assembled.
+ */
+export function explanationAsSent(
+  explanation: PromptExplanation | undefined,
+  listed: PromptAssembly,
+  parentSystem: readonly string[] | undefined,
+): PromptExplanation | undefined {
+  if (explanation === undefined || parentSystem === undefined) {
+    return explanation;
+  }
+  return {
+    ...explanation,
+    assembly: { ...explanation.assembly, sections: listed.sections },
   };
 }

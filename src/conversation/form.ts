@@ -418,3 +418,10 @@ export function otherFormCheck(
     );
   };
 }
+
+/** The form a conversation speaks, with its options read (the shell's). */
+export interface ShellForm<M, Body> {
+  readonly form: ConversationForm<M, Body>;
+  readonly builder: FormBuilder<M, Body>;
+  readonly context: FormContext;
+}

@@ -24,7 +24,13 @@ async function load() {
     import("@ai-sdk/amazon-bedrock"),
     import("@ai-sdk/google"),
   ]);
-  return { toAISDK: adapter.toAISDK, ai, bedrock, google };
+  return {
+    toAISDK: adapter.toAISDK,
+    withAISDKRuntimeContext: adapter.withAISDKRuntimeContext,
+    ai,
+    bedrock,
+    google,
+  };
 }
 
 const sdk = SDK_PERMISSIONS === false ? await load() : undefined;
@@ -63,7 +69,7 @@ async function twoSteps(
   model: Model,
   options: AISDKOptions,
 ) {
-  const { toAISDK, ai } = sdk!;
+  const { toAISDK, withAISDKRuntimeContext, ai } = sdk!;
   const { prompt, setDay } = registry();
   const messages: { role: "user" | "assistant"; content: string }[] = [
     { role: "user", content: "Review #42." },
@@ -77,7 +83,7 @@ async function twoSteps(
       model,
       system,
       tools,
-      messages: [...messages, ...(runtimeContext ? [runtimeContext] : [])],
+      messages: withAISDKRuntimeContext(messages, runtimeContext),
       maxRetries: 0,
     });
     return readReportedUsage(result, "ai-sdk");
@@ -130,6 +136,12 @@ describe("toAISDK with Bedrock and Gemini", { skip: SDK_PERMISSIONS }, () => {
       });
       const { first, second } = await twoSteps(google("gemini-3-flash"), {});
       assert.deepEqual(server.rejections, []);
+      // The runtime context rides in the person's turn: turns alternate.
+      const last = (server.bodies.at(-1)!.contents as unknown[]).at(-1);
+      assert.deepEqual(last, {
+        role: "user",
+        parts: [{ text: "And #43?" }, { text: "It is Tuesday." }],
+      });
       assert.equal(first.cacheReadTokens ?? 0, 0);
       assert.ok(second.cacheReadTokens! >= MINIMUM);
     });

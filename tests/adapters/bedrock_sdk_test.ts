@@ -14,9 +14,15 @@ import { SystemPrompt } from "../../mod.ts";
 import {
   type ConverseOptions,
   toConverse,
+  withConverseRuntimeContext,
 } from "../../adapters/bedrock/mod.ts";
 import { readReportedUsage } from "../../adapters/cache/mod.ts";
-import { bedrockServer, withCacheServer } from "./loopback_caches.ts";
+import {
+  BEDROCK_ALTERNATION,
+  BEDROCK_FIRST_USER,
+  bedrockServer,
+  withCacheServer,
+} from "./loopback_caches.ts";
 import { AWS_SDK_PERMISSIONS } from "./sdk_permissions.ts";
 
 const MINIMUM = 256;
@@ -79,7 +85,7 @@ async function step(
     modelId: MODEL,
     system,
     toolConfig,
-    messages: [...history, ...(runtimeContext ? [runtimeContext] : [])],
+    messages: withConverseRuntimeContext(history, runtimeContext),
   };
   const response = await client(endpoint).send(new ConverseCommand(input));
   return readReportedUsage(response, "bedrock");
@@ -225,6 +231,81 @@ describe(
             messages: [marked],
           });
           assert.equal(server.bodies.length, 1);
+        },
+      );
+      await prompt.dispose();
+    });
+    it("sends the runtime context after a person's message and after tool results", async () => {
+      const { prompt } = registry();
+      await withCacheServer(
+        () => bedrockServer(MINIMUM),
+        async (url, server) => {
+          const { system, toolConfig, runtimeContext } = toConverse(
+            await prompt.assemble(),
+          );
+          const send = (messages: Message[]) =>
+            client(url).send(
+              new ConverseCommand({
+                modelId: MODEL,
+                system,
+                toolConfig,
+                messages,
+              }),
+            );
+          const history: Message[] = [{
+            role: "user",
+            content: [{ text: "Review #42." }],
+          }];
+          // The old way: two user messages in a row, refused as Bedrock does.
+          const refused = await send([...history, runtimeContext!]).then(
+            () => undefined,
+            (error: Error) => error,
+          );
+          assert.equal(refused?.name, "ValidationException");
+          assert.equal(refused?.message, BEDROCK_ALTERNATION);
+          await send(withConverseRuntimeContext(history, runtimeContext));
+          history.push({
+            role: "assistant",
+            content: [{
+              toolUse: { toolUseId: "t1", name: "read_file", input: {} },
+            }],
+          }, {
+            role: "user",
+            content: [{
+              toolResult: { toolUseId: "t1", content: [{ text: "diff" }] },
+            }],
+          });
+          await send(withConverseRuntimeContext(history, runtimeContext));
+          // After the assistant's message the context is a turn of its own.
+          const answered: Message[] = [...history, {
+            role: "assistant",
+            content: [{ text: "Looks good." }],
+          }];
+          await send(withConverseRuntimeContext(answered, runtimeContext));
+          await assert.rejects(send(answered.slice(1)));
+          assert.deepEqual(server.rejections, [
+            BEDROCK_ALTERNATION,
+            BEDROCK_FIRST_USER,
+          ]);
+          const last = server.bodies.map((body) =>
+            (body.messages as Message[]).at(-1)
+          );
+          assert.deepEqual(last, [
+            {
+              role: "user",
+              content: [{ text: "Review #42." }, ...runtimeContext!.content],
+            },
+            {
+              role: "user",
+              content: [history[2].content![0], ...runtimeContext!.content],
+            },
+            runtimeContext,
+          ]);
+          assert.equal(
+            history[2].content!.length,
+            1,
+            "the history is unchanged",
+          );
         },
       );
       await prompt.dispose();

@@ -5,9 +5,17 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Content, GoogleGenAI } from "@google/genai";
 import { SystemPrompt } from "../../mod.ts";
-import { type GeminiOptions, toGemini } from "../../adapters/gemini/mod.ts";
+import {
+  type GeminiOptions,
+  toGemini,
+  withGeminiRuntimeContext,
+} from "../../adapters/gemini/mod.ts";
 import { readReportedUsage } from "../../adapters/cache/mod.ts";
-import { geminiServer, withCacheServer } from "./loopback_caches.ts";
+import {
+  GEMINI_ALTERNATION,
+  geminiServer,
+  withCacheServer,
+} from "./loopback_caches.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
 
 const MINIMUM = 256;
@@ -55,7 +63,7 @@ async function step(
   const ai = new GoogleGenAI({ apiKey: "loopback", httpOptions: { baseUrl } });
   const response = await ai.models.generateContent({
     model: MODEL,
-    contents: [...history, ...(runtimeContext ? [runtimeContext] : [])],
+    contents: withGeminiRuntimeContext(history, runtimeContext),
     config: { systemInstruction, tools, toolConfig },
   });
   assert.equal(response.text, "ok");
@@ -141,6 +149,67 @@ describe("@google/genai round trip", { skip: SDK_PERMISSIONS }, () => {
       assert.deepEqual(server.rejections, [
         "allowedFunctionNames needs mode ANY or VALIDATED",
       ]);
+    });
+    await prompt.dispose();
+  });
+  it("sends the runtime context after a person's turn and after function responses", async () => {
+    const { prompt } = registry();
+    await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {
+      const { systemInstruction, tools, runtimeContext } = toGemini(
+        await prompt.assemble(),
+      );
+      const ai = new GoogleGenAI({
+        apiKey: "loopback",
+        httpOptions: { baseUrl: url },
+      });
+      const send = (contents: Content[]) =>
+        ai.models.generateContent({
+          model: MODEL,
+          contents,
+          config: { systemInstruction, tools },
+        });
+      const history: Content[] = [
+        { role: "user", parts: [{ text: "Review #42." }] },
+      ];
+      // The old way: two user turns in a row, refused as Gemini does.
+      const refused = await send([...history, runtimeContext!]).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      assert.match(refused?.message ?? "", /"status":"INVALID_ARGUMENT"/);
+      assert.ok(refused?.message.includes(GEMINI_ALTERNATION));
+      await send(withGeminiRuntimeContext(history, runtimeContext));
+      history.push({
+        role: "model",
+        parts: [{ functionCall: { name: "read_file", args: {} } }],
+      }, {
+        role: "user",
+        parts: [{
+          functionResponse: { name: "read_file", response: { output: "x" } },
+        }],
+      });
+      await send(withGeminiRuntimeContext(history, runtimeContext));
+      const answered: Content[] = [...history, {
+        role: "model",
+        parts: [{ text: "Looks good." }],
+      }];
+      await send(withGeminiRuntimeContext(answered, runtimeContext));
+      assert.deepEqual(server.rejections, [GEMINI_ALTERNATION]);
+      const last = server.bodies.map((body) =>
+        (body.contents as Content[]).at(-1)
+      );
+      assert.deepEqual(last, [
+        {
+          role: "user",
+          parts: [{ text: "Review #42." }, ...runtimeContext!.parts],
+        },
+        {
+          role: "user",
+          parts: [history[2].parts![0], ...runtimeContext!.parts],
+        },
+        runtimeContext,
+      ]);
+      assert.equal(history[2].parts!.length, 1, "the history is unchanged");
     });
     await prompt.dispose();
   });

@@ -7,8 +7,11 @@
  * writes and reads at its cache points (each checkpoint holding the minimum
  * since the previous one, a read looking 20 entries back), Gemini reads the
  * longest prefix any earlier request sent (at least the minimum). Tokens
- * are a quarter of each entry's JSON, rounded up. A rejected body is
- * answered with HTTP 400 and its reason recorded in `rejections`.
+ * are a quarter of each entry's JSON, rounded up. Both refuse a list
+ * whose roles do not alternate, as the APIs do (Bedrock also one that does
+ * not start with the user's turn). A rejected body is answered with HTTP
+ * 400 in the provider's error shape (Bedrock's `ValidationException`,
+ * Gemini's `INVALID_ARGUMENT`) and its reason recorded in `rejections`.
  */
 
 import {
@@ -16,6 +19,7 @@ import {
   EventStream,
   type RecordedRequest,
   serveLoopback,
+  StatusReply,
 } from "./loopback.ts";
 
 /** A server's answers and what it refused. */
@@ -29,6 +33,41 @@ export interface CacheServer {
 }
 
 const tokensOf = (unit: string) => Math.ceil(unit.length / 4);
+
+/** What Bedrock says of a list whose roles do not alternate. */
+export const BEDROCK_ALTERNATION =
+  "A conversation must alternate between user and assistant roles. Make " +
+  "sure the conversation alternates between user and assistant roles and " +
+  "try again.";
+/** What Bedrock says of a list that does not start with the user's turn. */
+export const BEDROCK_FIRST_USER =
+  "A conversation must start with a user message. Try again with a " +
+  "conversation that starts with a user message.";
+/** What Gemini says of a list whose roles do not alternate. */
+export const GEMINI_ALTERNATION =
+  "Please ensure that multiturn requests alternate between user and model.";
+
+/** Bedrock's answer to a refused body: HTTP 400, a `ValidationException`. */
+function bedrockRefusal(message: string): StatusReply {
+  return new StatusReply(400, { __type: "ValidationException", message });
+}
+
+/** Gemini's answer to a refused body: HTTP 400, `INVALID_ARGUMENT`. */
+function geminiRefusal(message: string): StatusReply {
+  return new StatusReply(400, {
+    error: { code: 400, message, status: "INVALID_ARGUMENT" },
+  });
+}
+
+/** Throws `message` at the first message of the same role as the one before. */
+function checkAlternation(
+  roles: readonly unknown[],
+  message: string,
+): void {
+  for (let index = 1; index < roles.length; index++) {
+    if (roles[index] === roles[index - 1]) throw new Error(message);
+  }
+}
 const LOOKBACK = 20;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -113,6 +152,9 @@ function converseEntries(body: Record<string, unknown>): Entry[] {
       (message.role !== "user" && message.role !== "assistant") ||
       !Array.isArray(message.content)
     ) throw new Error(`messages[${index}]: not a message`);
+    if (index === 0 && message.role !== "user") {
+      throw new Error(BEDROCK_FIRST_USER);
+    }
     for (const [part, block] of message.content.entries()) {
       const where = `messages[${index}].content[${part}]`;
       if (record(block) && block.cachePoint !== undefined) {
@@ -122,6 +164,10 @@ function converseEntries(body: Record<string, unknown>): Entry[] {
       } else throw new Error(`${where}: a content block has one member`);
     }
   }
+  checkAlternation(
+    body.messages.map((message) => message.role),
+    BEDROCK_ALTERNATION,
+  );
   const points = entries.flatMap((entry) =>
     "point" in entry ? [entry.point] : []
   );
@@ -156,7 +202,7 @@ export function bedrockServer(minimum: number): {
       entries = converseEntries(body);
     } catch (error) {
       server.rejections.push((error as Error).message);
-      return undefined;
+      return bedrockRefusal((error as Error).message);
     }
     server.bodies.push(body);
     const units: string[] = [];
@@ -310,6 +356,10 @@ function geminiUnits(body: Record<string, unknown>): string[] {
       units.push(`${content.role}:${JSON.stringify(part)}`);
     }
   }
+  checkAlternation(
+    body.contents.map((content) => content.role),
+    GEMINI_ALTERNATION,
+  );
   return units;
 }
 
@@ -459,7 +509,7 @@ export function geminiServer(minimum: number): {
       } else units = geminiUnits(body);
     } catch (error) {
       server.rejections.push((error as Error).message);
-      return undefined;
+      return geminiRefusal((error as Error).message);
     }
     server.bodies.push(body);
     let total = 0;
