@@ -12,8 +12,9 @@
  *   - `*_deno_test.ts`: runs Deno as a subprocess (the `rxprompt` command
  *     line, a host with restricted V8 flags, `deno info`) or reads the
  *     checkout itself (the golden body fixtures, the core's names);
- *   - `*_scale_test.ts`: costs and limits measured at scale (run apart,
- *     without coverage, when coverage is asked for: see `SCALE_FILE`);
+ *   - `*_scale_test.ts` (and `*_scale_deno_test.ts`, which Node and Bun
+ *     leave out): costs and limits measured at scale (run apart, without
+ *     coverage, when coverage is asked for: see `SCALE_FILE`);
  *   - everything in `tests/memory/`: heap slopes, with `gc()` exposed;
  *   - the JSDoc examples of `mod.ts`, `src/` and `adapters/`: each is a
  *     module loaded in an isolate of its own.
@@ -198,13 +199,13 @@ function partArgs(part: TestPart, files: string[]): string[] {
 }
 
 /**
- * With coverage, the slow part's scale tests (`*_scale_test.ts`) run in a
+ * With coverage, the slow part's scale tests (`*_scale[_deno]_test.ts`) run in a
  * second `deno test` without it: they compare the costs of two sizes of the
  * same work, and coverage's counters slow the module's own code but not
  * the engine's (a hash V8 computes natively), which skews the ratio. The
  * other tests give the coverage.
  */
-const SCALE_FILE = /_scale_test\.[cm]?[jt]sx?$/;
+const SCALE_FILE = /_scale(_deno)?_test\.[cm]?[jt]sx?$/;
 
 /** One `deno test` run: its exit code and its JUnit report. */
 async function runDenoTest(
