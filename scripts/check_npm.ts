@@ -811,7 +811,7 @@ export async function converse(
   });
   messages.user("Review #42.");
   const claude = messages.record(
-    await anthropic.messages.create(await messages.request()),
+    await anthropic.beta.messages.create(await messages.request()),
   );
 
   const chat = chatConversation(prompt, { model: "gpt-5.6", cache: true });
