@@ -45,14 +45,12 @@ export type {
   AssembledSection,
   AssembleListener,
   AssembleOptions,
-  PersonaConfig,
   PromptAssembly,
   PromptRuntimeContext,
   PromptSection,
   ScopeKey,
   Stability,
   StabilityOptions,
-  SystemPromptConfig,
   TokenBudget,
   ToolDeferral,
   ToolGate,
@@ -63,6 +61,10 @@ export type {
   VariableProvider,
 } from "./src/types.ts";
 export type { PromptChange, PromptView } from "./src/change_types.ts";
+export type {
+  PersonaConfig,
+  SystemPromptConfig,
+} from "./src/system_prompt_config.ts";
 export type {
   Disposer,
   EffectBody,
@@ -117,10 +119,12 @@ export type {
 } from "./src/registrar/registrar_api.ts";
 export { SystemPrompt } from "./src/system_prompt.ts";
 export type {
-  Awaiting,
-  ChangesOption,
   Compaction,
   CompactOptions,
+} from "./src/conversation/compaction_types.ts";
+export type {
+  Awaiting,
+  ChangesOption,
   Conversation,
   ConversationObserver,
   ConversationOptions,

@@ -49,7 +49,6 @@ import type {
   PromptSection,
   ScopeKey,
   StabilityOptions,
-  SystemPromptConfig,
   ToolGate,
   ToolProvider,
   ToolProviderResult,
@@ -57,6 +56,7 @@ import type {
   VariableProvider,
 } from "./types.ts";
 import type { PromptChange, PromptView } from "./change_types.ts";
+import type { SystemPromptConfig } from "./system_prompt_config.ts";
 
 const layersOf = new WeakMap<object, { readonly scopeCount: number }>();
 

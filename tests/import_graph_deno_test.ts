@@ -17,7 +17,10 @@ const ROOT = new URL("../", import.meta.url);
  * new form's folder needs no new line here.
  */
 export const ROOMS: readonly { room: string; files: RegExp }[] = [
-  { room: "src/errors.ts, src/types.ts", files: /^src\/(errors|types)\.ts$/ },
+  {
+    room: "src/errors.ts, src/types.ts, src/system_prompt_config.ts",
+    files: /^src\/(errors|types|system_prompt_config)\.ts$/,
+  },
   { room: "src/shared", files: /^src\/shared\// },
   { room: "src/render", files: /^src\/render\// },
   {

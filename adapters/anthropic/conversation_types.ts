@@ -11,15 +11,14 @@ import type {
   ConversationOptions,
 } from "../../src/conversation/types.ts";
 import type { MessagesToolSearchTool } from "./deferred.ts";
+import type { MessagesTextBlock, MessagesTool } from "./messages.ts";
 import type {
   MessagesInputBlock,
   MessagesMessage,
   MessagesReminderMessage,
   MessagesSystemMessage,
-  MessagesTextBlock,
-  MessagesTool,
   MessagesToolChangeMessage,
-} from "./messages.ts";
+} from "./message_types.ts";
 
 /**
  * The body of a conversation with `toolChanges: "inline"`: for

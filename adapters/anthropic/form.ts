@@ -52,18 +52,20 @@ import type {
   AnthropicInlineConversationBody,
 } from "./conversation_types.ts";
 import {
-  type MessagesContentBlock,
-  type MessagesInputBlock,
-  type MessagesMessage,
-  type MessagesReminderMessage,
   messagesRequest,
-  type MessagesSystemMessage,
   type MessagesTextBlock,
-  type MessagesToolChangeBlock,
-  type MessagesToolChangeMessage,
   toMessages,
   toTool,
 } from "./messages.ts";
+import type {
+  MessagesContentBlock,
+  MessagesInputBlock,
+  MessagesMessage,
+  MessagesReminderMessage,
+  MessagesSystemMessage,
+  MessagesToolChangeBlock,
+  MessagesToolChangeMessage,
+} from "./message_types.ts";
 
 type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 

@@ -26,19 +26,21 @@
 export { toMessages } from "./messages.ts";
 export type {
   MessagesCacheControl,
+  MessagesOptions,
+  MessagesRequest,
+  MessagesTextBlock,
+  MessagesTool,
+} from "./messages.ts";
+export type {
   MessagesContentBlock,
   MessagesImageBlock,
   MessagesInputBlock,
   MessagesMessage,
-  MessagesOptions,
   MessagesReminderMessage,
-  MessagesRequest,
   MessagesSystemMessage,
-  MessagesTextBlock,
-  MessagesTool,
   MessagesToolChangeBlock,
   MessagesToolChangeMessage,
-} from "./messages.ts";
+} from "./message_types.ts";
 export type { MessagesToolSearchTool } from "./deferred.ts";
 export type {
   AnthropicCompactEdit,

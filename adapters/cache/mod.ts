@@ -108,12 +108,14 @@ export type {
   CacheJudgement,
   CachePrices,
   CacheReportRequest,
-  CacheStorageReport,
   CacheVerdict,
-  DeferredToolsReport,
-  InlineChange,
   PromptCacheReport,
   PromptCacheReportTotals,
   ReportedRequest,
   TransformationFinding,
 } from "../../src/cache/report/types.ts";
+export type {
+  CacheStorageReport,
+  DeferredToolsReport,
+  InlineChange,
+} from "../../src/cache/report/conversation_findings.ts";

@@ -16,7 +16,7 @@ import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import { sha256Hex } from "../../src/shared/sha256.ts";
 import type { FormHead } from "../../src/conversation/form.ts";
-import type { CacheStorageReport } from "../../src/cache/report/types.ts";
+import type { CacheStorageReport } from "../../src/cache/report/conversation_findings.ts";
 import { isObject } from "../_kit/form_options.ts";
 import { GEMINI_RULES } from "./rules.ts";
 import type {

@@ -27,7 +27,8 @@ import type {
 } from "./form.ts";
 import type { RecordingStep } from "./recording.ts";
 import type { Committed } from "./state.ts";
-import type { Awaiting, CompactOptions } from "./types.ts";
+import type { Awaiting } from "./types.ts";
+import type { CompactOptions } from "./compaction_types.ts";
 
 /** What a compactor needs of its conversation. */
 export interface CompactorHost<M> {

@@ -71,10 +71,9 @@ import {
 import { buildRequest, settleRequest } from "./build.ts";
 import { RecordingText } from "./recording_text.ts";
 import { Compactor } from "./compactor.ts";
+import type { Compaction, CompactOptions } from "./compaction_types.ts";
 import type {
   Awaiting,
-  Compaction,
-  CompactOptions,
   Conversation,
   ConversationOptions,
   ConversationPrompt,

@@ -11,7 +11,7 @@
  */
 
 import type { CountTokens } from "../cache/simulator/types.ts";
-import type { DeferredToolsReport } from "../cache/report/types.ts";
+import type { DeferredToolsReport } from "../cache/report/conversation_findings.ts";
 import type { RecordingStep } from "./recording.ts";
 
 /**

@@ -14,7 +14,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import type { ProviderRules, RuleTable } from "../cache/simulator/rules.ts";
 import type { ReportedUsage } from "../cache/report/usage_types.ts";
-import type { CacheStorageReport } from "../cache/report/types.ts";
+import type { CacheStorageReport } from "../cache/report/conversation_findings.ts";
 import type { ReadonlyHistory } from "./history.ts";
 import type { MarkSites, PrefixSites } from "./marks.ts";
 import type { RecordLayout } from "./report_layout.ts";

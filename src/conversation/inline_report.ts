@@ -9,7 +9,8 @@
  * @module
  */
 
-import type { InlineChange, PromptCacheReport } from "../cache/report/types.ts";
+import type { PromptCacheReport } from "../cache/report/types.ts";
+import type { InlineChange } from "../cache/report/conversation_findings.ts";
 import type { RecordingStep } from "./recording.ts";
 import type { ListedTool } from "./tool_set.ts";
 

@@ -9,11 +9,11 @@
 import { quote, readGuarded, SystemPromptError } from "../errors.ts";
 import type { Registrar } from "./registrar.ts";
 import { rankOf } from "../kinds/stability.ts";
+import type { AssembleContext } from "../types.ts";
 import type {
-  AssembleContext,
   PersonaConfig,
   SystemPromptConfig,
-} from "../types.ts";
+} from "../system_prompt_config.ts";
 
 /**
  * Name of the built-in section that states the harness's identity (order
