@@ -30,6 +30,7 @@
 
 import { TextMap } from "../src/shared/text_map.ts";
 import type { CountTokens } from "./tokens.ts";
+import { chunkEnd, ChunkTable, isAscii, O200K_CHUNKS } from "./o200k_chunks.ts";
 
 /** Shorter texts are counted whole: their head would be counted once. */
 const SHORTEST_SPLIT = 256;
@@ -59,14 +60,6 @@ export function headSharingCounter(count: CountTokens): CountTokens {
   };
 }
 
-/**
- * The `o200k_base` pre-tokenizer's pattern (gpt-tokenizer 4's
- * `O200K_TOKEN_SPLIT_REGEX`): every match is a chunk the encoder counts on
- * its own.
- */
-const O200K_CHUNKS =
-  /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
-
 /** The longest chunk whose count is kept. */
 const LONGEST_KEPT_CHUNK = 256;
 
@@ -75,16 +68,29 @@ const LONGEST_KEPT_CHUNK = 256;
  * counted by `count` once. A chunk alone is matched whole again (an
  * earlier alternative could only match it differently through `(?!\S)` at
  * its end, and then matches it whole too), so its count is its part of the
- * text's. A text that may hold a special token (`<|endoftext|>`, …) is
- * counted whole, so that `count` refuses it as before.
+ * text's. An ASCII text's chunks are found and looked up in place
+ * (`o200k_chunks.ts`); another's are the pattern's matches. A text that
+ * may hold a special token (`<|endoftext|>`, …) is counted whole, so that
+ * `count` refuses it as before.
  */
 export function chunkCounter(count: CountTokens): CountTokens {
+  const table = new ChunkTable(count);
   // Chunks are short but for runs of white space or punctuation: a long
   // one is counted as it comes (a `Map` hashes a long key by its length).
   const chunks = new Map<string, number>();
   return (text) => {
     if (text.includes("<|")) return count(text);
     let tokens = 0;
+    if (isAscii(text)) {
+      for (let start = 0; start < text.length;) {
+        const end = chunkEnd(text, start);
+        tokens += end - start > LONGEST_KEPT_CHUNK
+          ? count(text.slice(start, end))
+          : table.count(text, start, end);
+        start = end;
+      }
+      return tokens;
+    }
     for (const chunk of text.match(O200K_CHUNKS) ?? []) {
       if (chunk.length > LONGEST_KEPT_CHUNK) {
         tokens += count(chunk);
