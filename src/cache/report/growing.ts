@@ -83,6 +83,17 @@ interface ItemsRead {
   readonly starts: number[];
   /** The state item `k` is read in; one more, the state after the last. */
   readonly states: ItemState[];
+  /** The last request's replaced items, read, by index. */
+  replaced: Map<number, ReplacedRead>;
+}
+
+/** An item sent in place of a shared one, read in state `from`. */
+interface ReplacedRead {
+  readonly item: unknown;
+  readonly from: ItemState;
+  readonly blocks: readonly Block[];
+  /** The state the next item is read in. */
+  readonly next: ItemState;
 }
 
 /** The shared items' blocks numbered after the fields' last block. */
@@ -130,14 +141,13 @@ export class GrowingReader {
     // first one it replaces with other blocks (not only other marks).
     const overrides = new Map<number, Marker | undefined>();
     const before = fields.run.blocks.length;
+    const replaced = new Map<number, ReplacedRead>();
     let own = body.count;
     for (const index of [...body.replaced.keys()].sort((a, b) => a - b)) {
-      const blocks: Block[] = [];
-      read.reader.read(
-        body.replaced.get(index),
-        index,
-        read.states[index],
-        blocks,
+      const { blocks } = replacedRead(
+        read,
+        { item: body.replaced.get(index), index, from: read.states[index] },
+        replaced,
       );
       const from = read.starts[index];
       if (!sameBlocks(blocks, read.blocks, from, read.starts[index + 1])) {
@@ -150,7 +160,8 @@ export class GrowingReader {
     }
     const shared = read.starts[own];
     this.#numberTo(numbered, shared);
-    const ownRun = this.#ownRun(body, read, own);
+    const ownRun = this.#ownRun(body, read, { own, replaced });
+    read.replaced = replaced;
     const parent = shared > 0
       ? numbered.run.nodes[shared - 1]
       : fields.run.nodes.at(-1) ?? ROOT;
@@ -233,6 +244,7 @@ export class GrowingReader {
         blocks: [],
         starts: [0],
         states: [fields.state],
+        replaced: new Map(),
       };
       this.#items = read;
     }
@@ -280,13 +292,26 @@ export class GrowingReader {
     );
   }
 
-  /** The blocks of this request's own items, from shared item `own` on. */
-  #ownRun(body: GrowingBody, read: ItemsRead, own: number): Block[] {
+  /**
+   * The blocks of this request's own items, from shared item `own` on
+   * (`replaced`: this request's replaced items read so far, added to).
+   */
+  #ownRun(
+    body: GrowingBody,
+    read: ItemsRead,
+    { own, replaced }: { own: number; replaced: Map<number, ReplacedRead> },
+  ): Block[] {
     const blocks: Block[] = [];
     let state = read.states[own];
     for (let index = own; index < body.count; index++) {
-      const replaced = body.replaced.has(index);
-      if (!replaced && sameState(state, read.states[index])) {
+      if (body.replaced.has(index)) {
+        const item = body.replaced.get(index);
+        const done = replacedRead(read, { item, index, from: state }, replaced);
+        for (const block of done.blocks) blocks.push(block);
+        state = done.next;
+        continue;
+      }
+      if (sameState(state, read.states[index])) {
         // A shared item in the same state reads as it did.
         for (let at = read.starts[index]; at < read.starts[index + 1]; at++) {
           blocks.push(read.blocks[at]);
@@ -294,14 +319,90 @@ export class GrowingReader {
         state = read.states[index + 1];
         continue;
       }
-      const item = replaced ? body.replaced.get(index) : read.items[index];
-      state = read.reader.read(item, index, state, blocks);
+      state = read.reader.read(read.items[index], index, state, blocks);
     }
     body.extra.forEach((item, at) => {
       state = read.reader.read(item, body.count + at, state, blocks);
     });
     return blocks;
   }
+}
+
+/**
+ * Replaced item `index` read in state `from`, kept in `into`: as this
+ * request read it already, or as the last request read the same value
+ * (a mark stays on an item for two requests: at the end, then as the
+ * previous mark), or read now. Its blocks read again would be new strings
+ * of the item's JSON, each hashed again where the simulator looks it up.
+ */
+function replacedRead(
+  read: ItemsRead,
+  { item, index, from }: { item: unknown; index: number; from: ItemState },
+  into: Map<number, ReplacedRead>,
+): ReplacedRead {
+  for (const known of [into.get(index), read.replaced.get(index)]) {
+    if (
+      known !== undefined && sameState(known.from, from) &&
+      sameData(known.item, item, 0)
+    ) {
+      into.set(index, known);
+      return known;
+    }
+  }
+  const blocks: Block[] = [];
+  const next = read.reader.read(item, index, from, blocks);
+  const done = { item, from, blocks, next };
+  into.set(index, done);
+  return done;
+}
+
+/** How deep {@linkcode sameData} compares before it answers no. */
+const DEEPEST_COMPARED = 32;
+
+/**
+ * Whether two values are the same data, read as a reader reads them: the
+ * same primitives, arrays and plain objects with the same keys in the
+ * same order (a copy with one part replaced shares the rest, compared at
+ * once). Anything else only when it is the same object.
+ */
+function sameData(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (
+    typeof a !== "object" || typeof b !== "object" || a === null ||
+    b === null || depth > DEEPEST_COMPARED
+  ) {
+    return false;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let at = 0; at < a.length; at++) {
+      if (!sameData(a[at], b[at], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let at = 0; at < keys.length; at++) {
+    const key = keys[at];
+    if (key !== others[at]) return false;
+    if (
+      !sameData(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        depth + 1,
+      )
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 function sameState(a: ItemState, b: ItemState): boolean {
