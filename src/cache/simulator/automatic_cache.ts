@@ -286,16 +286,30 @@ export class AutomaticCache {
       return 0;
     }
     const a = block.text;
-    const b = earlier.text;
-    let same = 0;
-    const limit = Math.min(a.length, b.length);
-    while (same < limit && a.charCodeAt(same) === b.charCodeAt(same)) same++;
+    const same = commonLength(a, earlier.text);
     if (same === 0) return 0;
     // The whole text when it is all in common (a marked copy of the item
     // sent before): counted already, where a slice is a new text to hash
     // and count.
     return this.#count(same === a.length ? a : a.slice(0, same));
   }
+}
+
+/**
+ * The length of the text `a` and `b` start with: found by halves, each
+ * half compared by the engine (a tool output and its marked copy share a
+ * thousand characters or more, compared one by one in a loop before).
+ */
+export function commonLength(a: string, b: string): number {
+  // `a[0, same)` is `b[0, same)`; `a[0, differs)` is not `b[0, differs)`.
+  let same = 0;
+  let differs = Math.min(a.length, b.length) + 1;
+  while (differs - same > 1) {
+    const middle = (same + differs) >>> 1;
+    if (b.startsWith(a.slice(same, middle), same)) same = middle;
+    else differs = middle;
+  }
+  return same;
 }
 
 /** Automatic caching (OpenAI's, Gemini's) over a session. */
