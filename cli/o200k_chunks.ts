@@ -136,18 +136,29 @@ function punctuationEnd(text: string, start: number): number {
 /** The fewest slots a {@linkcode ChunkTable} starts with. */
 const FIRST_SLOTS = 1024;
 
+/** The longest chunk held as its code units (7 bits each, 4 a word). */
+const SHORT = 12;
+
+/** The third word of a long chunk's key (a short one's holds 1 to 12). */
+const LONG = 15 << 28;
+
 /**
- * The counts of chunks, each looked up where it lies in its text (an
- * open-addressing table keyed by a hash of the chunk's code units, each
- * slot holding the chunk to tell a shared hash from the same chunk): no
- * string is made for a chunk seen before.
+ * The counts of chunks, each looked up where it lies in its text, in an
+ * open-addressing table keyed by three words: a chunk of up to
+ * {@linkcode SHORT} code units is its code units and its length, exactly
+ * (most chunks: a word with its space, a number, a run of punctuation);
+ * a longer one is its hash and its length, and its slot keeps it to tell
+ * a shared hash from the same chunk. No string is made for a chunk seen
+ * before.
  */
 export class ChunkTable {
   readonly #count: (chunk: string) => number;
-  #hashes = new Int32Array(FIRST_SLOTS);
+  /** Three words a slot. */
+  #keys = new Int32Array(3 * FIRST_SLOTS);
   /** A slot's count, -1 when the slot is free. */
   #counts = new Int32Array(FIRST_SLOTS).fill(-1);
-  #chunks: string[] = new Array(FIRST_SLOTS);
+  /** A long chunk, by its slot. */
+  #long: (string | undefined)[] = [];
   #size = 0;
 
   /** A table whose chunks `count` counts, each once. */
@@ -155,20 +166,41 @@ export class ChunkTable {
     this.#count = count;
   }
 
-  /** The count of `text`'s chunk `start..end`. */
+  /** The count of ASCII `text`'s chunk `start..end`. */
   count(text: string, start: number, end: number): number {
-    let hash = 0x811c9dc5 | 0;
-    for (let at = start; at < end; at++) {
-      hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+    const length = end - start;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    if (length <= SHORT) {
+      let at = start;
+      for (const stop = Math.min(end, start + 4); at < stop; at++) {
+        a = (a << 7) | text.charCodeAt(at);
+      }
+      for (const stop = Math.min(end, start + 8); at < stop; at++) {
+        b = (b << 7) | text.charCodeAt(at);
+      }
+      for (; at < end; at++) c = (c << 7) | text.charCodeAt(at);
+      c |= length << 28;
+    } else {
+      a = 0x811c9dc5 | 0;
+      for (let at = start; at < end; at++) {
+        a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
+      }
+      b = length;
+      c = LONG;
     }
-    const mask = this.#counts.length - 1;
-    let slot = hash & mask;
+    const keys = this.#keys;
+    const counts = this.#counts;
+    const mask = counts.length - 1;
+    let slot = slotOf(a, b, c) & mask;
     for (;;) {
-      const counted = this.#counts[slot];
+      const counted = counts[slot];
       if (counted === -1) break;
+      const key = slot * 3;
       if (
-        this.#hashes[slot] === hash &&
-        sameChunk(this.#chunks[slot], text, start, end)
+        keys[key] === a && keys[key + 1] === b && keys[key + 2] === c &&
+        (length <= SHORT || text.startsWith(this.#long[slot]!, start))
       ) {
         return counted;
       }
@@ -176,40 +208,41 @@ export class ChunkTable {
     }
     const chunk = text.slice(start, end);
     const counted = this.#count(chunk);
-    this.#hashes[slot] = hash;
-    this.#counts[slot] = counted;
-    this.#chunks[slot] = chunk;
-    if (++this.#size * 2 > this.#counts.length) this.#grow();
+    const key = slot * 3;
+    keys[key] = a;
+    keys[key + 1] = b;
+    keys[key + 2] = c;
+    counts[slot] = counted;
+    if (length > SHORT) this.#long[slot] = chunk;
+    if (++this.#size * 2 > counts.length) this.#grow();
     return counted;
   }
 
   /** Twice the slots, every chunk placed again. */
   #grow(): void {
-    const hashes = this.#hashes;
+    const keys = this.#keys;
     const counts = this.#counts;
-    const chunks = this.#chunks;
+    const long = this.#long;
     const slots = counts.length * 2;
-    this.#hashes = new Int32Array(slots);
+    this.#keys = new Int32Array(3 * slots);
     this.#counts = new Int32Array(slots).fill(-1);
-    this.#chunks = new Array(slots);
+    this.#long = [];
     const mask = slots - 1;
     for (let old = 0; old < counts.length; old++) {
       if (counts[old] === -1) continue;
-      let slot = hashes[old] & mask;
+      const [a, b, c] = keys.subarray(old * 3, old * 3 + 3);
+      let slot = slotOf(a, b, c) & mask;
       while (this.#counts[slot] !== -1) slot = (slot + 1) & mask;
-      this.#hashes[slot] = hashes[old];
+      this.#keys.set([a, b, c], slot * 3);
       this.#counts[slot] = counts[old];
-      this.#chunks[slot] = chunks[old];
+      if (long[old] !== undefined) this.#long[slot] = long[old];
     }
   }
 }
 
-/** Whether `chunk` is `text`'s `start..end`. */
-function sameChunk(
-  chunk: string,
-  text: string,
-  start: number,
-  end: number,
-): boolean {
-  return chunk.length === end - start && text.startsWith(chunk, start);
+/** A key's three words mixed into one, for its first slot. */
+function slotOf(a: number, b: number, c: number): number {
+  let h = a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(c, 0x85ebca77);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  return h ^ (h >>> 12);
 }

@@ -91,6 +91,48 @@ describe("ChunkTable", () => {
     assert.deepEqual(counted, ["abc", " abc"]);
   });
 
+  it("tells apart chunks of any ASCII units, short and long", () => {
+    const random = randomOf(7);
+    /** A count that differs for nearly every chunk. */
+    const countOf = (chunk: string) => {
+      let hash = chunk.length;
+      for (const unit of chunk) {
+        hash = (hash * 31 + unit.charCodeAt(0)) % 100_003;
+      }
+      return hash;
+    };
+    const counted = new Map<string, number>();
+    const table = new ChunkTable((chunk) => {
+      counted.set(chunk, (counted.get(chunk) ?? 0) + 1);
+      return countOf(chunk);
+    });
+    // Few units, so that chunks repeat and differ by one unit or length.
+    const units = ["\u0000", "a", "b", "\u007f", " "];
+    let text = "";
+    const chunks: [number, number][] = [];
+    for (let round = 0; round < 20_000; round++) {
+      const length = 1 + random(20);
+      const start = text.length;
+      for (let at = 0; at < length; at++) text += units[random(units.length)];
+      chunks.push([start, text.length]);
+    }
+    for (const [start, end] of chunks) {
+      const chunk = text.slice(start, end);
+      assert.equal(table.count(text, start, end), countOf(chunk), chunk);
+    }
+    assert.ok([...counted.values()].every((times) => times === 1));
+    assert.ok(counted.size > 5000, `${counted.size} distinct chunks`);
+  });
+
+  it("tells apart two long chunks of one length and one hash", () => {
+    // Two chunks whose 32-bit FNV-1a hashes are equal.
+    const text = "mhmldnbsuyxkmi lwqvdxdqhigbmz";
+    const table = new ChunkTable((chunk) => chunk.charCodeAt(0));
+    assert.equal(table.count(text, 0, 14), "m".charCodeAt(0));
+    assert.equal(table.count(text, 15, 29), "l".charCodeAt(0));
+    assert.equal(table.count(text, 0, 14), "m".charCodeAt(0));
+  });
+
   it("keeps every count as it grows", () => {
     const table = new ChunkTable((chunk) => Number(chunk) % 1000);
     const text = Array.from({ length: 5000 }, (_, n) => String(n)).join(",");
