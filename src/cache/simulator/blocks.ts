@@ -70,16 +70,15 @@ export function contentBlock(
   rest: Record<string, unknown>,
   marker: Marker | undefined,
 ): Block {
+  // A bare text block is the same prompt as a string content: its JSON is
+  // not written (it would be for nothing, once per text block read).
+  if (plainText(rest)) {
+    const text = rest.text as string;
+    return { id, part: "messages", key: `${role}\u0000${text}`, text, marker };
+  }
   const json = JSON.stringify(rest);
   const text = typeof rest.text === "string" ? rest.text : json;
-  return {
-    id,
-    part: "messages",
-    // A bare text block is the same prompt as a string content.
-    key: plainText(rest) ? `${role}\u0000${text}` : `${role}\u0000${json}`,
-    text,
-    marker,
-  };
+  return { id, part: "messages", key: `${role}\u0000${json}`, text, marker };
 }
 
 function plainText(block: Record<string, unknown>): boolean {
