@@ -16,8 +16,18 @@ import {
 } from "../../cli/token_heads.ts";
 import { reportOfFile } from "../../cli/report.ts";
 import { tokenCounter } from "../../cli/tokens.ts";
-import { resumeResponsesConversation } from "../../adapters/openai/mod.ts";
-import { longRecording, randomOf } from "../conversation/long_recording.ts";
+import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
+import {
+  resumeChatConversation,
+  resumeResponsesConversation,
+} from "../../adapters/openai/mod.ts";
+import { resumeAiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
+import {
+  LONG_FORMS,
+  type LongForm,
+  longRecording,
+  randomOf,
+} from "../conversation/long_recording.ts";
 
 /** Pieces that meet at a letter-digit cut in every way the chunker cares. */
 const PIECES = [
@@ -109,30 +119,53 @@ describe("headSharingCounter", () => {
   });
 });
 
+const NO_PROMPT = {
+  assemble: () => Promise.reject(new Error("not assembled")),
+};
+
+/** A recording of `form` resumed, to report as the library does. */
+function resumed(form: LongForm, text: string) {
+  switch (form) {
+    case "anthropic":
+      return resumeAnthropicConversation(NO_PROMPT, text);
+    case "chat":
+      return resumeChatConversation(NO_PROMPT, text);
+    case "responses":
+      return resumeResponsesConversation(NO_PROMPT, text);
+    case "ai-sdk":
+      return resumeAiSdkConversation(NO_PROMPT, text);
+  }
+}
+
 describe("rxprompt report's counts", () => {
-  it("are the library report's with the plain tokenizer, figure for figure", async () => {
+  for (const form of LONG_FORMS) {
+    it(`${form}: are the library report's with the plain tokenizer, figure for figure`, async () => {
+      const { text } = await longRecording(form, 60);
+      const count = await tokenCounter();
+      const expected = resumed(form, text).report({ countTokens: count });
+      const dir = await mkdtemp(join(tmpdir(), "token-heads-"));
+      try {
+        const file = join(dir, "conversation.jsonl");
+        await writeFile(file, text);
+        const { report } = await reportOfFile(file, {});
+        assert.deepEqual(report, expected);
+        assert.ok(expected.requests.length === 60);
+      } finally {
+        await rm(dir, { recursive: true });
+      }
+    });
+  }
+
+  it("count a Responses recording's repeated heads once", async () => {
     const { text } = await longRecording("responses", 60);
     const count = await tokenCounter();
     let wholeCharacters = 0;
-    const expected = resumeResponsesConversation(
-      { assemble: () => Promise.reject(new Error("not assembled")) },
-      text,
-    ).report({
+    resumeResponsesConversation(NO_PROMPT, text).report({
       countTokens: (counted) => {
         wholeCharacters += counted.length;
         return count(counted);
       },
     });
-    const dir = await mkdtemp(join(tmpdir(), "token-heads-"));
-    try {
-      const file = join(dir, "conversation.jsonl");
-      await writeFile(file, text);
-      const { report } = await reportOfFile(file, {});
-      assert.deepEqual(report, expected);
-      assert.ok(expected.requests.length === 60);
-    } finally {
-      await rm(dir, { recursive: true });
-    }
     // The recording's marked tool outputs and partial matches repeat
     // their heads: counted once, the tokenizer reads far fewer characters.
     let headCharacters = 0;
@@ -140,10 +173,9 @@ describe("rxprompt report's counts", () => {
       headCharacters += counted.length;
       return count(counted);
     });
-    resumeResponsesConversation(
-      { assemble: () => Promise.reject(new Error("not assembled")) },
-      text,
-    ).report({ countTokens: heads });
+    resumeResponsesConversation(NO_PROMPT, text).report({
+      countTokens: heads,
+    });
     assert.ok(
       headCharacters < wholeCharacters * 0.75,
       `${headCharacters} of ${wholeCharacters} characters counted`,
