@@ -30,7 +30,7 @@
 
 import { TextMap } from "../src/shared/text_map.ts";
 import type { CountTokens } from "./tokens.ts";
-import { chunkEnd, ChunkTable, isAscii, O200K_CHUNKS } from "./o200k_chunks.ts";
+import { chunkEnd, ChunkTable, isAscii, O200K_CHUNKS } from "./token_chunks.ts";
 
 /** Shorter texts are counted whole: their head would be counted once. */
 const SHORTEST_SPLIT = 256;
@@ -69,7 +69,7 @@ const LONGEST_KEPT_CHUNK = 256;
  * earlier alternative could only match it differently through `(?!\S)` at
  * its end, and then matches it whole too), so its count is its part of the
  * text's. An ASCII text's chunks are found and looked up in place
- * (`o200k_chunks.ts`); another's are the pattern's matches. A text that
+ * (`token_chunks.ts`); another's are the pattern's matches. A text that
  * may hold a special token (`<|endoftext|>`, …) is counted whole, so that
  * `count` refuses it as before.
  */

@@ -10,7 +10,7 @@ import {
   ChunkTable,
   isAscii,
   O200K_CHUNKS,
-} from "../../cli/o200k_chunks.ts";
+} from "../../cli/token_chunks.ts";
 import { randomOf } from "../conversation/long_recording.ts";
 
 /** Every ASCII code unit, the ones the pattern tells apart the likeliest. */
