@@ -47,6 +47,11 @@ export interface Sent<M> {
   readonly placed: readonly Placement<M>[];
   /** The form's mark, as its rules spell it (`cache_control`, ...). */
   readonly markName?: string;
+  /**
+   * Whether the head writes the previous head's JSON (marks and all): its
+   * keys then hold without being compared.
+   */
+  readonly sameHead?: boolean;
 }
 
 /** The keys a cache mark is written under, on every form. */
@@ -69,10 +74,27 @@ export function checkAppendOnly<M>(
 ): ReadonlyMap<string, string> {
   const markless = (value: unknown) =>
     JSON.stringify(unmarked(value, sent.markName)) ?? "";
-  const compared = new Map<string, string>();
   const checked = previous.checked?.head === previous.head
     ? previous.checked.json
     : undefined;
+  // The same head's keys are those compared last time.
+  const compared = sent.sameHead === true
+    ? checked ?? new Map<string, string>()
+    : compareHeads(previous, sent, { checked, markless });
+  checkHistory(previous, sent, markless);
+  return compared;
+}
+
+/** The head's keys compared without marks: their JSON, as compared. */
+function compareHeads<M>(
+  previous: Previous<M>,
+  sent: Sent<M>,
+  { checked, markless }: {
+    readonly checked: ReadonlyMap<string, string> | undefined;
+    readonly markless: (value: unknown) => string;
+  },
+): Map<string, string> {
+  const compared = new Map<string, string>();
   let before: Record<string, unknown> | undefined;
   for (const key of previous.keys) {
     let was = checked?.get(key);
@@ -84,6 +106,15 @@ export function checkAppendOnly<M>(
     if (was !== now) throw violation(`head's ${key}`);
     compared.set(key, now);
   }
+  return compared;
+}
+
+/** The history sent extends the previous request's (marks aside). */
+function checkHistory<M>(
+  previous: Previous<M>,
+  sent: Sent<M>,
+  markless: (value: unknown) => string,
+): void {
   const { history } = previous;
   // The store is shared: the previous request's last item is the very
   // object this request sends at its index.
@@ -101,7 +132,6 @@ export function checkAppendOnly<M>(
       throw violation(`history item ${at}`);
     }
   }
-  return compared;
 }
 
 /**

@@ -23,6 +23,7 @@ import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { SectionChange } from "./system_changes.ts";
 import { checkAppendOnly, type Previous } from "./append_only.ts";
+import { type KeptJson, writesSameJson } from "../shared/same_json.ts";
 import type { Awaiting } from "./types.ts";
 
 /** What one request is built from. */
@@ -56,6 +57,11 @@ export interface BuildInput<M> {
    * absent on a conversation's first request.
    */
   readonly previous?: Previous<M>;
+  /**
+   * The previous request's head as recorded, its JSON kept: a head that
+   * writes the same is neither written again nor compared key by key.
+   */
+  readonly kept?: KeptJson;
   /** A fork's first request: its parent's last head, whose prefix it marks. */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
   /** A fork's: the texts of its parent's last system parts. */
@@ -85,6 +91,11 @@ export interface BuiltRequest<M, Body> {
    * change the head.
    */
   readonly checked?: ReadonlyMap<string, string>;
+  /**
+   * The previous head's JSON kept, when this head writes the same (the
+   * step's usual case); not after a `settle`, which may change the head.
+   */
+  readonly kept?: KeptJson;
   /** What the body was put together from (for `settleRequest`). */
   readonly parts: {
     readonly head: FormHead;
@@ -177,12 +188,17 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
+  const kept = input.kept !== undefined &&
+      writesSameJson(head.recorded, input.kept)
+    ? input.kept
+    : undefined;
   const checked = input.previous === undefined
     ? undefined
     : checkAppendOnly(input.previous, {
       head: head.recorded,
       history,
       placed: marked.placed,
+      sameHead: kept !== undefined,
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),
@@ -205,6 +221,7 @@ export function buildRequest<M, Body>(
     declared: declaredAfter(input.declared, tail, form),
     formHead: head,
     ...(checked === undefined || checked.size === 0 ? {} : { checked }),
+    ...(kept === undefined ? {} : { kept }),
     parts: { head, items, extras },
   };
 }
@@ -221,7 +238,7 @@ export async function settleRequest<M, Body>(
 ): Promise<BuiltRequest<M, Body>> {
   if (builder.settle === undefined) return built;
   const head = await builder.settle(built.parts.head, now);
-  const { checked: _, ...unsettled } = built;
+  const { checked: _, kept: __, ...unsettled } = built;
   return {
     ...unsettled,
     body: builder.body(head, built.parts.items, built.parts.extras),

@@ -69,6 +69,7 @@ import {
   type ShellForm,
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
+import { keepJson } from "../shared/same_json.ts";
 import { RecordingText } from "./recording_text.ts";
 import { Compactor } from "./compactor.ts";
 import type { Compaction, CompactOptions } from "./compaction_types.ts";
@@ -271,7 +272,9 @@ export class ConversationShell<
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
-    const head = JSON.stringify(built.request.head);
+    // A head that writes the previous head's JSON is not written again.
+    const kept = built.request.kept ?? keepJson(built.request.head);
+    const head = kept.json;
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
@@ -284,7 +287,7 @@ export class ConversationShell<
       }, head),
     };
     this.#committed = this.#compactor.committed(
-      committedAfter(before, built, read, { steps: step.step, head }),
+      committedAfter(before, built, read, { steps: step.step, head: kept }),
       read,
       { head: sent.formHead, awaiting: built.awaiting, ...observed },
     );
@@ -468,6 +471,9 @@ export class ConversationShell<
         ...(allowed === undefined ? {} : { allowed }),
       },
       ...buildFields(plan, committed, results.length + person.length > 0),
+      ...(committed.kept !== undefined && committed.kept.json === committed.head
+        ? { kept: committed.kept }
+        : {}),
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),

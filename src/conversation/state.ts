@@ -17,6 +17,7 @@ import type { ChangeMode } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
+import type { KeptJson } from "../shared/same_json.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -44,6 +45,8 @@ export interface Committed<M> {
   readonly head: string | undefined;
   /** The head's keys its request's append-only check read (`head` theirs). */
   readonly checked?: CheckedHead;
+  /** `head` kept (its `json`), to tell the next head that writes the same. */
+  readonly kept?: KeptJson;
   readonly state: Readonly<Record<string, unknown>>;
   /** With sections inline: what the model has been told of them. */
   readonly told?: Told;
@@ -197,7 +200,7 @@ export function committedAfter<M, Body>(
     readonly calls: ToolCall[];
     readonly bound?: boolean;
   },
-  step: { readonly steps: number; readonly head: string },
+  step: { readonly steps: number; readonly head: KeptJson },
 ): Committed<M> {
   const sent = built.request;
   return {
@@ -211,10 +214,11 @@ export function committedAfter<M, Body>(
     declaredJson: sent.declared,
     calls: read.calls,
     steps: step.steps,
-    head: step.head,
+    head: step.head.json,
+    kept: step.head,
     ...(sent.checked === undefined
       ? {}
-      : { checked: { head: step.head, json: sent.checked } }),
+      : { checked: { head: step.head.json, json: sent.checked } }),
     state: sent.state,
     ...(built.told === undefined ? {} : { told: built.told }),
     ...(built.effort === undefined ? {} : { effort: built.effort }),
