@@ -8,6 +8,7 @@
  * @module
  */
 
+import { jsonClone } from "../../src/shared/json_clone.ts";
 import type { UserModelMessage } from "ai";
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
@@ -413,7 +414,7 @@ function readAnswer(
   }
   const compacted = compactedFrom(messages);
   return {
-    messages: JSON.parse(JSON.stringify(messages)),
+    messages: jsonClone(messages) as AISDKConversationMessage[],
     calls: calls.filter((call) => !answered.has(call.id)),
     usage,
     ...(compacted === undefined ? {} : { compactedFrom: compacted }),

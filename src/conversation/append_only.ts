@@ -128,10 +128,89 @@ function checkHistory<M>(
   for (const { at, item } of sent.placed) {
     if (at >= history.length) continue;
     const before = history.at(at);
-    if (item !== before && markless(item) !== markless(before)) {
+    if (
+      item !== before && !sameBesideMarks(item, before, sent.markName) &&
+      markless(item) !== markless(before)
+    ) {
       throw violation(`history item ${at}`);
     }
   }
+}
+
+/**
+ * Whether `a` and `b` surely write the same JSON without their marks,
+ * read in place: a marked copy shares all but the objects on the mark's
+ * path with the item it copies, so this is a few comparisons where the
+ * JSON of both was two copies and two texts. `false` when unsure (then the
+ * JSON decides): a field JSON leaves out, an object a removed mark would
+ * empty, anything but plain data.
+ */
+function sameBesideMarks(
+  a: unknown,
+  b: unknown,
+  name: string | undefined,
+  depth = 0,
+): boolean {
+  if (a === b) {
+    return typeof a !== "number" || Number.isFinite(a);
+  }
+  if (
+    typeof a !== "object" || a === null || typeof b !== "object" ||
+    b === null || depth > 64
+  ) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) {
+      if (!sameBesideMarks(a[index], b[index], name, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !plainData(a) || !plainData(b)) return false;
+  const keysA = unmarkedKeys(a, name);
+  const keysB = unmarkedKeys(b, name);
+  if (
+    keysA === undefined || keysB === undefined ||
+    keysA.length !== keysB.length
+  ) return false;
+  for (let index = 0; index < keysA.length; index++) {
+    const key = keysA[index];
+    if (
+      key !== keysB[index] ||
+      !sameBesideMarks(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        name,
+        depth + 1,
+      )
+    ) return false;
+  }
+  return true;
+}
+
+/** A plain object JSON writes field by field. */
+function plainData(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) &&
+    (value as { toJSON?: unknown }).toJSON === undefined;
+}
+
+/**
+ * An object's keys but its marks, in order; `undefined` (unsure) for a
+ * field JSON leaves out, or when removing a mark leaves the object empty.
+ */
+function unmarkedKeys(
+  value: object,
+  name: string | undefined,
+): string[] | undefined {
+  const all = Object.keys(value);
+  const kept: string[] = [];
+  for (const key of all) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (inner === undefined || typeof inner === "function") return undefined;
+    if (MARK_KEYS.has(key) || key === name) continue;
+    kept.push(key);
+  }
+  return kept.length === 0 && all.length > 0 ? undefined : kept;
 }
 
 /**

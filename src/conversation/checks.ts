@@ -5,6 +5,7 @@
  * @module
  */
 
+import { jsonClone } from "../shared/json_clone.ts";
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import { readAssembly, readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
@@ -269,9 +270,12 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** A deep copy through JSON: what is kept is exactly what is sent. */
+/**
+ * A deep copy as JSON has it (`JSON.parse(JSON.stringify(value))`, its
+ * text not written): what is kept is exactly what is sent.
+ */
 export function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value));
+  return jsonClone(value);
 }
 
 /** `CONVERSATION_BUSY` for `what` called while a body is being built. */

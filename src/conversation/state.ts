@@ -160,7 +160,8 @@ export function stepRecord<M, Body>(
     ...(built.effectiveChanged
       ? { inlineTools: [...built.effective ?? []] }
       : {}),
-    ...(JSON.stringify(sent.state) === JSON.stringify(before.state) &&
+    ...((sent.state === before.state ||
+        JSON.stringify(sent.state) === JSON.stringify(before.state)) &&
         before.steps > 0
       ? {}
       : { state: sent.state }),
