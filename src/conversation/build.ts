@@ -15,8 +15,10 @@ import type {
   ConversationForm,
   FormBuilder,
   FormHead,
+  HeadInput,
   ToolResultInput,
 } from "./form.ts";
+import { type BuiltHead, headFrom } from "./head_memo.ts";
 import type { History } from "./history.ts";
 import { markBudget, markSharedPrefix, planHistoryMarks } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
@@ -62,6 +64,13 @@ export interface BuildInput<M> {
    * writes the same is neither written again nor compared key by key.
    */
   readonly kept?: KeptJson;
+  /**
+   * The previous request's head as the form built it, and what from: the
+   * form builds it again only from other inputs (`head_memo.ts`).
+   */
+  readonly lastHead?: BuiltHead;
+  /** The head `kept` is of, when it is a form's frozen head itself. */
+  readonly keptOf?: object;
   /** A fork's first request: its parent's last head, whose prefix it marks. */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
   /** A fork's: the texts of its parent's last system parts. */
@@ -96,6 +105,8 @@ export interface BuiltRequest<M, Body> {
    * step's usual case); not after a `settle`, which may change the head.
    */
   readonly kept?: KeptJson;
+  /** The head as the form built it, and what from (the next `lastHead`). */
+  readonly builtHead: BuiltHead;
   /** What the body was put together from (for `settleRequest`). */
   readonly parts: {
     readonly head: FormHead;
@@ -161,7 +172,7 @@ export function buildRequest<M, Body>(
     marked.marks.length,
     builder.prefixLimit,
   );
-  let head = builder.head({
+  const headInput: HeadInput = {
     assembly: input.assembly,
     awaiting: input.awaiting,
     session: input.session,
@@ -178,7 +189,9 @@ export function buildRequest<M, Body>(
     ...(input.effortChange === undefined
       ? {}
       : { effortChange: input.effortChange }),
-  });
+  };
+  const builtHead = headFrom(builder, headInput, input.lastHead);
+  let head = builtHead.head;
   if (
     input.sharedWith !== undefined && mark !== undefined &&
     form.prefix !== undefined
@@ -188,8 +201,10 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
+  // The last head itself (frozen) writes its kept JSON.
   const kept = input.kept !== undefined &&
-      writesSameJson(head.recorded, input.kept)
+      (head.recorded === input.keptOf ||
+        writesSameJson(head.recorded, input.kept))
     ? input.kept
     : undefined;
   const checked = input.previous === undefined
@@ -222,6 +237,7 @@ export function buildRequest<M, Body>(
     formHead: head,
     ...(checked === undefined || checked.size === 0 ? {} : { checked }),
     ...(kept === undefined ? {} : { kept }),
+    builtHead,
     parts: { head, items, extras },
   };
 }

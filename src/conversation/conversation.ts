@@ -471,9 +471,6 @@ export class ConversationShell<
         ...(allowed === undefined ? {} : { allowed }),
       },
       ...buildFields(plan, committed, results.length + person.length > 0),
-      ...(committed.kept !== undefined && committed.kept.json === committed.head
-        ? { kept: committed.kept }
-        : {}),
       ...(this.#diagnostics
         ? { diagnostics: { previous: this.#observer.previousId } }
         : {}),

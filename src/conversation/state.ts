@@ -17,6 +17,7 @@ import type { ChangeMode } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
+import type { BuiltHead } from "./head_memo.ts";
 import type { KeptJson } from "../shared/same_json.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
@@ -47,6 +48,10 @@ export interface Committed<M> {
   readonly checked?: CheckedHead;
   /** `head` kept (its `json`), to tell the next head that writes the same. */
   readonly kept?: KeptJson;
+  /** The last request's head as the form built it, and what from. */
+  readonly lastHead?: BuiltHead;
+  /** The head `kept` is of, when it is the form's (frozen) head itself. */
+  readonly keptOf?: object;
   readonly state: Readonly<Record<string, unknown>>;
   /** With sections inline: what the model has been told of them. */
   readonly told?: Told;
@@ -217,6 +222,10 @@ export function committedAfter<M, Body>(
     steps: step.steps,
     head: step.head.json,
     kept: step.head,
+    lastHead: sent.builtHead,
+    ...(sent.head === sent.builtHead.head.recorded
+      ? { keptOf: sent.head }
+      : {}),
     ...(sent.checked === undefined
       ? {}
       : { checked: { head: step.head.json, json: sent.checked } }),

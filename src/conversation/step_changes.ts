@@ -240,10 +240,22 @@ export function buildFields<M>(
   newUserMessage: boolean,
 ): Pick<
   BuildInput<M>,
-  "sectionChanges" | "effort" | "effortChange" | "reminder" | "previous"
+  | "sectionChanges"
+  | "effort"
+  | "effortChange"
+  | "reminder"
+  | "previous"
+  | "kept"
+  | "keptOf"
+  | "lastHead"
 > {
   const { sections, effort } = plan;
+  const { kept, keptOf, lastHead } = committed;
   return {
+    ...(kept !== undefined && kept.json === committed.head
+      ? { kept, ...(keptOf === undefined ? {} : { keptOf }) }
+      : {}),
+    ...(lastHead === undefined ? {} : { lastHead }),
     sectionChanges: sections.changes,
     ...(effort?.head === undefined ? {} : { effort: effort.head }),
     ...(effort?.change === undefined ? {} : { effortChange: effort.change }),
