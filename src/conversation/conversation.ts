@@ -272,9 +272,7 @@ export class ConversationShell<
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
-    // A head that writes the previous head's JSON is not written again.
-    const kept = built.request.kept ?? keepJson(built.request.head);
-    const head = kept.json;
+    const kept = sent.kept ?? keepJson(sent.head);
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
@@ -284,10 +282,10 @@ export class ConversationShell<
         usage: copy(read.usage ?? null),
         observed,
         time: isoOf(time),
-      }, head),
+      }, kept.json),
     };
     this.#committed = this.#compactor.committed(
-      committedAfter(before, built, read, { steps: step.step, head: kept }),
+      committedAfter(before, built, read, { steps: step.step, kept }),
       read,
       { head: sent.formHead, awaiting: built.awaiting, ...observed },
     );
@@ -295,7 +293,7 @@ export class ConversationShell<
     this.#person = this.#person.slice(built.personCount);
     this.#results = givenResults(this.#form, read.calls, {
       allowed: built.allowed,
-      head,
+      head: kept.json,
       pair: built.pair,
     });
     this.#write(step, observed, {

@@ -206,7 +206,7 @@ export function committedAfter<M, Body>(
     readonly calls: ToolCall[];
     readonly bound?: boolean;
   },
-  step: { readonly steps: number; readonly head: KeptJson },
+  { steps, kept }: { readonly steps: number; readonly kept: KeptJson },
 ): Committed<M> {
   const sent = built.request;
   return {
@@ -219,16 +219,16 @@ export function committedAfter<M, Body>(
     declared: declaredTools(before.declared, built.effective),
     declaredJson: sent.declared,
     calls: read.calls,
-    steps: step.steps,
-    head: step.head.json,
-    kept: step.head,
+    steps,
+    head: kept.json,
+    kept,
     lastHead: sent.builtHead,
     ...(sent.head === sent.builtHead.head.recorded
       ? { keptOf: sent.head }
       : {}),
     ...(sent.checked === undefined
       ? {}
-      : { checked: { head: step.head.json, json: sent.checked } }),
+      : { checked: { head: kept.json, json: sent.checked } }),
     state: sent.state,
     ...(built.told === undefined ? {} : { told: built.told }),
     ...(built.effort === undefined ? {} : { effort: built.effort }),
