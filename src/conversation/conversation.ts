@@ -14,8 +14,8 @@ import {
   busy,
   checkPrompt,
   copy,
+  copyAnswer,
   deepFreeze,
-  isoOf,
   nothingPending,
   readAnswer,
   readAwaiting,
@@ -58,7 +58,6 @@ import {
   RECORDING_VERSION,
   type RecordingFork,
   type RecordingHeader,
-  type RecordingStep,
 } from "./recording.ts";
 import {
   type ConversationForm,
@@ -70,6 +69,7 @@ import {
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
 import { RecordingText } from "./recording_text.ts";
+import type { KeptStep } from "./kept_steps.ts";
 import { Compactor } from "./compactor.ts";
 import type { Compaction, CompactOptions } from "./compaction_types.ts";
 import type {
@@ -272,15 +272,17 @@ export class ConversationShell<
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
     const head = JSON.stringify(built.request.head);
+    const owned = this.#form.readsRecord === true;
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        // A copy: the line is written when asked for, and the SDK's
-        // object stays the caller's to change.
-        usage: copy(read.usage ?? null),
+        // The record's own usage, or a copy: the line is written when
+        // asked for, and the SDK's object stays the caller's to change.
+        usage: owned ? read.usage ?? null : copy(read.usage ?? null),
         observed,
-        time: isoOf(time),
+        time,
+        rereads: owned && this.#form.recordOf === copyAnswer,
       }, head),
     };
     this.#committed = this.#compactor.committed(
@@ -309,14 +311,15 @@ export class ConversationShell<
     const form = this.#form;
     return readAnswer(answer, {
       readAnswer: (value, other) => form.readAnswer(value, other),
-      recordOf: form.recordOf === copy ? copy : (value) => form.recordOf(value),
+      recordOf: (value) => form.recordOf(value, this.#other),
+      readsRecord: form.readsRecord === true,
       other: this.#other,
     });
   }
 
   /** A committed step's line written and observed. */
   #write(
-    step: RecordingStep,
+    step: KeptStep,
     observed: Observed,
     request: {
       body: unknown;
@@ -329,7 +332,10 @@ export class ConversationShell<
     // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
-      for (const line of this.#text.linesOf(step, () => this.#headerRecord())) {
+      const record = this.#observer.kept.lineOf(step);
+      for (
+        const line of this.#text.linesOf(record, () => this.#headerRecord())
+      ) {
         callObserver("onRecord", () => onRecord(line), this.#observer.onError);
       }
     }
@@ -380,7 +386,7 @@ export class ConversationShell<
   }
 
   save(): string {
-    return this.#text.save(this.#observer.steps, () => this.#headerRecord());
+    return this.#text.save(this.#observer.kept, () => this.#headerRecord());
   }
 
   fork(

@@ -8,8 +8,9 @@
 
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { declaredTools, type ListedTool } from "./tool_set.ts";
-import type { RecordingFork, RecordingStep } from "./recording.ts";
-import { deepFreeze, isoOf } from "./checks.ts";
+import type { RecordingFork } from "./recording.ts";
+import { deepFreeze } from "./checks.ts";
+import { keptReported, type KeptStep, keptTime } from "./kept_steps.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
@@ -129,20 +130,25 @@ export interface AnswerRecord {
   /** The usage the provider reported, as given (or `null`). */
   readonly usage: unknown;
   readonly observed: Observed;
-  /** When the answer was recorded (ISO 8601). */
-  readonly time: string;
+  /** When the answer was recorded (the conversation's clock). */
+  readonly time: number;
+  /**
+   * `response` is the whole answer's JSON copy: the form reads the usage
+   * in it again, so a clean reading is not kept (`keptReported`).
+   */
+  readonly rereads: boolean;
 }
 
 /**
  * The recording's line of a built request and its answer (`head`, the
- * request's head as JSON).
+ * request's head as JSON), as the conversation keeps it (`KeptStep`).
  */
 export function stepRecord<M, Body>(
   before: Committed<M>,
   built: Built<M, Body>,
   answer: AnswerRecord,
   head: string,
-): RecordingStep {
+): KeptStep {
   const sent = built.request;
   const { observed } = answer;
   return {
@@ -176,15 +182,15 @@ export function stepRecord<M, Body>(
     awaiting: built.awaiting,
     response: answer.response,
     usage: answer.usage,
-    reported: observed.reported,
+    reported: keptReported(observed.reported, answer.rereads),
     ...(observed.provenance === undefined
       ? {}
       : { provenance: observed.provenance }),
     ...(observed.contributor === undefined
       ? {}
       : { contributor: observed.contributor }),
-    sent: isoOf(built.sentAt),
-    time: answer.time,
+    sent: keptTime(built.sentAt),
+    time: keptTime(answer.time),
   };
 }
 
