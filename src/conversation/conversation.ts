@@ -13,8 +13,6 @@ import {
   assembleStep,
   busy,
   checkPrompt,
-  copy,
-  copyAnswer,
   deepFreeze,
   nothingPending,
   readAnswer,
@@ -272,17 +270,14 @@ export class ConversationShell<
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
     const head = JSON.stringify(built.request.head);
-    const owned = this.#form.readsRecord === true;
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        // The record's own usage, or a copy: the line is written when
-        // asked for, and the SDK's object stays the caller's to change.
-        usage: owned ? read.usage ?? null : copy(read.usage ?? null),
+        usage: read.usage,
         observed,
         time,
-        rereads: owned && this.#form.recordOf === copyAnswer,
+        form: this.#form,
       }, head),
     };
     this.#committed = this.#compactor.committed(
@@ -333,9 +328,8 @@ export class ConversationShell<
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
       const record = this.#observer.kept.lineOf(step);
-      for (
-        const line of this.#text.linesOf(record, () => this.#headerRecord())
-      ) {
+      const header = () => this.#headerRecord();
+      for (const line of this.#text.linesOf(record, header)) {
         callObserver("onRecord", () => onRecord(line), this.#observer.onError);
       }
     }

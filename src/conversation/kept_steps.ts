@@ -41,17 +41,21 @@ export function keptTime(ms: number): string | number {
 }
 
 /**
- * The usage read as a kept step holds it: `undefined` where `read` of the
- * answer's JSON copy gives the same figures (a clean reading: no malformed
- * figure, no unreadable payload), which is what the line writes again.
+ * Whether a kept step leaves its usage read (`reported`) out, the line
+ * reading it again from the answer's record: the record is the whole
+ * answer's JSON copy (`copied`), the answer a plain object (its copy holds
+ * what it holds) and the reading clean (no malformed figure, no unreadable
+ * payload), so the copy reads the same.
  */
-export function keptReported(
+export function readsAgain(
+  answer: unknown,
   reported: ReportedUsage,
-  rereads: boolean,
-): ReportedUsage | undefined {
-  const clean = rereads && reported.malformed === undefined &&
+  copied: boolean,
+): boolean {
+  return copied && typeof answer === "object" && answer !== null &&
+    Object.getPrototypeOf(answer) === Object.prototype &&
+    reported.malformed === undefined &&
     reported.diagnosis?.status !== "unknown";
-  return clean ? undefined : reported;
 }
 
 /**

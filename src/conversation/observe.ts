@@ -26,7 +26,8 @@ import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
 import { deferredReport } from "./deferred_report.ts";
 import { withTransformations } from "./transformations.ts";
 import { withInlineChanges } from "./inline_report.ts";
-import { type KeptStep, KeptSteps } from "./kept_steps.ts";
+import { type KeptStep, KeptSteps, readsAgain } from "./kept_steps.ts";
+import { copyAnswer } from "./checks.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -130,11 +131,15 @@ export class Observer {
     answer: unknown,
     explanation: PromptExplanation | undefined,
   ): Observed {
-    return observe(answer, this.#form, {
+    const observed = observe(answer, this.#form, {
       current: explanation,
       previous: this.#explanation,
       provenanceKey: this.#provenanceKey,
     });
+    const copied = this.#form.recordOf === copyAnswer;
+    return readsAgain(answer, observed.reported, copied)
+      ? { ...observed, readAgain: true }
+      : observed;
   }
 
   /** Keeps a committed step and gives `onRequest` its request. */
@@ -208,6 +213,11 @@ export interface Observed {
   /** The provenance's JSON (to compare the next step's with). */
   readonly provenanceKey?: string;
   readonly contributor?: CacheContributor;
+  /**
+   * The step leaves `reported` out: its line reads it again from the
+   * answer's JSON copy (`readsAgain`).
+   */
+  readonly readAgain?: true;
 }
 
 /**

@@ -9,12 +9,12 @@
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { declaredTools, type ListedTool } from "./tool_set.ts";
 import type { RecordingFork } from "./recording.ts";
-import { deepFreeze } from "./checks.ts";
-import { keptReported, type KeptStep, keptTime } from "./kept_steps.ts";
+import { copy, deepFreeze } from "./checks.ts";
+import { type KeptStep, keptTime } from "./kept_steps.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
-import type { ChangeMode } from "./form.ts";
+import type { ChangeMode, ConversationForm } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
@@ -127,16 +127,13 @@ export function startOf<M>(
 export interface AnswerRecord {
   /** What the recording keeps of the answer (the form's `recordOf`). */
   readonly response: unknown;
-  /** The usage the provider reported, as given (or `null`). */
+  /** The usage the form read of the answer (or its record). */
   readonly usage: unknown;
   readonly observed: Observed;
   /** When the answer was recorded (the conversation's clock). */
   readonly time: number;
-  /**
-   * `response` is the whole answer's JSON copy: the form reads the usage
-   * in it again, so a clean reading is not kept (`keptReported`).
-   */
-  readonly rereads: boolean;
+  /** How the form keeps its answers. */
+  readonly form: Pick<ConversationForm, "readsRecord" | "recordOf">;
 }
 
 /**
@@ -150,7 +147,11 @@ export function stepRecord<M, Body>(
   head: string,
 ): KeptStep {
   const sent = built.request;
-  const { observed } = answer;
+  const { observed, form } = answer;
+  // The record's own usage, or a copy: the line is written when asked
+  // for, and the SDK's object stays the caller's to change.
+  const owned = form.readsRecord === true;
+  const usage = owned ? answer.usage ?? null : copy(answer.usage ?? null);
   return {
     step: before.steps + 1,
     at: before.history.length,
@@ -181,8 +182,8 @@ export function stepRecord<M, Body>(
     ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
     awaiting: built.awaiting,
     response: answer.response,
-    usage: answer.usage,
-    reported: keptReported(observed.reported, answer.rereads),
+    usage,
+    reported: observed.readAgain === true ? undefined : observed.reported,
     ...(observed.provenance === undefined
       ? {}
       : { provenance: observed.provenance }),

@@ -13,7 +13,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { FORMS } from "./forms.ts";
-import { agent, schema } from "./helpers.ts";
+import { agent, message, schema } from "./helpers.ts";
 import { longRecording, type LongStartForm } from "./long_recording.ts";
 
 const UPDATE = Deno.args.includes("--update");
@@ -100,4 +100,51 @@ describe("the recording's lines, byte for byte", () => {
       await assertFixture(`long-${form}`, text);
     });
   }
+});
+
+describe("a step's usage read, kept or read again", () => {
+  it("is the line's as observed: a clean plain answer, a malformed figure, a class's getter", async () => {
+    const a = agent();
+    const lines: string[] = [];
+    const observed: unknown[] = [];
+    const conv = FORMS[0].start(a.prompt, {
+      clock: () => START,
+      onRecord: (line) => lines.push(line),
+      onRequest: (request) => observed.push(request.usage),
+    });
+    class Answer {
+      type = "message";
+      role = "assistant";
+      content = [{ type: "text", text: "Done." }];
+      // Not in the answer's JSON copy: only the answer as given has it.
+      get usage(): unknown {
+        return { input_tokens: 7, output_tokens: 3 };
+      }
+    }
+    const answers = [
+      { ...message([{ type: "text", text: "Done." }]) },
+      {
+        ...message([{ type: "text", text: "Done." }]),
+        usage: { input_tokens: Number.NaN, output_tokens: 5 },
+      },
+      new Answer(),
+    ];
+    try {
+      for (const [index, answer] of answers.entries()) {
+        conv.user(`question ${index}`);
+        await conv.request();
+        conv.record(answer as never);
+        const line = JSON.parse(lines.at(-1)!);
+        assert.deepEqual(
+          line.reported,
+          JSON.parse(JSON.stringify(observed.at(-1))),
+          `answer ${index}`,
+        );
+      }
+      assert.equal(conv.save(), lines.join(""));
+      assert.equal(JSON.parse(lines.at(-1)!).reported.inputTokens, 7);
+    } finally {
+      await a.prompt.dispose();
+    }
+  });
 });
