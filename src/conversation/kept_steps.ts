@@ -2,7 +2,7 @@
  * The committed steps as a conversation keeps them for `save()` and
  * `report()` (SPEC 10.4: retained memory per step within 2.5× the same
  * messages in the user's array). A kept step is its recording line's
- * record, three of its fields held more compactly than the line writes
+ * record, some of its fields held more compactly than the line writes
  * them, and written back exactly when a line or a report asks:
  *
  * - its times (`sent`, `time`) as the clock's milliseconds, not ISO text;
@@ -12,7 +12,8 @@
  * - its cache marks sharing the previous step's: a mark at the same place
  *   is the previous step's object, a mark's value one object per distinct
  *   value, and an unchanged list the previous list; so are the names of
- *   the tools it allowed.
+ *   the tools it allowed;
+ * - its tail in an array of its own length.
  *
  * @module
  */
