@@ -191,16 +191,18 @@ export function nestsTooDeep(
  * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
  * that cannot be read or copied, one whose calls share an id, or one that
  * nests deeper than {@linkcode MAX_JSON_DEPTH}; `other` tells an answer of
- * another form. A form whose recording keeps the JSON copy (`recordOf` is
- * {@linkcode copy}) reads that copy, so the answer is copied once and the
- * history's items share the copy; which form it is of is told from the
- * answer as given (a class's getters are not in its copy).
+ * another form. A form that reads its record (`readsRecord`: its
+ * `recordOf` is a copy the conversation owns, {@linkcode copyAnswer} or
+ * its own) reads that copy, so the answer is copied once and the history's
+ * items share the copy; which form it is of is told from the answer as
+ * given (a class's getters are not in its copy).
  */
 export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
   answer: unknown,
   form: {
     readAnswer(answer: unknown, other: (answer: unknown) => void): A;
     recordOf(answer: unknown): unknown;
+    readonly readsRecord: boolean;
     readonly other: (answer: unknown) => void;
   },
 ): { read: A; response: unknown } {
@@ -211,9 +213,9 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
     readGuarded(read, "INVALID_RESPONSE", unreadable);
   let answered: A;
   let response: unknown;
-  if (form.recordOf === copy) {
-    guarded(() => form.other(answer));
-    response = guarded(() => copy(answer));
+  if (form.readsRecord) {
+    // The record tells an answer of another form first (`copyAnswer`).
+    response = guarded(() => form.recordOf(answer));
     answered = guarded(() => form.readAnswer(response, () => {}));
     checkDistinctCalls(answered.calls);
   } else {
@@ -268,6 +270,18 @@ export function deepFreeze<T>(value: T): T {
     }
   }
   return value;
+}
+
+/**
+ * The record of a form that keeps the whole answer (its `recordOf`): the
+ * answer's JSON copy, an answer of another form told first (`other`).
+ */
+export function copyAnswer(
+  answer: unknown,
+  other: (answer: unknown) => void,
+): unknown {
+  other(answer);
+  return copy(answer);
 }
 
 /**

@@ -13,9 +13,7 @@ import {
   assembleStep,
   busy,
   checkPrompt,
-  copy,
   deepFreeze,
-  isoOf,
   nothingPending,
   readAnswer,
   readAwaiting,
@@ -58,7 +56,6 @@ import {
   RECORDING_VERSION,
   type RecordingFork,
   type RecordingHeader,
-  type RecordingStep,
 } from "./recording.ts";
 import {
   type ConversationForm,
@@ -71,6 +68,7 @@ import {
 import { buildRequest, settleRequest } from "./build.ts";
 import { keepJson } from "../shared/same_json.ts";
 import { RecordingText } from "./recording_text.ts";
+import type { KeptStep } from "./kept_steps.ts";
 import { Compactor } from "./compactor.ts";
 import type { Compaction, CompactOptions } from "./compaction_types.ts";
 import type {
@@ -277,11 +275,10 @@ export class ConversationShell<
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        // A copy: the line is written when asked for, and the SDK's
-        // object stays the caller's to change.
-        usage: copy(read.usage ?? null),
+        usage: read.usage,
         observed,
-        time: isoOf(time),
+        time,
+        form: this.#form,
       }, kept.json),
     };
     this.#committed = this.#compactor.committed(
@@ -310,14 +307,15 @@ export class ConversationShell<
     const form = this.#form;
     return readAnswer(answer, {
       readAnswer: (value, other) => form.readAnswer(value, other),
-      recordOf: form.recordOf === copy ? copy : (value) => form.recordOf(value),
+      recordOf: (value) => form.recordOf(value, this.#other),
+      readsRecord: form.readsRecord === true,
       other: this.#other,
     });
   }
 
   /** A committed step's line written and observed. */
   #write(
-    step: RecordingStep,
+    step: KeptStep,
     observed: Observed,
     request: {
       body: unknown;
@@ -330,7 +328,9 @@ export class ConversationShell<
     // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
-      for (const line of this.#text.linesOf(step, () => this.#headerRecord())) {
+      const record = this.#observer.kept.lineOf(step);
+      const header = () => this.#headerRecord();
+      for (const line of this.#text.linesOf(record, header)) {
         callObserver("onRecord", () => onRecord(line), this.#observer.onError);
       }
     }
@@ -381,7 +381,7 @@ export class ConversationShell<
   }
 
   save(): string {
-    return this.#text.save(this.#observer.steps, () => this.#headerRecord());
+    return this.#text.save(this.#observer.kept, () => this.#headerRecord());
   }
 
   fork(

@@ -8,12 +8,13 @@
 
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { declaredTools, type ListedTool } from "./tool_set.ts";
-import type { RecordingFork, RecordingStep } from "./recording.ts";
-import { deepFreeze, isoOf } from "./checks.ts";
+import type { RecordingFork } from "./recording.ts";
+import { copy, deepFreeze } from "./checks.ts";
+import { type KeptStep, keptTime } from "./kept_steps.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
-import type { ChangeMode } from "./form.ts";
+import type { ChangeMode, ConversationForm } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
@@ -134,25 +135,31 @@ export function startOf<M>(
 export interface AnswerRecord {
   /** What the recording keeps of the answer (the form's `recordOf`). */
   readonly response: unknown;
-  /** The usage the provider reported, as given (or `null`). */
+  /** The usage the form read of the answer (or its record). */
   readonly usage: unknown;
   readonly observed: Observed;
-  /** When the answer was recorded (ISO 8601). */
-  readonly time: string;
+  /** When the answer was recorded (the conversation's clock). */
+  readonly time: number;
+  /** How the form keeps its answers. */
+  readonly form: Pick<ConversationForm, "readsRecord" | "recordOf">;
 }
 
 /**
  * The recording's line of a built request and its answer (`head`, the
- * request's head as JSON).
+ * request's head as JSON), as the conversation keeps it (`KeptStep`).
  */
 export function stepRecord<M, Body>(
   before: Committed<M>,
   built: Built<M, Body>,
   answer: AnswerRecord,
   head: string,
-): RecordingStep {
+): KeptStep {
   const sent = built.request;
-  const { observed } = answer;
+  const { observed, form } = answer;
+  // The record's own usage, or a copy: the line is written when asked
+  // for, and the SDK's object stays the caller's to change.
+  const owned = form.readsRecord === true;
+  const usage = owned ? answer.usage ?? null : copy(answer.usage ?? null);
   return {
     step: before.steps + 1,
     at: before.history.length,
@@ -184,16 +191,16 @@ export function stepRecord<M, Body>(
     ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
     awaiting: built.awaiting,
     response: answer.response,
-    usage: answer.usage,
-    reported: observed.reported,
+    usage,
+    reported: observed.readAgain === true ? undefined : observed.reported,
     ...(observed.provenance === undefined
       ? {}
       : { provenance: observed.provenance }),
     ...(observed.contributor === undefined
       ? {}
       : { contributor: observed.contributor }),
-    sent: isoOf(built.sentAt),
-    time: answer.time,
+    sent: keptTime(built.sentAt),
+    time: keptTime(answer.time),
   };
 }
 
