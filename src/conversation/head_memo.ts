@@ -11,6 +11,7 @@
 
 import type { FormBuilder, FormHead, HeadInput } from "./form.ts";
 import { deepFreeze } from "./checks.ts";
+import { holdsSameData } from "./same_data.ts";
 
 /** A head as its form built it (frozen), and the input it was built from. */
 export interface BuiltHead {
@@ -28,56 +29,10 @@ export function headFrom(
   input: HeadInput,
   last: BuiltHead | undefined,
 ): BuiltHead {
-  if (last !== undefined && sameData(input, last.input, 0)) {
+  if (last !== undefined && holdsSameData(input, last.input)) {
     return { input, head: last.head };
   }
   const head = builder.head(input);
   deepFreeze(head.recorded);
   return { input, head };
-}
-
-/** Deeper than a head's input nests: built again. */
-const MAX_DEPTH = 32;
-
-/**
- * Whether `a` and `b` hold the same data: the same primitives (strings by
- * value), functions by identity, arrays and objects of the same own keys in
- * the same order holding the same data. An object seen as itself is the
- * same without a look inside: the inputs' objects are the conversation's
- * own (the assembly's copies, the held sections, the listed tools), which
- * nothing changes once built. Unsure (another prototype, a deep nesting)
- * is not the same.
- */
-function sameData(a: unknown, b: unknown, depth: number): boolean {
-  if (a === b) return true;
-  if (
-    typeof a !== "object" || typeof b !== "object" || a === null ||
-    b === null || depth > MAX_DEPTH
-  ) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) {
-      if (!sameData(a[index], b[index], depth + 1)) return false;
-    }
-    return true;
-  }
-  if (
-    Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype ||
-    Object.getPrototypeOf(b) !== Object.prototype
-  ) return false;
-  const keys = Object.keys(a);
-  const others = Object.keys(b);
-  if (keys.length !== others.length) return false;
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index];
-    if (
-      key !== others[index] ||
-      !sameData(
-        (a as Record<string, unknown>)[key],
-        (b as Record<string, unknown>)[key],
-        depth + 1,
-      )
-    ) return false;
-  }
-  return true;
 }

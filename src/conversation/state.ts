@@ -19,6 +19,7 @@ import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
 import type { BuiltHead } from "./head_memo.ts";
+import type { StepPlan } from "./step_changes.ts";
 import type { KeptJson } from "../shared/same_json.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
@@ -51,6 +52,8 @@ export interface Committed<M> {
   readonly kept?: KeptJson;
   /** The last request's head as the form built it, and what from. */
   readonly lastHead?: BuiltHead;
+  /** The last request's plan (`stepPlan`), and what from. */
+  readonly lastPlan?: StepPlan;
   /** The head `kept` is of, when it is the form's (frozen) head itself. */
   readonly keptOf?: object;
   readonly state: Readonly<Record<string, unknown>>;
@@ -102,6 +105,8 @@ export interface Built<M, Body> {
   readonly sectionChanges?: readonly SectionChange[];
   /** The effort after this request. */
   readonly effort?: { readonly head?: string; readonly told: string };
+  /** The step's plan (the next step's, when made from the same). */
+  readonly plan?: StepPlan;
 }
 
 export const EMPTY_STATE: Committed<never> = {
@@ -230,6 +235,7 @@ export function committedAfter<M, Body>(
     head: kept.json,
     kept,
     lastHead: sent.builtHead,
+    ...(built.plan === undefined ? {} : { lastPlan: built.plan }),
     ...(sent.head === sent.builtHead.head.recorded
       ? { keptOf: sent.head }
       : {}),
