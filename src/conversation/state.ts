@@ -19,7 +19,6 @@ import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
 import type { BuiltHead } from "./head_memo.ts";
-import type { StepPlan } from "./step_changes.ts";
 import type { KeptJson } from "../shared/same_json.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
@@ -52,8 +51,8 @@ export interface Committed<M> {
   readonly kept?: KeptJson;
   /** The last request's head as the form built it, and what from. */
   readonly lastHead?: BuiltHead;
-  /** The last request's plan (`stepPlan`), and what from. */
-  readonly lastPlan?: StepPlan;
+  /** The last request's plan (`stepPlan`'s), and what from. */
+  readonly lastPlan?: PlanMemo;
   /** The head `kept` is of, when it is the form's (frozen) head itself. */
   readonly keptOf?: object;
   readonly state: Readonly<Record<string, unknown>>;
@@ -77,6 +76,15 @@ export interface Committed<M> {
    * request's head is not held to the recorded one (its history is).
    */
   readonly resumed?: boolean;
+}
+
+/**
+ * A step's plan as the state keeps it: `step_changes.ts` makes it (its
+ * `StepPlan`) and alone reads it.
+ */
+export interface PlanMemo {
+  /** What the plan was made from. */
+  readonly from: unknown;
 }
 
 /** A body built and not yet recorded. */
@@ -106,7 +114,7 @@ export interface Built<M, Body> {
   /** The effort after this request. */
   readonly effort?: { readonly head?: string; readonly told: string };
   /** The step's plan (the next step's, when made from the same). */
-  readonly plan?: StepPlan;
+  readonly plan?: PlanMemo;
 }
 
 export const EMPTY_STATE: Committed<never> = {

@@ -232,7 +232,8 @@ export function stepPlan(
     given,
     toolMode(changes.output, committed.bound),
   );
-  const last = committed.lastPlan;
+  // Only stepPlan makes the plans a state keeps.
+  const last = committed.lastPlan as StepPlan | undefined;
   // The same assembly and committed tools and sections: the same plan.
   if (last !== undefined && holdsSameData(from, last.from)) {
     return { ...last, effort, from };
