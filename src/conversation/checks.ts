@@ -172,14 +172,18 @@ export function nestsTooDeep(
   value: unknown,
   limit: number = MAX_JSON_DEPTH,
 ): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+  if (typeof value !== "object" || value === null) return false;
+  // Two stacks, not a pair per object: a step walks every answer.
+  const pending: object[] = [value];
+  const depths: number[] = [1];
   while (pending.length > 0) {
-    const [next, depth] = pending.pop()!;
-    if (typeof next !== "object" || next === null) continue;
+    const next = pending.pop()!;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
     for (const inner of Object.values(next)) {
       if (typeof inner === "object" && inner !== null) {
-        pending.push([inner, depth + 1]);
+        pending.push(inner);
+        depths.push(depth + 1);
       }
     }
   }
