@@ -16,8 +16,19 @@ const MAX_DEPTH = 32;
  * Whether `a` and `b` hold the same data (see the module's doc).
  */
 export function holdsSameData(a: unknown, b: unknown): boolean {
+  // `for...in` lists a polluted prototype's enumerable keys too.
+  for (const _key in EMPTY) return false;
   return sameData(a, b, 0);
 }
+
+const EMPTY: object = Object.freeze({});
+
+/**
+ * Each depth's keys of the object compared there, reused from one
+ * comparison to the next: a step compares a few hundred objects, and a new
+ * key list for each was most of its garbage.
+ */
+const KEYS: string[][] = [];
 
 /**
  * Whether `a` and `b` hold the same data: the same primitives (strings by
@@ -45,13 +56,18 @@ function sameData(a: unknown, b: unknown, depth: number): boolean {
     Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype ||
     Object.getPrototypeOf(b) !== Object.prototype
   ) return false;
-  const keys = Object.keys(a);
-  const others = Object.keys(b);
-  if (keys.length !== others.length) return false;
-  for (let index = 0; index < keys.length; index++) {
+  // Own enumerable keys in order (the prototype is Object's, unpolluted).
+  const keys = KEYS[depth] ??= [];
+  let count = 0;
+  for (const key in a) keys[count++] = key;
+  let index = 0;
+  for (const key in b) {
+    if (index === count || key !== keys[index++]) return false;
+  }
+  if (index !== count) return false;
+  for (index = 0; index < count; index++) {
     const key = keys[index];
     if (
-      key !== others[index] ||
       !sameData(
         (a as Record<string, unknown>)[key],
         (b as Record<string, unknown>)[key],
