@@ -5,7 +5,12 @@
  * @module
  */
 
-import { jsonClone } from "../shared/json_clone.ts";
+import {
+  frozenJsonClone,
+  isFrozenClone,
+  jsonClone,
+  MAX_CLONE_DEPTH,
+} from "../shared/json_clone.ts";
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import { readAssembly, readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
@@ -227,7 +232,13 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
     checkDistinctCalls(answered.calls);
     response = guarded(() => form.recordOf(answer));
   }
-  if (nestsTooDeep(answered.messages) || nestsTooDeep(response)) {
+  // A walked copy nests less deep than the limit, and a form that reads
+  // it takes its messages from it (at most a level around them).
+  const walked = form.readsRecord && isFrozenClone(response) &&
+    MAX_CLONE_DEPTH + 1 < MAX_JSON_DEPTH;
+  if (
+    !walked && (nestsTooDeep(answered.messages) || nestsTooDeep(response))
+  ) {
     throw new SystemPromptError(
       "INVALID_RESPONSE",
       `The answer nests deeper than ${MAX_JSON_DEPTH} levels; nothing was ` +
@@ -285,7 +296,8 @@ export function copyAnswer(
   other: (answer: unknown) => void,
 ): unknown {
   other(answer);
-  return copy(answer);
+  // Frozen as it is copied: its items join the history, which is frozen.
+  return frozenJsonClone(answer);
 }
 
 /**

@@ -10,9 +10,6 @@
  * @module
  */
 
-/** Deeper than a step's answers nest: copied (or refused) through JSON. */
-const MAX_DEPTH = 100;
-
 /** Thrown inside the walk for a value it leaves to JSON. */
 const THROUGH_JSON: object = Object.freeze({});
 
@@ -25,14 +22,46 @@ const THROUGH_JSON: object = Object.freeze({});
  */
 export function jsonClone<T>(value: T): T {
   try {
-    return cloned(value, 0) as T;
+    return cloned(value, 0, false) as T;
   } catch (error) {
     if (error !== THROUGH_JSON) throw error;
     return JSON.parse(JSON.stringify(value));
   }
 }
 
-function cloned(value: unknown, depth: number): unknown {
+/**
+ * {@linkcode jsonClone}, each object and array of the copy frozen as it is
+ * made (a history's items are frozen: one walk, not two) when the copy
+ * walked `value`; the copy through JSON is not frozen. A frozen copy nests
+ * at most {@linkcode MAX_CLONE_DEPTH} levels ({@linkcode isFrozenClone}).
+ *
+ * @throws what `JSON.stringify(value)` throws
+ */
+export function frozenJsonClone<T>(value: T): T {
+  try {
+    const copy = cloned(value, 0, true);
+    if (typeof copy === "object" && copy !== null) FROZEN.add(copy);
+    return copy as T;
+  } catch (error) {
+    if (error !== THROUGH_JSON) throw error;
+    return JSON.parse(JSON.stringify(value));
+  }
+}
+
+/**
+ * Whether `value` is a copy {@linkcode frozenJsonClone} made by walking:
+ * frozen all the way down, at most {@linkcode MAX_CLONE_DEPTH} deep.
+ */
+export function isFrozenClone(value: unknown): boolean {
+  return typeof value === "object" && value !== null && FROZEN.has(value);
+}
+
+/** The deepest nesting a walked copy holds. */
+export const MAX_CLONE_DEPTH: number = 100;
+
+const FROZEN = new WeakSet<object>();
+
+function cloned(value: unknown, depth: number, freeze: boolean): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -47,15 +76,15 @@ function cloned(value: unknown, depth: number): unknown {
       throw THROUGH_JSON;
   }
   if (value === null) return null;
-  if (depth > MAX_DEPTH) throw THROUGH_JSON;
+  if (depth >= MAX_CLONE_DEPTH) throw THROUGH_JSON;
   // A `toJSON` of its own or of a prototype (one polluted too).
   if ((value as { toJSON?: unknown }).toJSON !== undefined) throw THROUGH_JSON;
   if (Array.isArray(value)) {
     const copy: unknown[] = new Array(value.length);
     for (let index = 0; index < value.length; index++) {
-      copy[index] = cloned(value[index], depth + 1);
+      copy[index] = cloned(value[index], depth + 1, freeze);
     }
-    return copy;
+    return freeze ? Object.freeze(copy) : copy;
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) {
@@ -65,7 +94,11 @@ function cloned(value: unknown, depth: number): unknown {
   // JSON writes the own enumerable string keys, in this order.
   for (const key of Object.keys(value)) {
     if (key === "__proto__") throw THROUGH_JSON;
-    copy[key] = cloned((value as Record<string, unknown>)[key], depth + 1);
+    copy[key] = cloned(
+      (value as Record<string, unknown>)[key],
+      depth + 1,
+      freeze,
+    );
   }
-  return copy;
+  return freeze ? Object.freeze(copy) : copy;
 }

@@ -8,7 +8,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fuzzRuns } from "../fuzz_runs.ts";
-import { jsonClone } from "../../src/shared/json_clone.ts";
+import {
+  frozenJsonClone,
+  isFrozenClone,
+  jsonClone,
+  MAX_CLONE_DEPTH,
+} from "../../src/shared/json_clone.ts";
 
 /** Fixed so that a failure replays. */
 const SEED = 4_217;
@@ -121,5 +126,31 @@ describe("jsonClone", () => {
       delete prototype.toJSON;
     }
     assert.deepEqual(jsonClone({ a: 1 }), { a: 1 });
+  });
+
+  it("freezes a walked copy all the way down and says it is one", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const copy = frozenJsonClone(value);
+        assert.deepStrictEqual(copy, JSON.parse(JSON.stringify(value)));
+        const frozen = (inner: unknown): boolean =>
+          typeof inner !== "object" || inner === null ||
+          (Object.isFrozen(inner) && Object.values(inner).every(frozen));
+        assert.equal(frozen(copy), true);
+        assert.equal(
+          isFrozenClone(copy),
+          typeof copy === "object" && copy !== null,
+        );
+      }),
+      { seed: SEED, numRuns: fuzzRuns(200) },
+    );
+    // Copied through JSON (a Date, a deep nesting): not frozen, not one.
+    let deep: unknown = { leaf: new Date(0) };
+    for (let level = 0; level < MAX_CLONE_DEPTH; level++) deep = [deep];
+    const copy = frozenJsonClone(deep);
+    assert.deepStrictEqual(copy, JSON.parse(JSON.stringify(deep)));
+    assert.equal(Object.isFrozen(copy), false);
+    assert.equal(isFrozenClone(copy), false);
+    assert.equal(isFrozenClone(jsonClone({ a: 1 })), false);
   });
 });
