@@ -6,6 +6,7 @@
  * @module
  */
 
+import { jsonClone } from "../../src/shared/json_clone.ts";
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import { isObject } from "./form_options.ts";
@@ -49,7 +50,7 @@ export function copyBlocks(
       );
     }
   }
-  return JSON.parse(JSON.stringify(input));
+  return jsonClone(input);
 }
 
 /**

@@ -40,6 +40,7 @@ import { copyBlocks, parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { autoBreakpoints } from "../_kit/assembly_input.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
+import { copy } from "../../src/conversation/checks.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { aiSdkUsage } from "./usage.ts";
 import type {
@@ -100,10 +101,13 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
   },
   recognizes: isAiSdkAnswer,
   readAnswer,
-  recordOf: (answer) => {
-    const { messages, usage } = answerParts(answer, () => {});
-    return { response: { messages }, usage: usage ?? null };
+  // The record is the answer's messages and usage, copied through JSON:
+  // the conversation owns it, and its history's items are its objects.
+  recordOf: (answer, other) => {
+    const { messages, usage } = answerParts(answer, other);
+    return copy({ response: { messages }, usage: usage ?? null });
   },
+  readsRecord: true,
   systemTexts: (head) => textsOf(head.system, (message) => message.content),
   // No tool search of its own: the fixed search-and-call pair.
   deferredTools: "pair",
@@ -375,6 +379,10 @@ function answerParts(
   );
 }
 
+/**
+ * Reads an answer the conversation owns (its record, `recordOf`; a
+ * recording's, parsed): the history's items are taken from it, not copied.
+ */
 function readAnswer(
   answer: unknown,
   other: (answer: unknown) => void,
@@ -413,7 +421,7 @@ function readAnswer(
   }
   const compacted = compactedFrom(messages);
   return {
-    messages: JSON.parse(JSON.stringify(messages)),
+    messages: messages as AIMessage[],
     calls: calls.filter((call) => !answered.has(call.id)),
     usage,
     ...(compacted === undefined ? {} : { compactedFrom: compacted }),

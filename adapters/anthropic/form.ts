@@ -17,7 +17,7 @@ import type {
 } from "../../src/conversation/form.ts";
 import type { MarkSites, PrefixSites } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
-import { copy } from "../../src/conversation/checks.ts";
+import { copyAnswer } from "../../src/conversation/checks.ts";
 import {
   answerText,
   isObject,
@@ -141,7 +141,8 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
   recognizes: (answer) =>
     answer.type === "message" && Array.isArray(answer.content),
   readAnswer,
-  recordOf: copy,
+  recordOf: copyAnswer,
+  readsRecord: true,
   systemTexts: (head) => textsOf(head.system, (block) => block.text),
   layout: () =>
     new ItemsLayout({

@@ -47,6 +47,11 @@ export interface Sent<M> {
   readonly placed: readonly Placement<M>[];
   /** The form's mark, as its rules spell it (`cache_control`, ...). */
   readonly markName?: string;
+  /**
+   * Whether the head writes the previous head's JSON (marks and all): its
+   * keys then hold without being compared.
+   */
+  readonly sameHead?: boolean;
 }
 
 /** The keys a cache mark is written under, on every form. */
@@ -69,10 +74,27 @@ export function checkAppendOnly<M>(
 ): ReadonlyMap<string, string> {
   const markless = (value: unknown) =>
     JSON.stringify(unmarked(value, sent.markName)) ?? "";
-  const compared = new Map<string, string>();
   const checked = previous.checked?.head === previous.head
     ? previous.checked.json
     : undefined;
+  // The same head's keys are those compared last time.
+  const compared = sent.sameHead === true
+    ? checked ?? new Map<string, string>()
+    : compareHeads(previous, sent, { checked, markless });
+  checkHistory(previous, sent, markless);
+  return compared;
+}
+
+/** The head's keys compared without marks: their JSON, as compared. */
+function compareHeads<M>(
+  previous: Previous<M>,
+  sent: Sent<M>,
+  { checked, markless }: {
+    readonly checked: ReadonlyMap<string, string> | undefined;
+    readonly markless: (value: unknown) => string;
+  },
+): Map<string, string> {
+  const compared = new Map<string, string>();
   let before: Record<string, unknown> | undefined;
   for (const key of previous.keys) {
     let was = checked?.get(key);
@@ -84,6 +106,15 @@ export function checkAppendOnly<M>(
     if (was !== now) throw violation(`head's ${key}`);
     compared.set(key, now);
   }
+  return compared;
+}
+
+/** The history sent extends the previous request's (marks aside). */
+function checkHistory<M>(
+  previous: Previous<M>,
+  sent: Sent<M>,
+  markless: (value: unknown) => string,
+): void {
   const { history } = previous;
   // The store is shared: the previous request's last item is the very
   // object this request sends at its index.
@@ -97,11 +128,89 @@ export function checkAppendOnly<M>(
   for (const { at, item } of sent.placed) {
     if (at >= history.length) continue;
     const before = history.at(at);
-    if (item !== before && markless(item) !== markless(before)) {
+    if (
+      item !== before && !sameBesideMarks(item, before, sent.markName) &&
+      markless(item) !== markless(before)
+    ) {
       throw violation(`history item ${at}`);
     }
   }
-  return compared;
+}
+
+/**
+ * Whether `a` and `b` surely write the same JSON without their marks,
+ * read in place: a marked copy shares all but the objects on the mark's
+ * path with the item it copies, so this is a few comparisons where the
+ * JSON of both was two copies and two texts. `false` when unsure (then the
+ * JSON decides): a field JSON leaves out, an object a removed mark would
+ * empty, anything but plain data.
+ */
+function sameBesideMarks(
+  a: unknown,
+  b: unknown,
+  name: string | undefined,
+  depth = 0,
+): boolean {
+  if (a === b) {
+    return typeof a !== "number" || Number.isFinite(a);
+  }
+  if (
+    typeof a !== "object" || a === null || typeof b !== "object" ||
+    b === null || depth > 64
+  ) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) {
+      if (!sameBesideMarks(a[index], b[index], name, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !plainData(a) || !plainData(b)) return false;
+  const keysA = unmarkedKeys(a, name);
+  const keysB = unmarkedKeys(b, name);
+  if (
+    keysA === undefined || keysB === undefined ||
+    keysA.length !== keysB.length
+  ) return false;
+  for (let index = 0; index < keysA.length; index++) {
+    const key = keysA[index];
+    if (
+      key !== keysB[index] ||
+      !sameBesideMarks(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        name,
+        depth + 1,
+      )
+    ) return false;
+  }
+  return true;
+}
+
+/** A plain object JSON writes field by field. */
+function plainData(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) &&
+    (value as { toJSON?: unknown }).toJSON === undefined;
+}
+
+/**
+ * An object's keys but its marks, in order; `undefined` (unsure) for a
+ * field JSON leaves out, or when removing a mark leaves the object empty.
+ */
+function unmarkedKeys(
+  value: object,
+  name: string | undefined,
+): string[] | undefined {
+  const all = Object.keys(value);
+  const kept: string[] = [];
+  for (const key of all) {
+    const inner = (value as Record<string, unknown>)[key];
+    if (inner === undefined || typeof inner === "function") return undefined;
+    if (MARK_KEYS.has(key) || key === name) continue;
+    kept.push(key);
+  }
+  return kept.length === 0 && all.length > 0 ? undefined : kept;
 }
 
 /**

@@ -15,14 +15,17 @@ import type {
   ConversationForm,
   FormBuilder,
   FormHead,
+  HeadInput,
   ToolResultInput,
 } from "./form.ts";
+import { type BuiltHead, headFrom } from "./head_memo.ts";
 import type { History } from "./history.ts";
 import { markBudget, markSharedPrefix, planHistoryMarks } from "./marks.ts";
 import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { SectionChange } from "./system_changes.ts";
 import { checkAppendOnly, type Previous } from "./append_only.ts";
+import { type KeptJson, writesSameJson } from "../shared/same_json.ts";
 import type { Awaiting } from "./types.ts";
 
 /** What one request is built from. */
@@ -56,6 +59,18 @@ export interface BuildInput<M> {
    * absent on a conversation's first request.
    */
   readonly previous?: Previous<M>;
+  /**
+   * The previous request's head as recorded, its JSON kept: a head that
+   * writes the same is neither written again nor compared key by key.
+   */
+  readonly kept?: KeptJson;
+  /**
+   * The previous request's head as the form built it, and what from: the
+   * form builds it again only from other inputs (`head_memo.ts`).
+   */
+  readonly lastHead?: BuiltHead;
+  /** The head `kept` is of, when it is a form's frozen head itself. */
+  readonly keptOf?: object;
   /** A fork's first request: its parent's last head, whose prefix it marks. */
   readonly sharedWith?: Readonly<Record<string, unknown>>;
   /** A fork's: the texts of its parent's last system parts. */
@@ -85,6 +100,13 @@ export interface BuiltRequest<M, Body> {
    * change the head.
    */
   readonly checked?: ReadonlyMap<string, string>;
+  /**
+   * The previous head's JSON kept, when this head writes the same (the
+   * step's usual case); not after a `settle`, which may change the head.
+   */
+  readonly kept?: KeptJson;
+  /** The head as the form built it, and what from (the next `lastHead`). */
+  readonly builtHead: BuiltHead;
   /** What the body was put together from (for `settleRequest`). */
   readonly parts: {
     readonly head: FormHead;
@@ -150,7 +172,7 @@ export function buildRequest<M, Body>(
     marked.marks.length,
     builder.prefixLimit,
   );
-  let head = builder.head({
+  const headInput: HeadInput = {
     assembly: input.assembly,
     awaiting: input.awaiting,
     session: input.session,
@@ -167,7 +189,9 @@ export function buildRequest<M, Body>(
     ...(input.effortChange === undefined
       ? {}
       : { effortChange: input.effortChange }),
-  });
+  };
+  const builtHead = headFrom(builder, headInput, input.lastHead);
+  let head = builtHead.head;
   if (
     input.sharedWith !== undefined && mark !== undefined &&
     form.prefix !== undefined
@@ -177,12 +201,19 @@ export function buildRequest<M, Body>(
       limit: budget.fork,
     }, form.prefix);
   }
+  // The last head itself (frozen) writes its kept JSON.
+  const kept = input.kept !== undefined &&
+      (head.recorded === input.keptOf ||
+        writesSameJson(head.recorded, input.kept))
+    ? input.kept
+    : undefined;
   const checked = input.previous === undefined
     ? undefined
     : checkAppendOnly(input.previous, {
       head: head.recorded,
       history,
       placed: marked.placed,
+      sameHead: kept !== undefined,
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),
@@ -205,6 +236,8 @@ export function buildRequest<M, Body>(
     declared: declaredAfter(input.declared, tail, form),
     formHead: head,
     ...(checked === undefined || checked.size === 0 ? {} : { checked }),
+    ...(kept === undefined ? {} : { kept }),
+    builtHead,
     parts: { head, items, extras },
   };
 }
@@ -221,7 +254,7 @@ export async function settleRequest<M, Body>(
 ): Promise<BuiltRequest<M, Body>> {
   if (builder.settle === undefined) return built;
   const head = await builder.settle(built.parts.head, now);
-  const { checked: _, ...unsettled } = built;
+  const { checked: _, kept: __, ...unsettled } = built;
   return {
     ...unsettled,
     body: builder.body(head, built.parts.items, built.parts.extras),

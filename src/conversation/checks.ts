@@ -5,6 +5,12 @@
  * @module
  */
 
+import {
+  frozenJsonClone,
+  isFrozenClone,
+  jsonClone,
+  MAX_CLONE_DEPTH,
+} from "../shared/json_clone.ts";
 import { readGuarded, SystemPromptError } from "../errors.ts";
 import { readAssembly, readingAssembly } from "../render/assembly_shape.ts";
 import type { AssembleContext, PromptAssembly } from "../types.ts";
@@ -171,14 +177,18 @@ export function nestsTooDeep(
   value: unknown,
   limit: number = MAX_JSON_DEPTH,
 ): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+  if (typeof value !== "object" || value === null) return false;
+  // Two stacks, not a pair per object: a step walks every answer.
+  const pending: object[] = [value];
+  const depths: number[] = [1];
   while (pending.length > 0) {
-    const [next, depth] = pending.pop()!;
-    if (typeof next !== "object" || next === null) continue;
+    const next = pending.pop()!;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
     for (const inner of Object.values(next)) {
       if (typeof inner === "object" && inner !== null) {
-        pending.push([inner, depth + 1]);
+        pending.push(inner);
+        depths.push(depth + 1);
       }
     }
   }
@@ -190,16 +200,18 @@ export function nestsTooDeep(
  * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
  * that cannot be read or copied, one whose calls share an id, or one that
  * nests deeper than {@linkcode MAX_JSON_DEPTH}; `other` tells an answer of
- * another form. A form whose recording keeps the JSON copy (`recordOf` is
- * {@linkcode copy}) reads that copy, so the answer is copied once and the
- * history's items share the copy; which form it is of is told from the
- * answer as given (a class's getters are not in its copy).
+ * another form. A form that reads its record (`readsRecord`: its
+ * `recordOf` is a copy the conversation owns, {@linkcode copyAnswer} or
+ * its own) reads that copy, so the answer is copied once and the history's
+ * items share the copy; which form it is of is told from the answer as
+ * given (a class's getters are not in its copy).
  */
 export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
   answer: unknown,
   form: {
     readAnswer(answer: unknown, other: (answer: unknown) => void): A;
     recordOf(answer: unknown): unknown;
+    readonly readsRecord: boolean;
     readonly other: (answer: unknown) => void;
   },
 ): { read: A; response: unknown } {
@@ -210,9 +222,9 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
     readGuarded(read, "INVALID_RESPONSE", unreadable);
   let answered: A;
   let response: unknown;
-  if (form.recordOf === copy) {
-    guarded(() => form.other(answer));
-    response = guarded(() => copy(answer));
+  if (form.readsRecord) {
+    // The record tells an answer of another form first (`copyAnswer`).
+    response = guarded(() => form.recordOf(answer));
     answered = guarded(() => form.readAnswer(response, () => {}));
     checkDistinctCalls(answered.calls);
   } else {
@@ -220,7 +232,13 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
     checkDistinctCalls(answered.calls);
     response = guarded(() => form.recordOf(answer));
   }
-  if (nestsTooDeep(answered.messages) || nestsTooDeep(response)) {
+  // A walked copy nests less deep than the limit, and a form that reads
+  // it takes its messages from it (at most a level around them).
+  const walked = form.readsRecord && isFrozenClone(response) &&
+    MAX_CLONE_DEPTH + 1 < MAX_JSON_DEPTH;
+  if (
+    !walked && (nestsTooDeep(answered.messages) || nestsTooDeep(response))
+  ) {
     throw new SystemPromptError(
       "INVALID_RESPONSE",
       `The answer nests deeper than ${MAX_JSON_DEPTH} levels; nothing was ` +
@@ -269,9 +287,25 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** A deep copy through JSON: what is kept is exactly what is sent. */
+/**
+ * The record of a form that keeps the whole answer (its `recordOf`): the
+ * answer's JSON copy, an answer of another form told first (`other`).
+ */
+export function copyAnswer(
+  answer: unknown,
+  other: (answer: unknown) => void,
+): unknown {
+  other(answer);
+  // Frozen as it is copied: its items join the history, which is frozen.
+  return frozenJsonClone(answer);
+}
+
+/**
+ * A deep copy as JSON has it (`JSON.parse(JSON.stringify(value))`, its
+ * text not written): what is kept is exactly what is sent.
+ */
 export function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value));
+  return jsonClone(value);
 }
 
 /** `CONVERSATION_BUSY` for `what` called while a body is being built. */

@@ -13,9 +13,7 @@ import {
   assembleStep,
   busy,
   checkPrompt,
-  copy,
   deepFreeze,
-  isoOf,
   nothingPending,
   readAnswer,
   readAwaiting,
@@ -58,7 +56,6 @@ import {
   RECORDING_VERSION,
   type RecordingFork,
   type RecordingHeader,
-  type RecordingStep,
 } from "./recording.ts";
 import {
   type ConversationForm,
@@ -69,7 +66,9 @@ import {
   type ShellForm,
 } from "./form.ts";
 import { buildRequest, settleRequest } from "./build.ts";
+import { keepJson } from "../shared/same_json.ts";
 import { RecordingText } from "./recording_text.ts";
+import type { KeptStep } from "./kept_steps.ts";
 import { Compactor } from "./compactor.ts";
 import type { Compaction, CompactOptions } from "./compaction_types.ts";
 import type {
@@ -271,20 +270,19 @@ export class ConversationShell<
     const sent = built.request;
     const observed = this.#observer.observe(answer, built.explanation);
     const time = this.#clock();
-    const head = JSON.stringify(built.request.head);
+    const kept = sent.kept ?? keepJson(sent.head);
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
         response,
-        // A copy: the line is written when asked for, and the SDK's
-        // object stays the caller's to change.
-        usage: copy(read.usage ?? null),
+        usage: read.usage,
         observed,
-        time: isoOf(time),
-      }, head),
+        time,
+        form: this.#form,
+      }, kept.json),
     };
     this.#committed = this.#compactor.committed(
-      committedAfter(before, built, read, { steps: step.step, head }),
+      committedAfter(before, built, read, { steps: step.step, kept }),
       read,
       { head: sent.formHead, awaiting: built.awaiting, ...observed },
     );
@@ -292,7 +290,7 @@ export class ConversationShell<
     this.#person = this.#person.slice(built.personCount);
     this.#results = givenResults(this.#form, read.calls, {
       allowed: built.allowed,
-      head,
+      head: kept.json,
       pair: built.pair,
     });
     this.#write(step, observed, {
@@ -309,14 +307,15 @@ export class ConversationShell<
     const form = this.#form;
     return readAnswer(answer, {
       readAnswer: (value, other) => form.readAnswer(value, other),
-      recordOf: form.recordOf === copy ? copy : (value) => form.recordOf(value),
+      recordOf: (value) => form.recordOf(value, this.#other),
+      readsRecord: form.readsRecord === true,
       other: this.#other,
     });
   }
 
   /** A committed step's line written and observed. */
   #write(
-    step: RecordingStep,
+    step: KeptStep,
     observed: Observed,
     request: {
       body: unknown;
@@ -329,7 +328,9 @@ export class ConversationShell<
     // lines of the steps it has not yet written from the kept steps.
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
-      for (const line of this.#text.linesOf(step, () => this.#headerRecord())) {
+      const record = this.#observer.kept.lineOf(step);
+      const header = () => this.#headerRecord();
+      for (const line of this.#text.linesOf(record, header)) {
         callObserver("onRecord", () => onRecord(line), this.#observer.onError);
       }
     }
@@ -380,7 +381,7 @@ export class ConversationShell<
   }
 
   save(): string {
-    return this.#text.save(this.#observer.steps, () => this.#headerRecord());
+    return this.#text.save(this.#observer.kept, () => this.#headerRecord());
   }
 
   fork(

@@ -315,8 +315,19 @@ export interface ConversationForm<M = unknown, Body = unknown>
   recognizes(answer: Record<string, unknown>): boolean;
   /** An answer read; a `SystemPromptError` for anything else. */
   readAnswer(answer: unknown, other: OtherFormCheck): FormAnswer<M>;
-  /** What a recording keeps of an answer (plain JSON `readAnswer` reads back). */
-  recordOf(answer: unknown): unknown;
+  /**
+   * What a recording keeps of an answer (plain JSON `readAnswer` reads
+   * back); with `readsRecord`, an answer of another form is told (`other`)
+   * where `readAnswer` would tell it.
+   */
+  recordOf(answer: unknown, other: OtherFormCheck): unknown;
+  /**
+   * `recordOf` returns a copy the conversation owns (plain JSON), and
+   * `readAnswer` reads that copy: the history's items and the usage are
+   * its objects, kept once. Absent: `readAnswer` reads the answer as given
+   * and `recordOf` keeps a record of its own.
+   */
+  readonly readsRecord?: true;
   /**
    * The JSON of each tool `item` declares to the model (an item that adds
    * tools mid-conversation); absent, items declare none.

@@ -26,6 +26,8 @@ import { growingRequests, provenanceOf, reportedOf } from "./report.ts";
 import { deferredReport } from "./deferred_report.ts";
 import { withTransformations } from "./transformations.ts";
 import { withInlineChanges } from "./inline_report.ts";
+import { type KeptStep, KeptSteps, readsAgain } from "./kept_steps.ts";
+import { copyAnswer } from "./checks.ts";
 import type { ConversationForm } from "./form.ts";
 import type { RuleTable } from "../cache/simulator/rules.ts";
 import type {
@@ -81,7 +83,7 @@ export function reportToConsole(
  */
 export class Observer {
   readonly #form: ConversationForm;
-  readonly #steps: RecordingStep[] = [];
+  readonly #kept: KeptSteps;
   readonly onRequest: ((request: ConversationRequest) => void) | undefined;
   readonly onError: ObserverErrorReporter;
   /** The last answer's id, or `null` before the first. */
@@ -98,18 +100,19 @@ export class Observer {
     },
   ) {
     this.#form = form;
+    this.#kept = new KeptSteps((response) => reportedUsage(response, form));
     this.onRequest = observers.onRequest;
     this.onError = observers.onError ?? reportToConsole;
   }
 
   /** The committed steps, in order (resumed ones first). */
-  get steps(): readonly RecordingStep[] {
-    return this.#steps;
+  get kept(): KeptSteps {
+    return this.#kept;
   }
 
   /** Takes over a resumed recording's steps. */
   resume(steps: readonly RecordingStep[]): void {
-    for (const step of steps) this.#steps.push(step);
+    this.#kept.resume(steps);
     const last = steps.at(-1);
     if (last !== undefined) {
       this.previousId = reportedOf(last, this.#form).responseId ?? null;
@@ -128,16 +131,20 @@ export class Observer {
     answer: unknown,
     explanation: PromptExplanation | undefined,
   ): Observed {
-    return observe(answer, this.#form, {
+    const observed = observe(answer, this.#form, {
       current: explanation,
       previous: this.#explanation,
       provenanceKey: this.#provenanceKey,
     });
+    const copied = this.#form.recordOf === copyAnswer;
+    return readsAgain(answer, observed.reported, copied)
+      ? { ...observed, readAgain: true }
+      : observed;
   }
 
   /** Keeps a committed step and gives `onRequest` its request. */
   committed(
-    step: RecordingStep,
+    step: KeptStep,
     observed: Observed,
     request: {
       session: string;
@@ -148,7 +155,7 @@ export class Observer {
       time: number;
     },
   ): void {
-    this.#steps.push(step);
+    this.#kept.push(step);
     this.previousId = observed.reported.responseId ?? null;
     this.#explanation = request.explanation;
     this.#provenanceKey = observed.provenanceKey ?? this.#provenanceKey;
@@ -190,7 +197,7 @@ export class Observer {
     options: ConversationReportOptions,
     rules: RuleTable,
   ): PromptCacheReport {
-    return conversationReport(header, this.#steps, {
+    return conversationReport(header, this.#kept.all(), {
       form: this.#form,
       read,
       rules,
@@ -206,6 +213,11 @@ export interface Observed {
   /** The provenance's JSON (to compare the next step's with). */
   readonly provenanceKey?: string;
   readonly contributor?: CacheContributor;
+  /**
+   * The step leaves `reported` out: its line reads it again from the
+   * answer's JSON copy (`readsAgain`).
+   */
+  readonly readAgain?: true;
 }
 
 /**
@@ -222,15 +234,7 @@ export function observe(
     readonly provenanceKey: string | undefined;
   },
 ): Observed {
-  let reported: ReportedUsage;
-  try {
-    reported = form.readUsage(answer);
-  } catch {
-    reported = {
-      source: form.id,
-      diagnosis: { status: "unknown", raw: rawOf(answer) },
-    } as ReportedUsage;
-  }
+  const reported = reportedUsage(answer, form);
   const { current, previous } = explanations;
   if (current === undefined) return { reported };
   let provenance: RecordingProvenance | undefined;
@@ -253,6 +257,24 @@ export function observe(
     ...(key === undefined ? {} : { provenanceKey: key }),
     ...(contributor === undefined ? {} : { contributor }),
   };
+}
+
+/**
+ * The answer's usage and diagnosis as the form reads them; a payload of
+ * the wrong shape is `unknown` with its raw value (never throws).
+ */
+export function reportedUsage(
+  answer: unknown,
+  form: Pick<ConversationForm, "id" | "readUsage">,
+): ReportedUsage {
+  try {
+    return form.readUsage(answer);
+  } catch {
+    return {
+      source: form.id,
+      diagnosis: { status: "unknown", raw: rawOf(answer) },
+    } as ReportedUsage;
+  }
 }
 
 /**

@@ -49,14 +49,20 @@ export class RecordingText {
     this.#started = true;
   }
 
-  /** The whole recording of `steps` (every step kept, in order). */
+  /**
+   * The whole recording of `steps` (every step kept, in order, as its
+   * line holds it: `at`).
+   */
   save(
-    steps: readonly RecordingStep[],
+    steps: {
+      readonly length: number;
+      at(index: number): RecordingStep;
+    },
     header: () => RecordingHeader,
   ): string {
     let text = this.#saved ?? recordingLine(header());
     for (let index = this.#savedSteps; index < steps.length; index++) {
-      text += recordingLine(steps[index]);
+      text += recordingLine(steps.at(index));
     }
     this.#saved = text;
     this.#savedSteps = steps.length;

@@ -99,12 +99,12 @@ export function toolStep(
     assembly,
     { redefine: builder.redefine, declared: committed.declared },
   );
-  const listed = {
-    ...assembly,
+  // A rest, not `delete`: an object a key was deleted from is read slowly.
+  const { activeTools: _, toolStability: __, ...rest } = assembly;
+  const listed: PromptAssembly = {
+    ...rest,
     tools: inline.listed.map((tool) => tool.schema),
   };
-  delete listed.activeTools;
-  delete listed.toolStability;
   return {
     tools: { listed: inline.listed, changed: inline.listedChanged, inline },
     listed,

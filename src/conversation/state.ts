@@ -8,15 +8,18 @@
 
 import type { PromptExplanation } from "../explain/explanation.ts";
 import { declaredTools, type ListedTool } from "./tool_set.ts";
-import type { RecordingFork, RecordingStep } from "./recording.ts";
-import { deepFreeze, isoOf } from "./checks.ts";
+import type { RecordingFork } from "./recording.ts";
+import { copy, deepFreeze } from "./checks.ts";
+import { type KeptStep, keptTime } from "./kept_steps.ts";
 import type { Observed } from "./observe.ts";
 import type { Awaiting, ToolCall } from "./types.ts";
 import type { BuiltRequest } from "./build.ts";
-import type { ChangeMode } from "./form.ts";
+import type { ChangeMode, ConversationForm } from "./form.ts";
 import type { HeldSection, SectionChange, Told } from "./system_changes.ts";
 import { History } from "./history.ts";
 import type { CheckedHead } from "./append_only.ts";
+import type { BuiltHead } from "./head_memo.ts";
+import type { KeptJson } from "../shared/same_json.ts";
 
 /** The committed state: everything the next request's bytes depend on. */
 export interface Committed<M> {
@@ -44,6 +47,14 @@ export interface Committed<M> {
   readonly head: string | undefined;
   /** The head's keys its request's append-only check read (`head` theirs). */
   readonly checked?: CheckedHead;
+  /** `head` kept (its `json`), to tell the next head that writes the same. */
+  readonly kept?: KeptJson;
+  /** The last request's head as the form built it, and what from. */
+  readonly lastHead?: BuiltHead;
+  /** The last request's plan (`stepPlan`'s), and what from. */
+  readonly lastPlan?: PlanMemo;
+  /** The head `kept` is of, when it is the form's (frozen) head itself. */
+  readonly keptOf?: object;
   readonly state: Readonly<Record<string, unknown>>;
   /** With sections inline: what the model has been told of them. */
   readonly told?: Told;
@@ -65,6 +76,15 @@ export interface Committed<M> {
    * request's head is not held to the recorded one (its history is).
    */
   readonly resumed?: boolean;
+}
+
+/**
+ * A step's plan as the state keeps it: `step_changes.ts` makes it (its
+ * `StepPlan`) and alone reads it.
+ */
+export interface PlanMemo {
+  /** What the plan was made from. */
+  readonly from: unknown;
 }
 
 /** A body built and not yet recorded. */
@@ -93,6 +113,8 @@ export interface Built<M, Body> {
   readonly sectionChanges?: readonly SectionChange[];
   /** The effort after this request. */
   readonly effort?: { readonly head?: string; readonly told: string };
+  /** The step's plan (the next step's, when made from the same). */
+  readonly plan?: PlanMemo;
 }
 
 export const EMPTY_STATE: Committed<never> = {
@@ -126,25 +148,31 @@ export function startOf<M>(
 export interface AnswerRecord {
   /** What the recording keeps of the answer (the form's `recordOf`). */
   readonly response: unknown;
-  /** The usage the provider reported, as given (or `null`). */
+  /** The usage the form read of the answer (or its record). */
   readonly usage: unknown;
   readonly observed: Observed;
-  /** When the answer was recorded (ISO 8601). */
-  readonly time: string;
+  /** When the answer was recorded (the conversation's clock). */
+  readonly time: number;
+  /** How the form keeps its answers. */
+  readonly form: Pick<ConversationForm, "readsRecord" | "recordOf">;
 }
 
 /**
  * The recording's line of a built request and its answer (`head`, the
- * request's head as JSON).
+ * request's head as JSON), as the conversation keeps it (`KeptStep`).
  */
 export function stepRecord<M, Body>(
   before: Committed<M>,
   built: Built<M, Body>,
   answer: AnswerRecord,
   head: string,
-): RecordingStep {
+): KeptStep {
   const sent = built.request;
-  const { observed } = answer;
+  const { observed, form } = answer;
+  // The record's own usage, or a copy: the line is written when asked
+  // for, and the SDK's object stays the caller's to change.
+  const owned = form.readsRecord === true;
+  const usage = owned ? answer.usage ?? null : copy(answer.usage ?? null);
   return {
     step: before.steps + 1,
     at: before.history.length,
@@ -157,7 +185,8 @@ export function stepRecord<M, Body>(
     ...(built.effectiveChanged
       ? { inlineTools: [...built.effective ?? []] }
       : {}),
-    ...(JSON.stringify(sent.state) === JSON.stringify(before.state) &&
+    ...((sent.state === before.state ||
+        JSON.stringify(sent.state) === JSON.stringify(before.state)) &&
         before.steps > 0
       ? {}
       : { state: sent.state }),
@@ -175,16 +204,16 @@ export function stepRecord<M, Body>(
     ...(built.allowed === undefined ? {} : { allowedTools: built.allowed }),
     awaiting: built.awaiting,
     response: answer.response,
-    usage: answer.usage,
-    reported: observed.reported,
+    usage,
+    reported: observed.readAgain === true ? undefined : observed.reported,
     ...(observed.provenance === undefined
       ? {}
       : { provenance: observed.provenance }),
     ...(observed.contributor === undefined
       ? {}
       : { contributor: observed.contributor }),
-    sent: isoOf(built.sentAt),
-    time: answer.time,
+    sent: keptTime(built.sentAt),
+    time: keptTime(answer.time),
   };
 }
 
@@ -197,7 +226,7 @@ export function committedAfter<M, Body>(
     readonly calls: ToolCall[];
     readonly bound?: boolean;
   },
-  step: { readonly steps: number; readonly head: string },
+  { steps, kept }: { readonly steps: number; readonly kept: KeptJson },
 ): Committed<M> {
   const sent = built.request;
   return {
@@ -210,11 +239,17 @@ export function committedAfter<M, Body>(
     declared: declaredTools(before.declared, built.effective),
     declaredJson: sent.declared,
     calls: read.calls,
-    steps: step.steps,
-    head: step.head,
+    steps,
+    head: kept.json,
+    kept,
+    lastHead: sent.builtHead,
+    ...(built.plan === undefined ? {} : { lastPlan: built.plan }),
+    ...(sent.head === sent.builtHead.head.recorded
+      ? { keptOf: sent.head }
+      : {}),
     ...(sent.checked === undefined
       ? {}
-      : { checked: { head: step.head, json: sent.checked } }),
+      : { checked: { head: kept.json, json: sent.checked } }),
     state: sent.state,
     ...(built.told === undefined ? {} : { told: built.told }),
     ...(built.effort === undefined ? {} : { effort: built.effort }),

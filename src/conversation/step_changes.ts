@@ -15,6 +15,7 @@ import type { Built, Committed } from "./state.ts";
 import type { BuildInput } from "./build.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
 import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
+import { holdsSameData } from "./same_data.ts";
 import {
   heldAssembly,
   type HeldSection,
@@ -189,6 +190,18 @@ export interface StepPlan {
    * rebuilds every kind (no inline form yet) is not.
    */
   readonly checked: boolean;
+  /** What the plan was made from: the next step's is made again if other. */
+  readonly from: PlanInputs;
+}
+
+/** What a step's plan is made from (its effort aside). */
+interface PlanInputs {
+  readonly assembly: PromptAssembly;
+  readonly committed: Pick<
+    Committed<unknown>,
+    "listed" | "effective" | "declared" | "told" | "bound" | "compacted"
+  >;
+  readonly first: boolean;
 }
 
 /** The step's tools, sections, effort and reminder (SPEC 10.1). */
@@ -202,6 +215,29 @@ export function stepPlan(
   given: string | undefined,
 ): StepPlan {
   const { changes } = builder;
+  const from: PlanInputs = {
+    assembly,
+    committed: {
+      listed: committed.listed,
+      effective: committed.effective,
+      declared: committed.declared,
+      told: committed.told,
+      bound: committed.bound,
+      compacted: committed.compacted,
+    },
+    first: committed.steps === 0,
+  };
+  const effort = nextEffort(
+    committed,
+    given,
+    toolMode(changes.output, committed.bound),
+  );
+  // Only stepPlan makes the plans a state keeps.
+  const last = committed.lastPlan as StepPlan | undefined;
+  // The same assembly and committed tools and sections: the same plan.
+  if (last !== undefined && holdsSameData(from, last.from)) {
+    return { ...last, effort, from };
+  }
   const mode = toolMode(changes.tools, committed.bound);
   const step = toolStep(committed, assembly, {
     toolChanges: mode,
@@ -217,15 +253,12 @@ export function stepPlan(
     mode,
     step,
     sections: stepSections(step.listed, changes.sections, committed),
-    effort: nextEffort(
-      committed,
-      given,
-      toolMode(changes.output, committed.bound),
-    ),
+    effort,
     runtimeText,
     reminderText,
     checked: changes.sections === "inline" || changes.tools !== "rebuild" ||
       changes.output !== "rebuild",
+    from,
   };
 }
 
@@ -240,10 +273,22 @@ export function buildFields<M>(
   newUserMessage: boolean,
 ): Pick<
   BuildInput<M>,
-  "sectionChanges" | "effort" | "effortChange" | "reminder" | "previous"
+  | "sectionChanges"
+  | "effort"
+  | "effortChange"
+  | "reminder"
+  | "previous"
+  | "kept"
+  | "keptOf"
+  | "lastHead"
 > {
   const { sections, effort } = plan;
+  const { kept, keptOf, lastHead } = committed;
   return {
+    ...(kept !== undefined && kept.json === committed.head
+      ? { kept, ...(keptOf === undefined ? {} : { keptOf }) }
+      : {}),
+    ...(lastHead === undefined ? {} : { lastHead }),
     sectionChanges: sections.changes,
     ...(effort?.head === undefined ? {} : { effort: effort.head }),
     ...(effort?.change === undefined ? {} : { effortChange: effort.change }),
@@ -276,10 +321,11 @@ export function builtFields(
   plan: StepPlan,
 ): Pick<
   Built<unknown, unknown>,
-  "told" | "effort" | "headSections" | "sectionChanges"
+  "told" | "effort" | "headSections" | "sectionChanges" | "plan"
 > {
   const { sections, effort } = plan;
   return {
+    plan,
     ...(sections.told === undefined ? {} : { told: sections.told }),
     ...(effort === undefined ? {} : {
       effort: {

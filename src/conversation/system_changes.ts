@@ -140,9 +140,9 @@ export function heldAssembly(
   assembly: PromptAssembly,
   head: readonly HeldSection[],
 ): PromptAssembly {
-  return {
-    ...assembly,
-    sections: head.map((section): AssembledSection => ({
+  let sections = HELD.get(head);
+  if (sections === undefined) {
+    sections = head.map((section): AssembledSection => ({
       name: section.name,
       order: section.order,
       text: literalTemplate(section.text),
@@ -150,9 +150,16 @@ export function heldAssembly(
       ...(section.stability === undefined
         ? {}
         : { stability: section.stability }),
-    })),
-  };
+    }));
+    HELD.set(head, Object.freeze(sections));
+  }
+  // The same held sections, step after step: the head's input sees them
+  // as the same (`head_memo.ts`).
+  return { ...assembly, sections: sections as AssembledSection[] };
 }
+
+/** The held sections as an assembly's, per head (the head never changes). */
+const HELD = new WeakMap<readonly HeldSection[], readonly AssembledSection[]>();
 
 /**
  * A template rendering to `text` itself: every `{{` made literal (a run of

@@ -144,14 +144,14 @@ export function listedAssembly(
     if (stability !== undefined) toolStability[schema.name] = stability;
   }
   const active = activeToolNames(step, assembly.activeTools);
-  const listed: PromptAssembly = {
-    ...assembly,
+  // A rest, not `delete`: an object a key was deleted from is read slowly.
+  const { activeTools: _, ...rest } = assembly;
+  return {
+    ...rest,
     tools: step.listed.map((tool) => tool.schema),
     toolStability,
+    ...(active === undefined ? {} : { activeTools: active }),
   };
-  if (active === undefined) delete listed.activeTools;
-  else listed.activeTools = active;
-  return listed;
 }
 
 /** The refusal a call of an inactive tool gets (SPEC 8.5). */

@@ -209,10 +209,10 @@ if (only !== undefined) {
         "steps): whole = all it reaches through its data; strings = of " +
         "them, string bytes; recording = the recording's text alone; kept = " +
         "the steps kept for report() alone (beyond the messages they share " +
-        "with the history); of these, answers = the answers' copies, " +
-        "reported = the usage read, usage = the answers' usage objects " +
-        "(kept twice: the copy's and the SDK's own), marks, times = the " +
-        "two ISO times; recording + kept = both:",
+        "with the history); of these, answers = the answers' records, " +
+        "reported = the usage read (left out where the line reads it " +
+        "again), usage = the answers' usage objects (the record's own), " +
+        "marks, times = the two times; recording + kept = both:",
     );
     console.log(breakdowns.join("\n"));
   }

@@ -14,7 +14,7 @@ import type {
   FormBuilder,
 } from "../../../src/conversation/form.ts";
 import type { ToolCall } from "../../../src/conversation/types.ts";
-import { copy } from "../../../src/conversation/checks.ts";
+import { copyAnswer } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
 import { answerText, isObject, readChanges } from "../../_kit/form_options.ts";
@@ -92,7 +92,8 @@ export const CHAT_FORM: ConversationForm<ChatMessage, ChatBody> = {
   recognizes: (answer) =>
     Array.isArray(answer.choices) || answer.object === "chat.completion",
   readAnswer,
-  recordOf: copy,
+  recordOf: copyAnswer,
+  readsRecord: true,
   systemTexts: openAISystemTexts,
   layout: () =>
     new ItemsLayout({

@@ -15,7 +15,7 @@ import type {
   FormBuilder,
 } from "../../../src/conversation/form.ts";
 import type { ToolCall } from "../../../src/conversation/types.ts";
-import { copy } from "../../../src/conversation/checks.ts";
+import { copyAnswer } from "../../../src/conversation/checks.ts";
 import type { MarkSites } from "../../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../../src/conversation/report_layout.ts";
 import { isObject, readChanges } from "../../_kit/form_options.ts";
@@ -108,7 +108,8 @@ export const RESPONSES_FORM: ConversationForm<
   recognizes: (answer) =>
     answer.object === "response" || Array.isArray(answer.output),
   readAnswer,
-  recordOf: copy,
+  recordOf: copyAnswer,
+  readsRecord: true,
   deferredTools: "native",
   systemTexts: openAISystemTexts,
   layout: () =>
