@@ -4,7 +4,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
-import { SystemPrompt, type ToolSchema } from "../../../mod.ts";
+import { SystemPrompt } from "../../../mod.ts";
 import {
   type AnthropicConversation,
   anthropicConversation,
@@ -12,21 +12,20 @@ import {
   type MessagesInputBlock,
   resumeAnthropicConversation,
 } from "../../../adapters/anthropic/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import {
+  deferredRegistry,
+  READ_FILE,
+  SEARCH_RULES,
+} from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 import {
   anthropicToolSearchServer,
   type AnthropicTurn,
 } from "./anthropic_tool_search.ts";
 import { savingOfBodies } from "./deferred_saving.ts";
 import { serveRules } from "./rule_server.ts";
-
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 
 /** Each of the 8 found tools searched and called in turn, then text. */
 function script(_: unknown, n: number): AnthropicTurn {
@@ -58,26 +57,12 @@ describe(
     const sources: McpToolSource[] = [];
 
     before(async () => {
-      const connected = await connectServers();
-      close = connected.close;
-      prompt = new SystemPrompt({
-        includeHarnessIdentity: false,
-        persona: "You run operations for a software company.",
+      const registry = await deferredRegistry({
+        section: SEARCH_RULES,
+        stable: true,
       });
-      prompt.section({
-        name: "rules",
-        order: 10,
-        text: "Search for a tool before you say you cannot do something.",
-      });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$, {
-          stability: "stable",
-        });
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      ({ prompt, close } = registry);
+      sources.push(...registry.sources);
     });
 
     after(async () => {
@@ -320,7 +305,7 @@ describe(
     it("with gates, a found tool that is active is called; one gated off is refused", async () => {
       const gated = new SystemPrompt({ includeHarnessIdentity: false });
       gated.section({ name: "rules", order: 10, text: "Be brief." });
-      gated.tools(() => ({ schemas: [readFile] }));
+      gated.tools(() => ({ schemas: [READ_FILE] }));
       const crm = sources.find((one) => one.owns("crm_get_contact"))!;
       gated.fork({ label: "crm" }).tools(crm.tools$, { defer: true });
       gated.toolGate(() => ["read_file", "crm_get_contact"]);

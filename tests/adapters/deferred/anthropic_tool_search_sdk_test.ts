@@ -7,15 +7,16 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  type PromptAssembly,
-  SystemPrompt,
-  type ToolSchema,
-} from "../../../mod.ts";
+import type { PromptAssembly, SystemPrompt, ToolSchema } from "../../../mod.ts";
 import { toMessages } from "../../../adapters/anthropic/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import {
+  deferredRegistry,
+  READ_FILE,
+  SEARCH_RULES,
+} from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 import {
   anthropicToolSearchServer,
   type AnthropicTurn,
@@ -98,14 +99,9 @@ const crmFind: ToolSchema = {
   description: "Find a contact in the CRM by name.",
   parameters: { type: "object", properties: { name: { type: "string" } } },
 };
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 const small: PromptAssembly = {
   sections: [{ name: "rules", order: 10, text: "Be brief." }],
-  tools: [readFile],
+  tools: [READ_FILE],
   variables: {},
   deferredTools: [crmFind],
 };
@@ -353,26 +349,12 @@ describe(
     const sources: McpToolSource[] = [];
 
     before(async () => {
-      const connected = await connectServers();
-      close = connected.close;
-      prompt = new SystemPrompt({
-        includeHarnessIdentity: false,
-        persona: "You run operations for a software company.",
+      const registry = await deferredRegistry({
+        section: SEARCH_RULES,
+        stable: true,
       });
-      prompt.section({
-        name: "rules",
-        order: 10,
-        text: "Search for a tool before you say you cannot do something.",
-      });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$, {
-          stability: "stable",
-        });
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      ({ prompt, close } = registry);
+      sources.push(...registry.sources);
     });
 
     after(async () => {

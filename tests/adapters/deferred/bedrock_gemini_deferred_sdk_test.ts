@@ -19,7 +19,6 @@ import {
   searchTools,
   SystemPrompt,
   type ToolCall,
-  type ToolSchema,
   toolSearchIndex,
 } from "../../../mod.ts";
 import {
@@ -31,7 +30,7 @@ import {
   resumeGeminiConversation,
 } from "../../../adapters/gemini/mod.ts";
 import type { PromptCacheReport } from "../../../adapters/cache/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import {
   bedrockServer,
   type CacheServer,
@@ -40,7 +39,8 @@ import {
 } from "../loopback_caches.ts";
 import { type RecordedRequest, serveLoopback } from "../loopback.ts";
 import { AWS_SDK_PERMISSIONS, SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import { deferredRegistry, READ_FILE } from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 
 const MINIMUM = 256;
 const countTokens = (text: string) => Math.ceil(text.length / 4);
@@ -128,12 +128,6 @@ function bedrockClient(endpoint: string): BedrockRuntimeClient {
     requestHandler: new NodeHttpHandler(),
   });
 }
-
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 
 /** One step's model call through the SDK, as the conversation's body. */
 type Send = (body: unknown) => Promise<unknown>;
@@ -266,24 +260,15 @@ for (const vendor of [BEDROCK, GEMINI]) {
       const sources: McpToolSource[] = [];
 
       before(async () => {
-        const connected = await connectServers();
-        close = connected.close;
-        prompt = new SystemPrompt({
-          includeHarnessIdentity: false,
-          persona: "You run operations for a software company.",
+        const registry = await deferredRegistry({
+          section: {
+            name: "house-rules",
+            order: 10,
+            text: "Follow the house rules, every one of them. ".repeat(30),
+          },
         });
-        prompt.section({
-          name: "house-rules",
-          order: 10,
-          text: "Follow the house rules, every one of them. ".repeat(30),
-        });
-        prompt.tools(() => ({ schemas: [readFile] }));
-        for (const { plan, client } of connected.servers) {
-          const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-          prompt.fork({ label: plan.name }).tools(source.tools$);
-          sources.push(source);
-        }
-        for (const source of sources) await source.ready;
+        ({ prompt, close } = registry);
+        sources.push(...registry.sources);
       });
 
       after(async () => {
@@ -443,7 +428,7 @@ for (const vendor of [BEDROCK, GEMINI]) {
           order: 10,
           text: "Follow the house rules, every one of them. ".repeat(30),
         });
-        gated.tools(() => ({ schemas: [readFile] }));
+        gated.tools(() => ({ schemas: [READ_FILE] }));
         const crm = sources.find((one) => one.owns("crm_get_contact"))!;
         gated.fork({ label: "crm" }).tools(crm.tools$);
         gated.toolGate(() => ["read_file", "crm_get_contact"]);

@@ -7,12 +7,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import {
-  searchTools,
-  SystemPrompt,
-  type ToolSchema,
-  toolSearchIndex,
-} from "../../../mod.ts";
+import { searchTools, SystemPrompt, toolSearchIndex } from "../../../mod.ts";
 import {
   type ChatConversation,
   chatConversation,
@@ -21,10 +16,11 @@ import {
 import { aiSdkConversation } from "../../../adapters/ai_sdk/mod.ts";
 import { generateText } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { anthropicToolSearchServer } from "./anthropic_tool_search.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import { deferredRegistry, READ_FILE } from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 import { type Received, type Reply, serveRules } from "./rule_server.ts";
 
 type Answer = Parameters<ChatConversation["record"]>[0];
@@ -84,12 +80,6 @@ function chatServer(
   };
 }
 
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
-
 /** Even answers search for a found tool, odd ones call it, then text. */
 function script(n: number): ChatTurn {
   const at = Math.floor(n / 2);
@@ -124,19 +114,9 @@ describe(
     const sources: McpToolSource[] = [];
 
     before(async () => {
-      const connected = await connectServers();
-      close = connected.close;
-      prompt = new SystemPrompt({
-        includeHarnessIdentity: false,
-        persona: "You run operations for a software company.",
-      });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$);
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      const registry = await deferredRegistry();
+      ({ prompt, close } = registry);
+      sources.push(...registry.sources);
     });
 
     after(async () => {
@@ -259,7 +239,7 @@ describe(
 
     it("with gates, call_tool of a gated-off tool is refused by the conversation", async () => {
       const gated = new SystemPrompt({ includeHarnessIdentity: false });
-      gated.tools(() => ({ schemas: [readFile] }));
+      gated.tools(() => ({ schemas: [READ_FILE] }));
       const crm = sources.find((one) => one.owns("crm_get_contact"))!;
       gated.fork({ label: "crm" }).tools(crm.tools$);
       gated.toolGate(() => ["read_file", "crm_get_contact"]);
@@ -312,17 +292,11 @@ describe(
   },
   () => {
     it("finds and calls 2 tools; the tool set never changes; the results answer call_tool", async () => {
-      const connected = await connectServers();
-      const prompt = new SystemPrompt({ includeHarnessIdentity: false });
-      prompt.section({ name: "rules", order: 10, text: "Search for tools." });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      const sources: McpToolSource[] = [];
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$);
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      const connected = await deferredRegistry({
+        persona: null,
+        section: { name: "rules", order: 10, text: "Search for tools." },
+      });
+      const { prompt, sources } = connected;
       const server = anthropicToolSearchServer((_, n) => {
         const at = Math.floor(n / 2);
         if (at >= 2) return { text: "Done." };

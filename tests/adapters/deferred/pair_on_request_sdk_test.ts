@@ -11,9 +11,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import {
   searchTools,
-  SystemPrompt,
+  type SystemPrompt,
   type ToolCall,
-  type ToolSchema,
   toolSearchIndex,
 } from "../../../mod.ts";
 import {
@@ -26,9 +25,10 @@ import {
   responsesConversation,
   resumeResponsesConversation,
 } from "../../../adapters/openai/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import { deferredRegistry, SEARCH_RULES } from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 import {
   anthropicToolSearchServer,
   type AnthropicTurn,
@@ -40,12 +40,6 @@ import {
 import { type Received, type Reply, serveRules } from "./rule_server.ts";
 
 type ResponsesAnswer = Parameters<ResponsesConversation["record"]>[0];
-
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 
 /** Even answers search for a found tool, odd ones call it, then text. */
 function pairScript(n: number): { name: string; input: unknown } | undefined {
@@ -164,24 +158,9 @@ for (const vendor of [ANTHROPIC, RESPONSES]) {
     const sources: McpToolSource[] = [];
 
     before(async () => {
-      const connected = await connectServers();
-      close = connected.close;
-      prompt = new SystemPrompt({
-        includeHarnessIdentity: false,
-        persona: "You run operations for a software company.",
-      });
-      prompt.section({
-        name: "rules",
-        order: 10,
-        text: "Search for a tool before you say you cannot do something.",
-      });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$);
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      const registry = await deferredRegistry({ section: SEARCH_RULES });
+      ({ prompt, close } = registry);
+      sources.push(...registry.sources);
     });
 
     after(async () => {

@@ -4,20 +4,20 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import {
-  searchTools,
-  SystemPrompt,
-  type ToolSchema,
-  toolSearchIndex,
-} from "../../../mod.ts";
+import { searchTools, SystemPrompt, toolSearchIndex } from "../../../mod.ts";
 import {
   type ResponsesConversation,
   responsesConversation,
   resumeResponsesConversation,
 } from "../../../adapters/openai/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND, SERVERS } from "./mcp_servers.ts";
+import {
+  deferredRegistry,
+  READ_FILE,
+  SEARCH_RULES,
+} from "./deferred_registry_sdk.ts";
+import { FOUND, SERVERS } from "./mcp_servers.ts";
 import {
   responsesToolSearchServer,
   type ResponsesTurn,
@@ -26,12 +26,6 @@ import { savingOfBodies } from "./deferred_saving.ts";
 import { serveRules } from "./rule_server.ts";
 
 type Answer = Parameters<ResponsesConversation["record"]>[0];
-
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 
 /** The namespace of `name` in a body's tools. */
 function namespaceIn(body: Record<string, unknown>, name: string): string {
@@ -75,26 +69,12 @@ describe("responsesConversation with 300 deferred MCP tools, through openai", {
   const sources: McpToolSource[] = [];
 
   before(async () => {
-    const connected = await connectServers();
-    close = connected.close;
-    prompt = new SystemPrompt({
-      includeHarnessIdentity: false,
-      persona: "You run operations for a software company.",
+    const registry = await deferredRegistry({
+      section: SEARCH_RULES,
+      stable: true,
     });
-    prompt.section({
-      name: "rules",
-      order: 10,
-      text: "Search for a tool before you say you cannot do something.",
-    });
-    prompt.tools(() => ({ schemas: [readFile] }));
-    for (const { plan, client } of connected.servers) {
-      const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-      prompt.fork({ label: plan.name }).tools(source.tools$, {
-        stability: "stable",
-      });
-      sources.push(source);
-    }
-    for (const source of sources) await source.ready;
+    ({ prompt, close } = registry);
+    sources.push(...registry.sources);
   });
 
   after(async () => {
@@ -258,7 +238,7 @@ describe("responsesConversation with 300 deferred MCP tools, through openai", {
   it("with gates, tool_choice allows tool_search and the active deferred tools by namespace; a found one is called", async () => {
     const gated = new SystemPrompt({ includeHarnessIdentity: false });
     gated.section({ name: "rules", order: 10, text: "Be brief." });
-    gated.tools(() => ({ schemas: [readFile] }));
+    gated.tools(() => ({ schemas: [READ_FILE] }));
     const crm = sources.find((one) => one.owns("crm_get_contact"))!;
     gated.fork({ label: "crm" }).tools(crm.tools$, { defer: true });
     gated.toolGate(() => ["read_file", "crm_get_contact"]);

@@ -7,19 +7,16 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import {
-  type PromptAssembly,
-  SystemPrompt,
-  type ToolSchema,
-} from "../../../mod.ts";
+import type { PromptAssembly, SystemPrompt, ToolSchema } from "../../../mod.ts";
 import { toResponses } from "../../../adapters/openai/mod.ts";
-import { mcpTools, type McpToolSource } from "../../../adapters/mcp/mod.ts";
+import type { McpToolSource } from "../../../adapters/mcp/mod.ts";
 import {
   searchTools,
   toolSearchIndex,
 } from "../../../src/shared/tool_search.ts";
 import { SDK_PERMISSIONS } from "../sdk_permissions.ts";
-import { connectServers, FOUND } from "./mcp_servers.ts";
+import { deferredRegistry, READ_FILE } from "./deferred_registry_sdk.ts";
+import { FOUND } from "./mcp_servers.ts";
 import {
   responsesToolSearchServer,
   type ResponsesTurn,
@@ -106,14 +103,9 @@ const crmFind: ToolSchema = {
   description: "Find a contact in the CRM by name.",
   parameters: { type: "object", properties: { name: { type: "string" } } },
 };
-const readFile: ToolSchema = {
-  name: "read_file",
-  description: "Read a file.",
-  parameters: { type: "object", properties: { path: { type: "string" } } },
-};
 const small: PromptAssembly = {
   sections: [{ name: "rules", order: 10, text: "Be brief." }],
-  tools: [readFile],
+  tools: [READ_FILE],
   variables: {},
   deferredTools: [crmFind],
   deferredSources: { crm_find: "registry/crm" },
@@ -371,7 +363,7 @@ describe("OpenAI's deferred-tool rules, through openai's responses.create", {
             type: "namespace",
             name: "crm",
             description: "x",
-            tools: [deferredFunction(readFile)],
+            tools: [deferredFunction(READ_FILE)],
           }],
         },
       ],
@@ -394,21 +386,9 @@ describe(
     const sources: McpToolSource[] = [];
 
     before(async () => {
-      const connected = await connectServers();
-      close = connected.close;
-      prompt = new SystemPrompt({
-        includeHarnessIdentity: false,
-        persona: "You run operations for a software company.",
-      });
-      prompt.tools(() => ({ schemas: [readFile] }));
-      for (const { plan, client } of connected.servers) {
-        const source = mcpTools(client, { prefix: plan.prefix, defer: true });
-        prompt.fork({ label: plan.name }).tools(source.tools$, {
-          stability: "stable",
-        });
-        sources.push(source);
-      }
-      for (const source of sources) await source.ready;
+      const registry = await deferredRegistry({ stable: true });
+      ({ prompt, close } = registry);
+      sources.push(...registry.sources);
     });
 
     after(async () => {
