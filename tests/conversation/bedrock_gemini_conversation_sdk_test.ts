@@ -15,7 +15,6 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { GoogleGenAI } from "@google/genai";
-import { SystemPrompt } from "../../mod.ts";
 import {
   converseConversation,
   resumeConverseConversation,
@@ -26,6 +25,7 @@ import {
   geminiServer,
   withCacheServer,
 } from "../adapters/loopback_caches.ts";
+import { reviewRegistry } from "./helpers.ts";
 import {
   AWS_SDK_PERMISSIONS,
   SDK_PERMISSIONS,
@@ -34,31 +34,11 @@ import {
 const MINIMUM = 256;
 const countTokens = (text: string) => Math.ceil(text.length / 4);
 
-/** A registry with a long stable prefix, two tools and a runtime context. */
-function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You review pull requests." });
-  prompt.section({
-    name: "house-rules",
-    order: 10,
-    text: "Follow the house rules, every one of them. ".repeat(40),
-    cacheBreakpoint: true,
-  });
-  prompt.tools(() => ({
-    schemas: ["read_file", "write_file"].map((name) => ({
-      name,
-      description: `The ${name} tool.`,
-      parameters: { properties: { path: { type: "string" } } },
-    })),
-  }));
-  prompt.runtimeContext({ name: "date", order: 0, text: "It is Monday." });
-  return prompt;
-}
-
 describe("converseConversation through BedrockRuntimeClient", {
   skip: AWS_SDK_PERMISSIONS,
 }, () => {
   it("writes the prefix once, reads it every step, and reports what Bedrock said", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withCacheServer(() => bedrockServer(MINIMUM), async (url, server) => {
       const client = new BedrockRuntimeClient({
         region: "us-east-1",
@@ -109,7 +89,7 @@ describe("converseConversation through ConverseStreamCommand", {
   skip: AWS_SDK_PERMISSIONS,
 }, () => {
   it("records the stream's events as the response they make", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withCacheServer(() => bedrockServer(MINIMUM), async (url, server) => {
       const client = new BedrockRuntimeClient({
         region: "us-east-1",
@@ -158,7 +138,7 @@ describe("geminiConversation through @google/genai", {
   skip: SDK_PERMISSIONS,
 }, () => {
   it("reads the prefix implicitly on the next steps", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {
       const ai = new GoogleGenAI({
         apiKey: "loopback",
@@ -184,7 +164,7 @@ describe("geminiConversation through @google/genai", {
   });
 
   it("records generateContentStream's chunks as the response they make", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {
       const ai = new GoogleGenAI({
         apiKey: "loopback",
@@ -228,7 +208,7 @@ describe("geminiConversation through @google/genai", {
   });
 
   it("creates the explicit entry through ai.caches, names it, deletes it on dispose", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withCacheServer(() => geminiServer(MINIMUM), async (url, server) => {
       const ai = new GoogleGenAI({
         apiKey: "loopback",

@@ -19,7 +19,7 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { type GenerateContentResponse, GoogleGenAI } from "@google/genai";
-import { SystemPrompt, SystemPromptError } from "../../mod.ts";
+import { SystemPromptError } from "../../mod.ts";
 import {
   converseConversation,
   resumeConverseConversation,
@@ -34,6 +34,7 @@ import {
   geminiServer,
   withCacheServer,
 } from "../adapters/loopback_caches.ts";
+import { reviewRegistry } from "./helpers.ts";
 import {
   AWS_SDK_PERMISSIONS,
   SDK_PERMISSIONS,
@@ -48,26 +49,6 @@ const NOTE = "a line of the diff under review; ".repeat(8);
 const INSTRUCTION = /^Summarize the conversation so far/;
 const tokensOf = (unit: string) => Math.ceil(unit.length / 4);
 const countTokens = tokensOf;
-
-/** A long stable system section, two tools, a runtime context. */
-function registry(): SystemPrompt {
-  const prompt = new SystemPrompt({ persona: "You review pull requests." });
-  prompt.section({
-    name: "house-rules",
-    order: 10,
-    text: "Follow the house rules, every one of them. ".repeat(40),
-    cacheBreakpoint: true,
-  });
-  prompt.tools(() => ({
-    schemas: ["read_file", "write_file"].map((name) => ({
-      name,
-      description: `The ${name} tool.`,
-      parameters: { properties: { path: { type: "string" } } },
-    })),
-  }));
-  prompt.runtimeContext({ name: "date", order: 0, text: "It is Monday." });
-  return prompt;
-}
 
 /** What a session needs of a conversation, whatever its form. */
 interface Conv {
@@ -280,7 +261,7 @@ describe("compaction on converseConversation (issue 47)", {
   };
 
   it("a 300-step session crosses compactAt twice, each summary read from the cache", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withBedrock(async (send, server, usages) => {
       const conv = converseConversation(prompt, options);
       await session([conv as unknown as Conv], send);
@@ -291,7 +272,7 @@ describe("compaction on converseConversation (issue 47)", {
   });
 
   it("resumed between the two compactions, it sends the same bytes", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withBedrock(async (send, server, usages) => {
       const conv = converseConversation(prompt, options);
       let resumed = false;
@@ -309,7 +290,7 @@ describe("compaction on converseConversation (issue 47)", {
   });
 
   it("a summary without text is refused, nothing committed", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withBedrock(async (send) => {
       const conv = converseConversation(prompt, {
         modelId: "anthropic.claude-sonnet-4-5",
@@ -344,7 +325,7 @@ describe("compaction on converseConversation (issue 47)", {
   });
 
   it("in the background: swapped at the turn's end, reasoning stripped from what it carries", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withBedrock(async (send, server) => {
       const model = { modelId: "anthropic.claude-sonnet-4-5" };
       const conv = converseConversation(prompt, model);
@@ -498,7 +479,7 @@ describe("compaction on geminiConversation (issue 47)", {
   };
 
   it("a 300-step session crosses compactAt twice, each summary read from the cache", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withGemini(async (send, server, usages) => {
       const conv = geminiConversation(prompt, options);
       await session([conv as unknown as Conv], send);
@@ -509,7 +490,7 @@ describe("compaction on geminiConversation (issue 47)", {
   });
 
   it("resumed between the two compactions, it sends the same bytes", async () => {
-    const prompt = registry();
+    const prompt = reviewRegistry();
     await withGemini(async (send, server, usages) => {
       const conv = geminiConversation(prompt, options);
       let resumed = false;

@@ -17,6 +17,29 @@ export function schema(
   return { name, description, parameters: SCHEMA };
 }
 
+/**
+ * A pull-request reviewer's registry (the Bedrock and Gemini sessions): a
+ * long stable prefix ending at a breakpoint, two tools, a runtime context.
+ */
+export function reviewRegistry(): SystemPrompt {
+  const prompt = new SystemPrompt({ persona: "You review pull requests." });
+  prompt.section({
+    name: "house-rules",
+    order: 10,
+    text: "Follow the house rules, every one of them. ".repeat(40),
+    cacheBreakpoint: true,
+  });
+  prompt.tools(() => ({
+    schemas: ["read_file", "write_file"].map((name) => ({
+      name,
+      description: `The ${name} tool.`,
+      parameters: { properties: { path: { type: "string" } } },
+    })),
+  }));
+  prompt.runtimeContext({ name: "date", order: 0, text: "It is Monday." });
+  return prompt;
+}
+
 /** A registry whose gate, runtime context and tools the test drives. */
 export interface Agent {
   readonly prompt: SystemPrompt;
