@@ -172,8 +172,11 @@ export function buildRequest<M, Body>(
     marked.marks.length,
     builder.prefixLimit,
   );
+  // The head never holds the runtime context (the tail tells it): a change
+  // of it alone builds no head again.
+  const { runtimeContext: _, ...headAssembly } = input.assembly;
   const headInput: HeadInput = {
-    assembly: input.assembly,
+    assembly: headAssembly,
     awaiting: input.awaiting,
     session: input.session,
     state: input.state,

@@ -196,12 +196,17 @@ export interface StepPlan {
 
 /** What a step's plan is made from (its effort aside). */
 interface PlanInputs {
+  readonly first: boolean;
+  /**
+   * What changes most often, compared first (a step's runtime context or a
+   * volatile variable changed: the rest is not walked for nothing).
+   */
+  readonly volatile: readonly unknown[];
   readonly assembly: PromptAssembly;
   readonly committed: Pick<
     Committed<unknown>,
     "listed" | "effective" | "declared" | "told" | "bound" | "compacted"
   >;
-  readonly first: boolean;
 }
 
 /** The step's tools, sections, effort and reminder (SPEC 10.1). */
@@ -216,6 +221,8 @@ export function stepPlan(
 ): StepPlan {
   const { changes } = builder;
   const from: PlanInputs = {
+    first: committed.steps === 0,
+    volatile: [assembly.runtimeContext, assembly.variables],
     assembly,
     committed: {
       listed: committed.listed,
@@ -225,7 +232,6 @@ export function stepPlan(
       bound: committed.bound,
       compacted: committed.compacted,
     },
-    first: committed.steps === 0,
   };
   const effort = nextEffort(
     committed,

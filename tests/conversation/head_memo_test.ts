@@ -145,6 +145,12 @@ describe("a conversation's head", () => {
     const prompt = new SystemPrompt({ persona: "You help." });
     let branch = "main";
     prompt.variable("branch", () => branch);
+    let day = "Monday";
+    prompt.runtimeContext({
+      name: "date",
+      order: 0,
+      text: () => `It is ${day}.`,
+    });
     const rule = prompt.section({
       name: "rules",
       order: 10,
@@ -170,6 +176,12 @@ describe("a conversation's head", () => {
     assert.throws(() => {
       (first.system as { text: string }[])[0].text = "changed";
     }, TypeError);
+    // The runtime context goes in the tail: its change alone builds no head.
+    day = "Tuesday";
+    const next = await step(conv, "two and a half");
+    assert.equal(next.system, first.system);
+    assert.equal(next.tools, first.tools);
+    assert.match(JSON.stringify(next.messages.at(-1)), /It is Tuesday\./);
 
     branch = "fix";
     const third = await step(conv, "three");
