@@ -282,14 +282,15 @@ function builder(
       }
       return headOf({ system, tools });
     },
-    body: (head, messages) => {
+    body: (head, messages, extras) => {
       const { system, tools } = head.live as Live;
       return {
         system,
         tools,
         messages: messages as AIMessage[],
         // The AI SDK refuses a system message in messages unless asked.
-        ...(messages.some((message) => message.role === "system")
+        ...((extras.holds?.(isSystemMessage) ??
+            messages.some(isSystemMessage))
           ? { allowSystemInMessages: true }
           : {}),
         ...(server === undefined
@@ -305,6 +306,11 @@ function builder(
  * schema (the report lays a step out as the provider's body); live, the
  * system and the tool set themselves.
  */
+/** A system message in the list (the body then allows them). */
+function isSystemMessage(message: AIMessage): boolean {
+  return message.role === "system";
+}
+
 function headOf(live: Live): FormHead {
   return {
     recorded: {

@@ -111,7 +111,7 @@ export interface BuiltRequest<M, Body> {
   readonly parts: {
     readonly head: FormHead;
     readonly items: M[];
-    readonly extras: BodyExtras;
+    readonly extras: BodyExtras<M>;
   };
 }
 
@@ -221,11 +221,16 @@ export function buildRequest<M, Body>(
         ? {}
         : { markName: builder.rules.marks.name }),
     });
-  const extras = input.diagnostics === undefined
-    ? {}
-    : { diagnostics: input.diagnostics };
+  const leading = builder.leading?.(head) ?? [];
+  const extras: BodyExtras<M> = {
+    ...(input.diagnostics === undefined
+      ? {}
+      : { diagnostics: input.diagnostics }),
+    holds: (test: (item: M) => boolean) =>
+      history.holds(test) || leading.some(test) || tail.some(test),
+  };
   const items = history.sendList(
-    builder.leading?.(head) ?? [],
+    leading,
     tail,
     marked.placed,
   ) as M[];

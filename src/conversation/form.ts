@@ -134,12 +134,20 @@ export interface FormHead {
 }
 
 /** Per request, what the body holds and the head never does. */
-export interface BodyExtras {
+export interface BodyExtras<M = unknown> {
   /**
    * With the `diagnostics` option: ask the provider to compare this request
    * with the response `previous` names (`null` on the first request).
    */
   readonly diagnostics?: { readonly previous: string | null };
+  /**
+   * Whether an item of the list passes `test` (a module-level function;
+   * the cache marks aside): the history's items are read once per test
+   * over the whole conversation. A form asks this rather than walking the
+   * list, which would cost the whole history at every step; absent (a
+   * summarizing request's list), it walks the list.
+   */
+  readonly holds?: (test: (item: M) => boolean) => boolean;
 }
 
 /**
@@ -206,7 +214,7 @@ export interface FormBuilder<M, Body> {
    * history, marked), the extras. The list is the body's own: the form
    * puts it in the body as it is, without a copy.
    */
-  body(head: FormHead, items: readonly M[], extras: BodyExtras): Body;
+  body(head: FormHead, items: readonly M[], extras: BodyExtras<M>): Body;
   /**
    * A form the provider compacts for (`FormCompaction.by` `"provider"`):
    * the summarizing request's head (the last request's, with the API's

@@ -30,6 +30,15 @@ export interface ReadonlyHistory<M> extends Iterable<M> {
   slice(start?: number, end?: number): M[];
 }
 
+/**
+ * What each store's items were read for (`History#holds`), per test: how
+ * many items were read, and the first that passed (-1: none of them).
+ */
+const READ = new WeakMap<
+  readonly unknown[],
+  Map<unknown, { count: number; first: number }>
+>();
+
 /** The committed history of one state: `length` items of a shared store. */
 export class History<M> implements ReadonlyHistory<M> {
   readonly #items: M[];
@@ -124,6 +133,24 @@ export class History<M> implements ReadonlyHistory<M> {
     }
     for (const { at, item } of placed) list[start + at] = item;
     return list;
+  }
+
+  /**
+   * Whether an item passes `test` (a module-level function, compared by
+   * identity): the store's items are read once per test over the whole
+   * conversation, so a step reads its new items only. A store's first
+   * `length` items never change (an older state appends to a copy).
+   */
+  holds(test: (item: M) => boolean): boolean {
+    const items = this.#items;
+    let tests = READ.get(items);
+    if (tests === undefined) READ.set(items, tests = new Map());
+    let read = tests.get(test);
+    if (read === undefined) tests.set(test, read = { count: 0, first: -1 });
+    for (; read.first === -1 && read.count < this.length; read.count++) {
+      if (test(items[read.count])) read.first = read.count;
+    }
+    return read.first !== -1 && read.first < this.length;
   }
 
   /** The items as a frozen array, copied once per state. */

@@ -52,6 +52,32 @@ describe("History", () => {
     assert.deepEqual([...history.append(["e"])], ["a", "b", "c", "e"]);
   });
 
+  it("holds: each state answers for its own items, each item read once per test", () => {
+    const read: string[] = [];
+    const isUpper = (item: string) => {
+      read.push(item);
+      return item === item.toUpperCase();
+    };
+    const one = History.empty<string>().append(["a", "b"]);
+    assert.equal(one.holds(isUpper), false);
+    const two = one.append(["C", "d"]);
+    assert.equal(two.holds(isUpper), true);
+    // The older state still holds none; nothing is read again.
+    assert.equal(one.holds(isUpper), false);
+    const three = two.append(["e"]);
+    assert.equal(three.holds(isUpper), true);
+    assert.deepEqual(read, ["a", "b", "C"]);
+    // Another test reads the items for itself.
+    const isD = (item: string) => item === "d";
+    assert.equal(one.holds(isD), false);
+    assert.equal(two.holds(isD), true);
+    // An older state appended to reads its own copy.
+    const other = one.append(["x"]);
+    assert.equal(other.holds(isUpper), false);
+    assert.equal(other.append(["Y"]).holds(isUpper), true);
+    assert.equal(other.holds(isUpper), false);
+  });
+
   it("snapshot: frozen, the same array for a state, another for the next", () => {
     const one = History.empty<string>().append(["a"]);
     const snapshot = one.snapshot();

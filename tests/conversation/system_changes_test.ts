@@ -13,7 +13,10 @@ import {
   resumeChatConversation,
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
-import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
+import {
+  aiSdkConversation,
+  resumeAiSdkConversation,
+} from "../../adapters/ai_sdk/mod.ts";
 import {
   changeText,
   heldAssembly,
@@ -211,6 +214,36 @@ describe("system changes (issue 46)", () => {
       );
       await prompt.dispose();
     }
+  });
+
+  it("AI SDK: the body allows system messages from the step one is sent in, for the rest of the conversation", async () => {
+    const { prompt, state } = registry();
+    const conv = aiSdkConversation(prompt);
+    const answer = {
+      response: {
+        messages: [{
+          role: "assistant",
+          content: [{ type: "text", text: "ok" }],
+        }],
+      },
+    };
+    const allows: unknown[] = [];
+    for (const branch of ["main", "main", "fix", "fix", "fix"]) {
+      state.branch = branch;
+      conv.user("Go.");
+      const body = await conv.request() as unknown as Record<string, unknown>;
+      allows.push(body.allowSystemInMessages);
+      // deno-lint-ignore no-explicit-any
+      conv.record(answer as any);
+    }
+    // Told in the third step's tail, then held in the history.
+    assert.deepEqual(allows, [undefined, undefined, true, true, true]);
+    // A resumed conversation holds it in the history it read.
+    const resumed = resumeAiSdkConversation(prompt, conv.save());
+    resumed.user("Go.");
+    const body = await resumed.request() as unknown as Record<string, unknown>;
+    assert.equal(body.allowSystemInMessages, true);
+    await prompt.dispose();
   });
 
   it("changes rebuild: 0.4's bytes, the system prompt rebuilt", async () => {
