@@ -8,7 +8,7 @@
  */
 
 import { SystemPromptError } from "../errors.ts";
-import type { PromptAssembly } from "../types.ts";
+import type { PromptAssembly, ToolSchema } from "../types.ts";
 import { renderRuntimeContext } from "../render/prompt.ts";
 import type { ChangeMode, FormBuilder } from "./form.ts";
 import type { Built, Committed } from "./state.ts";
@@ -16,6 +16,11 @@ import type { BuildInput } from "./build.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
 import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
 import { holdsSameData } from "./same_data.ts";
+import {
+  keepJson,
+  type KeptJson,
+  writesSameJsonList,
+} from "../shared/same_json.ts";
 import {
   heldAssembly,
   type HeldSection,
@@ -192,6 +197,11 @@ export interface StepPlan {
   readonly checked: boolean;
   /** What the plan was made from: the next step's is made again if other. */
   readonly from: PlanInputs;
+  /**
+   * The JSON of the assembly's tools it was made from (see
+   * `PlanInputs.assembly`).
+   */
+  readonly tools: readonly KeptJson[];
 }
 
 /** What a step's plan is made from (its effort aside). */
@@ -202,7 +212,13 @@ interface PlanInputs {
    * volatile variable changed: the rest is not walked for nothing).
    */
   readonly volatile: readonly unknown[];
-  readonly assembly: PromptAssembly;
+  /**
+   * The assembly, its tools aside: the plan reads them as the JSON they
+   * send (`StepPlan.tools`), and the registry copies them afresh for each
+   * assembly, so they are compared with their kept JSON, the comparison
+   * compiled (a third of the in-place comparison's time).
+   */
+  readonly assembly: Omit<PromptAssembly, "tools">;
   readonly committed: Pick<
     Committed<unknown>,
     "listed" | "effective" | "declared" | "told" | "bound" | "compacted"
@@ -220,10 +236,11 @@ export function stepPlan(
   given: string | undefined,
 ): StepPlan {
   const { changes } = builder;
+  const { tools: assembledTools, ...assemblyRest } = assembly;
   const from: PlanInputs = {
     first: committed.steps === 0,
     volatile: [assembly.runtimeContext, assembly.variables],
-    assembly,
+    assembly: assemblyRest,
     committed: {
       listed: committed.listed,
       effective: committed.effective,
@@ -241,9 +258,14 @@ export function stepPlan(
   // Only stepPlan makes the plans a state keeps.
   const last = committed.lastPlan as StepPlan | undefined;
   // The same assembly and committed tools and sections: the same plan.
-  if (last !== undefined && holdsSameData(from, last.from)) {
+  if (
+    last !== undefined && holdsSameData(from, last.from) &&
+    sameToolJson(assembledTools, last.tools)
+  ) {
     return { ...last, effort, from };
   }
+  // Before the tool set compares them: its error names the tool.
+  const tools = toolJson(assembledTools);
   const mode = toolMode(changes.tools, committed.bound);
   const step = toolStep(committed, assembly, {
     toolChanges: mode,
@@ -265,7 +287,44 @@ export function stepPlan(
     checked: changes.sections === "inline" || changes.tools !== "rebuild" ||
       changes.output !== "rebuild",
     from,
+    tools,
   };
+}
+
+/**
+ * Each tool's JSON kept, or `INVALID_ASSEMBLY` naming the first tool JSON
+ * cannot write (a listener's `BigInt`, a cycle): its body could not be sent.
+ */
+function toolJson(tools: readonly ToolSchema[]): KeptJson[] {
+  return tools.map((tool) => {
+    try {
+      return keepJson(tool);
+    } catch (error) {
+      throw new SystemPromptError(
+        "INVALID_ASSEMBLY",
+        `The conversation's prompt gave tool ${
+          JSON.stringify(String(tool?.name))
+        }, which JSON cannot write (${
+          error instanceof Error ? error.message : String(error)
+        }); a tool definition is JSON data: plain objects, arrays, strings, ` +
+          `finite numbers, booleans and null.`,
+        { cause: error },
+      );
+    }
+  });
+}
+
+/** Whether `tools` write `kept`; `INVALID_ASSEMBLY` as `toolJson` throws. */
+function sameToolJson(
+  tools: readonly ToolSchema[],
+  kept: readonly KeptJson[],
+): boolean {
+  try {
+    return writesSameJsonList(tools, kept);
+  } catch (error) {
+    toolJson(tools);
+    throw error;
+  }
 }
 
 /**

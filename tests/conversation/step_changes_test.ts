@@ -9,16 +9,22 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { stepPlan } from "../../src/conversation/step_changes.ts";
+import { SystemPromptError } from "../../src/errors.ts";
 import { holdsSameData } from "../../src/conversation/same_data.ts";
 import { type Committed, EMPTY_STATE } from "../../src/conversation/state.ts";
 import type { PromptAssembly } from "../../src/types.ts";
 
 function assembly(
-  { text = "You help.", tool = "shell", runtime = "It is Monday." } = {},
+  {
+    text = "You help.",
+    tool = "shell",
+    description = "Run it.",
+    runtime = "It is Monday.",
+  } = {},
 ): PromptAssembly {
   return {
     sections: [{ name: "persona", order: 0, text }],
-    tools: [{ name: tool, description: "Run it.", parameters: {} }],
+    tools: [{ name: tool, description, parameters: {} }],
     variables: {},
     runtimeContext: [{ name: "date", order: 0, text: runtime }],
   };
@@ -68,6 +74,7 @@ describe("stepPlan", () => {
     const changes: [string, Committed<unknown>, PromptAssembly][] = [
       ["a section's text", base, assembly({ text: "You help well." })],
       ["a tool", base, assembly({ tool: "grep" })],
+      ["a tool's description", base, assembly({ description: "Run." })],
       ["the runtime context", base, assembly({ runtime: "It is Tuesday." })],
       ["a bound block in the history", { ...base, bound: true }, assembly()],
       ["a compaction", { ...base, compacted: true }, assembly()],
@@ -90,6 +97,28 @@ describe("stepPlan", () => {
       )
         .runtimeText.includes("Tuesday"),
       true,
+    );
+  });
+
+  it("refuses a tool JSON cannot write, naming it, first step or later", () => {
+    const odd = (): PromptAssembly => {
+      const made = assembly();
+      return {
+        ...made,
+        tools: [{ ...made.tools[0], parameters: { size: 1n } }],
+      } as unknown as PromptAssembly;
+    };
+    const refused = (error: unknown) =>
+      error instanceof SystemPromptError &&
+      error.code === "INVALID_ASSEMBLY" && error.message.includes('"shell"');
+    assert.throws(
+      () => stepPlan(EMPTY_STATE, odd(), builder, undefined),
+      refused,
+    );
+    const first = stepPlan(EMPTY_STATE, assembly(), builder, undefined);
+    assert.throws(
+      () => stepPlan(after(EMPTY_STATE, first), odd(), builder, undefined),
+      refused,
     );
   });
 });
