@@ -337,7 +337,7 @@ export class ConversationShell<
     this.#text.committed();
     this.#observer.committed(step, observed, {
       session: this.session,
-      header: this.#headerRecord(),
+      header: () => this.#headerRecord(),
       ...request,
     });
   }

@@ -148,7 +148,8 @@ export class Observer {
     observed: Observed,
     request: {
       session: string;
-      header: RecordingHeader;
+      /** The recording's header (read only for `onRequest`). */
+      header: () => RecordingHeader;
       body: unknown;
       explanation: PromptExplanation | undefined;
       sentAt: number;
@@ -159,6 +160,10 @@ export class Observer {
     this.previousId = observed.reported.responseId ?? null;
     this.#explanation = request.explanation;
     this.#provenanceKey = observed.provenanceKey ?? this.#provenanceKey;
+    const onRequest = this.onRequest;
+    // Without an observer the last body is not kept: its list holds the
+    // whole history, which would outlive the step.
+    if (onRequest === undefined) return;
     const previous = this.#previous;
     const explained = request.explanation === undefined
       ? {}
@@ -169,17 +174,16 @@ export class Observer {
       time: request.sentAt,
       ...explained,
     };
-    const onRequest = this.onRequest;
-    if (onRequest === undefined) return;
+    const header = request.header();
     const cache = this.#form.cache;
     const cacheProvider = cache.liveBodyIsWire
-      ? cache.rulesOf(request.header.options).id
+      ? cache.rulesOf(header.options).id
       : undefined;
     callObserver("onRequest", () =>
       onRequest({
         session: request.session,
         step: step.step,
-        form: request.header.form ?? request.header.provider ?? "",
+        form: header.form ?? header.provider ?? "",
         ...(cacheProvider === undefined ? {} : { cacheProvider }),
         body: request.body,
         usage: observed.reported,
