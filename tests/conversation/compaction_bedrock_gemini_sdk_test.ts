@@ -569,4 +569,41 @@ describe("compaction on geminiConversation (issue 47)", {
     });
     await prompt.dispose();
   });
+
+  it("in the background: a turn of thought alone is carried as it came, and Gemini takes the next request", async () => {
+    const prompt = reviewRegistry();
+    await withGemini(async (send, server) => {
+      const conv = geminiConversation(prompt, { model: "gemini-3-flash" });
+      conv.user("Review #42.");
+      conv.record(await send(await conv.request()));
+      const compaction = await conv.compact();
+      const summary = await send(compaction.body);
+      conv.user("And #43?");
+      await send(await conv.request());
+      const thought = { text: "Hm.", thought: true, thoughtSignature: "c2ln" };
+      conv.record({
+        candidates: [{
+          content: { role: "model", parts: [thought] },
+          finishReason: "MAX_TOKENS",
+        }],
+        usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+      });
+      compaction.record(summary);
+      conv.user("Go on.");
+      const swapped = await conv.request() as unknown as GeminiBody;
+      // Gemini checks thought signatures in the current turn only: the
+      // model's turn keeps its thought, and the roles alternate.
+      assert.deepEqual(
+        swapped.contents.map((content) => content.role),
+        ["user", "model", "user", "model", "user"],
+      );
+      assert.deepEqual(swapped.contents[3], {
+        role: "model",
+        parts: [thought],
+      });
+      await send(swapped);
+      assert.deepEqual(server.rejections, []);
+    });
+    await prompt.dispose();
+  });
 });
