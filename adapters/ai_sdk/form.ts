@@ -118,10 +118,18 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     by: "client",
     keepsTools: false,
     summary: answerText,
+    // Turns alternate, whatever the provider: the instruction, then the
+    // summary as the assistant's answer (its text only). @ai-sdk/google
+    // sends each message as a turn of its own, and Gemini refuses two user
+    // turns in a row (the summary's and the person's next).
+    start: (instruction, summary) => [
+      ...instruction,
+      { role: "assistant", content: [{ type: "text", text: summary }] },
+    ],
     // A turn of reasoning alone is left out: @ai-sdk/anthropic and
     // @ai-sdk/amazon-bedrock join the user messages on either side of it
     // into one turn. (@ai-sdk/google sends each message as a turn of its
-    // own: the summary's user message and the next one are two already.)
+    // own: the two are two user turns there.)
     unbound: (message) => withoutParts(message, REASONING),
   },
   prefix: {

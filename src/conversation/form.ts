@@ -271,9 +271,10 @@ export interface FormCompaction<M> {
   /** `"client"`: the text of an answer's items. */
   summary?(messages: readonly M[]): string;
   /**
-   * `"client"`, for an API whose turns must alternate (a person message
-   * may not follow another): the history a summary starts, from the
-   * summarizing request's instruction (its tail) and the summary's text.
+   * `"client"`, where turns must alternate (a person message may not
+   * follow another: Converse, Gemini, and the AI SDK, which may send to
+   * either): the history a summary starts, from the summarizing request's
+   * instruction (its tail) and the summary's text.
    * Absent: one person message, the summary after `SUMMARY_LEAD`.
    */
   start?(instruction: readonly M[], summary: string): M[];

@@ -267,11 +267,14 @@ function replayedCompaction<M>(
   }
   let compacted: M[];
   try {
-    compacted = compactedHistory(form.form, form.builder, {
+    const derived = compactedHistory(form.form, form.builder, {
       read: form.read(step.response),
       instruction: step.tail as M[],
       summary: step.summary === true,
     });
+    // The start as recorded: a form's start may have changed since (the AI
+    // SDK's summary was one user message), and the recording's bytes stay.
+    compacted = Array.isArray(step.start) ? step.start as M[] : derived;
   } catch (error) {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",

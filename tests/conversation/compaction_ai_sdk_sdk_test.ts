@@ -8,13 +8,15 @@
 // block loses its `encrypted_content` and `tool_changes` in
 // `@ai-sdk/anthropic`, so the conversation refuses it before the API would.
 // A background compaction's carried turns through `@ai-sdk/amazon-bedrock`
-// to the Bedrock server of tests/adapters/loopback_caches.ts.
+// to the Bedrock server of tests/adapters/loopback_caches.ts, and a
+// client-side summary through `@ai-sdk/google` to its Gemini server.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as ai from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
   aiSdkConversation,
@@ -24,7 +26,11 @@ import {
 import { serveLoopback } from "../adapters/loopback.ts";
 import { openaiServer } from "../adapters/compaction_server.ts";
 import { anthropicServer } from "../adapters/thinking_server.ts";
-import { bedrockServer, withCacheServer } from "../adapters/loopback_caches.ts";
+import {
+  bedrockServer,
+  geminiServer,
+  withCacheServer,
+} from "../adapters/loopback_caches.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 
 const THRESHOLD = 1_000;
@@ -245,11 +251,12 @@ describe("a background compaction through ai with @ai-sdk/amazon-bedrock", {
       compaction.record(summary);
       conv.user("Go on.");
       const body = await conv.request();
-      // The summary, then the person's two turns: the model's turn of
-      // reasoning alone is left out (its reasoning is bound to the longer
-      // prefix) ...
+      // The instruction and the summary, then the person's two turns: the
+      // model's turn of reasoning alone is left out (its reasoning is bound
+      // to the longer prefix) ...
       assert.deepEqual(body.messages.map((message) => message.role), [
         "user",
+        "assistant",
         "user",
         "user",
       ]);
@@ -262,8 +269,58 @@ describe("a background compaction through ai with @ai-sdk/amazon-bedrock", {
         role: string;
         content: { text?: string }[];
       }[];
-      assert.deepEqual(sent.map((message) => message.role), ["user"]);
-      assert.match(JSON.stringify(sent[0].content), /Task 1\..*Go on\./);
+      assert.deepEqual(sent.map((message) => message.role), [
+        "user",
+        "assistant",
+        "user",
+      ]);
+      assert.match(JSON.stringify(sent[2].content), /Task 1\..*Go on\./);
+      await prompt.dispose();
+    });
+  });
+});
+
+describe("a client-side summary through ai with @ai-sdk/google", {
+  skip: SDK_PERMISSIONS,
+}, () => {
+  it("the instruction, then the summary as the model's turn: Gemini takes the next request", async () => {
+    await withCacheServer(() => geminiServer(256), async (url, server) => {
+      const model = createGoogleGenerativeAI({
+        apiKey: "loopback",
+        baseURL: `${url}/v1beta`,
+      })("gemini-3-flash");
+      const prompt = registry();
+      const conv = aiSdkConversation(prompt);
+      const send = (body: AISDKConversationBody) =>
+        ai.generateText({ model, maxRetries: 0, ...body });
+      conv.user("Task 0.");
+      conv.record(await send(await conv.request()));
+      const compaction = await conv.compact();
+      compaction.record(await send(compaction.body));
+      const saved = conv.save();
+      conv.user("Task 1.");
+      const body = await conv.request();
+      // @ai-sdk/google sends each message as a turn of its own: the
+      // server refuses two user turns in a row, as Gemini does.
+      await send(body);
+      assert.deepEqual(server.rejections, []);
+      const contents = server.bodies.at(-1)!.contents as {
+        role: string;
+        parts: { text?: string }[];
+      }[];
+      assert.deepEqual(contents.map((content) => content.role), [
+        "user",
+        "model",
+        "user",
+      ]);
+      assert.match(contents[0].parts[0].text!, /^Summarize the conversation/);
+      assert.deepEqual(contents[1].parts, [{ text: "ok" }]);
+      // What the summary dropped is told again, with the person's message.
+      assert.match(JSON.stringify(contents[2].parts), /Task 1\..*On main\./);
+      // Resumed from the compaction, the same bytes.
+      const resumed = resumeAiSdkConversation(prompt, saved);
+      resumed.user("Task 1.");
+      assert.deepEqual(await resumed.request(), body);
       await prompt.dispose();
     });
   });

@@ -537,10 +537,10 @@ describe("compaction through ai with @ai-sdk/anthropic (issue 47)", {
               ...(body as object),
             } as never),
           (_sent, convs) => {
+            // The summarizing requests (the instruction last: it starts
+            // the history after, too).
             const compacted = server.accepted.filter((request) =>
-              JSON.stringify(request.body.messages).includes(
-                "Summarize the conversation",
-              )
+              asksSummary(request.body)
             ).length;
             if (resumed || compacted !== 1) {
               return;
@@ -577,9 +577,7 @@ describe("compaction through ai with @ai-sdk/anthropic (issue 47)", {
         await prompt.dispose();
       },
       (turn) =>
-        anthropicScript(turn).filter((block) =>
-          block.type !== "thinking"
-        ),
+        anthropicScript(turn).filter((block) => block.type !== "thinking"),
     );
   });
 });
