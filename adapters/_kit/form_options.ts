@@ -182,6 +182,15 @@ export function answerText(items: readonly unknown[]): string {
 }
 
 /**
+ * The text of a model's turn that a compaction carries without its
+ * reasoning when nothing else is left (the turn ended in reasoning alone):
+ * where turns must alternate, dropping the turn would put two of the
+ * person's turns in a row, which the API refuses. Short, and says what the
+ * turn held.
+ */
+export const REASONING_OMITTED = "(reasoning omitted)";
+
+/**
  * A message without the content parts of `types` (thinking and reasoning,
  * bound to the prefix they were made on); `undefined` when none is left.
  */

@@ -118,6 +118,10 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
     by: "client",
     keepsTools: false,
     summary: answerText,
+    // A turn of reasoning alone is left out: @ai-sdk/anthropic and
+    // @ai-sdk/amazon-bedrock join the user messages on either side of it
+    // into one turn. (@ai-sdk/google sends each message as a turn of its
+    // own: the summary's user message and the next one are two already.)
     unbound: (message) => withoutParts(message, REASONING),
   },
   prefix: {

@@ -157,6 +157,8 @@ export const MESSAGES_FORM: ConversationForm<MessagesMessage, Body> = {
     keepsTools: true,
     // `via: "summary"`: a client-side summary, the answer's text.
     summary: answerText,
+    // A turn of thinking alone is left out: the API joins the user turns
+    // on either side of it into one (it combines consecutive user turns).
     unbound: (message) => withoutParts(message, UNMARKABLE),
   },
   marks: {

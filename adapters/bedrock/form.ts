@@ -23,7 +23,12 @@ import type {
 } from "../../src/conversation/marks.ts";
 import { ItemsLayout } from "../../src/conversation/report_layout.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
-import { isObject, readLimit, readModel } from "../_kit/form_options.ts";
+import {
+  isObject,
+  readLimit,
+  readModel,
+  REASONING_OMITTED,
+} from "../_kit/form_options.ts";
 import { parentCuts, textsOf } from "../_kit/content_blocks.ts";
 import { prefixMarkLimit } from "../_kit/cache_option.ts";
 import { BEDROCK_RULES } from "./rules.ts";
@@ -211,13 +216,18 @@ export const CONVERSE_FORM: ConversationForm<
       ...instruction,
       { role: "assistant", content: [{ text: summary }] },
     ],
-    // The model's reasoning is signed against the prefix it was made on.
+    // The model's reasoning is signed against the prefix it was made on. A
+    // turn of reasoning alone keeps its place, with a text saying so:
+    // Converse refuses an empty turn, and two user turns in a row.
     unbound: (message) => {
       const content = message.content.filter((block) =>
         !("reasoningContent" in block)
       );
       if (content.length === message.content.length) return message;
-      return content.length === 0 ? undefined : { ...message, content };
+      return {
+        ...message,
+        content: content.length === 0 ? [{ text: REASONING_OMITTED }] : content,
+      };
     },
   },
 };

@@ -7,11 +7,14 @@
 // compaction item comes back as a part the conversation records; Anthropic's
 // block loses its `encrypted_content` and `tool_changes` in
 // `@ai-sdk/anthropic`, so the conversation refuses it before the API would.
+// A background compaction's carried turns through `@ai-sdk/amazon-bedrock`
+// to the Bedrock server of tests/adapters/loopback_caches.ts.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as ai from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
 import { SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
   aiSdkConversation,
@@ -21,6 +24,7 @@ import {
 import { serveLoopback } from "../adapters/loopback.ts";
 import { openaiServer } from "../adapters/compaction_server.ts";
 import { anthropicServer } from "../adapters/thinking_server.ts";
+import { bedrockServer, withCacheServer } from "../adapters/loopback_caches.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 
 const THRESHOLD = 1_000;
@@ -198,6 +202,68 @@ describe("Anthropic compaction through ai with @ai-sdk/anthropic (issue 47)", {
           /encrypted_content/.test(error.message),
       );
       assert.equal(conv.save(), saved);
+      await prompt.dispose();
+    });
+  });
+});
+
+describe("a background compaction through ai with @ai-sdk/amazon-bedrock", {
+  skip: SDK_PERMISSIONS,
+}, () => {
+  it("an answer of reasoning alone is left out; the person's turns around it go as one Converse turn", async () => {
+    await withCacheServer(() => bedrockServer(256), async (url, server) => {
+      const model = createAmazonBedrock({
+        region: "us-east-1",
+        accessKeyId: "AKIDLOOPBACK",
+        secretAccessKey: "loopback",
+        baseURL: url,
+      })("anthropic.claude-sonnet-4-5");
+      const prompt = registry();
+      const conv = aiSdkConversation(prompt, { cache: false });
+      const send = (body: AISDKConversationBody) =>
+        ai.generateText({ model, maxRetries: 0, ...body });
+      conv.user("Task 0.");
+      conv.record(await send(await conv.request()));
+      const compaction = await conv.compact();
+      const summary = await send(compaction.body);
+      // While it runs, the model answers with its reasoning alone.
+      conv.user("Task 1.");
+      await send(await conv.request());
+      conv.record({
+        response: {
+          messages: [{
+            role: "assistant",
+            content: [{
+              type: "reasoning",
+              text: "Hm.",
+              providerOptions: { bedrock: { signature: "sig" } },
+            }],
+          }],
+        },
+        usage: { inputTokens: 1, outputTokens: 1 },
+      });
+      compaction.record(summary);
+      conv.user("Go on.");
+      const body = await conv.request();
+      // The summary, then the person's two turns: the model's turn of
+      // reasoning alone is left out (its reasoning is bound to the longer
+      // prefix) ...
+      assert.deepEqual(body.messages.map((message) => message.role), [
+        "user",
+        "user",
+        "user",
+      ]);
+      await send(body);
+      // ... and @ai-sdk/amazon-bedrock joins consecutive user messages into
+      // one turn, which Converse takes (the server refuses turns that do
+      // not alternate, as the API does).
+      assert.deepEqual(server.rejections, []);
+      const sent = server.bodies.at(-1)!.messages as {
+        role: string;
+        content: { text?: string }[];
+      }[];
+      assert.deepEqual(sent.map((message) => message.role), ["user"]);
+      assert.match(JSON.stringify(sent[0].content), /Task 1\..*Go on\./);
       await prompt.dispose();
     });
   });

@@ -40,6 +40,7 @@ import {
   SDK_PERMISSIONS,
 } from "../adapters/sdk_permissions.ts";
 import { reportLines, reportOfFile } from "../../cli/report.ts";
+import { REASONING_OMITTED } from "../../adapters/_kit/form_options.ts";
 
 const MINIMUM = 256;
 const STEPS = 300;
@@ -289,7 +290,7 @@ describe("compaction on converseConversation (issue 47)", {
     await prompt.dispose();
   });
 
-  it("a summary without text is refused, nothing committed", async () => {
+  it("a summary without text (no block, or reasoning alone) is refused, nothing committed", async () => {
     const prompt = reviewRegistry();
     await withBedrock(async (send) => {
       const conv = converseConversation(prompt, {
@@ -299,19 +300,25 @@ describe("compaction on converseConversation (issue 47)", {
       conv.record(await send(await conv.request()));
       const compaction = await conv.compact();
       const saved = conv.save();
-      assert.throws(
-        () =>
-          compaction.record({
-            output: { message: { role: "assistant", content: [] } },
-            stopReason: "end_turn",
-            usage: { inputTokens: 1, outputTokens: 0, totalTokens: 1 },
-          }),
-        (error: unknown) =>
-          error instanceof SystemPromptError &&
-          error.code === "INVALID_RESPONSE" &&
-          /holds no text/.test(error.message),
-      );
-      assert.equal(conv.save(), saved);
+      // No block, or the model's reasoning alone (no text to summarize).
+      const reasoning = {
+        reasoningContent: { reasoningText: { text: "Hm.", signature: "s" } },
+      };
+      for (const content of [[], [reasoning]]) {
+        assert.throws(
+          () =>
+            compaction.record({
+              output: { message: { role: "assistant", content } },
+              stopReason: "end_turn",
+              usage: { inputTokens: 1, outputTokens: 0, totalTokens: 1 },
+            }),
+          (error: unknown) =>
+            error instanceof SystemPromptError &&
+            error.code === "INVALID_RESPONSE" &&
+            /holds no text/.test(error.message),
+        );
+        assert.equal(conv.save(), saved);
+      }
       // The summary's own answer is still taken.
       compaction.record(await send(compaction.body));
       conv.user("And #43?");
@@ -373,6 +380,62 @@ describe("compaction on converseConversation (issue 47)", {
       ]);
       // The runtime context the summary dropped, told again after them.
       assert.match(JSON.stringify(messages[4]), /It is Monday\./);
+      conv.record(await send(swapped));
+      assert.deepEqual(server.rejections, []);
+      checkAlternates(server.bodies);
+      // Resumed after the swap: the same bytes.
+      const resumed = resumeConverseConversation(prompt, conv.save());
+      resumed.user("Last.");
+      conv.user("Last.");
+      assert.deepEqual(await resumed.request(), await conv.request());
+    });
+    await prompt.dispose();
+  });
+
+  it("in the background: an answer of reasoning only keeps its turn, and Converse takes the next request", async () => {
+    const prompt = reviewRegistry();
+    await withBedrock(async (send, server) => {
+      const model = { modelId: "anthropic.claude-sonnet-4-5" };
+      const conv = converseConversation(prompt, model);
+      conv.user("Review #42.");
+      conv.record(await send(await conv.request()));
+      const compaction = await conv.compact();
+      const summary = await send(compaction.body);
+      // While it runs, the model answers with its reasoning alone (its
+      // output limit reached, say): signed against the whole history.
+      conv.user("And #43?");
+      await send(await conv.request());
+      conv.record({
+        output: {
+          message: {
+            role: "assistant",
+            content: [{
+              reasoningContent: {
+                reasoningText: { text: "Hm.", signature: "sig" },
+              },
+            }],
+          },
+        },
+        stopReason: "max_tokens",
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      });
+      compaction.record(summary);
+      conv.user("Go on.");
+      const swapped = await conv.request() as unknown as ConverseBody;
+      const messages = withoutPoints(swapped) as ConverseBody["messages"];
+      // The summary, the person's turn carried, the model's turn kept
+      // without its reasoning, then the person's next turn.
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ["user", "assistant", "user", "assistant", "user"],
+      );
+      assert.deepEqual(messages[3], {
+        role: "assistant",
+        content: [{ text: REASONING_OMITTED }],
+      });
+      assert.match(JSON.stringify(messages[4]), /Go on\./);
+      // The real client sends it; the server refuses turns that do not
+      // alternate, as Converse does.
       conv.record(await send(swapped));
       assert.deepEqual(server.rejections, []);
       checkAlternates(server.bodies);
@@ -503,6 +566,43 @@ describe("compaction on geminiConversation (issue 47)", {
       });
       assert.ok(resumed);
       checkGeminiSession(server, usages);
+    });
+    await prompt.dispose();
+  });
+
+  it("in the background: a turn of thought alone is carried as it came, and Gemini takes the next request", async () => {
+    const prompt = reviewRegistry();
+    await withGemini(async (send, server) => {
+      const conv = geminiConversation(prompt, { model: "gemini-3-flash" });
+      conv.user("Review #42.");
+      conv.record(await send(await conv.request()));
+      const compaction = await conv.compact();
+      const summary = await send(compaction.body);
+      conv.user("And #43?");
+      await send(await conv.request());
+      const thought = { text: "Hm.", thought: true, thoughtSignature: "c2ln" };
+      conv.record({
+        candidates: [{
+          content: { role: "model", parts: [thought] },
+          finishReason: "MAX_TOKENS",
+        }],
+        usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+      });
+      compaction.record(summary);
+      conv.user("Go on.");
+      const swapped = await conv.request() as unknown as GeminiBody;
+      // Gemini checks thought signatures in the current turn only: the
+      // model's turn keeps its thought, and the roles alternate.
+      assert.deepEqual(
+        swapped.contents.map((content) => content.role),
+        ["user", "model", "user", "model", "user"],
+      );
+      assert.deepEqual(swapped.contents[3], {
+        role: "model",
+        parts: [thought],
+      });
+      await send(swapped);
+      assert.deepEqual(server.rejections, []);
     });
     await prompt.dispose();
   });

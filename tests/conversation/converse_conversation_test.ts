@@ -15,6 +15,7 @@ import {
   resumeConverseConversation,
 } from "../../adapters/bedrock/mod.ts";
 import { converseBody } from "../../adapters/bedrock/body.ts";
+import { REASONING_OMITTED } from "../../adapters/_kit/form_options.ts";
 import { rejects } from "../assertions.ts";
 import { agent } from "./helpers.ts";
 
@@ -311,5 +312,51 @@ describe("converseConversation", () => {
       rejects("INVALID_RESPONSE", "not JSON"),
     );
     assert.equal(conv.messages.length, 0);
+  });
+
+  it("carries the steps after a background compaction without their reasoning, keeping a turn of reasoning alone", async () => {
+    const a = agent();
+    const conv = converseConversation(a.prompt, { modelId: MODEL });
+    conv.user("Review #42.");
+    await conv.request();
+    conv.record(answer([{ text: "Looks fine." }]));
+    const compaction = await conv.compact();
+    const at = conv.messages.length;
+    const reasoning = {
+      reasoningContent: { reasoningText: { text: "Hm.", signature: "s" } },
+    };
+    // Three turns while the summary is written: reasoning and text, no
+    // reasoning, reasoning alone.
+    for (
+      const content of [[reasoning, { text: "Done." }], [{ text: "Yes." }], [
+        reasoning,
+      ]]
+    ) {
+      conv.user("Next?");
+      await conv.request();
+      conv.record(answer(content));
+    }
+    const carried = conv.messages.slice(at);
+    compaction.record(answer([{ text: "The summary." }]));
+    conv.user("Go on.");
+    const body = await conv.request();
+    const messages = body.messages.map((message) => ({
+      ...message,
+      content: message.content.filter((block) => !("cachePoint" in block)),
+    }));
+    assert.deepEqual(messages.slice(2, 8), [
+      carried[0],
+      { role: "assistant", content: [{ text: "Done." }] },
+      carried[2],
+      carried[3],
+      carried[4],
+      { role: "assistant", content: [{ text: REASONING_OMITTED }] },
+    ]);
+    // The roles alternate, as Converse requires.
+    assert.deepEqual(
+      messages.map((message) => message.role),
+      messages.map((_, index) => index % 2 === 0 ? "user" : "assistant"),
+    );
+    await a.prompt.dispose();
   });
 });
