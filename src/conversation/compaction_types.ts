@@ -64,7 +64,9 @@ export interface Compaction<Body, Answer> {
   /**
    * Gives the request up before its answer is recorded (the provider
    * refused it): nothing is recorded, the history goes on whole, and
-   * `compact()` may be called again. `NOTHING_PENDING` once recorded.
+   * `compact()` may be called again; as `cancelCompaction()` does, it
+   * leaves `compactAt` due only after a later answer. `NOTHING_PENDING`
+   * once recorded or given up.
    */
   cancel(): void;
 }

@@ -43,11 +43,16 @@ export interface CompactorHost<M> {
   freshHead(context: unknown, awaiting: Awaiting): Promise<FormHead>;
   /** An answer read as `record()` reads it. */
   read(answer: unknown): { read: FormAnswer<M>; response: unknown };
-  /** A step's line written and observed. */
+  /** A step's line written and observed (no provenance: no assembly). */
   write(
     step: RecordingStep,
     answer: unknown,
-    request: { body: unknown; sentAt: number; time: number },
+    request: {
+      body: unknown;
+      explanation: undefined;
+      sentAt: number;
+      time: number;
+    },
   ): void;
 }
 
@@ -68,12 +73,11 @@ export class Compactor<M> {
 
   constructor(
     host: CompactorHost<M>,
-    compactAt: unknown,
-    awaiting: Awaiting,
+    options: { compactAt: unknown; awaiting: Awaiting },
   ) {
     this.#host = host;
-    this.compactAt = readCompactAt(compactAt);
-    this.lastAwaiting = awaiting;
+    this.compactAt = readCompactAt(options.compactAt);
+    this.lastAwaiting = options.awaiting;
   }
 
   /** A resumed conversation's: what its recording left pending. */
@@ -139,10 +143,7 @@ export class Compactor<M> {
     };
   }
 
-  /**
-   * A summarizing request given up before its answer was recorded (the
-   * provider refused it): nothing recorded, the history goes on whole.
-   */
+  /** `Compaction.cancel()`: this compaction's request given up. */
   #cancel(pending: PendingCompaction<M>): void {
     if (this.#pending !== pending || pending.history !== undefined) {
       throw new SystemPromptError(
@@ -151,8 +152,41 @@ export class Compactor<M> {
           `already, or it was given up before.`,
       );
     }
+    this.#giveUp();
+  }
+
+  /**
+   * `cancelCompaction()`: the requested compaction given up, the
+   * trigger's or `compact()`'s.
+   */
+  cancel(): void {
+    const pending = this.#pending;
+    if (pending === undefined || pending.history !== undefined) {
+      throw new SystemPromptError(
+        "NOTHING_PENDING",
+        `cancelCompaction() has no compaction to give up: ${
+          pending === undefined
+            ? "no compaction is requested (no compactAt request returned " +
+              "by request(), no compact() waiting for its answer)"
+            : "its answer was recorded already and the summary is swapped " +
+              "in at the next request() with no tool call open; a recorded " +
+              "compaction is not given up"
+        }.`,
+      );
+    }
+    this.#giveUp();
+  }
+
+  /**
+   * A summarizing request given up before its answer was recorded (the
+   * provider refused it): nothing recorded, the history goes on whole. The
+   * trigger is no longer due, or the next request() would send the refused
+   * request again: it fires after a later answer reaches `compactAt`.
+   */
+  #giveUp(): void {
     this.#pending = undefined;
     this.#triggered = false;
+    this.#due = false;
   }
 
   /** `record()` after the trigger's request: its answer committed; `true` if so. */
@@ -237,8 +271,9 @@ export class Compactor<M> {
     if (this.#pending !== pending || pending.history !== undefined) {
       throw new SystemPromptError(
         "NOTHING_PENDING",
-        `This compaction's answer was recorded already; record each ` +
-          `answer once.`,
+        `This compaction was given up (cancel(), cancelCompaction()) or ` +
+          `its answer was recorded already; record each answer once, and ` +
+          `call compact() again for a new summarizing request.`,
       );
     }
     const host = this.#host;
@@ -274,6 +309,7 @@ export class Compactor<M> {
     this.#due = false;
     host.write(step, answer, {
       body: request.body,
+      explanation: undefined,
       sentAt: pending.sentAt,
       time,
     });

@@ -254,6 +254,11 @@ export class ConversationShell<
     }
   }
 
+  cancelCompaction(): void {
+    if (this.#building) throw busy("cancelCompaction()");
+    this.#compactor.cancel();
+  }
+
   record(answer: Answer): ToolCall[] {
     if (this.#building) throw busy("record()");
     if (this.#built === undefined && this.#compactor.recordTriggered(answer)) {
@@ -344,31 +349,24 @@ export class ConversationShell<
 
   /** The conversation's compactions, given what they need of it. */
   #compactorOf(compactAt: unknown): Compactor<M> {
-    const form = this.#form as ConversationForm<M, unknown>;
-    return new Compactor<M>(
-      {
-        form,
-        builder: this.#builder as FormBuilder<M, unknown>,
-        clock: this.#clock,
-        committed: () => this.#committed,
-        commit: (committed) => this.#committed = committed,
-        freshHead: async (context, awaiting) => {
-          const step = await assembleStep(this.#prompt, context as C, false);
-          return this.#build(step.assembly, awaiting, undefined).request
-            .formHead;
-        },
-        read: (answer) => this.#read(answer as Answer),
-        write: (step, answer, request) => {
-          const observed = this.#observer.observe(answer, undefined);
-          this.#write({ ...step, reported: observed.reported }, observed, {
-            ...request,
-            explanation: undefined,
-          });
-        },
+    return new Compactor<M>({
+      form: this.#form as ConversationForm<M, unknown>,
+      builder: this.#builder as FormBuilder<M, unknown>,
+      clock: this.#clock,
+      committed: () => this.#committed,
+      commit: (committed) => this.#committed = committed,
+      freshHead: async (context, awaiting) => {
+        const step = await assembleStep(this.#prompt, context as C, false);
+        return this.#build(step.assembly, awaiting, undefined).request
+          .formHead;
       },
-      compactAt,
-      this.#awaiting,
-    );
+      read: (answer) => this.#read(answer as Answer),
+      write: (step, answer, request) => {
+        const observed = this.#observer.observe(answer, undefined);
+        const kept = { ...step, reported: observed.reported };
+        this.#write(kept, observed, request);
+      },
+    }, { compactAt, awaiting: this.#awaiting });
   }
 
   report(options: ConversationReportOptions): PromptCacheReport {

@@ -257,15 +257,16 @@ export function stepPlan(
   );
   // Only stepPlan makes the plans a state keeps.
   const last = committed.lastPlan as StepPlan | undefined;
+  // The tools first: a step whose runtime context changes (a clock) keeps
+  // their JSON rather than writing it again.
+  const sameTools = last !== undefined &&
+    sameToolJson(assembledTools, last.tools);
   // The same assembly and committed tools and sections: the same plan.
-  if (
-    last !== undefined && holdsSameData(from, last.from) &&
-    sameToolJson(assembledTools, last.tools)
-  ) {
+  if (sameTools && holdsSameData(from, last.from)) {
     return { ...last, effort, from };
   }
   // Before the tool set compares them: its error names the tool.
-  const tools = toolJson(assembledTools);
+  const tools = sameTools ? last.tools : toolJson(assembledTools);
   const mode = toolMode(changes.tools, committed.bound);
   const step = toolStep(committed, assembly, {
     toolChanges: mode,

@@ -192,8 +192,9 @@ export interface ConversationOptions {
    * the next `request()` that has no tool call open returns the
    * summarizing request (`compact()`'s body) instead of a step, its
    * `record()` swaps the summary in and sets `continues`, and the inputs
-   * given meanwhile go in the step after. Saved and resumed with the
-   * conversation.
+   * given meanwhile go in the step after. A summarizing request the
+   * provider refuses is given up with `cancelCompaction()`. Saved and
+   * resumed with the conversation.
    */
   compactAt?: { inputTokens: number };
 }
@@ -450,6 +451,44 @@ export interface Conversation<
    * yet swapped in (`COMPACTION_PENDING`).
    */
   compact(options?: CompactOptions): Promise<Compaction<Body, Answer>>;
+  /**
+   * Gives up the summarizing request asked for and not yet recorded: the
+   * one `request()` returned for `compactAt` (the provider refused it: the
+   * summary too long, a 400, a policy refusal), or a `compact()` waiting
+   * for its answer (its `cancel()` does the same). Nothing is recorded; the
+   * next `request()` sends the step on the whole history, with the
+   * person's message or the results given meanwhile. The trigger does not
+   * fire again at once: it fires after a later answer reaches `compactAt`
+   * (the recording keeps no trace of the request: a conversation resumed
+   * before that answer finds it due again, and asks again). Without it,
+   * `request()` returns the same summarizing request, a retry, until its
+   * answer is recorded. `NOTHING_PENDING` with nothing asked for, or with
+   * an answer recorded and waiting to be swapped in;
+   * `CONVERSATION_BUSY` while `request()` or `compact()` builds a body.
+   *
+   * @example
+   * ```ts
+   * import type { Conversation } from "@rxprompt/system-prompt";
+   *
+   * // A step of a harness with compactAt whose summary the provider may
+   * // refuse (`isSummary`: how the harness tells that body, e.g. Anthropic's
+   * // `"compaction" in body`).
+   * async function step(
+   *   conv: Conversation<object, unknown, string, string, unknown>,
+   *   send: (body: object) => Promise<unknown>,
+   *   isSummary: (body: object) => boolean,
+   * ): Promise<void> {
+   *   const body = await conv.request();
+   *   const answer = await send(body).catch(async (refused) => {
+   *     if (!isSummary(body)) throw refused;
+   *     conv.cancelCompaction(); // the history goes on whole
+   *     return await send(await conv.request());
+   *   });
+   *   conv.record(answer);
+   * }
+   * ```
+   */
+  cancelCompaction(): void;
   /**
    * A child conversation (a sub-agent) that starts from this one's committed
    * state: the same listed tools (its own differences go through the tool

@@ -88,15 +88,18 @@ describe("stepPlan", () => {
         .sections.changes,
       [{ kind: "changed", name: "persona", text: "You help well." }],
     );
-    assert.equal(
-      stepPlan(
-        base,
-        assembly({ runtime: "It is Tuesday." }),
-        builder,
-        undefined,
-      )
-        .runtimeText.includes("Tuesday"),
-      true,
+    const tuesday = stepPlan(
+      base,
+      assembly({ runtime: "It is Tuesday." }),
+      builder,
+      undefined,
+    );
+    assert.equal(tuesday.runtimeText.includes("Tuesday"), true);
+    // The tools' JSON is kept, not written again, when only they stayed.
+    assert.equal(tuesday.tools, steady.tools);
+    assert.notEqual(
+      stepPlan(base, assembly({ tool: "grep" }), builder, undefined).tools,
+      steady.tools,
     );
   });
 
