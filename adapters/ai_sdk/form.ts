@@ -25,6 +25,7 @@ import {
   answerText,
   isObject,
   readChanges,
+  REASONING_OMITTED,
   withoutParts,
 } from "../_kit/form_options.ts";
 import { changeText } from "../../src/conversation/system_changes.ts";
@@ -126,11 +127,16 @@ export const AI_SDK_FORM: ConversationForm<AIMessage, AISDKConversationBody> = {
       ...instruction,
       { role: "assistant", content: [{ type: "text", text: summary }] },
     ],
-    // A turn of reasoning alone is left out: @ai-sdk/anthropic and
-    // @ai-sdk/amazon-bedrock join the user messages on either side of it
-    // into one turn. (@ai-sdk/google sends each message as a turn of its
-    // own: the two are two user turns there.)
-    unbound: (message) => withoutParts(message, REASONING),
+    // A turn of reasoning alone keeps its place, with a text saying so:
+    // left out, the user messages on either side of it would be two user
+    // turns through @ai-sdk/google (it sends each message as a turn of its
+    // own), which Gemini refuses.
+    unbound: (message) =>
+      withoutParts(message, REASONING) ??
+        {
+          role: "assistant",
+          content: [{ type: "text", text: REASONING_OMITTED }],
+        },
   },
   prefix: {
     of: (head) => {

@@ -32,6 +32,7 @@ import {
   withCacheServer,
 } from "../adapters/loopback_caches.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
+import { REASONING_OMITTED } from "../../adapters/_kit/form_options.ts";
 
 const THRESHOLD = 1_000;
 const NOTE = "a line of the file under test; ".repeat(10);
@@ -213,72 +214,87 @@ describe("Anthropic compaction through ai with @ai-sdk/anthropic (issue 47)", {
   });
 });
 
-describe("a background compaction through ai with @ai-sdk/amazon-bedrock", {
-  skip: SDK_PERMISSIONS,
-}, () => {
-  it("an answer of reasoning alone is left out; the person's turns around it go as one Converse turn", async () => {
-    await withCacheServer(() => bedrockServer(256), async (url, server) => {
-      const model = createAmazonBedrock({
-        region: "us-east-1",
-        accessKeyId: "AKIDLOOPBACK",
-        secretAccessKey: "loopback",
-        baseURL: url,
-      })("anthropic.claude-sonnet-4-5");
-      const prompt = registry();
-      const conv = aiSdkConversation(prompt, { cache: false });
-      const send = (body: AISDKConversationBody) =>
-        ai.generateText({ model, maxRetries: 0, ...body });
-      conv.user("Task 0.");
-      conv.record(await send(await conv.request()));
-      const compaction = await conv.compact();
-      const summary = await send(compaction.body);
-      // While it runs, the model answers with its reasoning alone.
-      conv.user("Task 1.");
-      await send(await conv.request());
-      conv.record({
-        response: {
-          messages: [{
+describe(
+  "a background compaction through ai, an answer of reasoning alone carried",
+  {
+    skip: SDK_PERMISSIONS,
+  },
+  () => {
+    const providers = {
+      "@ai-sdk/amazon-bedrock": {
+        server: () => bedrockServer(256),
+        model: (url: string) =>
+          createAmazonBedrock({
+            region: "us-east-1",
+            accessKeyId: "AKIDLOOPBACK",
+            secretAccessKey: "loopback",
+            baseURL: url,
+          })("anthropic.claude-sonnet-4-5"),
+      },
+      "@ai-sdk/google": {
+        server: () => geminiServer(256),
+        model: (url: string) =>
+          createGoogleGenerativeAI({
+            apiKey: "loopback",
+            baseURL: `${url}/v1beta`,
+          })("gemini-3-flash"),
+      },
+    };
+    for (const [name, provider] of Object.entries(providers)) {
+      it(`${name}: the turn keeps its place as a text, and the API takes the next request`, async () => {
+        await withCacheServer(provider.server, async (url, server) => {
+          const model = provider.model(url);
+          const prompt = registry();
+          const conv = aiSdkConversation(prompt, { cache: false });
+          const send = (body: AISDKConversationBody) =>
+            ai.generateText({ model, maxRetries: 0, ...body });
+          conv.user("Task 0.");
+          conv.record(await send(await conv.request()));
+          const compaction = await conv.compact();
+          const summary = await send(compaction.body);
+          // While it runs, the model answers with its reasoning alone.
+          conv.user("Task 1.");
+          await send(await conv.request());
+          conv.record({
+            response: {
+              messages: [{
+                role: "assistant",
+                content: [{
+                  type: "reasoning",
+                  text: "Hm.",
+                  providerOptions: { bedrock: { signature: "sig" } },
+                }],
+              }],
+            },
+            usage: { inputTokens: 1, outputTokens: 1 },
+          });
+          compaction.record(summary);
+          conv.user("Go on.");
+          const body = await conv.request();
+          // The instruction and the summary, the person's turn, the model's
+          // turn without its reasoning (bound to the longer prefix), which
+          // says so, and the person's next turn: the roles alternate ...
+          assert.deepEqual(body.messages.map((message) => message.role), [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+          ]);
+          assert.deepEqual(body.messages[3], {
             role: "assistant",
-            content: [{
-              type: "reasoning",
-              text: "Hm.",
-              providerOptions: { bedrock: { signature: "sig" } },
-            }],
-          }],
-        },
-        usage: { inputTokens: 1, outputTokens: 1 },
+            content: [{ type: "text", text: REASONING_OMITTED }],
+          });
+          await send(body);
+          // ... and the API takes them (the server refuses turns that do not
+          // alternate, as the API does).
+          assert.deepEqual(server.rejections, []);
+          await prompt.dispose();
+        });
       });
-      compaction.record(summary);
-      conv.user("Go on.");
-      const body = await conv.request();
-      // The instruction and the summary, then the person's two turns: the
-      // model's turn of reasoning alone is left out (its reasoning is bound
-      // to the longer prefix) ...
-      assert.deepEqual(body.messages.map((message) => message.role), [
-        "user",
-        "assistant",
-        "user",
-        "user",
-      ]);
-      await send(body);
-      // ... and @ai-sdk/amazon-bedrock joins consecutive user messages into
-      // one turn, which Converse takes (the server refuses turns that do
-      // not alternate, as the API does).
-      assert.deepEqual(server.rejections, []);
-      const sent = server.bodies.at(-1)!.messages as {
-        role: string;
-        content: { text?: string }[];
-      }[];
-      assert.deepEqual(sent.map((message) => message.role), [
-        "user",
-        "assistant",
-        "user",
-      ]);
-      assert.match(JSON.stringify(sent[2].content), /Task 1\..*Go on\./);
-      await prompt.dispose();
-    });
-  });
-});
+    }
+  },
+);
 
 describe("a client-side summary through ai with @ai-sdk/google", {
   skip: SDK_PERMISSIONS,
