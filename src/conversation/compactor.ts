@@ -189,6 +189,11 @@ export class Compactor<M> {
     this.#due = false;
   }
 
+  /** The last request() returned the trigger's summarizing request. */
+  get summarizing(): boolean {
+    return this.#triggered && this.#pending !== undefined;
+  }
+
   /** `record()` after the trigger's request: its answer committed; `true` if so. */
   recordTriggered(answer: unknown): boolean {
     if (!this.#triggered || this.#pending === undefined) return false;

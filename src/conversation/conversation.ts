@@ -112,7 +112,6 @@ export class ConversationShell<
   readonly #compactor: Compactor<M>;
   readonly session: string;
   readonly resumed: ResumeInfo | undefined;
-
   readonly #fork: RecordingFork | undefined;
   /** A fork's: its parent's last system parts, its own laid out on them. */
   readonly #parentSystem: readonly string[] | undefined;
@@ -243,12 +242,15 @@ export class ConversationShell<
     return this.#compactor.continues;
   }
 
+  get summarizing(): boolean {
+    return this.#compactor.summarizing;
+  }
+
   async compact(options?: CompactOptions): Promise<Compaction<Body, Answer>> {
     if (this.#building) throw busy("compact()");
     this.#building = true;
     try {
-      const compaction = await this.#compactor.compact(options);
-      return compaction as Compaction<Body, Answer>;
+      return await this.#compactor.compact(options) as Compaction<Body, Answer>;
     } finally {
       this.#building = false;
     }

@@ -394,6 +394,12 @@ export interface Conversation<
    * compaction that paused the turn): request again, the turn goes on.
    */
   readonly continues: boolean;
+  /**
+   * The last `request()` returned the summarizing request `compactAt`
+   * asked for, not a step: its answer is still to be recorded (`record()`
+   * swaps the summary in) or given up (`cancelCompaction()`).
+   */
+  readonly summarizing: boolean;
   /** A person's message (text or content blocks): an input of the next request. */
   user(input: Input): void;
   /**
@@ -471,16 +477,14 @@ export interface Conversation<
    * import type { Conversation } from "@rxprompt/system-prompt";
    *
    * // A step of a harness with compactAt whose summary the provider may
-   * // refuse (`isSummary`: how the harness tells that body, e.g. Anthropic's
-   * // `"compaction" in body`).
+   * // refuse.
    * async function step(
    *   conv: Conversation<object, unknown, string, string, unknown>,
    *   send: (body: object) => Promise<unknown>,
-   *   isSummary: (body: object) => boolean,
    * ): Promise<void> {
    *   const body = await conv.request();
    *   const answer = await send(body).catch(async (refused) => {
-   *     if (!isSummary(body)) throw refused;
+   *     if (!conv.summarizing) throw refused;
    *     conv.cancelCompaction(); // the history goes on whole
    *     return await send(await conv.request());
    *   });

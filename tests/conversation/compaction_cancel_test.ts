@@ -34,6 +34,7 @@ import {
 /** What these tests need of a conversation. */
 interface Conv {
   readonly continues: boolean;
+  readonly summarizing: boolean;
   readonly messages: readonly unknown[];
   user(input: string): void;
   request(): Promise<{ messages: unknown[] }>;
@@ -210,15 +211,21 @@ for (const form of FORMS) {
   describe(`compactAt's request given up: ${form.name} (SPEC 10.2)`, () => {
     it("a retry returns the same summarizing request; cancelCompaction() sends the step on the whole history instead", async () => {
       const { prompt, conv, twin } = await due(form);
+      assert.equal(conv.summarizing, false);
       const refused = await conv.request();
+      // The harness tells the summarizing request from a step.
+      assert.equal(conv.summarizing, true);
       assert.deepEqual(refused, await summarizingBody(twin));
       assert.ok(!JSON.stringify(refused).includes("Now run the tests."));
       // The provider refused it; sent again (a retry), it is the same body.
       assert.deepEqual(await conv.request(), refused);
       assert.deepEqual(await conv.request(), refused);
+      assert.equal(conv.summarizing, true);
       conv.cancelCompaction();
+      assert.equal(conv.summarizing, false);
       // Not compacted again at once: the step, byte for byte the twin's.
       const step = await conv.request();
+      assert.equal(conv.summarizing, false);
       assert.deepEqual(step, await twin.request());
       assert.ok(JSON.stringify(step.messages.at(-1)).includes("run the tests"));
       for (const each of [conv, twin]) {
@@ -233,8 +240,10 @@ for (const form of FORMS) {
       }
       // A later answer past compactAt fires it again.
       const again = await conv.request();
+      assert.equal(conv.summarizing, true);
       assert.deepEqual(again, await summarizingBody(twin));
       assert.deepEqual(conv.record(form.summary()), []);
+      assert.equal(conv.summarizing, false);
       assert.equal(conv.continues, true);
       const after = await conv.request();
       // The history starts at the summary: the steps before it are gone.
