@@ -126,17 +126,19 @@ export type {
   Awaiting,
   ChangesOption,
   Conversation,
-  ConversationObserver,
   ConversationOptions,
   ConversationPrompt,
-  ConversationReportOptions,
-  ConversationRequest,
   OutputSettings,
   RequestOptions,
   ResumeInfo,
   ToolCall,
   ToolResultOptions,
 } from "./src/conversation/types.ts";
+export type {
+  ConversationObserver,
+  ConversationReportOptions,
+  ConversationRequest,
+} from "./src/conversation/observer_types.ts";
 export type {
   RecordingFork,
   RecordingHeader,

@@ -27,10 +27,8 @@ import type {
   CacheReportRequest,
   PromptCacheReport,
 } from "../adapters/cache/mod.ts";
-import type {
-  ConversationPrompt,
-  ConversationReportOptions,
-} from "../src/conversation/types.ts";
+import type { ConversationPrompt } from "../src/conversation/types.ts";
+import type { ConversationReportOptions } from "../src/conversation/observer_types.ts";
 import type { Args } from "./args.ts";
 import { CliError, describeError } from "./cli_error.ts";
 import { within } from "./deadline.ts";

@@ -6,10 +6,8 @@
  */
 
 import type { AssembleContext } from "../../mod.ts";
-import type {
-  ConversationPrompt,
-  ConversationReportOptions,
-} from "../../src/conversation/types.ts";
+import type { ConversationPrompt } from "../../src/conversation/types.ts";
+import type { ConversationReportOptions } from "../../src/conversation/observer_types.ts";
 import {
   resumeConversation,
   startConversation,

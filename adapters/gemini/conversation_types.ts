@@ -13,7 +13,7 @@ import type {
   ConversationOptions,
 } from "../../src/conversation/types.ts";
 import type { PromptCacheReport } from "../../src/cache/report/types.ts";
-import type { ConversationReportOptions } from "../../src/conversation/types.ts";
+import type { ConversationReportOptions } from "../../src/conversation/observer_types.ts";
 import type {
   GeminiFunctionDeclaration,
   GeminiTextPart,

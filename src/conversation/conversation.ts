@@ -76,12 +76,12 @@ import type {
   Conversation,
   ConversationOptions,
   ConversationPrompt,
-  ConversationReportOptions,
   RequestOptions,
   ResumeInfo,
   ToolCall,
   ToolResultOptions,
 } from "./types.ts";
+import type { ConversationReportOptions } from "./observer_types.ts";
 
 /** The shell behind every provider form (internal). */
 export class ConversationShell<

@@ -34,7 +34,7 @@ import type {
   ConversationObserver,
   ConversationReportOptions,
   ConversationRequest,
-} from "./types.ts";
+} from "./observer_types.ts";
 
 /** Where what an observer throws goes (the `onObserverError` option). */
 export type ObserverErrorReporter = (
