@@ -16,42 +16,17 @@
  * The command's benches write the recordings to files and run `deno`:
  * without those permissions they are left out.
  */
-import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
-import {
-  resumeChatConversation,
-  resumeResponsesConversation,
-} from "../../adapters/openai/mod.ts";
-import { resumeAiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import {
   LONG_FORMS,
   type LongForm,
   longRecording,
+  type ResumedLong,
+  resumedLong,
 } from "../conversation/long_recording.ts";
 
 const SIZES = [1_000, 10_000];
 const ROOT = new URL("../../", import.meta.url).pathname;
 const quarter = (text: string): number => Math.ceil(text.length / 4);
-
-const NO_PROMPT = {
-  assemble: () => Promise.reject(new Error("not assembled")),
-};
-
-interface Resumed {
-  report(options: { countTokens: (text: string) => number }): unknown;
-}
-
-function resume(form: LongForm, text: string): Resumed {
-  switch (form) {
-    case "anthropic":
-      return resumeAnthropicConversation(NO_PROMPT, text);
-    case "chat":
-      return resumeChatConversation(NO_PROMPT, text);
-    case "responses":
-      return resumeResponsesConversation(NO_PROMPT, text);
-    case "ai-sdk":
-      return resumeAiSdkConversation(NO_PROMPT, text);
-  }
-}
 
 const granted = (name: "run" | "write") =>
   Deno.permissions.querySync({ name }).state === "granted";
@@ -60,12 +35,12 @@ const COMMAND = granted("run") && granted("write");
 /** Each form's recordings, by size: text, resumed, and (with permissions) file. */
 const recordings = new Map<
   LongForm,
-  Map<number, { text: string; conv: Resumed; file?: string }>
+  Map<number, { text: string; conv: ResumedLong; file?: string }>
 >();
 for (const form of LONG_FORMS) {
   const sizes = new Map<
     number,
-    { text: string; conv: Resumed; file?: string }
+    { text: string; conv: ResumedLong; file?: string }
   >();
   for (const steps of SIZES) {
     const { text } = await longRecording(form, steps);
@@ -73,7 +48,7 @@ for (const form of LONG_FORMS) {
       ? await Deno.makeTempFile({ suffix: `-${form}-${steps}.jsonl` })
       : undefined;
     if (file !== undefined) await Deno.writeTextFile(file, text);
-    sizes.set(steps, { text, conv: resume(form, text), file });
+    sizes.set(steps, { text, conv: resumedLong(form, text), file });
   }
   recordings.set(form, sizes);
 }
@@ -122,7 +97,7 @@ async function printRatios(): Promise<void> {
     const costs: Record<string, (steps: number) => unknown> = {
       "report()": (steps) =>
         sizes.get(steps)!.conv.report({ countTokens: quarter }),
-      resume: (steps) => resume(form, sizes.get(steps)!.text),
+      resume: (steps) => resumedLong(form, sizes.get(steps)!.text),
       ...(COMMAND
         ? {
           "rxprompt report": (steps: number) =>
@@ -167,7 +142,7 @@ for (const form of LONG_FORMS) {
       baseline: steps === SIZES[0],
       ...heavy,
       fn: () => {
-        resume(form, text);
+        resumedLong(form, text);
       },
     });
     Deno.bench({

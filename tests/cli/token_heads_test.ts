@@ -16,17 +16,12 @@ import {
 } from "../../cli/token_heads.ts";
 import { reportOfFile } from "../../cli/report.ts";
 import { tokenCounter } from "../../cli/tokens.ts";
-import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
-import {
-  resumeChatConversation,
-  resumeResponsesConversation,
-} from "../../adapters/openai/mod.ts";
-import { resumeAiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import {
   LONG_FORMS,
   type LongForm,
   longRecording,
   randomOf,
+  resumedLong,
 } from "../conversation/long_recording.ts";
 
 /** Pieces that meet at a letter-digit cut in every way the chunker cares. */
@@ -119,30 +114,12 @@ describe("headSharingCounter", () => {
   });
 });
 
-const NO_PROMPT = {
-  assemble: () => Promise.reject(new Error("not assembled")),
-};
-
-/** A recording of `form` resumed, to report as the library does. */
-function resumed(form: LongForm, text: string) {
-  switch (form) {
-    case "anthropic":
-      return resumeAnthropicConversation(NO_PROMPT, text);
-    case "chat":
-      return resumeChatConversation(NO_PROMPT, text);
-    case "responses":
-      return resumeResponsesConversation(NO_PROMPT, text);
-    case "ai-sdk":
-      return resumeAiSdkConversation(NO_PROMPT, text);
-  }
-}
-
 describe("rxprompt report's counts", () => {
   for (const form of LONG_FORMS) {
     it(`${form}: are the library report's with the plain tokenizer, figure for figure`, async () => {
       const { text } = await longRecording(form, 60);
       const count = await tokenCounter();
-      const expected = resumed(form, text).report({ countTokens: count });
+      const expected = resumedLong(form, text).report({ countTokens: count });
       const dir = await mkdtemp(join(tmpdir(), "token-heads-"));
       try {
         const file = join(dir, "conversation.jsonl");
@@ -160,7 +137,7 @@ describe("rxprompt report's counts", () => {
     const { text } = await longRecording("responses", 60);
     const count = await tokenCounter();
     let wholeCharacters = 0;
-    resumeResponsesConversation(NO_PROMPT, text).report({
+    resumedLong("responses", text).report({
       countTokens: (counted) => {
         wholeCharacters += counted.length;
         return count(counted);
@@ -173,7 +150,7 @@ describe("rxprompt report's counts", () => {
       headCharacters += counted.length;
       return count(counted);
     });
-    resumeResponsesConversation(NO_PROMPT, text).report({
+    resumedLong("responses", text).report({
       countTokens: heads,
     });
     assert.ok(

@@ -10,13 +10,26 @@
  * away ten minutes every 1,500 steps (the cache lapses). Deterministic:
  * the same form and steps give the same bytes.
  */
-import { SystemPrompt, type ToolSchema } from "../../mod.ts";
-import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
+import {
+  type ConversationReportOptions,
+  SystemPrompt,
+  type ToolSchema,
+} from "../../mod.ts";
+import type { PromptCacheReport } from "../../adapters/cache/mod.ts";
+import {
+  anthropicConversation,
+  resumeAnthropicConversation,
+} from "../../adapters/anthropic/mod.ts";
 import {
   chatConversation,
   responsesConversation,
+  resumeChatConversation,
+  resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
-import { aiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
+import {
+  aiSdkConversation,
+  resumeAiSdkConversation,
+} from "../../adapters/ai_sdk/mod.ts";
 
 /** The four conversation forms. */
 export type LongForm = "anthropic" | "chat" | "responses" | "ai-sdk";
@@ -480,4 +493,30 @@ export function repeatedRecording(recording: string, steps: number): string {
     at += line.tail.length + answered;
   }
   return lines.join("\n") + "\n";
+}
+
+/** A recording resumed for its report and its own recording. */
+export interface ResumedLong {
+  readonly resumed: { readonly steps: number } | undefined;
+  save(): string;
+  report(options: ConversationReportOptions): PromptCacheReport;
+}
+
+/** A prompt that is never assembled: a report reads the recording only. */
+const NO_PROMPT = {
+  assemble: () => Promise.reject(new Error("not assembled")),
+};
+
+/** A recording of `form` resumed as its conversation, without a prompt. */
+export function resumedLong(form: LongForm, text: string): ResumedLong {
+  switch (form) {
+    case "anthropic":
+      return resumeAnthropicConversation(NO_PROMPT, text);
+    case "chat":
+      return resumeChatConversation(NO_PROMPT, text);
+    case "responses":
+      return resumeResponsesConversation(NO_PROMPT, text);
+    case "ai-sdk":
+      return resumeAiSdkConversation(NO_PROMPT, text);
+  }
 }

@@ -17,18 +17,14 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resumeAnthropicConversation } from "../../adapters/anthropic/mod.ts";
-import {
-  resumeChatConversation,
-  resumeResponsesConversation,
-} from "../../adapters/openai/mod.ts";
-import { resumeAiSdkConversation } from "../../adapters/ai_sdk/mod.ts";
 import { reportOfFile } from "../../cli/report.ts";
 import {
   LONG_FORMS,
   type LongForm,
   longRecording,
   repeatedRecording,
+  type ResumedLong,
+  resumedLong,
 } from "./long_recording.ts";
 
 /** The steps of the recordings reported: real ones. */
@@ -40,32 +36,6 @@ const REPORTED = { short: 500, long: 2_000, bound: 7 };
 const RESUMED = { short: 1_000, long: 16_000, bound: 32 };
 
 const quarter = (text: string): number => Math.ceil(text.length / 4);
-
-const NO_PROMPT = {
-  assemble: () => Promise.reject(new Error("not assembled")),
-};
-
-interface Resumed {
-  readonly resumed: { readonly steps: number } | undefined;
-  save(): string;
-  report(options: { countTokens: (text: string) => number }): {
-    requests: unknown[];
-  };
-}
-
-/** The recording resumed as its form's conversation. */
-function resume(form: LongForm, text: string): Resumed {
-  switch (form) {
-    case "anthropic":
-      return resumeAnthropicConversation(NO_PROMPT, text);
-    case "chat":
-      return resumeChatConversation(NO_PROMPT, text);
-    case "responses":
-      return resumeResponsesConversation(NO_PROMPT, text);
-    case "ai-sdk":
-      return resumeAiSdkConversation(NO_PROMPT, text);
-  }
-}
 
 async function timed(run: () => unknown): Promise<number> {
   const started = performance.now();
@@ -110,10 +80,10 @@ async function assertGrowth(
 describe("a recording costs what its bytes cost", () => {
   for (const form of LONG_FORMS) {
     it(`${form}: report() grows linearly with the steps`, async () => {
-      const reported = new Map<number, Resumed>();
+      const reported = new Map<number, ResumedLong>();
       for (const steps of [REPORTED.short, REPORTED.long]) {
         const { text } = await longRecording(form, steps);
-        reported.set(steps, resume(form, text));
+        reported.set(steps, resumedLong(form, text));
       }
       await assertGrowth("report()", REPORTED, (steps) => {
         const report = reported.get(steps)!.report({ countTokens: quarter });
@@ -129,12 +99,15 @@ describe("a recording costs what its bytes cost", () => {
         ) => [steps, repeatedRecording(text, steps)]),
       );
       await assertGrowth("resume", RESUMED, (steps) => {
-        assert.equal(resume(form, texts.get(steps)!).resumed?.steps, steps);
+        assert.equal(
+          resumedLong(form, texts.get(steps)!).resumed?.steps,
+          steps,
+        );
       });
       // A harness that saves after every step: the recording is kept
       // whole, never joined again.
       const resumed = new Map(
-        [...texts].map(([steps, text]) => [steps, resume(form, text)]),
+        [...texts].map(([steps, text]) => [steps, resumedLong(form, text)]),
       );
       await assertGrowth("save()", { ...RESUMED, bound: 3, grain: 1 }, (
         steps,
