@@ -18,7 +18,6 @@ import { reportOfFile } from "../../cli/report.ts";
 import { tokenCounter } from "../../cli/tokens.ts";
 import {
   LONG_FORMS,
-  type LongForm,
   longRecording,
   randomOf,
   resumedLong,

@@ -20,7 +20,6 @@ import { join } from "node:path";
 import { reportOfFile } from "../../cli/report.ts";
 import {
   LONG_FORMS,
-  type LongForm,
   longRecording,
   repeatedRecording,
   type ResumedLong,
