@@ -19,7 +19,7 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { type GenerateContentResponse, GoogleGenAI } from "@google/genai";
-import { SystemPromptError } from "../../mod.ts";
+import { type SystemPrompt, SystemPromptError } from "../../mod.ts";
 import {
   converseConversation,
   resumeConverseConversation,
@@ -207,6 +207,28 @@ function checkAlternates(bodies: readonly Record<string, unknown>[]): void {
   }
 }
 
+/**
+ * The swapped request sent through the real client and taken (its roles
+ * alternate), then a resume after the swap: the same bytes.
+ */
+async function acceptedAndResumed(
+  conv: ReturnType<typeof converseConversation>,
+  swapped: unknown,
+  { send, server, prompt }: {
+    send: (body: unknown) => Promise<ConverseCommandOutput>;
+    server: CacheServer;
+    prompt: SystemPrompt;
+  },
+): Promise<void> {
+  conv.record(await send(swapped));
+  assert.deepEqual(server.rejections, []);
+  checkAlternates(server.bodies);
+  const resumed = resumeConverseConversation(prompt, conv.save());
+  resumed.user("Last.");
+  conv.user("Last.");
+  assert.deepEqual(await resumed.request(), await conv.request());
+}
+
 function checkConverseSession(
   server: CacheServer,
   usages: NonNullable<ConverseCommandOutput["usage"]>[],
@@ -380,14 +402,7 @@ describe("compaction on converseConversation (issue 47)", {
       ]);
       // The runtime context the summary dropped, told again after them.
       assert.match(JSON.stringify(messages[4]), /It is Monday\./);
-      conv.record(await send(swapped));
-      assert.deepEqual(server.rejections, []);
-      checkAlternates(server.bodies);
-      // Resumed after the swap: the same bytes.
-      const resumed = resumeConverseConversation(prompt, conv.save());
-      resumed.user("Last.");
-      conv.user("Last.");
-      assert.deepEqual(await resumed.request(), await conv.request());
+      await acceptedAndResumed(conv, swapped, { send, server, prompt });
     });
     await prompt.dispose();
   });
@@ -434,16 +449,9 @@ describe("compaction on converseConversation (issue 47)", {
         content: [{ text: REASONING_OMITTED }],
       });
       assert.match(JSON.stringify(messages[4]), /Go on\./);
-      // The real client sends it; the server refuses turns that do not
-      // alternate, as Converse does.
-      conv.record(await send(swapped));
-      assert.deepEqual(server.rejections, []);
-      checkAlternates(server.bodies);
-      // Resumed after the swap: the same bytes.
-      const resumed = resumeConverseConversation(prompt, conv.save());
-      resumed.user("Last.");
-      conv.user("Last.");
-      assert.deepEqual(await resumed.request(), await conv.request());
+      // The real client sends it (the server refuses turns that do not
+      // alternate, as Converse does), and a resume sends the same bytes.
+      await acceptedAndResumed(conv, swapped, { send, server, prompt });
     });
     await prompt.dispose();
   });
