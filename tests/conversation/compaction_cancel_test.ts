@@ -18,18 +18,7 @@ import {
   SystemPromptError,
   type ToolCall,
 } from "../../mod.ts";
-import {
-  anthropicConversation,
-  resumeAnthropicConversation,
-} from "../../adapters/anthropic/mod.ts";
-import {
-  chatConversation,
-  resumeChatConversation,
-} from "../../adapters/openai/mod.ts";
-import {
-  converseConversation,
-  resumeConverseConversation,
-} from "../../adapters/bedrock/mod.ts";
+import { FORMS as ALL_FORMS } from "./forms.ts";
 
 /** What these tests need of a conversation. */
 interface Conv {
@@ -59,21 +48,24 @@ interface Form {
 const CLOCK = () => 0;
 const SUMMARY = "The work so far: the test is fixed.";
 
-const FORMS: readonly Form[] = [
-  {
-    name: "anthropic",
+/** A form of `forms.ts`, on one clock, with this test's answers. */
+function onClock(
+  name: string,
+  answers: Pick<Form, "answer" | "summary">,
+): Form {
+  const form = ALL_FORMS.find((each) => each.name === name)!;
+  return {
+    name,
     start: (prompt, options) =>
-      anthropicConversation(prompt, {
-        model: "claude-fable-5-1",
-        max_tokens: 256,
-        session: "s-1",
-        clock: CLOCK,
-        ...options,
-      }) as unknown as Conv,
+      form.start(prompt, { clock: CLOCK, ...options }) as unknown as Conv,
     resume: (prompt, saved) =>
-      resumeAnthropicConversation(prompt, saved, {
-        clock: CLOCK,
-      }) as unknown as Conv,
+      form.resume(prompt, saved, { clock: CLOCK }) as unknown as Conv,
+    ...answers,
+  };
+}
+
+const FORMS: readonly Form[] = [
+  onClock("anthropic", {
     answer: (text, inputTokens) =>
       ({
         type: "message",
@@ -94,21 +86,8 @@ const FORMS: readonly Form[] = [
         stop_reason: "compaction",
         usage: { input_tokens: 20, output_tokens: 5 },
       }) as never,
-  },
-  {
-    name: "openai-chat",
-    start: (prompt, options) =>
-      chatConversation(prompt, {
-        model: "gpt-5.6",
-        cache: true,
-        session: "s-1",
-        clock: CLOCK,
-        ...options,
-      }) as unknown as Conv,
-    resume: (prompt, saved) =>
-      resumeChatConversation(prompt, saved, {
-        clock: CLOCK,
-      }) as unknown as Conv,
+  }),
+  onClock("openai-chat", {
     answer: (text, inputTokens) =>
       ({
         object: "chat.completion",
@@ -125,21 +104,8 @@ const FORMS: readonly Form[] = [
         choices: [{ message: { role: "assistant", content: SUMMARY } }],
         usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
       }) as never,
-  },
-  {
-    name: "bedrock-converse",
-    start: (prompt, options) =>
-      converseConversation(prompt, {
-        modelId: "anthropic.claude-sonnet-4-5",
-        maxTokens: 256,
-        session: "s-1",
-        clock: CLOCK,
-        ...options,
-      }) as unknown as Conv,
-    resume: (prompt, saved) =>
-      resumeConverseConversation(prompt, saved, {
-        clock: CLOCK,
-      }) as unknown as Conv,
+  }),
+  onClock("bedrock-converse", {
     answer: (text, inputTokens) =>
       ({
         output: { message: { role: "assistant", content: [{ text }] } },
@@ -158,7 +124,7 @@ const FORMS: readonly Form[] = [
         stopReason: "end_turn",
         usage: { inputTokens: 20, outputTokens: 5, totalTokens: 25 },
       }) as never,
-  },
+  }),
 ];
 
 const COMPACT_AT = { inputTokens: 1_000 };

@@ -48,7 +48,12 @@ export interface Form {
   readonly name: string;
   /** A new conversation; `options` adds to (or replaces) the form's own. */
   start(prompt: SystemPrompt, options?: ConversationOptions): AnyConversation;
-  resume(prompt: SystemPrompt, recording: string): AnyConversation;
+  /** `options` adds to the form's own, as `start`'s. */
+  resume(
+    prompt: SystemPrompt,
+    recording: string,
+    options?: ConversationOptions,
+  ): AnyConversation;
   /** The model answer calling these tools (none: a text answer). */
   answer(calls: { id: string; name: string }[]): never;
 }
@@ -72,10 +77,11 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       resumeAnthropicConversation(
         prompt,
         recording,
+        options,
       ) as unknown as AnyConversation,
     answer: (calls) => anthropicAnswer(calls) as never,
   },
@@ -89,12 +95,11 @@ export const FORMS: readonly Form[] = [
         toolChanges: "inline",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
-      resumeAnthropicConversation(
-        prompt,
-        recording,
-        { toolChanges: "inline" },
-      ) as unknown as AnyConversation,
+    resume: (prompt, recording, options) =>
+      resumeAnthropicConversation(prompt, recording, {
+        toolChanges: "inline",
+        ...options,
+      }) as unknown as AnyConversation,
     answer: (calls) => anthropicAnswer(calls) as never,
   },
   {
@@ -106,8 +111,12 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
-      resumeChatConversation(prompt, recording) as unknown as AnyConversation,
+    resume: (prompt, recording, options) =>
+      resumeChatConversation(
+        prompt,
+        recording,
+        options,
+      ) as unknown as AnyConversation,
     answer: (calls) => completion(calls) as never,
   },
   {
@@ -119,10 +128,11 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       resumeResponsesConversation(
         prompt,
         recording,
+        options,
       ) as unknown as AnyConversation,
     answer: (calls) => responsesAnswer(calls) as never,
   },
@@ -136,12 +146,11 @@ export const FORMS: readonly Form[] = [
         toolChanges: "inline",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
-      resumeResponsesConversation(
-        prompt,
-        recording,
-        { toolChanges: "inline" },
-      ) as unknown as AnyConversation,
+    resume: (prompt, recording, options) =>
+      resumeResponsesConversation(prompt, recording, {
+        toolChanges: "inline",
+        ...options,
+      }) as unknown as AnyConversation,
     answer: (calls) => responsesAnswer(calls) as never,
   },
   {
@@ -153,10 +162,11 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
+    resume: (prompt, recording, options) =>
       resumeConverseConversation(
         prompt,
         recording,
+        options,
       ) as unknown as AnyConversation,
     answer: (calls) =>
       ({
@@ -182,8 +192,12 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
-      resumeGeminiConversation(prompt, recording) as unknown as AnyConversation,
+    resume: (prompt, recording, options) =>
+      resumeGeminiConversation(
+        prompt,
+        recording,
+        options,
+      ) as unknown as AnyConversation,
     answer: (calls) =>
       ({
         candidates: [{
@@ -207,8 +221,12 @@ export const FORMS: readonly Form[] = [
         session: "s-1",
         ...options,
       }) as unknown as AnyConversation,
-    resume: (prompt, recording) =>
-      resumeAiSdkConversation(prompt, recording) as unknown as AnyConversation,
+    resume: (prompt, recording, options) =>
+      resumeAiSdkConversation(
+        prompt,
+        recording,
+        options,
+      ) as unknown as AnyConversation,
     answer: (calls) =>
       ({
         response: {
