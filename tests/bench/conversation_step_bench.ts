@@ -10,7 +10,8 @@
  * Before the table it prints, per form, the medians of interleaved rounds
  * (each round times every size and both paths, so a busy minute slows
  * all of them alike): µs per step, the step ÷ the stateless path at each
- * size, and the growth from 200 to 20,000 messages of each path.
+ * size, and the growth from 200 to 20,000 messages of each path; then
+ * the first step after a resume at 200 messages, on its own.
  *
  * ```sh
  * deno bench -A --no-check --v8-flags=--expose-gc tests/bench/conversation_step_bench.ts
@@ -24,7 +25,9 @@
  * `tests/conversation/long_recording.ts` (the 20,000-message one is about
  * 6,000–10,000 steps, generated through the real conversation once, then
  * resumed; the time each takes is printed). A sample at 20, 200 or 2,000
- * messages is a fresh resume (not timed) and a few steps; at 20,000 one
+ * messages is a fresh resume (not timed), its first step (timed apart:
+ * it pays for the resume, once per process, where a long session pays
+ * the later steps at every turn) and a few steps; at 20,000 one
  * resumed conversation takes all its steps, so it grows by a few hundred
  * messages over the run (the sizes printed are the first and the last).
  * One form is held at a time.
@@ -138,32 +141,62 @@ function settle(): void {
   gc?.({ type: "minor" });
 }
 
-/** Milliseconds per step of one round's samples at `size`: [conversation, stateless]. */
-async function sampleRound(
-  setup: FormSetup,
-  size: number,
-): Promise<[number, number]> {
+/** Milliseconds per step of one round's samples at a size. */
+interface Sampled {
+  /** The steps after the first: [conversation, stateless]. */
+  readonly steps: [number, number];
+  /**
+   * The first step after each sample's resume, on its own (none at the
+   * largest size, which is resumed once): [conversation, stateless].
+   */
+  readonly first?: [number, number];
+}
+
+/**
+ * One round's samples at `size`. A sample resumed fresh takes its first
+ * step apart: that step pays for the resume (what a resumed state has not
+ * kept yet, code and data out of the processor's caches), once per
+ * process, where a long session pays the later steps at every turn.
+ */
+async function sampleRound(setup: FormSetup, size: number): Promise<Sampled> {
   const { steps, samples } = SAMPLE[size];
+  const resumed = size !== LARGEST;
   const prepared = Array.from({ length: samples }, () => {
     const conv = conversationAt(setup, size);
     return {
       conv,
       user: statelessAt(setup, conv),
+      first: resumed ? nextInputs(setup, 1)[0] : undefined,
       inputs: nextInputs(setup, steps),
     };
   });
   settle();
   let conversation = 0;
   let stateless = 0;
-  for (const { conv, user, inputs } of prepared) {
+  let firstConversation = 0;
+  let firstStateless = 0;
+  for (const { conv, user, first, inputs } of prepared) {
     let started = performance.now();
+    if (first !== undefined) {
+      await user.step(first);
+      firstStateless += performance.now() - started;
+      started = performance.now();
+      await conversationStep(conv, first);
+      firstConversation += performance.now() - started;
+      started = performance.now();
+    }
     for (const input of inputs) await user.step(input);
     stateless += performance.now() - started;
     started = performance.now();
     for (const input of inputs) await conversationStep(conv, input);
     conversation += performance.now() - started;
   }
-  return [conversation / (steps * samples), stateless / (steps * samples)];
+  return {
+    steps: [conversation / (steps * samples), stateless / (steps * samples)],
+    ...(resumed
+      ? { first: [firstConversation / samples, firstStateless / samples] }
+      : {}),
+  };
 }
 
 const median = (values: readonly number[]): number =>
@@ -186,13 +219,21 @@ async function printForm(form: LongStartForm): Promise<void> {
     ratio: [] as number[],
   }));
   const growth = { conversation: [] as number[], stateless: [] as number[] };
+  const firstAt200 = {
+    conversation: [] as number[],
+    stateless: [] as number[],
+  };
   const at200 = STEP_SIZES.indexOf(200);
   for (let round = 0; round < WARM_ROUNDS + ROUNDS; round++) {
-    const measured: [number, number][] = [];
+    const sampled: Sampled[] = [];
     for (const size of STEP_SIZES) {
-      measured.push(await sampleRound(setup, size));
+      sampled.push(await sampleRound(setup, size));
     }
     if (round < WARM_ROUNDS) continue;
+    const measured = sampled.map(({ steps }) => steps);
+    const [firstConversation, firstStateless] = sampled[at200].first!;
+    firstAt200.conversation.push(firstConversation);
+    firstAt200.stateless.push(firstStateless);
     measured.forEach(([conversation, stateless], index) => {
       rounds[index].conversation.push(conversation);
       rounds[index].stateless.push(stateless);
@@ -227,6 +268,9 @@ async function printForm(form: LongStartForm): Promise<void> {
     }, stateless ${
       times(median(growth.stateless))
     } (goal: step at most 2×, and at 200 at most 2× stateless)`,
+    `  the first step after a resume, at 200 messages: step ${
+      us(median(firstAt200.conversation))
+    } µs, stateless ${us(median(firstAt200.stateless))} µs`,
   );
   console.log(lines.join("\n"));
 }
@@ -265,6 +309,7 @@ for (const form of STEP_FORMS) {
     const setup = await holding(form);
     if (user === undefined || used === SAMPLE[200].steps) {
       user = statelessAt(setup, conversationAt(setup, 200));
+      await user.step(nextInputs(setup, 1)[0]);
       used = 0;
       settle();
     }
@@ -286,6 +331,10 @@ for (const form of STEP_FORMS) {
       const setup = await holding(form);
       if (conv === undefined || taken === steps) {
         conv = conversationAt(setup, size);
+        // The first step after a resume is the table's own line.
+        if (size !== LARGEST) {
+          await conversationStep(conv, nextInputs(setup, 1)[0]);
+        }
         taken = 0;
         settle();
       }
