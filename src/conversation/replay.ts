@@ -108,7 +108,8 @@ export function toolStep(
   return {
     tools: { listed: inline.listed, changed: inline.listedChanged, inline },
     listed,
-    allowed: inline.allowed,
+    // A found deferred tool is called as a listed one: allowed alike.
+    allowed: allowedWithDeferred(inline.allowed, assembly),
   };
 }
 

@@ -230,7 +230,10 @@ export interface InlineToolChanges {
     readonly schema: ToolSchema;
     readonly reference: boolean;
   }[];
-  /** The names the model may call, when not every tool it has. */
+  /**
+   * The names the model may call, when not every tool it has: the active
+   * listed and inline ones, then the active deferred ones.
+   */
   readonly allowed?: readonly string[];
 }
 

@@ -17,6 +17,7 @@ import {
   searchTools,
   toolSearchIndex,
 } from "../../../src/shared/tool_search.ts";
+import { CALL_TOOL, FIND_TOOLS } from "../../../src/conversation/tool_pair.ts";
 import type { ResponsesTool, ResponsesToolChoice } from "./responses.ts";
 
 /**
@@ -277,6 +278,40 @@ export function allowingDeferred(
       ...found,
     ],
   };
+}
+
+/**
+ * The tool choice with inline changes: the tools the model may call may
+ * have come in through `additional_tools`, outside the tools block.
+ * `allowed` holds the active listed and inline names, then the active
+ * deferred ones: allowed with `tool_search` and by their namespaces, or
+ * through the pair when the conversation lists it.
+ */
+export function inlineChoice(
+  allowed: readonly string[] | undefined,
+  assembly: PromptAssembly,
+  { mode, pair }: {
+    readonly mode: "auto" | "required";
+    readonly pair: boolean;
+  },
+): ResponsesToolChoice | ResponsesDeferredToolChoice | undefined {
+  if (allowed === undefined) return undefined;
+  const deferred = new Set(
+    (assembly.deferredTools ?? []).map((tool) => tool.name),
+  );
+  const names = allowed.filter((name) => !deferred.has(name));
+  // The pair is listed while a deferred tool is (`withToolPair`).
+  if (pair && deferred.size > 0) names.push(FIND_TOOLS, CALL_TOOL);
+  const choice: ResponsesToolChoice = names.length === 0 ? "none" : {
+    type: "allowed_tools",
+    mode,
+    tools: names.map((name) => ({ type: "function" as const, name })),
+  };
+  return pair ? choice : allowingDeferred(
+    choice,
+    { ...assembly, activeTools: [...allowed] },
+    mode,
+  );
 }
 
 /**

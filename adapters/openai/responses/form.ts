@@ -40,12 +40,12 @@ import {
 import {
   type ResponsesTextPart,
   type ResponsesTool,
-  type ResponsesToolChoice,
   toResponses,
 } from "./responses.ts";
 import {
   allowingDeferred,
   clientSearchOutputs,
+  inlineChoice,
   readToolSearch,
   withDeferredTools,
 } from "./deferred.ts";
@@ -239,13 +239,16 @@ function builder(
         input.assembly,
         markedAdapter(read.adapter, { key, mark }),
       );
-      const choice = input.toolChanges === undefined
+      const mode = read.read.toolChoiceMode;
+      const toolChoice = input.toolChanges !== undefined
+        ? inlineChoice(input.toolChanges.allowed, input.assembly, {
+          mode,
+          pair: search === "pair",
+        })
+        // With the pair, the conversation lists it among the functions.
+        : search === "pair"
         ? fields.tool_choice
-        : inlineChoice(input.toolChanges.allowed, read.read.toolChoiceMode);
-      // With the pair, the conversation lists it among the functions.
-      const toolChoice = search === "pair"
-        ? choice
-        : allowingDeferred(choice, input.assembly, read.read.toolChoiceMode);
+        : allowingDeferred(fields.tool_choice, input.assembly, mode);
       const tools = search === "pair"
         ? fields.tools
         : withDeferredTools(fields.tools, input.assembly, {
@@ -364,23 +367,6 @@ function additionalTools(
   return tools.length === 0
     ? undefined
     : { type: "additional_tools", role: "developer", tools };
-}
-
-/**
- * The tool choice with inline changes: the tools the model may call may
- * have come in through `additional_tools`, outside the tools block.
- */
-function inlineChoice(
-  allowed: readonly string[] | undefined,
-  mode: "auto" | "required",
-): ResponsesToolChoice | undefined {
-  if (allowed === undefined) return undefined;
-  if (allowed.length === 0) return "none";
-  return {
-    type: "allowed_tools",
-    mode,
-    tools: allowed.map((name) => ({ type: "function" as const, name })),
-  };
 }
 
 /**

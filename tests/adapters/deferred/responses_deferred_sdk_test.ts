@@ -283,6 +283,74 @@ describe("responsesConversation with 300 deferred MCP tools, through openai", {
     }
   });
 
+  it("inline tool changes: a removal's tool_choice keeps tool_search and the deferred tools; a found one is called", async () => {
+    const tools = [READ_FILE, { ...READ_FILE, name: "write_file" }];
+    const inline = new SystemPrompt({ includeHarnessIdentity: false });
+    inline.section({ name: "rules", order: 10, text: "Be brief." });
+    inline.tools(() => ({ schemas: tools }));
+    const crm = sources.find((one) => one.owns("crm_get_contact"))!;
+    inline.fork({ label: "crm" }).tools(crm.tools$, { defer: true });
+    const server = responsesToolSearchServer((_, n) =>
+      n === 1
+        ? {
+          search: FOUND[3].query,
+          call: { namespace: "crm", name: "crm_get_contact", arguments: {} },
+        }
+        : { text: "Done." }
+    );
+    const conv = responsesConversation(inline, {
+      model: "gpt-loopback",
+      changes: "inline",
+    });
+    const open: string[][] = [];
+    await serveRules(server.answer, async (baseURL) => {
+      const openai = client(baseURL);
+      for (const ask of ["Hi.", "Look Ada up.", undefined]) {
+        if (ask !== undefined) conv.user(ask);
+        const answer = await openai.responses.create(await conv.request());
+        const calls = conv.record(answer as unknown as Answer);
+        open.push(calls.map((call) => call.name));
+        for (const call of calls) conv.toolResult(call.id, "ok");
+        // write_file goes, run_linter comes, in an additional_tools item.
+        tools.splice(1, 1, { ...READ_FILE, name: "run_linter" });
+      }
+    });
+    await inline.dispose();
+    assert.deepEqual(server.rejections, []);
+    assert.deepEqual(open, [[], ["crm_get_contact"], []]);
+    assert.equal(server.bodies[0].tool_choice, undefined);
+    for (const body of server.bodies.slice(1)) {
+      assert.deepEqual(body.tool_choice, {
+        type: "allowed_tools",
+        mode: "auto",
+        tools: [
+          { type: "function", name: "read_file" },
+          { type: "function", name: "run_linter" },
+          { type: "tool_search" },
+          ...(body.tools as {
+            type: string;
+            name: string;
+            tools?: { name: string }[];
+          }[])
+            .flatMap((tool) =>
+              tool.type === "namespace"
+                ? tool.tools!.map((fn) => ({
+                  type: "function",
+                  name: fn.name,
+                  namespace: tool.name,
+                }))
+                : []
+            ),
+        ],
+      });
+      // The tools block is the first request's.
+      assert.equal(
+        JSON.stringify(body.tools),
+        JSON.stringify(server.bodies[0].tools),
+      );
+    }
+  });
+
   it("a call naming a namespace that does not hold its tool is refused by the conversation", async () => {
     const conv = responsesConversation(prompt, { model: "gpt-loopback" });
     conv.user("Open a bug.");

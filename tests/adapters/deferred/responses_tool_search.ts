@@ -13,6 +13,8 @@
  * - A `function_call` in the input of a deferred function comes after a
  *   `tool_search_output` that loaded it (matched by `namespace` and
  *   `name`), else 400; of a function the request does not define, 400.
+ * - An `additional_tools` input item defines its functions from there on,
+ *   as the tools block's listed ones.
  * - An `allowed_tools` tool choice names only tools the request defines:
  *   `{ type: "tool_search" }` with a `tool_search` listed, and
  *   `{ type: "function", name, namespace? }` (a namespaced function by its
@@ -220,6 +222,24 @@ function readInput(
     const where = `input[${index}]`;
     if (!record(item)) throw new RuleBroken(`${where}: an item`);
     parts.push(JSON.stringify(item));
+    if (item.type === "additional_tools") {
+      const tools = Array.isArray(item.tools) ? item.tools : [];
+      tools.forEach((fn, at) => {
+        if (
+          !record(fn) || fn.type !== "function" || typeof fn.name !== "string"
+        ) {
+          throw new RuleBroken(
+            `${where}.tools[${at}]: a function { type, name }`,
+          );
+        }
+        if (set.functions.has(fn.name)) {
+          throw new RuleBroken(
+            `${where}.tools[${at}]: the function ${fn.name} is defined twice`,
+          );
+        }
+        set.functions.set(fn.name, fn);
+      });
+    }
     if (item.type === "tool_search_output") {
       for (const key of loadedBy(item.tools, set, where)) loaded.add(key);
     }
