@@ -249,7 +249,10 @@ export interface InlineToolStep {
   readonly listedChanged: boolean;
   /** What this request tells the model. */
   readonly changes: InlineToolChanges;
-  /** The names the model may call, when not every listed tool. */
+  /**
+   * The names the model may call, when not every tool it was given (gates,
+   * or a tool the registry dropped); an addition alone needs none.
+   */
   readonly allowed: string[] | undefined;
 }
 
@@ -329,15 +332,21 @@ export function nextInlineToolSet(
   const changed = removed.length > 0 || added.length > 0 ||
     redefined.size > 0;
   const names = now.map((tool) => tool.schema.name);
-  const allListed = listed.every((tool) => current.has(tool.schema.name)) &&
-    names.every((name) => first.has(name));
+  // An added tool is the model's without a tool choice (its item declares
+  // it): only a tool the model still has and the registry dropped needs
+  // the allowed list.
+  const given = [
+    ...listed,
+    ...declaredTools(options.declared, effective) ?? [],
+  ];
+  const allCurrent = given.every((tool) => current.has(tool.schema.name));
   return {
     listed,
     effective: changed ? now : effective,
     changed,
     listedChanged: redefined.size > 0,
     changes: { removed, added },
-    allowed: assembly.activeTools === undefined && allListed
+    allowed: assembly.activeTools === undefined && allCurrent
       ? undefined
       : gate(names),
   };
