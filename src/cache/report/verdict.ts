@@ -217,8 +217,11 @@ export function judgeViews(
       ? "conversation"
       : "layout";
     judgement.change = { region, block: block.id };
+    // Where the bodies part: the tokens of the previous prefix repeated
+    // before the difference (what is lost is the rest of it).
     judgement.reason = `the bodies differ from ${block.id} (${region}, ` +
-      `${how}), ${previousPrefix - repeated} tokens into the previous prefix`;
+      `${how}), ${repeated} tokens into the previous prefix of ` +
+      `${previousPrefix}`;
   } else if (option !== undefined) {
     verdict = "request";
     judgement.change = { region: "options", option };

@@ -424,6 +424,15 @@ describe("judgeRequest (the other verdicts)", () => {
       });
       assert.equal(judgement.providerAgrees, true);
       assert.match(judgement.reason, /tool:run_shell \(tools, added\)/);
+      // Where the bodies part: after the two tools kept, not what is lost.
+      assert.ok(judgement.repeatedTokens! > 0);
+      assert.ok(
+        judgement.reason!.endsWith(
+          `, ${judgement.repeatedTokens} tokens into the previous prefix of ` +
+            `${judgement.previousPrefixTokens}`,
+        ),
+        judgement.reason,
+      );
     });
 
     it("a tool that sorts first", () => {
@@ -436,6 +445,7 @@ describe("judgeRequest (the other verdicts)", () => {
         block: "tool:apply_patch",
       });
       assert.equal(judgement.providerAgrees, true);
+      assert.match(judgement.reason!, /, 0 tokens into the previous prefix of/);
     });
 
     it("a tool removed: the earlier body's block, which this one lacks", () => {
