@@ -265,7 +265,9 @@ export function judgeViews(
  * The tokens of a request's cached or written prefix, as reported: reads
  * plus writes; an automatic cache (OpenAI's, Gemini's) writes every prompt,
  * so its whole input counts there (rounded down to its step, 128 on
- * OpenAI, 0 under the minimum).
+ * OpenAI, 0 under the minimum, unless the request read from the cache:
+ * the provider's word that its minimum is lower than the rules' default,
+ * Gemini 3's for a Gemini 2.5 model).
  */
 export function prefixTokens(
   usage: Pick<
@@ -281,7 +283,7 @@ export function prefixTokens(
   const step = rules.automatic?.stepTokens ?? JUDGE_SLACK_TOKENS;
   const automatic = inputTokens === undefined
     ? undefined
-    : inputTokens < minimum
+    : inputTokens < minimum && !((read ?? 0) > 0)
     ? 0
     : inputTokens - (inputTokens % step);
   const marked = read === undefined || written === undefined

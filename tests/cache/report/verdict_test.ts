@@ -508,3 +508,53 @@ describe("judgeRequest (the other verdicts)", () => {
     assert.match(bodies.reason, /body/);
   });
 });
+
+describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () => {
+  /** A `generateContent` body: this system instruction, one user turn. */
+  const geminiBody = (system: string) => ({
+    model: "gemini-2.5-flash",
+    contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
+    config: { systemInstruction: { parts: [{ text: system }] } },
+  });
+  const geminiUsage = (prompt: number, cached: number) =>
+    readReportedUsage({
+      responseId: "r",
+      candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
+      usageMetadata: {
+        promptTokenCount: prompt,
+        cachedContentTokenCount: cached,
+        candidatesTokenCount: 1,
+      },
+    }, "gemini");
+  const judge = (previousRead: number) =>
+    judgeRequest({
+      previous: {
+        body: geminiBody("You are a coding agent. ".repeat(500)),
+        usage: geminiUsage(3500, previousRead),
+        time: 0,
+      },
+      current: {
+        body: geminiBody("You are a careful agent. ".repeat(500)),
+        usage: geminiUsage(3600, 0),
+        time: 1000,
+      },
+    }, { provider: "gemini", countTokens });
+
+  it("judges the miss when the previous request read below the minimum", () => {
+    // 3,500 tokens are under Gemini 3's 4,096, yet the provider read 3,443
+    // of them: its minimum is lower, and the prefix this request lost is
+    // the previous request's input.
+    const judgement = judge(3443);
+    assert.equal(judgement.previousPrefixTokens, 3500);
+    assert.equal(judgement.missed, true);
+    assert.equal(judgement.verdict, "layout");
+    assert.deepEqual(judgement.change, { region: "system", block: "system:0" });
+  });
+
+  it("keeps the minimum when nothing says it is lower", () => {
+    const judgement = judge(0);
+    assert.equal(judgement.previousPrefixTokens, 0);
+    assert.equal(judgement.missed, false);
+    assert.equal(judgement.verdict, undefined);
+  });
+});
