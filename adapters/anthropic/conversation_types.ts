@@ -101,8 +101,14 @@ export interface AnthropicConversationBody {
   model: string;
   /** The output limit, from the options. */
   max_tokens: number;
-  /** Extended thinking, from the options (every request's). */
-  thinking?: AnthropicThinking;
+  /**
+   * Extended thinking, from the options (every request's). Typed as the
+   * generally available API takes it: `display: "updates"` and
+   * `block_binding` are the beta API's (`client.beta.messages.create`).
+   */
+  thinking?: AnthropicThinking & {
+    display?: "summarized" | "omitted" | null;
+  };
   /** One text block per prompt block (`toMessages`). */
   system: MessagesTextBlock[];
   /**
