@@ -200,7 +200,7 @@ export function nestsTooDeep(
  * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
  * that cannot be read or copied, one whose calls share an id, or one that
  * nests deeper than {@linkcode MAX_JSON_DEPTH}; `other` tells an answer of
- * another form. A form that reads its record (`readsRecord`: its
+ * another form (both of the form's functions are given it). A form that reads its record (`readsRecord`: its
  * `recordOf` is a copy the conversation owns, {@linkcode copyAnswer} or
  * its own) reads that copy, so the answer is copied once and the history's
  * items share the copy; which form it is of is told from the answer as
@@ -210,10 +210,10 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
   answer: unknown,
   form: {
     readAnswer(answer: unknown, other: (answer: unknown) => void): A;
-    recordOf(answer: unknown): unknown;
-    readonly readsRecord: boolean;
-    readonly other: (answer: unknown) => void;
+    recordOf(answer: unknown, other: (answer: unknown) => void): unknown;
+    readonly readsRecord?: boolean;
   },
+  other: (answer: unknown) => void,
 ): { read: A; response: unknown } {
   const unreadable = () =>
     `record() could not read the answer (a getter or Proxy threw, it is ` +
@@ -222,19 +222,19 @@ export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
     readGuarded(read, "INVALID_RESPONSE", unreadable);
   let answered: A;
   let response: unknown;
-  if (form.readsRecord) {
+  if (form.readsRecord === true) {
     // The record tells an answer of another form first (`copyAnswer`).
-    response = guarded(() => form.recordOf(answer));
+    response = guarded(() => form.recordOf(answer, other));
     answered = guarded(() => form.readAnswer(response, () => {}));
     checkDistinctCalls(answered.calls);
   } else {
-    answered = guarded(() => form.readAnswer(answer, form.other));
+    answered = guarded(() => form.readAnswer(answer, other));
     checkDistinctCalls(answered.calls);
-    response = guarded(() => form.recordOf(answer));
+    response = guarded(() => form.recordOf(answer, other));
   }
   // A walked copy nests less deep than the limit, and a form that reads
   // it takes its messages from it (at most a level around them).
-  const walked = form.readsRecord && isFrozenClone(response) &&
+  const walked = form.readsRecord === true && isFrozenClone(response) &&
     MAX_CLONE_DEPTH + 1 < MAX_JSON_DEPTH;
   if (
     !walked && (nestsTooDeep(answered.messages) || nestsTooDeep(response))

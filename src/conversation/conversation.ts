@@ -107,6 +107,8 @@ export class ConversationShell<
   #committed: Committed<M> = EMPTY_STATE;
   #person: unknown[] = [];
   #results = new Map<string, { content: unknown; isError: boolean }>();
+  /** The last answer's calls the conversation answers itself (`continues`). */
+  #ownAnswers = 0;
   #built: Built<M, Body> | undefined;
   #building = false;
   readonly #compactor: Compactor<M>;
@@ -174,6 +176,7 @@ export class ConversationShell<
       head: replayed.state.head,
       pair: headListsPair(replayed.state.head),
     });
+    this.#ownAnswers = this.#results.size;
     // The lines read are the recording so far, as they were written.
     this.#text = new RecordingText({
       text: parsed.text,
@@ -239,7 +242,7 @@ export class ConversationShell<
   }
 
   get continues(): boolean {
-    return this.#compactor.continues;
+    return this.#compactor.continues || this.#ownAnswers > 0;
   }
 
   get summarizing(): boolean {
@@ -269,7 +272,6 @@ export class ConversationShell<
     const built = this.#built;
     if (built === undefined) throw nothingPending();
     const answered = this.#read(answer);
-    const response = answered.response;
     const read = built.pair
       ? { ...answered.read, calls: pairCalls(answered.read.calls) }
       : answered.read;
@@ -281,7 +283,7 @@ export class ConversationShell<
     const step = {
       ...this.#compactor.stepFields(read),
       ...stepRecord(before, built, {
-        response,
+        response: answered.response,
         usage: read.usage,
         observed,
         time,
@@ -300,6 +302,7 @@ export class ConversationShell<
       head: kept.json,
       pair: built.pair,
     });
+    this.#ownAnswers = this.#results.size;
     this.#write(step, observed, {
       body: sent.body,
       explanation: built.explanation,
@@ -311,13 +314,7 @@ export class ConversationShell<
 
   /** An answer read by the form, and what its recording keeps. */
   #read(answer: Answer): { read: FormAnswer<M>; response: unknown } {
-    const form = this.#form;
-    return readAnswer(answer, {
-      readAnswer: (value, other) => form.readAnswer(value, other),
-      recordOf: (value) => form.recordOf(value, this.#other),
-      readsRecord: form.readsRecord === true,
-      other: this.#other,
-    });
+    return readAnswer(answer, this.#form, this.#other);
   }
 
   /** A committed step's line written and observed. */

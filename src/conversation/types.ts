@@ -303,8 +303,11 @@ export interface Conversation<
   /** The calls of the last answer still waiting for a result. */
   readonly openCalls: readonly ToolCall[];
   /**
-   * The last `record()` committed a compaction (`compactAt`, a provider's
-   * compaction that paused the turn): request again, the turn goes on.
+   * Request again, the turn goes on, though `record()` returned no call:
+   * the last `record()` committed a compaction (`compactAt`, a provider's
+   * compaction that paused the turn), or the answer called what the
+   * conversation answers itself (the pair's `find_tools` search, a tool
+   * not active this step), whose answers the next request sends.
    */
   readonly continues: boolean;
   /**

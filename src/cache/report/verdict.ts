@@ -217,8 +217,11 @@ export function judgeViews(
       ? "conversation"
       : "layout";
     judgement.change = { region, block: block.id };
+    // Where the bodies part: the tokens of the previous prefix repeated
+    // before the difference (what is lost is the rest of it).
     judgement.reason = `the bodies differ from ${block.id} (${region}, ` +
-      `${how}), ${previousPrefix - repeated} tokens into the previous prefix`;
+      `${how}), ${repeated} tokens into the previous prefix of ` +
+      `${previousPrefix}`;
   } else if (option !== undefined) {
     verdict = "request";
     judgement.change = { region: "options", option };
@@ -262,7 +265,9 @@ export function judgeViews(
  * The tokens of a request's cached or written prefix, as reported: reads
  * plus writes; an automatic cache (OpenAI's, Gemini's) writes every prompt,
  * so its whole input counts there (rounded down to its step, 128 on
- * OpenAI, 0 under the minimum).
+ * OpenAI, 0 under the minimum, unless the request read from the cache:
+ * the provider's word that its minimum is lower than the rules' default,
+ * Gemini 3's for a Gemini 2.5 model).
  */
 export function prefixTokens(
   usage: Pick<
@@ -278,7 +283,7 @@ export function prefixTokens(
   const step = rules.automatic?.stepTokens ?? JUDGE_SLACK_TOKENS;
   const automatic = inputTokens === undefined
     ? undefined
-    : inputTokens < minimum
+    : inputTokens < minimum && !((read ?? 0) > 0)
     ? 0
     : inputTokens - (inputTokens % step);
   const marked = read === undefined || written === undefined

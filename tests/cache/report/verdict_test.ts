@@ -424,6 +424,15 @@ describe("judgeRequest (the other verdicts)", () => {
       });
       assert.equal(judgement.providerAgrees, true);
       assert.match(judgement.reason, /tool:run_shell \(tools, added\)/);
+      // Where the bodies part: after the two tools kept, not what is lost.
+      assert.ok(judgement.repeatedTokens! > 0);
+      assert.ok(
+        judgement.reason!.endsWith(
+          `, ${judgement.repeatedTokens} tokens into the previous prefix of ` +
+            `${judgement.previousPrefixTokens}`,
+        ),
+        judgement.reason,
+      );
     });
 
     it("a tool that sorts first", () => {
@@ -436,6 +445,7 @@ describe("judgeRequest (the other verdicts)", () => {
         block: "tool:apply_patch",
       });
       assert.equal(judgement.providerAgrees, true);
+      assert.match(judgement.reason!, /, 0 tokens into the previous prefix of/);
     });
 
     it("a tool removed: the earlier body's block, which this one lacks", () => {
@@ -496,5 +506,92 @@ describe("judgeRequest (the other verdicts)", () => {
     }, options);
     assert.equal(bodies.verdict, "unknown");
     assert.match(bodies.reason, /body/);
+  });
+});
+
+describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () => {
+  /** A `generateContent` body: this system instruction, one user turn. */
+  const geminiBody = (system: string) => ({
+    model: "gemini-2.5-flash",
+    contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
+    config: { systemInstruction: { parts: [{ text: system }] } },
+  });
+  const geminiUsage = (prompt: number, cached: number) =>
+    readReportedUsage({
+      responseId: "r",
+      candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
+      usageMetadata: {
+        promptTokenCount: prompt,
+        cachedContentTokenCount: cached,
+        candidatesTokenCount: 1,
+      },
+    }, "gemini");
+  const judge = (previousRead: number) =>
+    judgeRequest({
+      previous: {
+        body: geminiBody("You are a coding agent. ".repeat(500)),
+        usage: geminiUsage(3500, previousRead),
+        time: 0,
+      },
+      current: {
+        body: geminiBody("You are a careful agent. ".repeat(500)),
+        usage: geminiUsage(3600, 0),
+        time: 1000,
+      },
+    }, { provider: "gemini", countTokens });
+
+  it("judges the miss when the previous request read below the minimum", () => {
+    // 3,500 tokens are under Gemini 3's 4,096, yet the provider read 3,443
+    // of them: its minimum is lower, and the prefix this request lost is
+    // the previous request's input.
+    const judgement = judge(3443);
+    assert.equal(judgement.previousPrefixTokens, 3500);
+    assert.equal(judgement.missed, true);
+    assert.equal(judgement.verdict, "layout");
+    assert.deepEqual(judgement.change, { region: "system", block: "system:0" });
+  });
+
+  it("keeps the minimum when nothing says it is lower", () => {
+    const judgement = judge(0);
+    assert.equal(judgement.previousPrefixTokens, 0);
+    assert.equal(judgement.missed, false);
+    assert.equal(judgement.verdict, undefined);
+  });
+});
+
+describe("judgeRequest (Gemini's explicit cache entry)", () => {
+  it("judges a replaced entry as a changed prefix, not an eviction", () => {
+    const body = (entry: string) => ({
+      model: "gemini-3-flash",
+      contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
+      config: { cachedContent: entry },
+    });
+    const usage = (prompt: number, cached: number) =>
+      readReportedUsage({
+        responseId: "r",
+        candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
+        usageMetadata: {
+          promptTokenCount: prompt,
+          cachedContentTokenCount: cached,
+          candidatesTokenCount: 1,
+        },
+      }, "gemini");
+    const judgement = judgeRequest({
+      previous: {
+        body: body("cachedContents/1"),
+        usage: usage(4600, 4504),
+        time: 0,
+      },
+      current: {
+        body: body("cachedContents/2"),
+        usage: usage(4700, 2015),
+        time: 1000,
+      },
+    }, { provider: "gemini", countTokens });
+    assert.equal(judgement.verdict, "layout");
+    assert.deepEqual(judgement.change, {
+      region: "system",
+      block: "cachedContent",
+    });
   });
 });
