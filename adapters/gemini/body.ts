@@ -6,7 +6,9 @@
  * system part and each content part is a block, in the order tools,
  * system, contents (Gemini does not document how it orders them: an
  * assumption, as for OpenAI). Gemini has no marks; a `cachedContent`
- * reference is not simulated (its tokens are not in the body).
+ * reference is not simulated (its tokens are not in the body), but it is
+ * the first block, of no tokens: the entry holds the system instruction
+ * and the tools, so a replaced entry is a changed prefix.
  *
  * @module
  */
@@ -41,7 +43,16 @@ export function geminiBody(body: unknown): ParsedBody {
   if (!isRecord(config)) {
     throw bodyError(`config is ${kind(config)}; ${EXPECTED}`);
   }
-  const blocks: Block[] = [...toolBlocks(config.tools)];
+  const entry = config.cachedContent;
+  const blocks: Block[] = typeof entry === "string"
+    ? [{
+      id: "cachedContent",
+      part: "system",
+      key: `cachedContent\u0000${entry}`,
+      text: "",
+    }]
+    : [];
+  blocks.push(...toolBlocks(config.tools));
   const system = config.systemInstruction;
   if (system !== undefined) {
     partsOf(system, "systemInstruction").forEach((part, index) => {

@@ -29,7 +29,7 @@ export interface Marker {
 
 /** One block of a request. */
 export interface Block {
-  /** `tool:NAME`, `system:I` or `message:I.J`. */
+  /** `tool:NAME`, `system:I`, `message:I.J` (or a form's own: Gemini's `cachedContent`). */
   readonly id: string;
   readonly part: "tools" | "system" | "messages";
   /** The matched content. */

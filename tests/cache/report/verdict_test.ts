@@ -558,3 +558,40 @@ describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () =
     assert.equal(judgement.verdict, undefined);
   });
 });
+
+describe("judgeRequest (Gemini's explicit cache entry)", () => {
+  it("judges a replaced entry as a changed prefix, not an eviction", () => {
+    const body = (entry: string) => ({
+      model: "gemini-3-flash",
+      contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
+      config: { cachedContent: entry },
+    });
+    const usage = (prompt: number, cached: number) =>
+      readReportedUsage({
+        responseId: "r",
+        candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
+        usageMetadata: {
+          promptTokenCount: prompt,
+          cachedContentTokenCount: cached,
+          candidatesTokenCount: 1,
+        },
+      }, "gemini");
+    const judgement = judgeRequest({
+      previous: {
+        body: body("cachedContents/1"),
+        usage: usage(4600, 4504),
+        time: 0,
+      },
+      current: {
+        body: body("cachedContents/2"),
+        usage: usage(4700, 2015),
+        time: 1000,
+      },
+    }, { provider: "gemini", countTokens });
+    assert.equal(judgement.verdict, "layout");
+    assert.deepEqual(judgement.change, {
+      region: "system",
+      block: "cachedContent",
+    });
+  });
+});
