@@ -43,6 +43,8 @@ export interface AnthropicInlineConversationBody {
   model: string;
   /** The output limit, from the options. */
   max_tokens: number;
+  /** Extended thinking, from the options (every request's). */
+  thinking?: AnthropicThinking;
   /** One text block per prompt block (`toMessages`). */
   system: MessagesTextBlock[];
   /**
@@ -99,6 +101,14 @@ export interface AnthropicConversationBody {
   model: string;
   /** The output limit, from the options. */
   max_tokens: number;
+  /**
+   * Extended thinking, from the options (every request's). Typed as the
+   * generally available API takes it: `display: "updates"` and
+   * `block_binding` are the beta API's (`client.beta.messages.create`).
+   */
+  thinking?: AnthropicThinking & {
+    display?: "summarized" | "omitted" | null;
+  };
   /** One text block per prompt block (`toMessages`). */
   system: MessagesTextBlock[];
   /**
@@ -212,6 +222,31 @@ export interface AnthropicConversationOptions extends ConversationOptions {
   model: string;
   /** `max_tokens` of every request. */
   max_tokens: number;
+  /**
+   * Extended thinking: the body's top-level `thinking` on every request of
+   * the conversation (the summarizing one of `compact()` and `compactAt`
+   * included), kept in the recording. `{ type: "enabled", budget_tokens }`
+   * takes a budget of at least 1024 and below `max_tokens`;
+   * `block_binding` adds the beta `thinking-binding-controls-2026-08-01`
+   * (send with `client.beta.messages.create`). Another shape is
+   * `INVALID_CONFIG`.
+   *
+   * @example
+   * ```ts
+   * import { SystemPrompt } from "@rxprompt/system-prompt";
+   * import { anthropicConversation } from "@rxprompt/system-prompt/anthropic";
+   *
+   * const conv = anthropicConversation(new SystemPrompt(), {
+   *   model: "claude-sonnet-4-5",
+   *   max_tokens: 4096,
+   *   thinking: { type: "enabled", budget_tokens: 2048 },
+   * });
+   * conv.user("Why is the test failing?");
+   * console.log((await conv.request()).thinking);
+   * // { type: "enabled", budget_tokens: 2048 }
+   * ```
+   */
+  thinking?: AnthropicThinking;
   /** `toMessages`' `breakpoints` (default `"auto"`). */
   breakpoints?: "auto" | "explicit";
   /**
@@ -308,4 +343,62 @@ export interface AnthropicCompactEdit {
   pause_after_compaction?: boolean;
   /** Replaces the summarizing prompt. */
   instructions?: string;
+}
+
+/**
+ * Extended thinking's configuration, as the API takes it
+ * (`@anthropic-ai/sdk`'s `BetaThinkingConfigParam`): `"enabled"` with a
+ * budget (at least 1024 tokens, below `max_tokens`), `"adaptive"` (the
+ * model decides), `"disabled"`, or `"between_tools"`.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicThinking } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const thinking: AnthropicThinking = {
+ *   type: "enabled",
+ *   budget_tokens: 2048,
+ *   display: "summarized",
+ * };
+ * ```
+ */
+export type AnthropicThinking =
+  | {
+    type: "enabled";
+    /** The thinking budget: at least 1024, below `max_tokens`. */
+    budget_tokens: number;
+    /** What a thinking block on another prefix does (beta). */
+    block_binding?: AnthropicThinkingBinding | null;
+    /** How thinking appears in the answer. */
+    display?: "summarized" | "omitted" | "updates" | null;
+  }
+  | {
+    type: "adaptive";
+    /** What a thinking block on another prefix does (beta). */
+    block_binding?: AnthropicThinkingBinding | null;
+    /** How thinking appears in the answer. */
+    display?: "summarized" | "omitted" | "updates" | null;
+  }
+  | { type: "disabled" }
+  | { type: "between_tools" };
+
+/**
+ * `thinking.block_binding` (`BetaThinkingBlockBinding`, beta
+ * `thinking-binding-controls-2026-08-01`): what happens when a thinking
+ * block sent back fails the API's check of its prefix, `"error"` (the
+ * default: a 400) or `"drop_block"` (left out, listed in
+ * `input_transformations`).
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicThinkingBinding } from "@rxprompt/system-prompt/anthropic";
+ *
+ * const binding: AnthropicThinkingBinding = {
+ *   prefix_mismatch_behavior: "drop_block",
+ * };
+ * ```
+ */
+export interface AnthropicThinkingBinding {
+  /** `"error"` (the default) or `"drop_block"`. */
+  prefix_mismatch_behavior?: "error" | "drop_block" | null;
 }

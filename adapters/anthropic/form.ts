@@ -7,7 +7,6 @@
  */
 
 import { SystemPromptError } from "../../mod.ts";
-import type { InlineToolChanges } from "../../src/conversation/tool_set.ts";
 import type {
   ConversationForm,
   FormAnswer,
@@ -55,8 +54,8 @@ import {
   messagesRequest,
   type MessagesTextBlock,
   toMessages,
-  toTool,
 } from "./messages.ts";
+import { toolChangeBlocks } from "./tool_changes.ts";
 import type {
   MessagesContentBlock,
   MessagesInputBlock,
@@ -66,6 +65,7 @@ import type {
   MessagesToolChangeBlock,
   MessagesToolChangeMessage,
 } from "./message_types.ts";
+import { readThinking } from "./thinking.ts";
 
 type Body = AnthropicConversationBody | AnthropicInlineConversationBody;
 
@@ -261,8 +261,10 @@ function builder(
   if (options.toolSearch !== undefined) saved.toolSearch = toolSearch;
   const server = readServerCompaction(options.serverCompaction, form);
   if (server !== undefined) saved.serverCompaction = server;
-  // Threshold compaction's betas, from the first request.
-  const serverBetas: readonly string[] = server?.betas ?? [];
+  const thinking = readThinking(options, form);
+  if (thinking !== undefined) saved.thinking = thinking.sent;
+  // Threshold compaction's and block binding's betas, from the first request.
+  const headBetas = [...server?.betas ?? [], ...thinking?.betas ?? []];
   return {
     saved,
     rules: ANTHROPIC_RULES,
@@ -293,7 +295,7 @@ function builder(
         ...(toolBetas ? INLINE_BETAS : []),
         ...(clearAt ? [CLEAR_AT_BETA] : []),
         ...(outputBeta ? [OUTPUT_BETA] : []),
-        ...serverBetas,
+        ...headBetas,
       ];
       const state = {
         ...(toolBetas && changes.resolved.tools !== "inline"
@@ -325,6 +327,7 @@ function builder(
         recorded: {
           model,
           max_tokens,
+          ...(thinking === undefined ? {} : { thinking: thinking.sent }),
           system,
           ...(sent === undefined ? {} : { tools: sent }),
           // The first request's effort: never changed by an inline one.
@@ -418,25 +421,6 @@ function tail(input: TailInput<MessagesMessage>): MessagesMessage[] {
     messages.push(reminder as unknown as MessagesMessage);
   }
   return messages;
-}
-
-/** The blocks telling the model of tool changes: removals, then additions. */
-function toolChangeBlocks(
-  changes: InlineToolChanges,
-): MessagesToolChangeBlock[] {
-  const content: MessagesToolChangeBlock[] = changes.removed.map((name) => ({
-    type: "tool_removal",
-    tool: { type: "tool_reference", name },
-  }));
-  for (const { schema, reference } of changes.added) {
-    content.push({
-      type: "tool_addition",
-      tool: reference
-        ? { type: "tool_reference", name: schema.name }
-        : { type: "tool_definition", definition: toTool(schema) },
-    });
-  }
-  return content;
 }
 
 /**

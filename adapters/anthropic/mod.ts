@@ -48,6 +48,8 @@ export type {
   AnthropicConversationBody,
   AnthropicConversationOptions,
   AnthropicInlineConversationBody,
+  AnthropicThinking,
+  AnthropicThinkingBinding,
   MessagesAnswer,
   MessagesAnswerBlock,
 } from "./conversation_types.ts";

@@ -3,7 +3,8 @@
  * `cachedContents` entry holding the system instruction and the tools,
  * created once they reach the minimum, named by each request while it
  * lives, renewed when less than half its lifetime is left, replaced when
- * the prefix changes, deleted by `dispose()`. A request that names it
+ * the prefix changes (the old one deleted once the step naming the new one
+ * is recorded), deleted by `dispose()`. A request that names it
  * carries neither (Gemini takes them from the entry); the gates are then
  * the conversation's refusals, as on Bedrock. The entry in use is the
  * form's state, kept in the recording; the ledger (one per conversation
@@ -31,30 +32,84 @@ export interface KeptEntry extends GeminiCacheEntry {
   readonly key: string;
 }
 
-/** The entries of a conversation and its forks, by name. */
+/**
+ * The entries of a conversation and its forks, by name, and the deletions
+ * a recorded step started.
+ */
 export class CacheLedger {
   readonly entries: Map<string, KeptEntry> = new Map();
+  #deleting: Promise<void>[] = [];
+  #failures: unknown[] = [];
 
   /** The entries of a recording's states (a resumed conversation's). */
   seed(recording: string): void {
+    const steps: { state: Record<string, unknown>; time: string }[] = [];
     for (const line of recording.split("\n")) {
-      if (!line.includes('"cachedContent"')) continue;
+      // A line whose state names an entry or none; others keep the last.
+      if (!line.includes('"cachedContent"') && !line.includes('"state":{}')) {
+        continue;
+      }
       try {
-        const entry = JSON.parse(line)?.state?.cachedContent;
-        if (isEntry(entry)) this.entries.set(entry.name, { ...entry });
+        const step = JSON.parse(line);
+        if (isObject(step?.state)) steps.push(step);
       } catch {
         // A line the recording's reader refuses is reported there.
       }
     }
+    for (const [name, entry] of entriesOf(steps)) this.entries.set(name, entry);
   }
 
-  /** Deletes every entry not deleted yet, at `now()`. */
+  /**
+   * A step recorded at `now`: the entry the conversation named before it,
+   * when the step names another (or none) and it still lives, is deleted.
+   * The deletion runs on; the next `settled()` waits for it.
+   */
+  recorded(
+    before: Readonly<Record<string, unknown>>,
+    after: Readonly<Record<string, unknown>>,
+    { now, caches }: {
+      readonly now: number;
+      readonly caches: GeminiCaches | undefined;
+    },
+  ): void {
+    const named = entryIn(before);
+    if (named === undefined || named.name === entryIn(after)?.name) return;
+    const entry = this.entries.get(named.name) ?? named;
+    if (entry.deletedAt !== undefined || now >= entry.expiresAt) return;
+    this.entries.set(entry.name, { ...entry, deletedAt: now });
+    const deletion = Promise.resolve().then(() => {
+      if (caches === undefined) throw missingCaches();
+      return caches.delete({ name: entry.name });
+    });
+    this.#deleting.push(deletion.then(() => undefined, (error) => {
+      // Not deleted: it stays live (dispose() tries again).
+      const { deletedAt: _, ...live } = this.entries.get(entry.name) ?? entry;
+      this.entries.set(entry.name, live);
+      this.#failures.push(error);
+    }));
+  }
+
+  /**
+   * Waits for the deletions recorded steps started; throws the first that
+   * failed (once).
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.#deleting.splice(0));
+    const failure = this.#failures.splice(0);
+    if (failure.length > 0) throw failure[0];
+  }
+
+  /** Deletes every entry not deleted yet and not expired, at `now()`. */
   async dispose(
     caches: GeminiCaches | undefined,
     now: () => number,
   ): Promise<void> {
+    // An entry a failed deletion left is tried again below.
+    await Promise.all(this.#deleting.splice(0));
+    this.#failures = [];
+    const at = now();
     const live = [...this.entries.values()].filter((entry) =>
-      entry.deletedAt === undefined
+      entry.deletedAt === undefined && at < entry.expiresAt
     );
     if (live.length > 0 && caches === undefined) throw missingCaches();
     for (const entry of live) {
@@ -88,38 +143,54 @@ export class CacheLedger {
 }
 
 /**
+ * The entries recorded states name, in order. An entry a later step
+ * replaced (that step named another entry, or none) was deleted when that
+ * step was recorded (its `time`), as `CacheLedger.recorded` deletes it,
+ * unless it had expired by then.
+ */
+function entriesOf(
+  steps: Iterable<{
+    readonly state?: Readonly<Record<string, unknown>>;
+    readonly time: string;
+  }>,
+): Map<string, KeptEntry> {
+  const entries = new Map<string, KeptEntry>();
+  let last: KeptEntry | undefined;
+  for (const step of steps) {
+    if (step.state === undefined) continue;
+    const named = entryIn(step.state);
+    if (last !== undefined && last.name !== named?.name) {
+      const at = Date.parse(step.time);
+      const replaced = entries.get(last.name) ?? last;
+      if (at < replaced.expiresAt && replaced.deletedAt === undefined) {
+        entries.set(last.name, { ...replaced, deletedAt: at });
+      }
+    }
+    if (named !== undefined) entries.set(named.name, { ...named });
+    last = named;
+  }
+  return entries;
+}
+
+/**
  * What the entries a recording's states name stored (the form's
  * `storage`): each from its creation until the step that named another
- * entry or none, or its expiry if sooner; the last until it expires (the
- * recording does not say when `dispose()` deleted it). `undefined` without
- * the `cachedContents` option or an entry.
+ * entry or none was recorded, or its expiry if sooner; the last until it
+ * expires (the recording does not say when `dispose()` deleted it).
+ * `undefined` without the `cachedContents` option or an entry.
  */
 export function recordedStorage(
   steps: readonly {
     readonly state?: Readonly<Record<string, unknown>>;
     readonly time: string;
-    readonly sent?: string;
   }[],
   options: Readonly<Record<string, unknown>>,
 ): CacheStorageReport | undefined {
   const settings = readCachedContents(options.cachedContents);
   if (settings === undefined) return undefined;
   const ledger = new CacheLedger();
-  let last: KeptEntry | undefined;
-  for (const step of steps) {
-    if (step.state === undefined) continue;
-    const entry = step.state.cachedContent;
-    const named = isEntry(entry) ? entry : undefined;
-    if (last !== undefined && last.name !== named?.name) {
-      const at = Date.parse(step.sent ?? step.time);
-      const end = Number.isNaN(at) ? last.expiresAt : at;
-      ledger.entries.set(last.name, {
-        ...last,
-        deletedAt: Math.min(last.expiresAt, named?.createdAt ?? end),
-      });
-    }
-    if (named !== undefined) ledger.entries.set(named.name, { ...named });
-    last = named;
+  for (const [name, entry] of entriesOf(steps)) {
+    ledger.entries.set(name, entry);
   }
   if (ledger.entries.size === 0) return undefined;
   return storageOf(ledger.figures(settings.storagePrice));
@@ -131,6 +202,14 @@ export function storageOf(
 ): CacheStorageReport {
   const { entries, writtenTokens, tokenHours, storageCost } = figures;
   return { entries: entries.length, writtenTokens, tokenHours, storageCost };
+}
+
+/** The entry a state names. */
+function entryIn(
+  state: Readonly<Record<string, unknown>>,
+): KeptEntry | undefined {
+  const entry = state.cachedContent;
+  return isEntry(entry) ? entry : undefined;
 }
 
 function isEntry(value: unknown): value is KeptEntry {
@@ -243,15 +322,18 @@ export async function settleCachedContent(
   const alive = (entry: KeptEntry | undefined) =>
     entry !== undefined && entry.deletedAt === undefined &&
     now < entry.expiresAt;
-  const kept = head.state.cachedContent as KeptEntry | undefined;
+  await ledger.settled();
+  const kept = entryIn(head.state);
+  // An entry the prefix no longer matches is kept until the step naming
+  // another in its place is recorded (`CacheLedger.recorded`): deleted
+  // here, a request built and never recorded (the process dies before its
+  // answer) would leave the recording naming an entry that is gone, and a
+  // resume could neither name nor delete it. It costs the entry's storage
+  // for one answer's time; the new entry of a request never recorded is
+  // left to expire (no recording names it).
   let entry = kept === undefined
     ? undefined
     : ledger.entries.get(kept.name) ?? kept;
-  if (entry !== undefined && entry.key !== key && alive(entry)) {
-    // The prefix changed: the entry holds what no request sends again.
-    await client(settings).delete({ name: entry.name });
-    ledger.entries.set(entry.name, { ...entry, deletedAt: now });
-  }
   if (entry === undefined || entry.key !== key || !alive(entry)) {
     entry = [...ledger.entries.values()].find((known) =>
       known.key === key && alive(known)

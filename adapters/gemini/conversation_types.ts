@@ -262,7 +262,7 @@ export interface GeminiCacheEntry {
   createdAt: number;
   /** When it expires, as last renewed (ms). */
   expiresAt: number;
-  /** When `dispose()` or a replacement deleted it (ms). */
+  /** When `dispose()` deleted it, or the recorded step that replaced it (ms). */
   deletedAt?: number;
 }
 

@@ -236,6 +236,8 @@ function builder(
     ...(settings === undefined ? {} : {
       settle: (head, now) =>
         settleCachedContent(head, now, { settings, ledger }),
+      recorded: ({ before, after }, now) =>
+        ledger.recorded(before, after, { now, caches: settings.caches }),
     }),
     body: (head, contents) =>
       ({ ...head.recorded, contents }) as unknown as GeminiConversationBody,

@@ -295,6 +295,7 @@ export class ConversationShell<
       read,
       { head: sent.formHead, awaiting: built.awaiting, ...observed },
     );
+    this.#builder.recorded?.({ before: before.state, after: sent.state }, time);
     this.#built = undefined;
     this.#person = this.#person.slice(built.personCount);
     this.#results = givenResults(this.#form, read.calls, {
@@ -328,8 +329,7 @@ export class ConversationShell<
       time: number;
     },
   ): void {
-    // The line is written here only for `onRecord`; `save()` writes the
-    // lines of the steps it has not yet written from the kept steps.
+    // Only for `onRecord`: `save()` writes its lines from the kept steps.
     const onRecord = this.#onRecord;
     if (onRecord !== undefined) {
       const record = this.#observer.kept.lineOf(step);

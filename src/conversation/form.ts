@@ -235,6 +235,20 @@ export interface FormBuilder<M, Body> {
    * the head as built.
    */
   settle?(head: FormHead, now: number): Promise<FormHead>;
+  /**
+   * A step recorded, at the conversation's clock `now`: the form's state
+   * before it and the state it commits. A resource the step no longer
+   * names is let go here, not by `settle`: a request built and never
+   * recorded (a crash, a retry) leaves the committed state's resources in
+   * place for the next request and for a resume. Absent: nothing to do.
+   */
+  recorded?(
+    states: {
+      readonly before: Readonly<Record<string, unknown>>;
+      readonly after: Readonly<Record<string, unknown>>;
+    },
+    now: number,
+  ): void;
 }
 
 /** An answer as a form read it. */

@@ -31,6 +31,8 @@
  *   the input reaches its trigger (the block first in the answer, then the
  *   model's reply; `pause_after_compaction`: the block alone), with
  *   `usage.iterations`.
+ * - **Thinking's configuration**: one of the four types, an enabled
+ *   budget of at least 1024 and below `max_tokens`.
  * - **Cache usage** from its own prefix cache at the request's marks
  *   (`server_kit.ts`).
  */
@@ -153,6 +155,33 @@ function defaultScript(turn: ServerTurn): ScriptBlock[] {
     }];
 }
 
+/**
+ * `thinking` as the API checks it: one of the four types, `"enabled"` with
+ * a budget of at least 1024 and below `max_tokens`.
+ */
+function checkThinking(thinking: unknown, maxTokens: unknown): void {
+  const types = ["enabled", "adaptive", "disabled", "between_tools"];
+  if (!isRecord(thinking) || !types.includes(thinking.type as string)) {
+    throw anthropicRefusal(
+      `thinking.type: Input should be ${types.map((t) => `'${t}'`).join(", ")}`,
+    );
+  }
+  if (thinking.type !== "enabled") return;
+  const budget = thinking.budget_tokens;
+  if (
+    typeof budget !== "number" || !Number.isInteger(budget) || budget < 1024
+  ) {
+    throw anthropicRefusal(
+      "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+    );
+  }
+  if (typeof maxTokens === "number" && budget >= maxTokens) {
+    throw anthropicRefusal(
+      "`max_tokens` must be greater than `thinking.budget_tokens`.",
+    );
+  }
+}
+
 /** A message's blocks (a string content is one text block, as sent). */
 function blocksOf(message: Record<string, unknown>): unknown[] {
   const content = message.content;
@@ -240,6 +269,9 @@ export function anthropicServer(
       );
     }
     const thinking = isRecord(body.thinking) ? body.thinking : undefined;
+    if (body.thinking !== undefined) {
+      checkThinking(body.thinking, body.max_tokens);
+    }
     const binding = isRecord(thinking?.block_binding)
       ? thinking.block_binding
       : undefined;

@@ -87,8 +87,8 @@ describe("the storage of Gemini's explicit cache entries", () => {
     assert.deepEqual(calls, [
       "create cachedContents/1",
       "update cachedContents/1",
-      "delete cachedContents/1",
       "create cachedContents/2",
+      "delete cachedContents/1",
       "delete cachedContents/2",
     ]);
 

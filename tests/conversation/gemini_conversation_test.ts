@@ -144,7 +144,8 @@ describe("geminiConversation", () => {
     const back = await conv.request();
     assert.equal(back.config.cachedContent, "cachedContents/2");
     conv.record(answer([{ text: "Welcome back." }]));
-    // A new tool changes the prefix: the old entry is deleted, a new one made.
+    // A new tool changes the prefix: a new entry, the old one deleted once
+    // the step naming the new one is recorded.
     a.tools = [...a.tools, {
       name: "grep",
       description: "Search.",
@@ -156,13 +157,13 @@ describe("geminiConversation", () => {
     assert.equal(changed.config.cachedContent, "cachedContents/3");
     assert.deepEqual(calls.slice(2), [
       "create systemInstruction,tools,ttl",
-      "delete cachedContents/2",
       "create systemInstruction,tools,ttl",
     ]);
     conv.record(answer([{ text: "Found." }]));
     conv.user("Next.");
     now += MINUTE;
     const next = await conv.request();
+    assert.deepEqual(calls.slice(4), ["delete cachedContents/2"]);
     // A resume names the same entry, given ai.caches again.
     const again = resumeGeminiConversation(a.prompt, conv.save(), {
       cachedContents: { caches },
@@ -202,10 +203,63 @@ describe("geminiConversation", () => {
     assert.ok(
       Math.abs(report.cachedContents!.storageCost - 2000 * hours) < 1e-9,
     );
+    // Entry 1 expired at 16 minutes (Gemini removed it): only 3 is live.
     await conv.dispose();
-    assert.deepEqual(calls.slice(-2), [
-      "delete cachedContents/1",
+    assert.deepEqual(calls.slice(4), [
+      "delete cachedContents/2",
       "delete cachedContents/3",
+    ]);
+    await a.prompt.dispose();
+  });
+
+  it("keeps a replaced entry until its step is recorded; a failed deletion is thrown once, tried again by dispose()", async () => {
+    const a = agent();
+    const { caches, calls } = fakeCaches();
+    let refuse = false;
+    const refusing: GeminiCaches = {
+      ...caches,
+      delete: (params) =>
+        refuse
+          ? Promise.reject(new Error(`unavailable: ${params.name}`))
+          : caches.delete(params),
+    };
+    let now = 0;
+    const conv = geminiConversation(a.prompt, {
+      model: MODEL,
+      clock: () => now,
+      cachedContents: { caches: refusing, minTokens: 60 },
+    });
+    conv.user("Hi.");
+    await conv.request();
+    conv.record(answer([{ text: "Hello." }]));
+    a.tools = [...a.tools, {
+      name: "grep",
+      description: "Search.",
+      parameters: { type: "object" },
+    }];
+    now += MINUTE;
+    conv.user("Search.");
+    await conv.request();
+    // Built again before an answer (a retry): the entry the first made.
+    const again = await conv.request();
+    assert.equal(again.config.cachedContent, "cachedContents/2");
+    assert.deepEqual(calls.slice(1), ["create systemInstruction,tools,ttl"]);
+    refuse = true;
+    conv.record(answer([{ text: "Found." }]));
+    conv.user("Next.");
+    await assert.rejects(conv.request(), /unavailable: cachedContents\/1/);
+    const [first] = conv.report({ countTokens: (text) => text.length })
+      .cachedContents!.entries;
+    assert.equal(first.deletedAt, undefined);
+    refuse = false;
+    assert.equal(
+      (await conv.request()).config.cachedContent,
+      "cachedContents/2",
+    );
+    await conv.dispose();
+    assert.deepEqual(calls.slice(2), [
+      "delete cachedContents/1",
+      "delete cachedContents/2",
     ]);
     await a.prompt.dispose();
   });
