@@ -77,7 +77,8 @@ export type SystemPromptErrorCode =
   | "RECORDING_VERSION"
   | "RECORDING_OTHER_PROVIDER"
   | "RECORDING_DISCONTINUOUS"
-  | "APPEND_ONLY_VIOLATION";
+  | "APPEND_ONLY_VIOLATION"
+  | "DEFERRED_TOOLS_CHANGED";
 
 /**
  * Options of the {@linkcode SystemPromptError} constructor.

@@ -52,6 +52,11 @@ export interface Sent<M> {
    * keys then hold without being compared.
    */
   readonly sameHead?: boolean;
+  /**
+   * The assembly's deferred tools (names), which a form with a tool search
+   * of its own lists in the tools block: a change of them is told as such.
+   */
+  readonly deferred?: readonly string[];
 }
 
 /** The keys a cache mark is written under, on every form. */
@@ -66,7 +71,8 @@ const MARK_KEYS = new Set([
  * returns the JSON without marks of the head's keys it compared (the next
  * request's `checked`, when this head is sent as it is).
  *
- * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt)
+ * @throws {SystemPromptError} `APPEND_ONLY_VIOLATION` (a bug in rxprompt),
+ * `DEFERRED_TOOLS_CHANGED` (the deferred tools a tools block lists changed)
  */
 export function checkAppendOnly<M>(
   previous: Previous<M>,
@@ -103,7 +109,12 @@ function compareHeads<M>(
       was = markless(before[key]);
     }
     const now = markless(sent.head[key]);
-    if (was !== now) throw violation(`head's ${key}`);
+    if (was !== now) {
+      if (key === "tools" && deferring(previous.head, sent)) {
+        throw deferredToolsChanged(sent.deferred ?? []);
+      }
+      throw violation(`head's ${key}`);
+    }
     compared.set(key, now);
   }
   return compared;
@@ -232,6 +243,37 @@ function unmarked(value: unknown, name: string | undefined): unknown {
     out[key] = kept;
   }
   return out;
+}
+
+/**
+ * Whether deferred tools are what the tools block would change by: the
+ * assembly has some, or the previous head listed some (`defer_loading`,
+ * a tool search of the provider's).
+ */
+function deferring<M>(previous: string, sent: Sent<M>): boolean {
+  return (sent.deferred ?? []).length > 0 ||
+    previous.includes('"defer_loading"') || previous.includes('"tool_search');
+}
+
+/**
+ * A change of the deferred tools after the first request, with tool
+ * changes told inline: the provider's tool search lists them in the tools
+ * block, which no request may edit (a user's choice to make, not a bug).
+ */
+function deferredToolsChanged(now: readonly string[]): SystemPromptError {
+  return new SystemPromptError(
+    "DEFERRED_TOOLS_CHANGED",
+    `The deferred tools changed after the conversation's first request ` +
+      `(now ${
+        now.length === 0 ? "none" : now.map((name) => `"${name}"`).join(", ")
+      }) while its tool changes go inline (changes.tools "inline", the ` +
+      `default once an answer holds thinking or reasoning): the provider's ` +
+      `tool search ` +
+      `lists them in the tools block, which no request may edit. Register ` +
+      `the deferred tools before the first request and keep them, or give ` +
+      `the conversation toolSearch: "pair" (its own search, whose two tools ` +
+      `take any change). Nothing was sent.`,
+  );
 }
 
 function violation(where: string): SystemPromptError {

@@ -217,6 +217,7 @@ export function buildRequest<M, Body>(
       history,
       placed: marked.placed,
       sameHead: kept !== undefined,
+      deferred: (input.assembly.deferredTools ?? []).map((tool) => tool.name),
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),

@@ -33,7 +33,7 @@ import {
 import { checkedResult } from "./results.ts";
 import { sendsPair } from "./deferred.ts";
 import { givenResults, stepResults } from "./step_results.ts";
-import { headListsPair, pairCalls, withToolPair } from "./tool_pair.ts";
+import { listsPair, pairCalls, withToolPair } from "./tool_pair.ts";
 import {
   explanationAsSent,
   forkLayout,
@@ -174,7 +174,7 @@ export class ConversationShell<
     this.#results = givenResults(this.#form, replayed.state.calls, {
       allowed: replayed.allowed,
       head: replayed.state.head,
-      pair: headListsPair(replayed.state.head),
+      pair: listsPair(replayed.state.head, replayed.state.effective),
     });
     this.#ownAnswers = this.#results.size;
     // The lines read are the recording so far, as they were written.
@@ -435,7 +435,12 @@ export class ConversationShell<
     const given = readEffort(output, this.#form.functions.start, {
       takes: this.#builder.output === true,
     });
-    const plan = stepPlan(committed, assembly, this.#builder, given);
+    // The pair is the tool set's own: a step lists (or, inline, adds) it as
+    // any tool, and a change of the deferred tools never touches it.
+    const pair = sendsPair(this.#form, this.#builder) &&
+      (assembly.deferredTools ?? []).length > 0;
+    const planned = pair ? withToolPair(assembly) : assembly;
+    const plan = stepPlan(committed, planned, this.#builder, given);
     const { step, sections, runtimeText } = plan;
     const { tools, allowed } = step;
     const parentSystem = this.#parentSystem;
@@ -448,10 +453,8 @@ export class ConversationShell<
       this.#header,
     );
     const person = [...this.#person];
-    const pair = sendsPair(this.#form, this.#builder) &&
-      (listed.deferredTools ?? []).length > 0;
     const request = buildRequest(this.#form, this.#builder, {
-      assembly: pair ? withToolPair(listed) : listed,
+      assembly: listed,
       history: committed.history,
       declared: committed.declaredJson,
       previousLength: committed.previousLength,

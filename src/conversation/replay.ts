@@ -10,7 +10,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
 import { allowedWithDeferred } from "./deferred.ts";
-import { headListsPair, pairCalls } from "./tool_pair.ts";
+import { listsPair, pairCalls } from "./tool_pair.ts";
 import type { ParsedRecording, RecordingStep } from "./recording.ts";
 import {
   compactedHistory,
@@ -197,7 +197,8 @@ export function replay<M>(
       : JSON.stringify(step.head);
     try {
       read = form.read(step.response);
-      if (form.pair === true && headListsPair(head)) {
+      const told = step.inlineTools ?? state.effective;
+      if (form.pair === true && listsPair(head, told)) {
         read = { ...read, calls: pairCalls(read.calls) };
       }
       checkDistinctCalls(read.calls);

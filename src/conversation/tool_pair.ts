@@ -97,12 +97,14 @@ export function withToolPair(assembly: PromptAssembly): PromptAssembly {
     tools: [...assembly.tools, ...TOOL_PAIR],
   };
   if (assembly.activeTools !== undefined) {
+    // The active deferred names stay after the pair, as after the listed
+    // ones in the assembly: a found tool called through the pair is allowed.
+    const listedNames = new Set(assembly.tools.map((tool) => tool.name));
     listed.activeTools = [
-      ...assembly.activeTools.filter((name) =>
-        assembly.tools.some((tool) => tool.name === name)
-      ),
+      ...assembly.activeTools.filter((name) => listedNames.has(name)),
       FIND_TOOLS,
       CALL_TOOL,
+      ...assembly.activeTools.filter((name) => !listedNames.has(name)),
     ];
   }
   return listed;
@@ -111,6 +113,21 @@ export function withToolPair(assembly: PromptAssembly): PromptAssembly {
 /** Whether a recorded head (as JSON) lists the pair. */
 export function headListsPair(head: string | undefined): boolean {
   return head !== undefined && head.includes(FIND_DESCRIPTION);
+}
+
+/**
+ * Whether a request listed the pair: in its head (as JSON), or among the
+ * tools told inline (a conversation whose deferred tools came after its
+ * first request adds the pair as it adds any tool).
+ */
+export function listsPair(
+  head: string | undefined,
+  inline: readonly { readonly schema: ToolSchema }[] | undefined,
+): boolean {
+  return headListsPair(head) ||
+    (inline ?? []).some(({ schema }) =>
+      schema.name === FIND_TOOLS && schema.description === FIND_DESCRIPTION
+    );
 }
 
 /**

@@ -17,7 +17,6 @@ import {
   searchTools,
   toolSearchIndex,
 } from "../../../src/shared/tool_search.ts";
-import { CALL_TOOL, FIND_TOOLS } from "../../../src/conversation/tool_pair.ts";
 import type { ResponsesTool, ResponsesToolChoice } from "./responses.ts";
 
 /**
@@ -299,9 +298,9 @@ export function inlineChoice(
   const deferred = new Set(
     (assembly.deferredTools ?? []).map((tool) => tool.name),
   );
+  // The pair is among the allowed names while a deferred tool is: it is
+  // the tool set's own (`withToolPair`).
   const names = allowed.filter((name) => !deferred.has(name));
-  // The pair is listed while a deferred tool is (`withToolPair`).
-  if (pair && deferred.size > 0) names.push(FIND_TOOLS, CALL_TOOL);
   const choice: ResponsesToolChoice = names.length === 0 ? "none" : {
     type: "allowed_tools",
     mode,
