@@ -10,11 +10,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { serveLoopback } from "./loopback.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
-import {
-  type AnthropicServer,
-  anthropicServer,
-  BETAS,
-} from "./thinking_server.ts";
+import { withAnthropicServer } from "./anthropic_loopback_sdk.ts";
+import { BETAS } from "./thinking_server.ts";
 import {
   type OpenAIServer,
   openaiServer,
@@ -109,25 +106,6 @@ function base(messages: MessageParam[], extra: Partial<Params> = {}): Params {
   };
 }
 
-async function withAnthropic<T>(
-  run: (client: Anthropic, server: AnthropicServer) => Promise<T>,
-): Promise<T> {
-  const server = anthropicServer({ minimumCacheTokens: 64 });
-  return await serveLoopback(
-    server.answer,
-    (baseURL) =>
-      run(
-        new Anthropic({
-          apiKey: "sk-loopback",
-          baseURL,
-          maxRetries: 0,
-          timeout: 10_000,
-        }),
-        server,
-      ),
-  );
-}
-
 async function withOpenAI<T>(
   options: OpenAIServerOptions,
   run: (client: OpenAI, server: OpenAIServer) => Promise<T>,
@@ -174,7 +152,7 @@ describe("Anthropic compaction through @anthropic-ai/sdk", {
   skip: SDK_PERMISSIONS,
 }, () => {
   it("on demand: the block alone, read from the cache; the next request starts with it", async () => {
-    await withAnthropic(async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const history = await twoSteps(client);
       // The live prefix, marked where the last request was (a read, no new write).
       const live = history.map((message, index) =>
@@ -220,7 +198,7 @@ describe("Anthropic compaction through @anthropic-ai/sdk", {
   });
 
   it("refuses a misplaced, doubled or edited compaction block with the SDK's typed errors", async () => {
-    await withAnthropic(async (client) => {
+    await withAnthropicServer({}, async (client) => {
       const history = await twoSteps(client);
       const compacted = await client.beta.messages.create(
         base(history, {
@@ -296,7 +274,7 @@ describe("Anthropic compaction through @anthropic-ai/sdk", {
   });
 
   it("refuses a compaction with nothing to summarize or an unfinished turn", async () => {
-    await withAnthropic(async (client) => {
+    await withAnthropicServer({}, async (client) => {
       const compact = (messages: MessageParam[]) =>
         client.beta.messages.create(
           base(messages, {
@@ -332,7 +310,7 @@ describe("Anthropic compaction through @anthropic-ai/sdk", {
   });
 
   it("carries the range's tool changes in the block: a tool added inline stays offered after it", async () => {
-    await withAnthropic(async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const shell: Anthropic.Beta.Messages.BetaTool = {
         name: "shell",
         description: "Run a command.",
@@ -370,7 +348,7 @@ describe("Anthropic compaction through @anthropic-ai/sdk", {
   });
 
   it("at the threshold, compacts inside the step; the messages before the block are dropped next time", async () => {
-    await withAnthropic(async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const history = await twoSteps(client);
       const threshold = {
         context_management: {

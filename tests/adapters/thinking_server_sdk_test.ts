@@ -8,14 +8,9 @@ import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { SystemPrompt } from "../../mod.ts";
 import { anthropicConversation } from "../../adapters/anthropic/mod.ts";
-import { serveLoopback } from "./loopback.ts";
 import { SDK_PERMISSIONS } from "./sdk_permissions.ts";
-import {
-  type AnthropicServer,
-  anthropicServer,
-  type AnthropicServerOptions,
-  BETAS,
-} from "./thinking_server.ts";
+import { withAnthropicServer } from "./anthropic_loopback_sdk.ts";
+import { BETAS } from "./thinking_server.ts";
 
 type Params = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
 type MessageParam = Anthropic.Beta.Messages.BetaMessageParam;
@@ -76,26 +71,6 @@ function user(text: string, marked = false): MessageParam {
   };
 }
 
-async function withServer<T>(
-  options: AnthropicServerOptions,
-  run: (client: Anthropic, server: AnthropicServer) => Promise<T>,
-): Promise<T> {
-  const server = anthropicServer({ minimumCacheTokens: 64, ...options });
-  return await serveLoopback(
-    server.answer,
-    (baseURL) =>
-      run(
-        new Anthropic({
-          apiKey: "sk-loopback",
-          baseURL,
-          maxRetries: 0,
-          timeout: 10_000,
-        }),
-        server,
-      ),
-  );
-}
-
 function base(messages: MessageParam[], extra: Partial<Params> = {}): Params {
   return {
     model: "claude-fable-5-1",
@@ -115,7 +90,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   skip: SDK_PERMISSIONS,
 }, () => {
   it("accepts an appended system message and reads the cache; refuses a rebuilt system prompt", async () => {
-    await withServer({}, async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const first = await client.beta.messages.create(
         base([user("Fix the failing test.", true)]),
       );
@@ -160,7 +135,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("with drop_block, drops the mismatched block and the rest of its turn's thinking, and lists them", async () => {
-    await withServer({
+    await withAnthropicServer({
       script: () => [
         { type: "thinking", thinking: "First." },
         { type: "redacted_thinking" },
@@ -209,7 +184,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("refuses an edited thinking block even with drop_block, and an omitted one invalidates the later", async () => {
-    await withServer({}, async (client) => {
+    await withAnthropicServer({}, async (client) => {
       const first = await client.beta.messages.create(base([user("One.")]));
       const afterFirst: MessageParam[] = [user("One."), {
         role: "assistant",
@@ -257,7 +232,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("on a lenient account shows a mismatched block and lists it; another model's block is dropped", async () => {
-    await withServer({ prefixCheck: "lenient" }, async (client) => {
+    await withAnthropicServer({ prefixCheck: "lenient" }, async (client) => {
       const first = await client.beta.messages.create(base([user("One.")]));
       const history: MessageParam[] = [user("One."), {
         role: "assistant",
@@ -297,7 +272,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
     };
     const reads: number[] = [];
     for (const markOnReminder of [true, false]) {
-      await withServer({}, async (client, server) => {
+      await withAnthropicServer({}, async (client, server) => {
         const first = await client.beta.messages.create(
           base([user("Start.", true)]),
         );
@@ -341,7 +316,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("output_config on a system message sets the turn's effort; it needs its beta and content or a field", async () => {
-    await withServer({}, async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const history = [user("Start.")];
       await client.beta.messages.create({
         ...base([...history, {
@@ -375,7 +350,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("tool_addition and tool_removal change the tools offered; references must resolve, names must be free", async () => {
-    await withServer({}, async (client, server) => {
+    await withAnthropicServer({}, async (client, server) => {
       const shell: Anthropic.Beta.Messages.BetaTool = {
         name: "shell",
         description: "Run a command.",
@@ -443,7 +418,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
   });
 
   it("refuses a fifth cache mark, as the API does", async () => {
-    await withServer({}, async (client) => {
+    await withAnthropicServer({}, async (client) => {
       await assert.rejects(
         client.beta.messages.create(
           base([
@@ -465,7 +440,7 @@ describe("the preserved-thinking server through @anthropic-ai/sdk", {
     let branch = "main";
     prompt.section({ name: "git", order: 10, text: () => `On ${branch}.` });
     try {
-      await withServer({}, async (client, server) => {
+      await withAnthropicServer({}, async (client, server) => {
         // 0.4's bytes; the default ("auto") is tests/conversation/
         // append_only_sdk_test.ts, which this server accepts.
         const conv = anthropicConversation(prompt, {

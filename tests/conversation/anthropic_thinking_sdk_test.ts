@@ -14,11 +14,9 @@ import {
   type AnthropicThinking,
   resumeAnthropicConversation,
 } from "../../adapters/anthropic/mod.ts";
-import { serveLoopback } from "../adapters/loopback.ts";
+import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
-  type AnthropicServer,
-  anthropicServer,
   type ScriptBlock,
   type ServerTurn,
 } from "../adapters/thinking_server.ts";
@@ -55,22 +53,6 @@ function script(turn: ServerTurn): ScriptBlock[] {
   ];
 }
 
-async function withServer(
-  run: (client: Anthropic, server: AnthropicServer) => Promise<void>,
-): Promise<void> {
-  const server = anthropicServer({ minimumCacheTokens: 64, script });
-  await serveLoopback(server.answer, (baseURL) =>
-    run(
-      new Anthropic({
-        apiKey: "sk-loopback",
-        baseURL,
-        maxRetries: 0,
-        timeout: 10_000,
-      }),
-      server,
-    ));
-}
-
 type Conv = ReturnType<typeof anthropicConversation>;
 
 /** One turn: the person's text, then the tool calls answered until a text. */
@@ -96,7 +78,7 @@ describe("thinking through @anthropic-ai/sdk", {
       type: "enabled",
       budget_tokens: 2048,
     };
-    await withServer(async (client, server) => {
+    await withAnthropicServer({ script }, async (client, server) => {
       const prompt = registry();
       const conv = anthropicConversation(prompt, {
         model: "claude-fable-5-1",
@@ -147,7 +129,7 @@ describe("thinking through @anthropic-ai/sdk", {
       type: "adaptive",
       block_binding: { prefix_mismatch_behavior: "drop_block" },
     };
-    await withServer(async (client, server) => {
+    await withAnthropicServer({ script }, async (client, server) => {
       const prompt = registry();
       const conv = anthropicConversation(prompt, {
         model: "claude-fable-5-1",

@@ -21,10 +21,10 @@ import {
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
 import { serveLoopback } from "../adapters/loopback.ts";
+import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
   type AnthropicServer,
-  anthropicServer,
   type ScriptBlock,
   type ServerTurn,
 } from "../adapters/thinking_server.ts";
@@ -71,25 +71,11 @@ function script(turn: ServerTurn): ScriptBlock[] {
   ];
 }
 
-async function withAnthropic<T>(
+function withAnthropic<T>(
   run: (client: Anthropic, server: AnthropicServer) => Promise<T>,
   options: { summaryLength?: number } = {},
 ): Promise<T> {
-  const server = anthropicServer({
-    minimumCacheTokens: 64,
-    script,
-    ...options,
-  });
-  return await serveLoopback(server.answer, (baseURL) =>
-    run(
-      new Anthropic({
-        apiKey: "sk-loopback",
-        baseURL,
-        maxRetries: 0,
-        timeout: 10_000,
-      }),
-      server,
-    ));
+  return withAnthropicServer({ script, ...options }, run);
 }
 
 interface Conv {

@@ -31,12 +31,12 @@ import {
   resumeAiSdkConversation,
 } from "../../adapters/ai_sdk/mod.ts";
 import { serveLoopback } from "../adapters/loopback.ts";
+import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { reportLines, reportOfFile } from "../../cli/report.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
 import {
   type AcceptedMessage,
   type AnthropicServer,
-  anthropicServer,
   type ScriptBlock,
   type ServerTurn,
 } from "../adapters/thinking_server.ts";
@@ -191,21 +191,11 @@ function anthropicScript(turn: ServerTurn): ScriptBlock[] {
     }];
 }
 
-async function withAnthropic<T>(
+function withAnthropic<T>(
   run: (client: Anthropic, server: AnthropicServer) => Promise<T>,
   script: (turn: ServerTurn) => ScriptBlock[] = anthropicScript,
 ): Promise<T> {
-  const server = anthropicServer({ minimumCacheTokens: 64, script });
-  return await serveLoopback(server.answer, (baseURL) =>
-    run(
-      new Anthropic({
-        apiKey: "sk-loopback",
-        baseURL,
-        maxRetries: 0,
-        timeout: 10_000,
-      }),
-      server,
-    ));
+  return withAnthropicServer({ script }, run);
 }
 
 /** The head's tokens as the Anthropic server counts them (tools, system). */
