@@ -509,32 +509,42 @@ describe("judgeRequest (the other verdicts)", () => {
   });
 });
 
-describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () => {
-  /** A `generateContent` body: this system instruction, one user turn. */
-  const geminiBody = (system: string) => ({
+/** A Gemini `generateContent` body with this config, one user turn. */
+function geminiBody(config: Record<string, unknown>) {
+  return {
     model: "gemini-2.5-flash",
     contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
-    config: { systemInstruction: { parts: [{ text: system }] } },
-  });
-  const geminiUsage = (prompt: number, cached: number) =>
-    readReportedUsage({
-      responseId: "r",
-      candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
-      usageMetadata: {
-        promptTokenCount: prompt,
-        cachedContentTokenCount: cached,
-        candidatesTokenCount: 1,
-      },
-    }, "gemini");
+    config,
+  };
+}
+
+/** What Gemini reports: the prompt's tokens, the cached ones among them. */
+function geminiUsage(prompt: number, cached: number) {
+  return readReportedUsage({
+    responseId: "r",
+    candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
+    usageMetadata: {
+      promptTokenCount: prompt,
+      cachedContentTokenCount: cached,
+      candidatesTokenCount: 1,
+    },
+  }, "gemini");
+}
+
+const system = (text: string) => ({
+  systemInstruction: { parts: [{ text: text.repeat(500) }] },
+});
+
+describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () => {
   const judge = (previousRead: number) =>
     judgeRequest({
       previous: {
-        body: geminiBody("You are a coding agent. ".repeat(500)),
+        body: geminiBody(system("You are a coding agent. ")),
         usage: geminiUsage(3500, previousRead),
         time: 0,
       },
       current: {
-        body: geminiBody("You are a careful agent. ".repeat(500)),
+        body: geminiBody(system("You are a careful agent. ")),
         usage: geminiUsage(3600, 0),
         time: 1000,
       },
@@ -561,30 +571,15 @@ describe("judgeRequest (Gemini's implicit cache under the rules' minimum)", () =
 
 describe("judgeRequest (Gemini's explicit cache entry)", () => {
   it("judges a replaced entry as a changed prefix, not an eviction", () => {
-    const body = (entry: string) => ({
-      model: "gemini-3-flash",
-      contents: [{ role: "user", parts: [{ text: "Fix the test." }] }],
-      config: { cachedContent: entry },
-    });
-    const usage = (prompt: number, cached: number) =>
-      readReportedUsage({
-        responseId: "r",
-        candidates: [{ content: { role: "model", parts: [{ text: "ok" }] } }],
-        usageMetadata: {
-          promptTokenCount: prompt,
-          cachedContentTokenCount: cached,
-          candidatesTokenCount: 1,
-        },
-      }, "gemini");
     const judgement = judgeRequest({
       previous: {
-        body: body("cachedContents/1"),
-        usage: usage(4600, 4504),
+        body: geminiBody({ cachedContent: "cachedContents/1" }),
+        usage: geminiUsage(4600, 4504),
         time: 0,
       },
       current: {
-        body: body("cachedContents/2"),
-        usage: usage(4700, 2015),
+        body: geminiBody({ cachedContent: "cachedContents/2" }),
+        usage: geminiUsage(4700, 2015),
         time: 1000,
       },
     }, { provider: "gemini", countTokens });
