@@ -79,6 +79,21 @@ const allowing = (...listed: string[]) => ({
   ],
 });
 
+/**
+ * A Responses conversation (`options` over gpt-5.6) whose first request,
+ * "Hi.", was answered with a text.
+ */
+async function answeredOnce(
+  prompt: SystemPrompt,
+  options: Omit<Parameters<typeof responsesConversation>[1], "model"> = {},
+) {
+  const conv = responsesConversation(prompt, { model: "gpt-5.6", ...options });
+  conv.user("Hi.");
+  await conv.request();
+  conv.record(reply([text]));
+  return conv;
+}
+
 describe("Responses inline tool changes with deferred tools", () => {
   it("a tool added after a reasoning answer sends no tool choice; a found deferred tool is called", async () => {
     const { prompt, state } = registry();
@@ -114,13 +129,9 @@ describe("Responses inline tool changes with deferred tools", () => {
 
   it("a removal's allowed list keeps tool_search and the deferred tools; the removed tool is refused", async () => {
     const { prompt, state } = registry();
-    const conv = responsesConversation(prompt, {
-      model: "gpt-5.6",
+    const conv = await answeredOnce(prompt, {
       changes: "inline",
     });
-    conv.user("Hi.");
-    await conv.request();
-    conv.record(reply([text]));
     state.tools = [tool("read_file"), tool("run_linter")]; // shell dropped
     conv.user("Lint, then close issue 7.");
     const second = await conv.request() as Body;
@@ -146,10 +157,7 @@ describe("Responses inline tool changes with deferred tools", () => {
   it("deferred tools registered after a removal join the allowed list (tools rebuilt)", async () => {
     const { prompt, state, defer } = registry({ deferred: false });
     // Rebuilt: deferred tools arriving mid-conversation rebuild the block.
-    const conv = responsesConversation(prompt, { model: "gpt-5.6" });
-    conv.user("Hi.");
-    await conv.request();
-    conv.record(reply([text]));
+    const conv = await answeredOnce(prompt);
     state.tools = [tool("read_file")];
     conv.user("Read.");
     const second = await conv.request() as Body;
@@ -204,13 +212,9 @@ describe("Responses inline tool changes with deferred tools", () => {
 
   it("after a compaction the allowed list still names tool_search and the deferred tools", async () => {
     const { prompt, state } = registry();
-    const conv = responsesConversation(prompt, {
-      model: "gpt-5.6",
+    const conv = await answeredOnce(prompt, {
       changes: "inline",
     });
-    conv.user("Hi.");
-    await conv.request();
-    conv.record(reply([text]));
     state.tools = [tool("read_file"), tool("run_linter")];
     conv.user("Lint.");
     await conv.request();
@@ -227,14 +231,10 @@ describe("Responses inline tool changes with deferred tools", () => {
 
   it("with the pair, the allowed list names find_tools and call_tool, no deferred function", async () => {
     const { prompt, state } = registry();
-    const conv = responsesConversation(prompt, {
-      model: "gpt-5.6",
+    const conv = await answeredOnce(prompt, {
       changes: "inline",
       toolSearch: "pair",
     });
-    conv.user("Hi.");
-    await conv.request();
-    conv.record(reply([text]));
     state.tools = [tool("read_file")];
     conv.user("Close issue 7.");
     const second = await conv.request() as Body;
