@@ -61,6 +61,12 @@ function fakeCaches(): { caches: GeminiCaches; calls: string[] } {
   };
 }
 
+/** A tool the registry gains mid-conversation (a changed prefix). */
+const GREP = {
+  name: "grep",
+  description: "Search.",
+  parameters: { type: "object" },
+};
 describe("geminiConversation", () => {
   it("builds generateContent's body; calls without ids are named by place", async () => {
     const a = agent();
@@ -146,11 +152,7 @@ describe("geminiConversation", () => {
     conv.record(answer([{ text: "Welcome back." }]));
     // A new tool changes the prefix: a new entry, the old one deleted once
     // the step naming the new one is recorded.
-    a.tools = [...a.tools, {
-      name: "grep",
-      description: "Search.",
-      parameters: { type: "object" },
-    }];
+    a.tools = [...a.tools, GREP];
     now += MINUTE;
     conv.user("Search.");
     const changed = await conv.request();
@@ -232,11 +234,7 @@ describe("geminiConversation", () => {
     conv.user("Hi.");
     await conv.request();
     conv.record(answer([{ text: "Hello." }]));
-    a.tools = [...a.tools, {
-      name: "grep",
-      description: "Search.",
-      parameters: { type: "object" },
-    }];
+    a.tools = [...a.tools, GREP];
     now += MINUTE;
     conv.user("Search.");
     await conv.request();
