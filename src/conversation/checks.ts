@@ -200,11 +200,12 @@ export function nestsTooDeep(
  * JSON), checked: `INVALID_RESPONSE` for an answer the wire refuses, one
  * that cannot be read or copied, one whose calls share an id, or one that
  * nests deeper than {@linkcode MAX_JSON_DEPTH}; `other` tells an answer of
- * another form (both of the form's functions are given it). A form that reads its record (`readsRecord`: its
- * `recordOf` is a copy the conversation owns, {@linkcode copyAnswer} or
- * its own) reads that copy, so the answer is copied once and the history's
- * items share the copy; which form it is of is told from the answer as
- * given (a class's getters are not in its copy).
+ * another form (both of the form's functions are given it). A form that
+ * reads its record (`readsRecord`: its `recordOf` is a copy the
+ * conversation owns, {@linkcode copyAnswer} or its own) reads that copy, so
+ * the answer is copied once and the history's items share the copy; which
+ * form it is of is told from the answer as given (a class's getters are not
+ * in its copy).
  */
 export function readAnswer<A extends { messages: unknown; calls: ToolCall[] }>(
   answer: unknown,
