@@ -29,6 +29,8 @@ export interface Previous<M> {
    * they were read from: a key read then is not parsed and written again.
    */
   readonly checked?: CheckedHead;
+  /** The deferred tools (names) of the assembly it was built of. */
+  readonly deferred?: readonly string[];
 }
 
 /** The keys of a head as a check read them: their JSON without marks. */
@@ -53,8 +55,9 @@ export interface Sent<M> {
    */
   readonly sameHead?: boolean;
   /**
-   * The assembly's deferred tools (names), which a form with a tool search
-   * of its own lists in the tools block: a change of them is told as such.
+   * The assembly's deferred tools (names), when the form's tool search
+   * lists them in the tools block (not the pair): a change of the tools
+   * block with deferred tools before or now is told as their change.
    */
   readonly deferred?: readonly string[];
 }
@@ -110,7 +113,7 @@ function compareHeads<M>(
     }
     const now = markless(sent.head[key]);
     if (was !== now) {
-      if (key === "tools" && deferring(previous.head, sent)) {
+      if (key === "tools" && deferring(previous, sent)) {
         throw deferredToolsChanged(sent.deferred ?? []);
       }
       throw violation(`head's ${key}`);
@@ -247,12 +250,11 @@ function unmarked(value: unknown, name: string | undefined): unknown {
 
 /**
  * Whether deferred tools are what the tools block would change by: the
- * assembly has some, or the previous head listed some (`defer_loading`,
- * a tool search of the provider's).
+ * form lists them there, and this request or the previous one has some.
  */
-function deferring<M>(previous: string, sent: Sent<M>): boolean {
-  return (sent.deferred ?? []).length > 0 ||
-    previous.includes('"defer_loading"') || previous.includes('"tool_search');
+function deferring<M>(previous: Previous<M>, sent: Sent<M>): boolean {
+  return sent.deferred !== undefined &&
+    sent.deferred.length + (previous.deferred ?? []).length > 0;
 }
 
 /**

@@ -25,6 +25,7 @@ import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { SectionChange } from "./system_changes.ts";
 import { checkAppendOnly, type Previous } from "./append_only.ts";
+import { deferredNames, sendsPair } from "./deferred.ts";
 import { type KeptJson, writesSameJson } from "../shared/same_json.ts";
 import type { Awaiting } from "./types.ts";
 
@@ -217,7 +218,9 @@ export function buildRequest<M, Body>(
       history,
       placed: marked.placed,
       sameHead: kept !== undefined,
-      deferred: (input.assembly.deferredTools ?? []).map((tool) => tool.name),
+      ...(sendsPair(form, builder)
+        ? {}
+        : { deferred: deferredNames(input.assembly) }),
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),

@@ -13,6 +13,7 @@ import { renderRuntimeContext } from "../render/prompt.ts";
 import type { ChangeMode, FormBuilder } from "./form.ts";
 import type { Built, Committed } from "./state.ts";
 import type { BuildInput } from "./build.ts";
+import { deferredNames } from "./deferred.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
 import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
 import { holdsSameData } from "./same_data.ts";
@@ -368,6 +369,9 @@ export function buildFields<M>(
         previous: {
           head: committed.head,
           history: committed.history,
+          deferred: deferredNames(
+            (committed.lastPlan as StepPlan | undefined)?.from.assembly,
+          ),
           ...(committed.checked === undefined
             ? {}
             : { checked: committed.checked }),

@@ -189,4 +189,22 @@ describe("deferred tools after the first request, tool changes inline", () => {
       },
     );
   }
+
+  it("refuses the provider's tool search whose deferred tools were all unregistered", async () => {
+    const { prompt, defer } = registry();
+    const early = defer("tracker_close_issue");
+    const conv = anthropicConversation(prompt, ANTHROPIC);
+    conv.user("Hi.");
+    await conv.request();
+    conv.record(text("Hello."));
+    early();
+    conv.user("Read a file.");
+    await assert.rejects(
+      conv.request(),
+      (error: unknown) =>
+        code("DEFERRED_TOOLS_CHANGED")(error) &&
+        (error as Error).message.includes("(now none)"),
+    );
+    await prompt.dispose();
+  });
 });
