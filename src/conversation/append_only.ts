@@ -29,8 +29,8 @@ export interface Previous<M> {
    * they were read from: a key read then is not parsed and written again.
    */
   readonly checked?: CheckedHead;
-  /** The deferred tools (names) of the assembly it was built of. */
-  readonly deferred?: readonly string[];
+  /** The deferred tools of the assembly it was built of. */
+  readonly deferred?: readonly { readonly name: string }[];
 }
 
 /** The keys of a head as a check read them: their JSON without marks. */
@@ -55,11 +55,11 @@ export interface Sent<M> {
    */
   readonly sameHead?: boolean;
   /**
-   * The assembly's deferred tools (names), when the form's tool search
+   * The assembly's deferred tools, when the form's tool search
    * lists them in the tools block (not the pair): a change of the tools
    * block with deferred tools before or now is told as their change.
    */
-  readonly deferred?: readonly string[];
+  readonly deferred?: readonly { readonly name: string }[];
 }
 
 /** The keys a cache mark is written under, on every form. */
@@ -262,12 +262,16 @@ function deferring<M>(previous: Previous<M>, sent: Sent<M>): boolean {
  * changes told inline: the provider's tool search lists them in the tools
  * block, which no request may edit (a user's choice to make, not a bug).
  */
-function deferredToolsChanged(now: readonly string[]): SystemPromptError {
+function deferredToolsChanged(
+  now: readonly { readonly name: string }[],
+): SystemPromptError {
   return new SystemPromptError(
     "DEFERRED_TOOLS_CHANGED",
     `The deferred tools changed after the conversation's first request ` +
       `(now ${
-        now.length === 0 ? "none" : now.map((name) => `"${name}"`).join(", ")
+        now.length === 0
+          ? "none"
+          : now.map(({ name }) => JSON.stringify(name)).join(", ")
       }) while its tool changes go inline (changes.tools "inline", the ` +
       `default once an answer holds thinking or reasoning): the provider's ` +
       `tool search ` +

@@ -25,7 +25,7 @@ import type { RecordingMark } from "./recording.ts";
 import type { InlineToolChanges } from "./tool_set.ts";
 import type { SectionChange } from "./system_changes.ts";
 import { checkAppendOnly, type Previous } from "./append_only.ts";
-import { deferredNames, sendsPair } from "./deferred.ts";
+import { sendsPair } from "./deferred.ts";
 import { type KeptJson, writesSameJson } from "../shared/same_json.ts";
 import type { Awaiting } from "./types.ts";
 
@@ -220,7 +220,7 @@ export function buildRequest<M, Body>(
       sameHead: kept !== undefined,
       ...(sendsPair(form, builder)
         ? {}
-        : { deferred: deferredNames(input.assembly) }),
+        : { deferred: input.assembly.deferredTools ?? [] }),
       ...(builder.rules.marks === undefined
         ? {}
         : { markName: builder.rules.marks.name }),

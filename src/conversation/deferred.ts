@@ -82,10 +82,3 @@ export function withNamespaceRefusals(
   }
   return refusals;
 }
-
-/** The names of an assembly's deferred tools (none without one). */
-export function deferredNames(
-  assembly: Pick<PromptAssembly, "deferredTools"> | undefined,
-): string[] {
-  return (assembly?.deferredTools ?? []).map((tool) => tool.name);
-}

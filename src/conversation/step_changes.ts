@@ -13,7 +13,6 @@ import { renderRuntimeContext } from "../render/prompt.ts";
 import type { ChangeMode, FormBuilder } from "./form.ts";
 import type { Built, Committed } from "./state.ts";
 import type { BuildInput } from "./build.ts";
-import { deferredNames } from "./deferred.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
 import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
 import { holdsSameData } from "./same_data.ts";
@@ -369,9 +368,8 @@ export function buildFields<M>(
         previous: {
           head: committed.head,
           history: committed.history,
-          deferred: deferredNames(
-            (committed.lastPlan as StepPlan | undefined)?.from.assembly,
-          ),
+          deferred: (committed.lastPlan as StepPlan | undefined)?.from.assembly
+            .deferredTools ?? [],
           ...(committed.checked === undefined
             ? {}
             : { checked: committed.checked }),
