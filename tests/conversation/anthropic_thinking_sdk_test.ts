@@ -6,7 +6,7 @@
 // conversation carry it, and the server accepts them all.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { SystemPrompt } from "../../mod.ts";
 import {
   anthropicConversation,
@@ -16,10 +16,7 @@ import {
 } from "../../adapters/anthropic/mod.ts";
 import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
-import {
-  type ScriptBlock,
-  type ServerTurn,
-} from "../adapters/thinking_server.ts";
+import type { ScriptBlock, ServerTurn } from "../adapters/thinking_server.ts";
 
 function registry(): SystemPrompt {
   const prompt = new SystemPrompt({ persona: "You are a coding agent." });

@@ -23,10 +23,10 @@ import {
 import { serveLoopback } from "../adapters/loopback.ts";
 import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
-import {
-  type AnthropicServer,
-  type ScriptBlock,
-  type ServerTurn,
+import type {
+  AnthropicServer,
+  ScriptBlock,
+  ServerTurn,
 } from "../adapters/thinking_server.ts";
 import {
   type OpenAIServer,

@@ -9,7 +9,7 @@
 // bytes for the rest of the session.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import * as ai from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
@@ -34,11 +34,11 @@ import { serveLoopback } from "../adapters/loopback.ts";
 import { withAnthropicServer } from "../adapters/anthropic_loopback_sdk.ts";
 import { reportLines, reportOfFile } from "../../cli/report.ts";
 import { SDK_PERMISSIONS } from "../adapters/sdk_permissions.ts";
-import {
-  type AcceptedMessage,
-  type AnthropicServer,
-  type ScriptBlock,
-  type ServerTurn,
+import type {
+  AcceptedMessage,
+  AnthropicServer,
+  ScriptBlock,
+  ServerTurn,
 } from "../adapters/thinking_server.ts";
 import {
   type AcceptedOpenAI,
