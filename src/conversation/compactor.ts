@@ -41,6 +41,11 @@ export interface CompactorHost<M> {
   commit(committed: Committed<M>): void;
   /** The head this step would send (a resumed conversation's first compaction). */
   freshHead(context: unknown, awaiting: Awaiting): Promise<FormHead>;
+  /**
+   * The person's input given and not sent yet: it goes in the step after
+   * a compaction, so the compaction's line keeps it (`held`).
+   */
+  held(): readonly unknown[];
   /** An answer read as `record()` reads it. */
   read(answer: unknown): { read: FormAnswer<M>; response: unknown };
   /** A step's line written and observed (no provenance: no assembly). */
@@ -80,16 +85,20 @@ export class Compactor<M> {
     this.lastAwaiting = options.awaiting;
   }
 
-  /** A resumed conversation's: what its recording left pending. */
+  /**
+   * A resumed conversation's: what its recording left pending. Returns the
+   * person's input the last line held (a compaction's, for the step after).
+   */
   resume(
     pending: PendingCompaction<M> | undefined,
     last: RecordingStep | undefined,
-  ): void {
+  ): unknown[] {
     this.#pending = pending;
-    if (last === undefined) return;
+    if (last === undefined) return [];
     this.lastAwaiting = last.awaiting;
     this.#due = pending === undefined && last.kind === undefined &&
       last.compacted === undefined && this.#reaches(last.reported);
+    return [...last.held ?? []];
   }
 
   /**
@@ -290,6 +299,7 @@ export class Compactor<M> {
     });
     const time = host.clock();
     const request = pending.request;
+    const held = host.held();
     const step: RecordingStep = {
       step: host.committed().steps + 1,
       kind: "compaction",
@@ -301,6 +311,7 @@ export class Compactor<M> {
       response,
       start: history,
       ...(request.summary ? { summary: true as const } : {}),
+      ...(held.length === 0 ? {} : { held: [...held] }),
       usage: read.usage ?? null,
       sent: isoOf(pending.sentAt),
       time: isoOf(time),

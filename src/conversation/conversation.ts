@@ -183,7 +183,10 @@ export class ConversationShell<
       steps: parsed.steps.length,
     });
     this.#observer.resume(parsed.steps);
-    this.#compactor.resume(replayed.compaction, parsed.steps.at(-1));
+    this.#person = this.#compactor.resume(
+      replayed.compaction,
+      parsed.steps.at(-1),
+    );
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }
 
@@ -271,7 +274,7 @@ export class ConversationShell<
     }
     const built = this.#built;
     if (built === undefined) throw nothingPending();
-    const answered = this.#read(answer);
+    const answered = readAnswer(answer, this.#form, this.#other);
     const read = built.pair
       ? { ...answered.read, calls: pairCalls(answered.read.calls) }
       : answered.read;
@@ -311,11 +314,6 @@ export class ConversationShell<
       time,
     });
     return read.calls.filter((call) => !this.#results.has(call.id));
-  }
-
-  /** An answer read by the form, and what its recording keeps. */
-  #read(answer: Answer): { read: FormAnswer<M>; response: unknown } {
-    return readAnswer(answer, this.#form, this.#other);
   }
 
   /** A committed step's line written and observed. */
@@ -359,7 +357,8 @@ export class ConversationShell<
         return this.#build(step.assembly, awaiting, undefined).request
           .formHead;
       },
-      read: (answer) => this.#read(answer as Answer),
+      read: (answer) => readAnswer(answer, this.#form, this.#other),
+      held: () => this.#person,
       write: (step, answer, request) => {
         const observed = this.#observer.observe(answer, undefined);
         const kept = { ...step, reported: observed.reported };

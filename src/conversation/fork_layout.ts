@@ -15,6 +15,7 @@ import { rankOf, STABILITIES } from "../shared/stability.ts";
 import type { RecordingFork } from "./recording.ts";
 import type { PromptExplanation } from "../explain/explanation.ts";
 import type { ListedTool } from "./tool_set.ts";
+import type { HeldSection } from "./system_changes.ts";
 
 /** What the renderers put between two non-empty sections. */
 const SEPARATOR = "\n\n";
@@ -164,6 +165,7 @@ export function forkOf(
     readonly listed: readonly ListedTool[] | undefined;
     readonly state: Readonly<Record<string, unknown>>;
     readonly head: string | undefined;
+    readonly told?: { readonly head: readonly HeldSection[] };
   },
   session: string,
 ): RecordingFork {
@@ -175,6 +177,9 @@ export function forkOf(
     listed: [...committed.listed ?? []],
     state: { ...committed.state },
     ...(head === undefined ? {} : { head }),
+    ...(committed.told === undefined
+      ? {}
+      : { headSections: [...committed.told.head] }),
   };
 }
 

@@ -110,6 +110,11 @@ export interface RecordingFork {
   state: Record<string, unknown>;
   /** The parent's last request without its messages, when it had one. */
   head?: Record<string, unknown>;
+  /**
+   * With sections inline: the sections the parent's head was built of
+   * (its system prompt's texts, which the fork's first request shares).
+   */
+  headSections?: HeldSection[];
 }
 
 /**
@@ -156,6 +161,11 @@ export interface RecordingStep {
    * summary (`compact({ via: "summary" })`), its answer's text the start.
    */
   summary?: true;
+  /**
+   * A compaction's: the person's input given before it was recorded and
+   * not sent yet (it goes in the step after); a resume gives it again.
+   */
+  held?: unknown[];
   /** The history's length before this request's tail. */
   at: number;
   /** The messages this request added, cache marks removed. */
@@ -378,7 +388,9 @@ function readHeader(value: unknown, provider: string): RecordingHeader {
     value.fork !== undefined &&
     !(isObject(value.fork) && Array.isArray(value.fork.listed) &&
       isObject(value.fork.state) &&
-      (value.fork.head === undefined || isObject(value.fork.head)))
+      (value.fork.head === undefined || isObject(value.fork.head)) &&
+      (value.fork.headSections === undefined ||
+        Array.isArray(value.fork.headSections)))
   ) {
     throw new SystemPromptError(
       "RECORDING_UNPARSABLE",
@@ -429,7 +441,7 @@ function readStep(value: unknown, line: number, step: number): RecordingStep {
   if (value.inlineTools !== undefined && !Array.isArray(value.inlineTools)) {
     throw bad("its inlineTools are not an array");
   }
-  for (const key of ["headSections", "sectionChanges"]) {
+  for (const key of ["headSections", "sectionChanges", "held"]) {
     if (value[key] !== undefined && !Array.isArray(value[key])) {
       throw bad(`its ${key} are not an array`);
     }

@@ -59,6 +59,11 @@ export interface Committed<M> {
   /** With sections inline: what the model has been told of them. */
   readonly told?: Told;
   /**
+   * A fork's, before its first request: the sections its parent's head was
+   * built of (the first head shares them, the changes since told).
+   */
+  readonly parentHead?: readonly HeldSection[];
+  /**
    * Whether the history holds a block bound to its prefix (thinking,
    * encrypted reasoning): `"auto"` tool changes go inline from then on.
    */
@@ -141,6 +146,9 @@ export function startOf<M>(
     listed: fork.listed,
     effective: tools === "inline" ? fork.listed : undefined,
     state: fork.state,
+    ...(fork.headSections === undefined
+      ? {}
+      : { parentHead: fork.headSections }),
   };
 }
 

@@ -56,10 +56,16 @@ export interface StepSections {
 export function stepSections(
   assembly: PromptAssembly,
   mode: ChangeMode,
-  { told, compacted }: Pick<Committed<unknown>, "told" | "compacted">,
+  { told, compacted, parentHead }: Pick<
+    Committed<unknown>,
+    "told" | "compacted" | "parentHead"
+  >,
 ): StepSections {
   if (mode !== "inline") return { assembly, changes: [], kept: false };
   const now = heldSections(assembly);
+  if (told === undefined && parentHead !== undefined) {
+    return forkSections(assembly, now, parentHead);
+  }
   if (
     told === undefined ||
     (compacted === true &&
@@ -86,6 +92,37 @@ export function stepSections(
     changes,
     told: toldAfter(told, changes),
     kept: true,
+  };
+}
+
+/**
+ * A fork's first request: the sections it shares with its parent's head as
+ * that head has them, so its system prompt starts as the parent's does,
+ * byte for byte, and reads the parent's cache; the changes since are told
+ * as the parent tells them. As after a compaction, the head is built of
+ * the assembly's own sections instead when restating the changes would
+ * send at least as many characters as rewriting from the first changed
+ * section.
+ */
+function forkSections(
+  assembly: PromptAssembly,
+  now: HeldSection[],
+  parentHead: readonly HeldSection[],
+): StepSections {
+  const parent = new Map(parentHead.map((section) => [section.name, section]));
+  const head = now.map((section) => parent.get(section.name) ?? section);
+  const changes = sectionChanges(toldOf(head), now);
+  if (
+    changes.length === 0 || rebuildsHeadAfterCompaction(head, now, changes)
+  ) {
+    return { assembly, changes: [], told: toldOf(now), head: now, kept: false };
+  }
+  return {
+    assembly: heldAssembly(assembly, head),
+    changes,
+    told: toldAfter(toldOf(head), changes),
+    head,
+    kept: false,
   };
 }
 
@@ -221,7 +258,13 @@ interface PlanInputs {
   readonly assembly: Omit<PromptAssembly, "tools">;
   readonly committed: Pick<
     Committed<unknown>,
-    "listed" | "effective" | "declared" | "told" | "bound" | "compacted"
+    | "listed"
+    | "effective"
+    | "declared"
+    | "told"
+    | "bound"
+    | "compacted"
+    | "parentHead"
   >;
 }
 
@@ -248,6 +291,7 @@ export function stepPlan(
       told: committed.told,
       bound: committed.bound,
       compacted: committed.compacted,
+      parentHead: committed.parentHead,
     },
   };
   const effort = nextEffort(
