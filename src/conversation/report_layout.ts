@@ -110,10 +110,12 @@ export class ItemsLayout implements RecordLayout {
     }
     const { [leading]: first, ...rest } = head;
     this.#fields = rest;
-    // The leading item is the first: a new one starts new items.
+    // The leading item is the first: a new one takes the old one's place,
+    // or goes before the items a fresh layout was given (`answered`).
     const json = JSON.stringify(first) ?? "undefined";
     if (json === this.#first) return;
+    const had = this.#first !== undefined;
     this.#first = json;
-    this.#items = [first, ...this.#items.slice(1)];
+    this.#items = [first, ...had ? this.#items.slice(1) : this.#items];
   }
 }
