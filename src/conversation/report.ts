@@ -145,7 +145,8 @@ export function growingRequests(
     requests.push({
       ...base,
       body: layout.request(head, step.tail, step.marks),
-      ...(compacted ? { compacted } : {}),
+      // The provider compacting inside the step counts as its rewrite.
+      ...(compacted || step.compacted === true ? { compacted: true } : {}),
     });
     compacted = false;
     const answer = read(step.response);

@@ -132,3 +132,47 @@ for (const form of FORMS) {
     });
   });
 }
+
+describe("a step the provider compacted inside (serverCompaction)", () => {
+  it("is judged compaction, not an eviction, when it reads less", async () => {
+    const prompt = new SystemPrompt({ persona: "You are a coding agent." });
+    try {
+      const conv = responsesConversation(prompt, {
+        model: "gpt-5.6",
+        serverCompaction: { threshold: 1_000 },
+      });
+      const message = (text: string) => ({
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text }],
+      });
+      const usage = (input: number, cached: number) => ({
+        input_tokens: input,
+        input_tokens_details: { cached_tokens: cached },
+        output_tokens: 5,
+      });
+      conv.user("Fix the build.");
+      await conv.request();
+      conv.record({
+        object: "response",
+        output: [message("Fixed.")],
+        usage: usage(2_000, 0),
+      } as never);
+      conv.user("Run the tests.");
+      await conv.request();
+      conv.record({
+        object: "response",
+        output: [
+          { type: "compaction", id: "cmp_1", encrypted_content: "summary" },
+          message("Green."),
+        ],
+        usage: usage(2_100, 100),
+      } as never);
+      const report = conv.report({ countTokens: (text) => text.length >> 2 });
+      assert.equal(report.requests[1].judgement?.verdict, "compaction");
+      assert.equal(report.totals.verdicts.provider, 0);
+    } finally {
+      await prompt.dispose();
+    }
+  });
+});

@@ -104,9 +104,10 @@ export interface ReportedRequest {
    */
   contributor?: CacheContributor;
   /**
-   * The first request after a conversation's compaction was swapped in:
-   * its rewrite of the history (or of the head) is the verdict
-   * `compaction`.
+   * The first request after a conversation's compaction was swapped in,
+   * or a request the provider compacted inside (its usage counts the
+   * compaction's pass): its rewrite of the history (or of the head), or
+   * its read on identical bytes, is the verdict `compaction`.
    */
   compacted?: boolean;
   /** A conversation's summarizing request (`compact()`, `compactAt`). */

@@ -226,6 +226,11 @@ export function judgeViews(
     verdict = "request";
     judgement.change = { region: "options", option };
     judgement.reason = `the request option ${option} changed`;
+  } else if (current.compacted === true) {
+    verdict = "compaction";
+    judgement.reason = "identical bytes; the provider compacted the " +
+      "conversation inside this request, and its answer was made on the " +
+      "compacted history";
   } else if (gap !== undefined && gap > lifetime) {
     verdict = "provider";
     judgement.expired = true;

@@ -252,6 +252,25 @@ describe("judgeRequest (the other verdicts)", () => {
     assert.equal(judgement.change?.region, "messages");
   });
 
+  it("gives compaction for a miss on identical bytes the provider compacted inside", () => {
+    const grown: Anthropic.Messages.MessageParam[] = [
+      ...history,
+      { role: "user", content: "Go on." },
+    ];
+    const pair = {
+      previous: { body: body(history), usage: usage(5, 0, 6630), time: 0 },
+      // The answer was made on the compacted history: less read.
+      current: { body: body(grown), usage: usage(300, 2630, 200), time: 1000 },
+    };
+    assert.equal(judgeRequest(pair, options).verdict, "provider");
+    const judgement = judgeRequest({
+      ...pair,
+      current: { ...pair.current, compacted: true },
+    }, options);
+    assert.equal(judgement.verdict, "compaction");
+    assert.match(judgement.reason!, /compacted the conversation inside/);
+  });
+
   it("gives request when the model or tool_choice changed", () => {
     const previous = { body: body(history), usage: usage(5, 0, 6630), time: 0 };
     const model = judgeRequest({
