@@ -58,8 +58,9 @@ export interface OpenAIOptions {
    */
   toolChoiceMode?: "auto" | "required";
   /**
-   * The `prompt_cache_key` to send with `cache` (default:
-   * {@linkcode promptCacheKey} of the assembly, without a session).
+   * The `prompt_cache_key` to send: with `cache`, it replaces the default
+   * ({@linkcode promptCacheKey} of the assembly, without a session);
+   * without, the fields carry it only when it is given.
    */
   promptCacheKey?: string;
 }

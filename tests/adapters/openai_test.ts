@@ -57,6 +57,20 @@ describe("toChatCompletions", () => {
   });
 });
 
+describe("the promptCacheKey option without cache", () => {
+  for (const [name, adapter] of ADAPTERS) {
+    it(`${name} sends it when given, and no key otherwise`, () => {
+      const assembly = sampleAssembly();
+      const keyed = adapter(assembly, { promptCacheKey: "session-7" });
+      assert.equal(keyed.prompt_cache_key, "session-7");
+      assert.ok(!("prompt_cache_key" in adapter(assembly)));
+      // With cache, the option replaces the assembly's key.
+      const cached = adapter(assembly, { cache: true, promptCacheKey: "s-8" });
+      assert.equal(cached.prompt_cache_key, "s-8");
+    });
+  }
+});
+
 describe("toResponses", () => {
   it("maps the prompt to instructions and the tools to flat function tools with strict", () => {
     const assembly = sampleAssembly();

@@ -117,6 +117,8 @@ export interface ChatCompletionsRequest {
   tools?: ChatCompletionsTool[];
   /** The allowed tools, present only when the assembly has `activeTools`. */
   tool_choice?: ChatToolChoice;
+  /** The `promptCacheKey` option, when given (automatic caching routes by it). */
+  prompt_cache_key?: string;
 }
 
 /**
@@ -277,6 +279,9 @@ export function toChatCompletions(
       if (context !== undefined) request.runtimeContext = context;
       if (tools.length > 0) request.tools = tools;
       if (toolChoice !== undefined) request.tool_choice = toolChoice;
+      if (read.promptCacheKey !== undefined) {
+        request.prompt_cache_key = read.promptCacheKey;
+      }
       return request;
     }
     const { parts, key } = cachedParts(input, read);

@@ -114,6 +114,8 @@ export interface ResponsesRequest {
   tools?: ResponsesTool[];
   /** The allowed tools, present only when the assembly has `activeTools`. */
   tool_choice?: ResponsesToolChoice;
+  /** The `promptCacheKey` option, when given (automatic caching routes by it). */
+  prompt_cache_key?: string;
 }
 
 /**
@@ -253,6 +255,9 @@ export function toResponses(
       if (context !== undefined) request.runtimeContext = context;
       if (tools.length > 0) request.tools = tools;
       if (toolChoice !== undefined) request.tool_choice = toolChoice;
+      if (read.promptCacheKey !== undefined) {
+        request.prompt_cache_key = read.promptCacheKey;
+      }
       return request;
     }
     const { parts, key } = cachedParts(input, read);
