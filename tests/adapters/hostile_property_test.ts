@@ -65,7 +65,7 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
             for (const part of content) assert.equal(part.type, "text");
             assertMarks(content, options);
             assert.ok("prompt_cache_key" in request);
-          } else assert.equal("prompt_cache_key" in request, false);
+          } else assertPlainKey(request, options);
           assertRuntimeContext(request.runtimeContext);
           assertChatToolChoice(request);
           if (request.tools !== undefined) {
@@ -95,7 +95,7 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
           if (request === undefined) return;
           if ("instructions" in request) {
             assert.equal(typeof request.instructions, "string");
-            assert.equal("prompt_cache_key" in request, false);
+            assertPlainKey(request, options);
           } else {
             assert.equal(request.system.role, "system");
             for (const part of request.system.content) {
@@ -233,3 +233,13 @@ describe(`adapters on hostile assemblies (fast-check seed ${HOSTILE_SEED})`, () 
     );
   });
 });
+
+/** Without `cache`: a `prompt_cache_key` exactly when the option gives one. */
+function assertPlainKey(request: object, options: unknown): void {
+  const given = (options as { promptCacheKey?: unknown } | undefined)
+    ?.promptCacheKey;
+  assert.equal(
+    (request as { prompt_cache_key?: unknown }).prompt_cache_key,
+    given,
+  );
+}
