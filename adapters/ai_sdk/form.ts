@@ -8,7 +8,13 @@
  * @module
  */
 
-import type { UserModelMessage } from "ai";
+import {
+  jsonSchema,
+  type JSONSchema7,
+  tool,
+  type ToolSet,
+  type UserModelMessage,
+} from "ai";
 import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import type {
@@ -300,6 +306,8 @@ function builder(
       }
       return headOf({ system, tools });
     },
+    // The tool set made again from the recorded schemas.
+    resumedHead: (recorded) => resumedHeadOf(recorded),
     body: (head, messages, extras) => {
       const { system, tools } = head.live as Live;
       return {
@@ -319,16 +327,16 @@ function builder(
   };
 }
 
-/**
- * A step's head: recorded, the system messages and each tool with its
- * schema (the report lays a step out as the provider's body); live, the
- * system and the tool set themselves.
- */
 /** A system message in the list (the body then allows them). */
 function isSystemMessage(message: AIMessage): boolean {
   return message.role === "system";
 }
 
+/**
+ * A step's head: recorded, the system messages and each tool with its
+ * schema (the report lays a step out as the provider's body); live, the
+ * system and the tool set themselves.
+ */
 function headOf(live: Live): FormHead {
   return {
     recorded: {
@@ -344,6 +352,35 @@ function headOf(live: Live): FormHead {
     live,
     state: {},
   };
+}
+
+/** One tool as {@linkcode headOf} records it. */
+interface RecordedTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: unknown;
+  readonly providerOptions?: Parameters<typeof tool>[0]["providerOptions"];
+}
+
+/** {@linkcode headOf} of a recorded head: its tool set made again. */
+function resumedHeadOf(recorded: Record<string, unknown>): FormHead {
+  const tools: ToolSet = {};
+  for (const entry of (recorded.tools ?? []) as RecordedTool[]) {
+    // A define, not an assignment: `__proto__` must stay an own key.
+    Object.defineProperty(tools, entry.name, {
+      value: tool({
+        description: entry.description,
+        inputSchema: jsonSchema(entry.inputSchema as JSONSchema7),
+        ...(entry.providerOptions === undefined
+          ? {}
+          : { providerOptions: entry.providerOptions }),
+      }),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return headOf({ system: recorded.system as Live["system"], tools });
 }
 
 /**

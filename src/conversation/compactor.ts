@@ -92,9 +92,18 @@ export class Compactor<M> {
   resume(
     pending: PendingCompaction<M> | undefined,
     last: RecordingStep | undefined,
+    committed: Pick<Committed<M>, "head" | "state">,
   ): unknown[] {
     this.#pending = pending;
     if (last === undefined) return [];
+    // The last request's head as sent: a compaction sends its prefix again,
+    // whatever the registry became since.
+    if (committed.head !== undefined) {
+      const recorded = JSON.parse(committed.head);
+      const { builder } = this.#host;
+      this.#lastHead = builder.resumedHead?.(recorded, committed.state) ??
+        { recorded, state: committed.state };
+    }
     this.lastAwaiting = last.awaiting;
     this.#due = pending === undefined && last.kind === undefined &&
       last.compacted === undefined && this.#reaches(last.reported);

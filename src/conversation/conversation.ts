@@ -186,6 +186,7 @@ export class ConversationShell<
     this.#person = this.#compactor.resume(
       replayed.compaction,
       parsed.steps.at(-1),
+      replayed.state,
     );
     this.resumed = { steps: parsed.steps.length, truncated: parsed.truncated };
   }

@@ -236,6 +236,16 @@ export interface FormBuilder<M, Body> {
    */
   settle?(head: FormHead, now: number): Promise<FormHead>;
   /**
+   * A head made again from what a recording kept of it (`recorded`) and
+   * the form's state then: a resumed conversation's last request, whose
+   * prefix its first compaction sends again. Absent: `{ recorded, state }`
+   * (a form whose body is built of the recorded head alone).
+   */
+  resumedHead?(
+    recorded: Record<string, unknown>,
+    state: Record<string, unknown>,
+  ): FormHead;
+  /**
    * A step recorded, at the conversation's clock `now`: the form's state
    * before it and the state it commits. A resource the step no longer
    * names is let go here, not by `settle`: a request built and never
