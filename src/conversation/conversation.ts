@@ -33,7 +33,7 @@ import {
 import { checkedResult } from "./results.ts";
 import { sendsPair } from "./deferred.ts";
 import { givenResults, stepResults } from "./step_results.ts";
-import { listsPair, pairCalls, withToolPair } from "./tool_pair.ts";
+import { pairCalls, pairWasActive, withToolPair } from "./tool_pair.ts";
 import {
   explanationAsSent,
   forkLayout,
@@ -174,7 +174,7 @@ export class ConversationShell<
     this.#results = givenResults(this.#form, replayed.state.calls, {
       allowed: replayed.allowed,
       head: replayed.state.head,
-      pair: listsPair(replayed.state.head, replayed.state.effective),
+      pair: pairWasActive(replayed.state, replayed.allowed),
     });
     this.#ownAnswers = this.#results.size;
     // The lines read are the recording so far, as they were written.

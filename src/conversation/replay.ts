@@ -10,7 +10,7 @@ import { SystemPromptError } from "../errors.ts";
 import type { PromptAssembly } from "../types.ts";
 import { checkDistinctCalls, deepFreeze } from "./checks.ts";
 import { allowedWithDeferred } from "./deferred.ts";
-import { listsPair, pairCalls } from "./tool_pair.ts";
+import { pairCalls, pairWasActive } from "./tool_pair.ts";
 import type { ParsedRecording, RecordingStep } from "./recording.ts";
 import {
   compactedHistory,
@@ -198,7 +198,10 @@ export function replay<M>(
     try {
       read = form.read(step.response);
       const told = step.inlineTools ?? state.effective;
-      if (form.pair === true && listsPair(head, told)) {
+      if (
+        form.pair === true &&
+        pairWasActive({ head, effective: told }, step.allowedTools)
+      ) {
         read = { ...read, calls: pairCalls(read.calls) };
       }
       checkDistinctCalls(read.calls);

@@ -131,6 +131,23 @@ export function listsPair(
 }
 
 /**
+ * Whether a recorded request's pair was active, its calls the pair's: it
+ * listed the pair (`listsPair`) and allowed it. A pair left listed after
+ * the deferred tools went away is inactive: its calls were refused as any
+ * inactive tool's, and a resume answers them so again.
+ */
+export function pairWasActive(
+  request: {
+    readonly head: string | undefined;
+    readonly effective?: readonly { readonly schema: ToolSchema }[];
+  },
+  allowed: readonly string[] | undefined,
+): boolean {
+  return listsPair(request.head, request.effective) &&
+    (allowed === undefined || allowed.includes(FIND_TOOLS));
+}
+
+/**
  * The calls of an answer to a request that listed the pair: a `call_tool`
  * call becomes a call of the tool it names with its arguments (same id);
  * a `find_tools` call stays as it is (the conversation answers it).
