@@ -266,7 +266,12 @@ export interface PendingCompaction<M> {
 export function swappedCommitted<M>(
   committed: Committed<M>,
   compaction: FormCompaction<M>,
-  pending: { readonly at: number; readonly history: readonly M[] },
+  pending: {
+    readonly at: number;
+    readonly history: readonly M[];
+    /** The history holds a block bound to its prefix. */
+    readonly bound?: boolean;
+  },
   form: Pick<ConversationForm<M, unknown>, "declares">,
 ): Committed<M> {
   const swapped = swappedHistory(
@@ -292,5 +297,6 @@ export function swappedCommitted<M>(
       : committed.listed,
     // The effort told inline, too: the next request tells it again.
     compacted: true,
+    ...(pending.bound === true ? { boundStart: true as const } : {}),
   };
 }

@@ -249,6 +249,7 @@ export class Compactor<M> {
     return swappedCommitted(committed, compactionOf(this.#host.form), {
       at: committed.history.length,
       history: read.messages.slice(read.compactedFrom),
+      bound: read.bound,
     }, this.#host.form);
   }
 

@@ -147,12 +147,12 @@ export function replay<M>(
   const swapped = (
     at: number,
     compacted: readonly M[],
-    summary?: boolean,
+    { summary, bound }: { summary?: boolean; bound?: boolean } = {},
   ): void => {
     state = swappedCommitted(
       { ...state, history },
       swapCompaction(form.form, summary),
-      { at, history: compacted },
+      { at, history: compacted, bound },
       form.form,
     );
     history = state.history;
@@ -170,7 +170,9 @@ export function replay<M>(
             `the steps before it do not hold.`,
         );
       }
-      swapped(compaction.at, compaction.history, compaction.request.summary);
+      swapped(compaction.at, compaction.history, {
+        summary: compaction.request.summary,
+      });
       compaction = undefined;
     }
     if (step.kind === "compaction") {
@@ -246,7 +248,9 @@ export function replay<M>(
         : { effort: step.effort ?? state.effort },
     };
     if (read.compactedFrom !== undefined) {
-      swapped(history.length, read.messages.slice(read.compactedFrom));
+      swapped(history.length, read.messages.slice(read.compactedFrom), {
+        bound: read.bound,
+      });
     }
     allowed = step.allowedTools;
   }

@@ -76,6 +76,12 @@ export interface Committed<M> {
    */
   readonly compacted?: true;
   /**
+   * With `compacted`: the compaction's start holds a block bound to its
+   * prefix (the provider compacted inside a step whose answer then
+   * thought): the head is kept as it was, never built again.
+   */
+  readonly boundStart?: true;
+  /**
    * Read back from a recording, nothing committed since: the options given
    * to the resume may shape the head anew (`cache`, say), so the next
    * request's head is not held to the recorded one (its history is).

@@ -51,14 +51,16 @@ export interface StepSections {
  * head keeps the sections the model was first given and the changes since
  * go in the tail; else the assembly's own. Right after a compaction the
  * head is built again of the assembly's when that sends fewer bytes than
- * restating the changes (`compaction_head.ts`).
+ * restating the changes (`compaction_head.ts`), unless the compaction's start
+ * holds a block bound to the head (the provider's, answered in a step that
+ * then thought).
  */
 export function stepSections(
   assembly: PromptAssembly,
   mode: ChangeMode,
-  { told, compacted, parentHead }: Pick<
+  { told, compacted, boundStart, parentHead }: Pick<
     Committed<unknown>,
-    "told" | "compacted" | "parentHead"
+    "told" | "compacted" | "boundStart" | "parentHead"
   >,
 ): StepSections {
   if (mode !== "inline") return { assembly, changes: [], kept: false };
@@ -68,7 +70,7 @@ export function stepSections(
   }
   if (
     told === undefined ||
-    (compacted === true &&
+    (compacted === true && boundStart !== true &&
       rebuildsHeadAfterCompaction(
         told.head,
         now,
@@ -264,6 +266,7 @@ interface PlanInputs {
     | "told"
     | "bound"
     | "compacted"
+    | "boundStart"
     | "parentHead"
   >;
 }
@@ -291,6 +294,7 @@ export function stepPlan(
       told: committed.told,
       bound: committed.bound,
       compacted: committed.compacted,
+      boundStart: committed.boundStart,
       parentHead: committed.parentHead,
     },
   };
