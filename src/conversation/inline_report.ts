@@ -27,19 +27,38 @@ export function inlineChanges(
   let effective: readonly ListedTool[] | undefined;
   let effort: { head?: string; told: string } | undefined;
   let restating = false;
+  // What the model was told inline, as told: a change told again after a
+  // compaction is a restatement; one it never had is not.
+  const sectionsTold = new Map<string, string>();
+  let toolsTold: readonly ListedTool[] | undefined;
   return steps.map((step) => {
     if (step.kind === "compaction") return [];
     const restated = restating || step.swap !== undefined;
     const told: InlineChange[] = [];
     for (const change of step.sectionChanges ?? []) {
-      told.push({ kind: "section", name: change.name, change: change.kind });
+      const json = JSON.stringify(change);
+      told.push({
+        kind: "section",
+        name: change.name,
+        change: change.kind,
+        ...(restated && sectionsTold.get(change.name) === json
+          ? { restated: true }
+          : {}),
+      });
+      sectionsTold.set(change.name, json);
     }
     if (step.inlineTools !== undefined) {
-      const before = restated && !keepsTools
-        ? listed ?? []
-        : effective ?? listed ?? [];
-      told.push(...toolChanges(before, step.inlineTools));
+      const fromBlock = restated && !keepsTools;
+      const before = fromBlock ? listed ?? [] : effective ?? listed ?? [];
+      for (const change of toolChanges(before, step.inlineTools)) {
+        told.push(
+          fromBlock && toldBefore(change, toolsTold ?? listed ?? [])
+            ? { ...change, restated: true }
+            : change,
+        );
+      }
       effective = step.inlineTools;
+      toolsTold = effective;
     } else if (restated && !keepsTools) effective = undefined;
     if (step.tools !== undefined) listed = step.tools;
     const now = step.effort ?? effort;
@@ -49,13 +68,30 @@ export function inlineChanges(
     if (
       effort !== undefined && now !== undefined && now.head === effort.head &&
       now.told !== known
-    ) told.push({ kind: "effort", name: now.told, change: "changed" });
+    ) {
+      told.push({
+        kind: "effort",
+        name: now.told,
+        change: "changed",
+        ...(restated && now.told === effort.told ? { restated: true } : {}),
+      });
+    }
     effort = now;
     restating = step.compacted === true;
-    return restated
-      ? told.map((change) => ({ ...change, restated: true }))
-      : told;
+    return told;
   });
+}
+
+/**
+ * Whether a tool change told again from the tools block after a compaction
+ * states what the model had been told before it (`before`, its tools then).
+ */
+function toldBefore(
+  change: InlineChange,
+  before: readonly ListedTool[],
+): boolean {
+  const tool = before.find(({ schema }) => schema.name === change.name);
+  return change.change === "removed" ? tool === undefined : tool !== undefined;
 }
 
 /** `report` with each request's inline changes (a copy; itself when none). */

@@ -71,6 +71,8 @@ describe("inline changes in the report (issue 46)", () => {
       text: () => `On ${state.branch}.`,
     });
     prompt.section({ name: "rules", order: 20, text: "Be brief. ".repeat(30) });
+    let review = "";
+    prompt.section({ name: "review", order: 30, text: () => review });
     prompt.tools(() => ({ schemas: state.tools }));
     const conv = responsesConversation(prompt, {
       model: "m",
@@ -90,6 +92,9 @@ describe("inline changes in the report (issue 46)", () => {
     compaction.record(
       reply([{ type: "compaction", id: "cmp_1", encrypted_content: "enc" }]),
     );
+    // New since the compaction: told for the first time, not again.
+    review = "Comment on every line.";
+    state.tools = [...state.tools, tool("lint")];
     conv.user("Next.");
     await conv.request();
     conv.record(reply());
@@ -107,15 +112,17 @@ describe("inline changes in the report (issue 46)", () => {
       undefined, // the summarizing request
       [
         { kind: "section", name: "git", change: "changed", restated: true },
+        { kind: "section", name: "review", change: "added" },
         { kind: "tool", name: "browse", change: "added", restated: true },
+        { kind: "tool", name: "lint", change: "added" },
         { kind: "effort", name: "high", change: "changed", restated: true },
       ],
       undefined,
     ]);
     assert.equal(
       inlineText(report.requests[3].inline),
-      "inline: section git changed (again); tool browse added (again); " +
-        "effort high (again)",
+      "inline: section git changed (again); section review added; tool " +
+        "browse added (again); tool lint added; effort high (again)",
     );
     await prompt.dispose();
   });
