@@ -54,7 +54,9 @@ export const RANDOM_FORMS: readonly string[] = [
   "anthropic",
   "anthropic-rebuild",
   "anthropic-server",
+  "anthropic-inline",
   "responses",
+  "responses-inline",
   "responses-server",
   "responses-cache",
   "chat",
@@ -353,6 +355,30 @@ export async function randomSession(
         }),
       resume: (saved) => resumeAnthropicConversation(prompt, saved),
       send: sendAnthropic,
+    },
+    "anthropic-inline": {
+      start: () =>
+        anthropicConversation(prompt, {
+          ...anthropicOptions,
+          changes: "inline",
+          compactAt,
+        }),
+      resume: (saved) =>
+        resumeAnthropicConversation(prompt, saved, { toolChanges: "inline" }),
+      send: sendAnthropic,
+    },
+    "responses-inline": {
+      start: () =>
+        responsesConversation(prompt, {
+          model: "gpt-5.6",
+          changes: "inline",
+          toolSearch: "pair",
+          compactAt,
+          session,
+        }),
+      resume: (saved) =>
+        resumeResponsesConversation(prompt, saved, { toolChanges: "inline" }),
+      send: sendOpenAI("/responses"),
     },
     responses: {
       start: () =>
