@@ -8,14 +8,8 @@
  * @module
  */
 
-import {
-  jsonSchema,
-  type JSONSchema7,
-  tool,
-  type ToolSet,
-  type UserModelMessage,
-} from "ai";
-import { SystemPromptError } from "../../mod.ts";
+import type { UserModelMessage } from "ai";
+import { SystemPromptError, type ToolSchema } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import type {
   ConversationForm,
@@ -307,7 +301,7 @@ function builder(
       return headOf({ system, tools });
     },
     // The tool set made again from the recorded schemas.
-    resumedHead: (recorded) => resumedHeadOf(recorded),
+    resumedHead: (recorded) => resumedHeadOf(recorded, request),
     body: (head, messages, extras) => {
       const { system, tools } = head.live as Live;
       return {
@@ -359,22 +353,37 @@ interface RecordedTool {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: unknown;
-  readonly providerOptions?: Parameters<typeof tool>[0]["providerOptions"];
+  readonly providerOptions?: unknown;
 }
 
-/** {@linkcode headOf} of a recorded head: its tool set made again. */
-function resumedHeadOf(recorded: Record<string, unknown>): FormHead {
-  const tools: ToolSet = {};
-  for (const entry of (recorded.tools ?? []) as RecordedTool[]) {
+/**
+ * {@linkcode headOf} of a recorded head: its tool set made again by the
+ * adapter (`request`: the form loads no AI SDK of its own), each with the
+ * marks it was recorded with.
+ */
+function resumedHeadOf(
+  recorded: Record<string, unknown>,
+  request: AISDKRequestOf,
+): FormHead {
+  const entries = (recorded.tools ?? []) as RecordedTool[];
+  const { tools } = request(
+    {
+      sections: [],
+      tools: entries.map(({ name, description, inputSchema }) => ({
+        name,
+        description: description ?? "",
+        parameters: inputSchema as ToolSchema["parameters"],
+      })),
+      variables: {},
+    },
+    { gating: "keep" },
+    { keepToolsEnd: false },
+  );
+  for (const { name, providerOptions } of entries) {
+    if (providerOptions === undefined) continue;
     // A define, not an assignment: `__proto__` must stay an own key.
-    Object.defineProperty(tools, entry.name, {
-      value: tool({
-        description: entry.description,
-        inputSchema: jsonSchema(entry.inputSchema as JSONSchema7),
-        ...(entry.providerOptions === undefined
-          ? {}
-          : { providerOptions: entry.providerOptions }),
-      }),
+    Object.defineProperty(tools, name, {
+      value: { ...tools[name], providerOptions },
       enumerable: true,
       writable: true,
       configurable: true,
