@@ -300,8 +300,12 @@ function builder(
       }
       return headOf({ system, tools });
     },
-    // The tool set made again from the recorded schemas.
-    resumedHead: (recorded) => resumedHeadOf(recorded, request),
+    // The tool set made again from the recorded schemas (by the adapter:
+    // `rxprompt report` reads a recording without one, and builds no body).
+    ...(request === undefined ? {} : {
+      resumedHead: (recorded: Record<string, unknown>) =>
+        resumedHeadOf(recorded, request),
+    }),
     body: (head, messages, extras) => {
       const { system, tools } = head.live as Live;
       return {

@@ -72,6 +72,10 @@ export class Compactor<M> {
   #triggered = false;
   continues = false;
   #lastHead: FormHead | undefined;
+  /** A resumed conversation's last head, as recorded, until it is needed. */
+  #recordedHead:
+    | { readonly json: string; readonly state: Record<string, unknown> }
+    | undefined;
   lastAwaiting: Awaiting;
   /** The swap the next step records. */
   #swap: { at: number; carried: number } | undefined;
@@ -97,12 +101,9 @@ export class Compactor<M> {
     this.#pending = pending;
     if (last === undefined) return [];
     // The last request's head as sent: a compaction sends its prefix again,
-    // whatever the registry became since.
+    // whatever the registry became since (made again only then).
     if (committed.head !== undefined) {
-      const recorded = JSON.parse(committed.head);
-      const { builder } = this.#host;
-      this.#lastHead = builder.resumedHead?.(recorded, committed.state) ??
-        { recorded, state: committed.state };
+      this.#recordedHead = { json: committed.head, state: committed.state };
     }
     this.lastAwaiting = last.awaiting;
     this.#due = pending === undefined && last.kind === undefined &&
@@ -241,6 +242,7 @@ export class Compactor<M> {
   ): Committed<M> {
     this.#swap = undefined;
     this.#lastHead = step.head;
+    this.#recordedHead = undefined;
     this.lastAwaiting = step.awaiting;
     this.continues = read.paused === true;
     this.#due = this.#pending === undefined && this.#reaches(step.reported);
@@ -274,7 +276,7 @@ export class Compactor<M> {
           `the turn ends (an answer without tool calls).`,
       );
     }
-    const head = this.#lastHead ??
+    const head = this.#lastHead ?? this.#resumedHead() ??
       await host.freshHead(context, this.lastAwaiting);
     return {
       at: committed.history.length,
@@ -288,6 +290,16 @@ export class Compactor<M> {
         ...(asked.via === undefined ? {} : { via: asked.via }),
       }),
     };
+  }
+
+  /** A resumed conversation's last head, made again from its recording. */
+  #resumedHead(): FormHead | undefined {
+    const recorded = this.#recordedHead;
+    if (recorded === undefined) return undefined;
+    const head = JSON.parse(recorded.json);
+    const { builder } = this.#host;
+    return builder.resumedHead?.(head, recorded.state) ??
+      { recorded: head, state: recorded.state };
   }
 
   /** Commits a compaction's answer: its step line; the swap waits. */

@@ -59,7 +59,6 @@ import {
 } from "./recording.ts";
 import {
   type ConversationForm,
-  type FormAnswer,
   type FormBuilder,
   type OtherFormCheck,
   otherFormCheck,
