@@ -9,7 +9,7 @@
  */
 
 import type { UserModelMessage } from "ai";
-import { SystemPromptError, type ToolSchema } from "../../mod.ts";
+import { SystemPromptError } from "../../mod.ts";
 import { quote } from "../../src/errors.ts";
 import type {
   ConversationForm,
@@ -44,6 +44,7 @@ import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { aiSdkUsage } from "./usage.ts";
+import { headOf, type Live, resumedHeadOf } from "./head.ts";
 import type {
   AISDKConversationBody,
   AISDKConversationMessage,
@@ -196,9 +197,6 @@ function isAiSdkAnswer(answer: Record<string, unknown>): boolean {
   return isObject(response) && Array.isArray(response.messages);
 }
 
-/** What a step's body is made of: the system messages and the tool set. */
-type Live = Pick<AISDKConversationBody, "system" | "tools">;
-
 /** The options read and checked, and the conversation's requests. */
 function builder(
   options: AISDKConversationOptions,
@@ -328,72 +326,6 @@ function builder(
 /** A system message in the list (the body then allows them). */
 function isSystemMessage(message: AIMessage): boolean {
   return message.role === "system";
-}
-
-/**
- * A step's head: recorded, the system messages and each tool with its
- * schema (the report lays a step out as the provider's body); live, the
- * system and the tool set themselves.
- */
-function headOf(live: Live): FormHead {
-  return {
-    recorded: {
-      system: live.system,
-      tools: Object.entries(live.tools).map(([name, entry]) => ({
-        name,
-        description: entry.description,
-        inputSchema: (entry.inputSchema as { jsonSchema?: unknown })
-          .jsonSchema,
-        providerOptions: entry.providerOptions,
-      })),
-    },
-    live,
-    state: {},
-  };
-}
-
-/** One tool as {@linkcode headOf} records it. */
-interface RecordedTool {
-  readonly name: string;
-  readonly description?: string;
-  readonly inputSchema: unknown;
-  readonly providerOptions?: unknown;
-}
-
-/**
- * {@linkcode headOf} of a recorded head: its tool set made again by the
- * adapter (`request`: the form loads no AI SDK of its own), each with the
- * marks it was recorded with.
- */
-function resumedHeadOf(
-  recorded: Record<string, unknown>,
-  request: AISDKRequestOf,
-): FormHead {
-  const entries = (recorded.tools ?? []) as RecordedTool[];
-  const { tools } = request(
-    {
-      sections: [],
-      tools: entries.map(({ name, description, inputSchema }) => ({
-        name,
-        description: description ?? "",
-        parameters: inputSchema as ToolSchema["parameters"],
-      })),
-      variables: {},
-    },
-    { gating: "keep" },
-    { keepToolsEnd: false },
-  );
-  for (const { name, providerOptions } of entries) {
-    if (providerOptions === undefined) continue;
-    // A define, not an assignment: `__proto__` must stay an own key.
-    Object.defineProperty(tools, name, {
-      value: { ...tools[name], providerOptions },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return headOf({ system: recorded.system as Live["system"], tools });
 }
 
 /**

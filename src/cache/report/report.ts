@@ -35,13 +35,12 @@ import type {
   CacheTotals,
   SimulateOptions,
 } from "../simulator/types.ts";
+import { judgeViews, unreadable } from "./verdict.ts";
 import {
   estimateOf,
   JUDGE_SLACK_TOKENS,
-  judgeViews,
   prefixTokens,
-  unreadable,
-} from "./verdict.ts";
+} from "./prefix_tokens.ts";
 
 const DEFAULT_PRICES = {
   input: 1,
