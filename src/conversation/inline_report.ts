@@ -52,7 +52,8 @@ export function inlineChanges(
       const before = fromBlock ? listed ?? [] : effective ?? listed ?? [];
       for (const change of toolChanges(before, step.inlineTools)) {
         told.push(
-          fromBlock && toldBefore(change, toolsTold ?? listed ?? [])
+          fromBlock &&
+            toldBefore(change, toolsTold ?? listed ?? [], step.inlineTools)
             ? { ...change, restated: true }
             : change,
         );
@@ -84,14 +85,19 @@ export function inlineChanges(
 
 /**
  * Whether a tool change told again from the tools block after a compaction
- * states what the model had been told before it (`before`, its tools then).
+ * states what the model had been told before it: the tool as the model's
+ * tools then (`before`) had it, or absent from both when removed.
  */
 function toldBefore(
   change: InlineChange,
   before: readonly ListedTool[],
+  now: readonly ListedTool[],
 ): boolean {
-  const tool = before.find(({ schema }) => schema.name === change.name);
-  return change.change === "removed" ? tool === undefined : tool !== undefined;
+  const schemaIn = (tools: readonly ListedTool[]) =>
+    JSON.stringify(
+      tools.find(({ schema }) => schema.name === change.name)?.schema,
+    );
+  return schemaIn(before) === schemaIn(now);
 }
 
 /** `report` with each request's inline changes (a copy; itself when none). */

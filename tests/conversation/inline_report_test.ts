@@ -84,7 +84,7 @@ describe("inline changes in the report (issue 46)", () => {
     await conv.request({}, { output: { effort: "low" } });
     conv.record(reply());
     state.branch = "fix";
-    state.tools = [...state.tools, tool("browse")];
+    state.tools = [...state.tools, tool("browse"), tool("grep")];
     conv.user("Again.");
     await conv.request({}, { output: { effort: "high" } });
     conv.record(reply());
@@ -94,7 +94,11 @@ describe("inline changes in the report (issue 46)", () => {
     );
     // New since the compaction: told for the first time, not again.
     review = "Comment on every line.";
-    state.tools = [...state.tools, tool("lint")];
+    state.tools = [
+      ...state.tools.filter(({ name }) => name !== "grep"),
+      { ...tool("grep"), description: "Search the files." }, // redefined
+      tool("lint"),
+    ];
     conv.user("Next.");
     await conv.request();
     conv.record(reply());
@@ -107,6 +111,7 @@ describe("inline changes in the report (issue 46)", () => {
       [
         { kind: "section", name: "git", change: "changed" },
         { kind: "tool", name: "browse", change: "added" },
+        { kind: "tool", name: "grep", change: "added" },
         { kind: "effort", name: "high", change: "changed" },
       ],
       undefined, // the summarizing request
@@ -114,6 +119,7 @@ describe("inline changes in the report (issue 46)", () => {
         { kind: "section", name: "git", change: "changed", restated: true },
         { kind: "section", name: "review", change: "added" },
         { kind: "tool", name: "browse", change: "added", restated: true },
+        { kind: "tool", name: "grep", change: "added" },
         { kind: "tool", name: "lint", change: "added" },
         { kind: "effort", name: "high", change: "changed", restated: true },
       ],
@@ -122,7 +128,8 @@ describe("inline changes in the report (issue 46)", () => {
     assert.equal(
       inlineText(report.requests[3].inline),
       "inline: section git changed (again); section review added; tool " +
-        "browse added (again); tool lint added; effort high (again)",
+        "browse added (again); tool grep added; tool lint added; effort " +
+        "high (again)",
     );
     await prompt.dispose();
   });
