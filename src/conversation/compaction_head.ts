@@ -25,12 +25,13 @@ import {
 } from "./system_changes.ts";
 
 /**
- * Whether the first request after a compaction rebuilds the system prompt
- * from `now` rather than keep `head` and restate `changes` (the changes of
- * `now` against the head): when the restatement is at least as long as the
- * system prompt's rewrite, from the first section that differs to its end.
+ * Whether a head with nothing to keep it (the first request after a
+ * compaction, a fork's first) is built again from `now` rather than keep
+ * `head` and restate `changes` (the changes of `now` against the head):
+ * when the restatement is at least as long as the system prompt's
+ * rewrite, from the first section that differs to its end.
  */
-export function rebuildsHeadAfterCompaction(
+export function rewriteIsShorter(
   head: readonly HeldSection[],
   now: readonly HeldSection[],
   changes: readonly SectionChange[],

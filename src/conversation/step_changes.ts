@@ -14,7 +14,7 @@ import type { ChangeMode, FormBuilder } from "./form.ts";
 import type { Built, Committed } from "./state.ts";
 import type { BuildInput } from "./build.ts";
 import { toolMode, type ToolStep, toolStep } from "./replay.ts";
-import { rebuildsHeadAfterCompaction } from "./compaction_head.ts";
+import { rewriteIsShorter } from "./compaction_head.ts";
 import { holdsSameData } from "./same_data.ts";
 import {
   keepJson,
@@ -71,7 +71,7 @@ export function stepSections(
   if (
     told === undefined ||
     (compacted === true && boundStart !== true &&
-      rebuildsHeadAfterCompaction(
+      rewriteIsShorter(
         told.head,
         now,
         sectionChanges(told, now),
@@ -115,7 +115,7 @@ function forkSections(
   const head = now.map((section) => parent.get(section.name) ?? section);
   const changes = sectionChanges(toldOf(head), now);
   if (
-    changes.length === 0 || rebuildsHeadAfterCompaction(head, now, changes)
+    changes.length === 0 || rewriteIsShorter(head, now, changes)
   ) {
     return { assembly, changes: [], told: toldOf(now), head: now, kept: false };
   }

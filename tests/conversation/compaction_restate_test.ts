@@ -18,7 +18,7 @@ import {
   responsesConversation,
   resumeResponsesConversation,
 } from "../../adapters/openai/mod.ts";
-import { rebuildsHeadAfterCompaction } from "../../src/conversation/compaction_head.ts";
+import { rewriteIsShorter } from "../../src/conversation/compaction_head.ts";
 import {
   sectionChanges,
   toldOf,
@@ -287,14 +287,14 @@ describe("what a Responses compaction dropped, told again (issues 46 and 47)", (
   });
 });
 
-describe("rebuildsHeadAfterCompaction", () => {
+describe("rewriteIsShorter", () => {
   const head = [
     { name: "persona", order: 0, text: "You are a coding agent." },
     { name: "git", order: 10, text: "On main." },
     { name: "rules", order: 20, text: RULES },
   ];
   const decide = (now: typeof head) =>
-    rebuildsHeadAfterCompaction(
+    rewriteIsShorter(
       head,
       now,
       sectionChanges(toldOf(head), now),
