@@ -33,21 +33,36 @@ function registry(): SystemPrompt {
   return new SystemPrompt({ persona: "You are a coding agent." });
 }
 
+/**
+ * A Chat conversation past one step and its `compactAt` compaction,
+ * recorded; `before`, a person's message given before the summarizing
+ * request.
+ */
+async function compactedChat(
+  prompt: SystemPrompt,
+  { before }: { before?: string },
+): Promise<ReturnType<typeof chatConversation>> {
+  const conv = chatConversation(prompt, {
+    model: "gpt-5.6",
+    compactAt: { inputTokens: 100 },
+  });
+  conv.user("Fix the build.");
+  await conv.request();
+  conv.record(chatAnswer("Fixed.", 500) as never);
+  if (before !== undefined) conv.user(before);
+  await conv.request();
+  assert.equal(conv.summarizing, true);
+  conv.record(chatAnswer("Summary: the build is fixed.", 500) as never);
+  return conv;
+}
+
 describe("a compaction keeps the person's message given before it", () => {
   it("compactAt: the message given before the summarizing request", async () => {
     const prompt = registry();
     try {
-      const conv = chatConversation(prompt, {
-        model: "gpt-5.6",
-        compactAt: { inputTokens: 100 },
+      const conv = await compactedChat(prompt, {
+        before: "Now run the tests.",
       });
-      conv.user("Fix the build.");
-      await conv.request();
-      conv.record(chatAnswer("Fixed.", 500) as never);
-      conv.user("Now run the tests.");
-      await conv.request();
-      assert.equal(conv.summarizing, true);
-      conv.record(chatAnswer("Summary: the build is fixed.", 500) as never);
       const saved = conv.save();
       const line = lastLine(saved);
       assert.equal(line.kind, "compaction");
@@ -99,15 +114,7 @@ describe("a compaction keeps the person's message given before it", () => {
   it("a message given after the compaction's record() is not in its line", async () => {
     const prompt = registry();
     try {
-      const conv = chatConversation(prompt, {
-        model: "gpt-5.6",
-        compactAt: { inputTokens: 100 },
-      });
-      conv.user("Fix the build.");
-      await conv.request();
-      conv.record(chatAnswer("Fixed.", 500) as never);
-      await conv.request();
-      conv.record(chatAnswer("Summary: the build is fixed.", 500) as never);
+      const conv = await compactedChat(prompt, {});
       conv.user("Now run the tests.");
       const line = lastLine(conv.save());
       assert.equal(line.kind, "compaction");

@@ -46,6 +46,21 @@ function texts(content: unknown): string[] {
   );
 }
 
+/** The texts of an OpenAI body's list: its system message, and the rest. */
+function openAITexts(
+  list: "messages" | "input",
+): Pick<Form, "system" | "messages"> {
+  const items = (body: unknown) =>
+    (body as Record<string, { content?: unknown }[]>)[list];
+  return {
+    system: (body) => texts(items(body)[0].content),
+    messages: (body) =>
+      items(body).slice(1).flatMap((item) =>
+        item.content === undefined ? [] : texts(item.content)
+      ),
+  };
+}
+
 const FORMS: readonly Form[] = [
   {
     name: "Anthropic",
@@ -74,11 +89,7 @@ const FORMS: readonly Form[] = [
       object: "chat.completion",
       choices: [{ message: { role: "assistant", content: "Done." } }],
     },
-    system: (body) =>
-      texts((body as { messages: { content: unknown }[] }).messages[0].content),
-    messages: (body) =>
-      (body as { messages: { content: unknown }[] }).messages.slice(1)
-        .flatMap((m) => texts(m.content)),
+    ...openAITexts("messages"),
   },
   {
     name: "Responses",
@@ -94,12 +105,7 @@ const FORMS: readonly Form[] = [
         content: [{ type: "output_text", text: "Done." }],
       }],
     },
-    system: (body) =>
-      texts((body as { input: { content: unknown }[] }).input[0].content),
-    messages: (body) =>
-      (body as { input: { content?: unknown }[] }).input.slice(1).flatMap((
-        item,
-      ) => item.content === undefined ? [] : texts(item.content)),
+    ...openAITexts("input"),
   },
 ];
 

@@ -12,6 +12,7 @@ import {
   chatConversation,
   resumeChatConversation,
 } from "../../adapters/openai/mod.ts";
+import { chatCompletion } from "../adapters/loopback.ts";
 
 function tool(name: string): ToolSchema {
   return {
@@ -22,25 +23,17 @@ function tool(name: string): ToolSchema {
 }
 
 function answer(calls: { id: string; name: string; input: unknown }[]) {
-  return {
-    object: "chat.completion",
-    choices: [{
-      message: {
-        role: "assistant",
-        content: calls.length === 0 ? "Done." : null,
-        ...(calls.length === 0 ? {} : {
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: "function",
-            function: {
-              name: call.name,
-              arguments: JSON.stringify(call.input),
-            },
-          })),
-        }),
-      },
-    }],
-  };
+  return chatCompletion({
+    role: "assistant",
+    content: calls.length === 0 ? "Done." : null,
+    ...(calls.length === 0 ? {} : {
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: JSON.stringify(call.input) },
+      })),
+    }),
+  });
 }
 
 describe("the pair after its deferred tools went away", () => {

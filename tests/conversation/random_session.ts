@@ -33,6 +33,7 @@ import {
   openaiServer,
 } from "../adapters/compaction_server.ts";
 import { StatusReply } from "../adapters/loopback.ts";
+import { randomOf } from "./long_recording.ts";
 
 /** What the session drives of a conversation (every form has it). */
 interface Conv {
@@ -69,18 +70,6 @@ export interface SessionFigures {
   readonly resumes: number;
   readonly compactions: number;
   readonly forks: number;
-}
-
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6D2B79F5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function tool(name: string): ToolSchema {
@@ -164,7 +153,10 @@ export async function randomSession(
   form: string,
   { seed, steps }: { seed: number; steps: number },
 ): Promise<SessionFigures> {
-  const random = generator(seed);
+  const below = randomOf(seed);
+  function random(): number {
+    return below(1_000_000) / 1_000_000;
+  }
   function pick<T>(list: readonly T[]): T {
     return list[Math.floor(random() * list.length)];
   }
