@@ -44,18 +44,19 @@ import { ANTHROPIC_RULES } from "../anthropic/rules.ts";
 import { copy } from "../../src/conversation/checks.ts";
 import { readUsageWith } from "../../src/cache/report/usage_reader.ts";
 import { aiSdkUsage } from "./usage.ts";
-import { headOf, type Live, resumedHeadOf } from "./head.ts";
+import {
+  type AISDKRequestOf,
+  headOf,
+  type Live,
+  resumedHeadOf,
+} from "./head.ts";
 import type {
   AISDKConversationBody,
   AISDKConversationMessage,
   AISDKConversationOptions,
 } from "./conversation_types.ts";
-import type * as Request from "./request.ts";
 
 type AIMessage = AISDKConversationMessage;
-
-/** The request of one assembly (`aiSdkRequest`, given by the start functions). */
-export type AISDKRequestOf = typeof Request.aiSdkRequest;
 
 /** The AI SDK's marks are Anthropic's (`@ai-sdk/anthropic`). */
 const MARKS = ANTHROPIC_RULES.marks!;

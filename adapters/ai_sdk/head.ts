@@ -10,7 +10,10 @@
 import type { ToolSchema } from "../../mod.ts";
 import type { FormHead } from "../../src/conversation/form.ts";
 import type { AISDKConversationBody } from "./conversation_types.ts";
-import type { AISDKRequestOf } from "./form.ts";
+import type * as Request from "./request.ts";
+
+/** The request of one assembly (`aiSdkRequest`, given by the start functions). */
+export type AISDKRequestOf = typeof Request.aiSdkRequest;
 
 /** What a step's body is made of: the system messages and the tool set. */
 export type Live = Pick<AISDKConversationBody, "system" | "tools">;
